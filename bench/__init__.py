@@ -1,0 +1,1 @@
+"""Benchmark helpers for skillc (synthetic tree generator, timers)."""

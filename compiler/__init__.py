@@ -1,0 +1,7 @@
+"""skillc: a static build-time compiler for agent skills.
+
+Kept free of imports on purpose: `compiler.reader` must load without pulling
+in yaml, jinja2 or jsonschema.
+"""
+
+__version__ = "0.1.0"

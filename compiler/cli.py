@@ -1,0 +1,224 @@
+"""The skillc command line: build, validate, check, explain, diff, codes."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Iterable
+
+import click
+
+from . import __version__
+from . import diagnostics as dg
+from . import pipeline, reader
+from .config import UsageError
+from .diagnostics import Diagnostic
+
+CONFIG = click.option("--config", "config_path", default="skillc.yaml", show_default=True,
+                      type=click.Path(dir_okay=False, path_type=Path), help="Path of skillc.yaml.")
+STRICT = click.option("--strict/--no-strict", default=None, help="Treat warnings as errors (default: the config's `strict`).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="skillc")
+def cli() -> None:
+    """skillc: compile agent skills into immutable, deterministic artifacts."""
+
+
+def _report(diags: Iterable[Diagnostic], quiet: bool = False) -> None:
+    diags = tuple(diags)
+    for d in diags:
+        if not quiet or d.severity is dg.Severity.ERROR:
+            click.echo(d.format(), err=True)
+    errors = sum(d.severity is dg.Severity.ERROR for d in diags)
+    warnings = len(diags) - errors
+    if errors or (warnings and not quiet):
+        click.echo(f"skillc: {errors} error(s), {warnings} warning(s)", err=True)
+
+
+def _compile(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except UsageError as exc:
+        click.echo(f"skillc: error: {exc}", err=True)
+        sys.exit(2)
+
+
+@cli.command()
+@CONFIG
+@STRICT
+@click.option("--prune", is_flag=True, help="Remove objects no longer referenced by the index.")
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only.")
+def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool) -> None:
+    """Compile the sources into the output directory, atomically."""
+    started = time.perf_counter()
+    result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune)
+    _report(result.diagnostics, quiet)
+    if written is None:
+        click.echo("skillc: build failed; the output directory was left untouched", err=True)
+        sys.exit(1)
+    if not quiet:
+        art = result.artifacts
+        state = "written" if written.written else "already up to date"
+        pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
+        click.echo(
+            f"skillc: {result.config.output}/ {state}: {len(result.program.skills)} skills, "
+            f"{len(result.program.personas)} personas, {len(art.objects)} objects{pruned} "
+            f"({time.perf_counter() - started:.2f}s)", err=True,
+        )
+
+
+@cli.command()
+@CONFIG
+@STRICT
+def validate(config_path: Path, strict: bool | None) -> None:
+    """Run every check and write nothing."""
+    result = _compile(pipeline.compile_project, config_path, strict=strict)
+    _report(result.diagnostics)
+    sys.exit(0 if result.ok else 1)
+
+
+@cli.command()
+@CONFIG
+@STRICT
+def check(config_path: Path, strict: bool | None) -> None:
+    """CI: fail if the output directory is stale or invalid. Writes nothing."""
+    result, cmp = _compile(pipeline.check, config_path, strict=strict)
+    _report(result.diagnostics, quiet=True)
+    if cmp is None:
+        click.echo("skillc: check failed: the sources do not compile", err=True)
+        sys.exit(1)
+    out = result.config.output
+    stale = [dg.error(f"{out}/{p}", "SKC701", f"missing: a build would write it") for p in cmp.missing]
+    stale += [dg.error(f"{out}/{p}", "SKC701", "differs from what a build would write") for p in cmp.changed]
+    stale += [dg.error(f"{out}/{p}", "SKC701", "not written by a build: stray file") for p in cmp.extra]
+    for d in stale:
+        click.echo(d.format(), err=True)
+    if stale:
+        click.echo(f"skillc: {out}/ is stale ({len(stale)} file(s)); run `skillc build` and commit it", err=True)
+        sys.exit(1)
+    if cmp.extra_objects:
+        click.echo(f"skillc: note: {len(cmp.extra_objects)} unreferenced object(s) from earlier builds; `skillc build --prune` removes them", err=True)
+    click.echo(f"skillc: {out}/ is current (build {result.artifacts.build_hash[:12]})", err=True)
+
+
+@cli.command()
+@CONFIG
+@click.argument("persona")
+@click.argument("command")
+def explain(config_path: Path, persona: str, command: str) -> None:
+    """Print why PERSONA gets what it gets for COMMAND."""
+    result = _compile(pipeline.compile_project, config_path)
+    if result.program is None:
+        _report(result.diagnostics)
+        sys.exit(1)
+    program = result.program
+    if persona not in program.personas:
+        click.echo(f"skillc: error: unknown persona {persona!r}; known: {', '.join(program.personas)}", err=True)
+        sys.exit(1)
+    hit = next((r for r in result.resolutions if r.persona == persona and r.command == command), None)
+    if hit is None:
+        _explain_missing(program, persona, command)
+        sys.exit(1)
+    _explain(result, hit)
+
+
+def _explain_missing(program, persona: str, command: str) -> None:
+    p = program.personas[persona]
+    if command in program.skills:
+        click.echo(f"{persona} x {command}: not visible: the persona's allowlist does not name it "
+                   f"({p.manifest_rel}: skills)", err=True)
+    else:
+        click.echo(f"skillc: error: unknown skill {command!r}; known: {', '.join(sorted(program.skills))}", err=True)
+
+
+def _explain(result: pipeline.Compilation, r) -> None:
+    program = result.program
+    persona = program.personas[r.persona]
+    skill = program.skills[r.command]
+    packing = result.packings.get(r.persona)
+    chain = " -> ".join((persona.id, *persona.chain))
+    lines = [
+        f"{r.persona} x {r.command}",
+        f"  persona: {persona.name} ({persona.manifest_rel or 'implicit'}); fallback chain: {chain}; "
+        f"unrestricted_skills: {str(persona.unrestricted).lower()}",
+        f"  skill: {skill.path} (source {result.config.sources[skill.source]!r})",
+        "  allowlist: " + ("every skill" if persona.allowlist is None else "named in the persona's skills list"),
+        *(f"  {step}" for step in r.trace),
+    ]
+    if packing is not None and r.model:
+        if r.command in packing.included:
+            why = " (always: true)" if skill.flag("always") else ""
+            lines.append(f"  catalog: included{why}; budget {packing.budget} characters")
+        else:
+            lines.append(f"  catalog: left out by the {packing.budget}-character budget")
+    from .render import sha256  # the render stage names objects
+    lines.append(f"  result: access={r.access}" + (f" via {r.via}" if r.via else "")
+                 + f", body sha256 {sha256(r.body.encode('utf-8'))[:16]}, overlay {r.overlay or 'none'}")
+    click.echo("\n".join(lines))
+
+
+@cli.command()
+@click.argument("old", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("new", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the builds differ.")
+def diff(old: Path, new: Path, exit_code: bool) -> None:
+    """Unified diff of compiled prompts and bodies between two builds, per persona."""
+    try:
+        a, b = reader.open(old), reader.open(new)
+        chunks = list(_diff_builds(a, b))
+    except reader.ReaderError as exc:
+        click.echo(f"skillc: error: {exc}", err=True)
+        sys.exit(1)
+    for chunk in chunks:
+        click.echo(chunk, nl=False)
+    sys.exit(1 if exit_code and chunks else 0)
+
+
+def _diff_builds(a: reader.Dist, b: reader.Dist) -> Iterable[str]:
+    for persona in sorted(set(a.personas()) | set(b.personas())):
+        yield from _diff_text(_safe(a.catalog, persona), _safe(b.catalog, persona), f"{persona}/catalog")
+        ra = a.index["resolutions"].get(persona, {})
+        rb = b.index["resolutions"].get(persona, {})
+        for command in sorted(set(ra) | set(rb)):
+            body_a = a.load(persona, command).body if command in ra else ""
+            body_b = b.load(persona, command).body if command in rb else ""
+            yield from _diff_text(body_a, body_b, f"{persona}/{command}")
+
+
+def _safe(fn, persona: str) -> str:
+    try:
+        return fn(persona)
+    except reader.UnknownPersona:
+        return ""
+
+
+def _diff_text(old: str, new: str, label: str) -> Iterable[str]:
+    if old == new:
+        return []
+    lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{label}", f"b/{label}")
+    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
+
+
+@cli.command()
+def codes() -> None:
+    """List every diagnostic code."""
+    for code, text in dg.CODES.items():
+        click.echo(f"{code}  {text}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="skillc")
+    except KeyboardInterrupt:
+        click.echo("skillc: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # a bug, never bad input: say so instead of a traceback
+        if os.environ.get("SKILLC_DEBUG"):
+            raise
+        click.echo(f"skillc: internal error: {type(exc).__name__}: {exc} (set SKILLC_DEBUG=1 for a traceback)", err=True)
+        sys.exit(1)

@@ -1,0 +1,87 @@
+"""Load and validate skillc.yaml into a Config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import diagnostics as dg
+from . import schema
+from .diagnostics import Diagnostic
+from .model import DEFAULT_BUDGET, DEFAULT_EXTENSIONS, Config, InputFile
+from .parse import parse_document
+from .paths import unsafe_reason
+
+DEFAULT_TEMPLATE = "templates/catalog.xml.j2"
+# The templates shipped with skillc, used when a project has no templates/ of its own.
+BUILTIN_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+class UsageError(Exception):
+    """The command line named something that is not there (exit code 2)."""
+
+
+def load(path: Path, *, strict: bool | None = None) -> tuple[Config | None, tuple[Diagnostic, ...]]:
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"config file not found: {path}")
+    root = path.resolve().parent
+    rel = path.name
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+    doc = parse_document(InputFile(rel, raw), frontmatter="whole")
+    if doc.data is None:
+        return None, doc.diagnostics or (dg.error(rel, "SKC101", "config is not valid YAML"),)
+    if not isinstance(doc.data, dict):
+        return None, doc.diagnostics + (dg.error(rel, "SKC101", "config must be a mapping"),)
+    problems = schema.check(doc, doc.data, "config", "SKC102")
+    if problems:
+        return None, doc.diagnostics + problems
+    return _build(root, rel, raw, doc, strict)
+
+
+def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[Config | None, tuple[Diagnostic, ...]]:
+    data = doc.data
+    problems: list[Diagnostic] = list(doc.diagnostics)
+    for key, value in _paths(data):
+        reason = unsafe_reason(value)
+        if reason:
+            line, col = doc.pos(*key)
+            problems.append(dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col))
+    if data.get("output", "dist").strip("/") in ("", "."):
+        line, col = doc.pos("output")
+        problems.append(dg.error(rel, "SKC103", "output must be a directory below the project, not the project itself", line, col))
+    template_rel = data.get("template", DEFAULT_TEMPLATE)
+    template = root / template_rel
+    if not template.is_file() and "template" not in data:
+        template = BUILTIN_TEMPLATES / "catalog.xml.j2"
+    if not template.is_file():
+        line, col = doc.pos("template")
+        problems.append(dg.error(rel, "SKC103", f"template {template_rel!r} not found", line, col))
+    if dg.has_errors(problems):
+        return None, tuple(problems)
+    budgets = data.get("budgets", {})
+    res = data.get("resources", {})
+    config = Config(
+        root=root,
+        config_rel=rel,
+        sources=tuple(data["sources"]),
+        personas=data.get("personas"),
+        output=data.get("output", "dist"),
+        template=template,
+        template_rel=template_rel,
+        strict=bool(data.get("strict", False)) if strict is None else strict,
+        catalog_chars=budgets.get("catalog_chars", DEFAULT_BUDGET),
+        persona_budgets=tuple(sorted(budgets.get("personas", {}).items())),
+        allowed_extensions=tuple(sorted({e.lower() for e in res.get("allowed_extensions", DEFAULT_EXTENSIONS)})),
+        max_resource_bytes=res.get("max_bytes", 1024 * 1024),
+        config_bytes=raw,
+    )
+    return config, tuple(problems)
+
+
+def _paths(data: dict) -> list[tuple[tuple, str]]:
+    found = [(("sources", i), s) for i, s in enumerate(data["sources"])]
+    found += [((k,), data[k]) for k in ("personas", "output", "template") if data.get(k)]
+    return found

@@ -1,0 +1,118 @@
+"""Compiler-style diagnostics: `path:line:col: severity[CODE]: message`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterable
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+# Every code the compiler can emit. Kept in one table so `skillc codes` and the
+# tests can check that no stage invents an undocumented code.
+CODES: dict[str, str] = {
+    # config (1xx)
+    "SKC101": "config file is not valid YAML or not a mapping",
+    "SKC102": "config file does not match its schema",
+    "SKC103": "a configured path is missing or escapes the project",
+    "SKC104": "template cannot be loaded or rendered",
+    # files and frontmatter (2xx)
+    "SKC201": "file cannot be read as UTF-8 text",
+    "SKC202": "missing or unterminated frontmatter",
+    "SKC203": "YAML syntax error",
+    "SKC204": "frontmatter does not match the schema",
+    "SKC205": "unknown frontmatter field",
+    "SKC206": "name does not match its directory",
+    "SKC207": "file exceeds the size cap",
+    "SKC208": "YAML anchors and aliases are not allowed",
+    "SKC209": "duplicate mapping key",
+    "SKC210": "UTF-8 byte order mark removed",
+    "SKC211": "CRLF line endings normalised to LF",
+    "SKC212": "YAML tag not allowed (safe loading only)",
+    "SKC213": "empty body",
+    # paths and discovery (3xx)
+    "SKC301": "unsafe path",
+    "SKC302": "symlink escapes the root",
+    "SKC303": "symlink loop",
+    "SKC304": "file extension not allowed",
+    "SKC305": "command overridden by a later source",
+    "SKC306": "commands collide (case or sanitized id)",
+    "SKC307": "directory name is not a valid skill name",
+    "SKC308": "source directory does not exist",
+    "SKC309": "SKILL.md at a source root is ignored (the root is not a skill)",
+    "SKC310": "file cannot be read",
+    # personas (4xx)
+    "SKC401": "persona manifest invalid",
+    "SKC402": "unknown fallback persona",
+    "SKC403": "fallback cycle",
+    "SKC404": "exclusive skill for an unknown persona",
+    "SKC405": "exclusive body without a matching skill",
+    "SKC406": "exclusive skill has no body for its persona",
+    "SKC407": "overlay for a skill that does not exist",
+    "SKC408": "overlay ignored: skill does not set has_persona_overlay",
+    "SKC409": "allowlist names an unknown command",
+    "SKC410": "persona directory without manifest.yaml",
+    "SKC411": "persona_exclusive names an unknown persona",
+    # overlay content lint (5xx)
+    "SKC501": "overlay contains tool invocation instructions",
+    "SKC502": "overlay attempts a system prompt override",
+    "SKC503": "overlay tries to close the untrusted-data delimiter",
+    "SKC504": "overlay requests file access",
+    # budget (6xx)
+    "SKC601": "skill left out of a persona catalog by the character budget",
+    "SKC602": "always-on skills alone exceed the budget",
+    # output (7xx)
+    "SKC701": "output directory is stale",
+    "SKC702": "output directory is invalid",
+    "SKC703": "cannot write the output directory",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    path: str
+    line: int
+    col: int
+    severity: Severity
+    code: str
+    message: str
+
+    def format(self) -> str:
+        return (
+            f"{self.path}:{self.line}:{self.col}: "
+            f"{self.severity.value}[{self.code}]: {self.message}"
+        )
+
+
+def error(path: str, code: str, message: str, line: int = 1, col: int = 1) -> Diagnostic:
+    return Diagnostic(path, line, col, Severity.ERROR, _known(code), message)
+
+
+def warning(path: str, code: str, message: str, line: int = 1, col: int = 1) -> Diagnostic:
+    return Diagnostic(path, line, col, Severity.WARNING, _known(code), message)
+
+
+def _known(code: str) -> str:
+    if code not in CODES:
+        raise ValueError(f"undocumented diagnostic code {code}")
+    return code
+
+
+def has_errors(diags: Iterable[Diagnostic]) -> bool:
+    return any(d.severity is Severity.ERROR for d in diags)
+
+
+def promote(diags: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """--strict: every warning becomes an error, like -Werror."""
+    return tuple(
+        Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in diags
+    )
+
+
+def ordered(diags: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """Stable report order so two runs print identical output."""
+    return tuple(sorted(set(diags), key=lambda d: (d.path, d.line, d.col, d.code, d.message)))

@@ -1,0 +1,186 @@
+"""Immutable data passed between pipeline stages.
+
+Every stage is a function from these frozen dataclasses to others; nothing is
+mutated after construction, which is what makes builds reproducible and the
+stages testable one at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .diagnostics import Diagnostic
+
+FORMAT_VERSION = 1
+DEFAULT_BUDGET = 30_000
+SKILL_MD_CAP = 256 * 1024
+DEFAULT_EXTENSIONS = (
+    ".md", ".txt", ".json", ".yaml", ".yml", ".toml", ".csv", ".py", ".sh",
+    ".js", ".ts", ".html", ".css", ".xml", ".sql", ".png", ".jpg", ".jpeg",
+    ".gif", ".svg", ".pdf",
+)
+# Overlays and redirects are injected into prompts, so only text formats (SEC-002).
+PERSONA_FILE_EXTENSIONS = (".md", ".yaml", ".json")
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path                      # directory holding the config; every path is relative to it
+    config_rel: str
+    sources: tuple[str, ...]        # lowest precedence first
+    personas: str | None
+    output: str
+    template: Path
+    template_rel: str
+    strict: bool
+    catalog_chars: int
+    persona_budgets: tuple[tuple[str, int], ...]
+    allowed_extensions: tuple[str, ...]
+    max_resource_bytes: int
+    config_bytes: bytes
+
+    def budget_for(self, persona: str) -> int:
+        return dict(self.persona_budgets).get(persona, self.catalog_chars)
+
+
+@dataclass(frozen=True)
+class InputFile:
+    rel: str          # POSIX path relative to the project root
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Resource:
+    path: str         # POSIX path relative to the skill directory
+    file: InputFile
+
+
+@dataclass(frozen=True)
+class SkillSource:
+    command: str
+    source: int       # index into Config.sources
+    dir_rel: str
+    skill_md: InputFile
+    resources: tuple[Resource, ...]
+
+
+@dataclass(frozen=True)
+class PersonaSource:
+    id: str
+    dir_rel: str
+    manifest: InputFile | None
+    overlays: tuple[tuple[str, InputFile], ...]      # (command, file)
+
+
+@dataclass(frozen=True)
+class ExclusiveSource:
+    persona: str
+    dir_rel: str
+    bodies: tuple[tuple[str, InputFile], ...]        # (command, file)
+
+
+@dataclass(frozen=True)
+class Discovery:
+    skills: tuple[SkillSource, ...]                  # sorted by command, precedence applied
+    personas: tuple[PersonaSource, ...]
+    exclusives: tuple[ExclusiveSource, ...]
+    inputs: tuple[InputFile, ...]                    # every input file, sorted, for the build hash
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A YAML-frontmatter document after parsing."""
+
+    rel: str
+    data: Mapping[str, Any] | None                   # None when the frontmatter is unusable
+    positions: Mapping[tuple[Any, ...], tuple[int, int]]
+    body: str
+    body_line: int
+    diagnostics: tuple[Diagnostic, ...]
+
+    def pos(self, *keys: Any) -> tuple[int, int]:
+        """Line/col of a value, or of its nearest known ancestor."""
+        for end in range(len(keys), -1, -1):
+            hit = self.positions.get(("v",) + tuple(keys[:end]))
+            if hit:
+                return hit
+        return (1, 1)
+
+    def key_pos(self, *keys: Any) -> tuple[int, int]:
+        return self.positions.get(("k",) + tuple(keys)) or self.pos(*keys)
+
+
+@dataclass(frozen=True)
+class Skill:
+    command: str
+    name: str
+    description: str
+    source: int
+    path: str                      # SKILL.md, relative to the project root
+    dir_rel: str
+    body: str
+    fields: Mapping[str, Any]      # normalised frontmatter, keys as in the spec
+    resources: tuple[Resource, ...]
+    parent: str | None
+    children: tuple[str, ...]
+
+    def flag(self, key: str, default: Any = None) -> Any:
+        return self.fields.get(key, default)
+
+
+@dataclass(frozen=True)
+class Persona:
+    id: str
+    name: str
+    fallback: str | None
+    chain: tuple[str, ...]          # fallback chain, nearest first, without the persona itself
+    unrestricted: bool
+    faction: str | None
+    allowlist: tuple[str, ...] | None   # None = every skill
+    manifest_rel: str | None
+    overlays: Mapping[str, tuple[str, str]]   # command -> (rel, text)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Program:
+    """Validated input: what resolution works on."""
+
+    skills: Mapping[str, Skill]
+    personas: Mapping[str, Persona]
+    exclusive_bodies: Mapping[tuple[str, str], tuple[str, str]]  # (persona, command) -> (rel, body)
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    persona: str
+    command: str
+    access: str                     # open | granted | stub
+    via: str | None                 # persona | fallback:<id> | unrestricted
+    body: str
+    overlay: str | None             # overlay source path, relative to the project root
+    model: bool
+    user: bool
+    trace: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    persona: str
+    budget: int
+    included: tuple[str, ...]
+    left_out: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    """Everything the write stage puts on disk, path -> bytes."""
+
+    files: Mapping[str, bytes]
+    objects: frozenset[str]         # relative paths of object files among `files`
+    build_hash: str

@@ -1,0 +1,183 @@
+"""Parse stage: bytes -> text -> (frontmatter mapping with positions, body).
+
+YAML is loaded with the safe constructor only (the libyaml C loader when
+present). Aliases, non-standard tags, duplicate keys and absurd nesting are
+rejected on the composed node graph *before* any Python object is built, so a
+billion-laughs document or a `!!python/object` tag never gets to run.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+import yaml
+
+from . import diagnostics as dg
+from .diagnostics import Diagnostic
+from .model import Document, InputFile
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STD = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = frozenset(_STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp"))
+MAX_DEPTH = 32
+
+Positions = dict[tuple[Any, ...], tuple[int, int]]
+
+
+def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
+    """UTF-8 text with LF line endings, or None with an error."""
+    data, rel, diags = file.data, file.rel, []
+    if b"\x00" in data:
+        line, col = _line_col(data, data.index(b"\x00"))
+        return None, (dg.error(rel, "SKC201", "binary file (contains NUL bytes)", line, col),)
+    if data.startswith(b"\xef\xbb\xbf"):
+        diags.append(dg.warning(rel, "SKC210", "UTF-8 byte order mark removed"))
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _line_col(data, exc.start)
+        return None, (dg.error(rel, "SKC201", f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col),)
+    if "\r" in text:
+        line = text[: text.index("\r")].count("\n") + 1
+        diags.append(dg.warning(rel, "SKC211", "CRLF line endings normalised to LF", line, 1))
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, tuple(diags)
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    before = data[:offset]
+    return before.count(b"\n") + 1, offset - (before.rfind(b"\n") + 1) + 1
+
+
+def parse_document(file: InputFile, *, frontmatter: str = "required") -> Document:
+    """Split `---` frontmatter from the body and load it.
+
+    frontmatter: "required" (SKILL.md), "optional" (exclusive bodies, overlays)
+    or "whole" (the whole file is YAML: manifests).
+    """
+    text, diags = decode(file)
+    if text is None:
+        return Document(file.rel, None, {}, "", 1, diags)
+    if frontmatter == "whole":
+        data, pos, more = load_yaml(text, file.rel, 0)
+        return Document(file.rel, data, pos, "", 1, diags + more)
+    split = _split(text)
+    if split is None:
+        if frontmatter == "optional":
+            return Document(file.rel, {}, {}, _clean_body(text), 1, diags)
+        reason = "no frontmatter: the file must start with a '---' line"
+        if text.startswith("---"):
+            reason = "unterminated frontmatter: no closing '---' line"
+        return Document(file.rel, None, {}, "", 1, diags + (dg.error(file.rel, "SKC202", reason),))
+    fm_text, body, body_line = split
+    data, pos, more = load_yaml(fm_text, file.rel, 1)
+    if data is not None and not isinstance(data, dict):
+        line, col = pos.get(("v",), (2, 1))
+        more += (dg.error(file.rel, "SKC202", "frontmatter is not a mapping", line, col),)
+        data = None
+    return Document(file.rel, data, pos, _clean_body(body), body_line, diags + more)
+
+
+def _split(text: str) -> tuple[str, str, int] | None:
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return "\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1 :]), i + 2
+    return None
+
+
+def _clean_body(body: str) -> str:
+    # Leading blank lines and trailing whitespace carry no meaning and differ
+    # between editors; normalising them keeps the content hash stable.
+    stripped = body.lstrip("\n").rstrip()
+    return stripped + "\n" if stripped else ""
+
+
+def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tuple[Diagnostic, ...]]:
+    """Safe-load one YAML document; return (data, positions, diagnostics).
+
+    positions maps ("v", *keypath) to the value's (line, col) and
+    ("k", *keypath) to the key's, both 1-based in the file.
+    """
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, {}, ()
+        pos: Positions = {}
+        problems = _check_graph(node, rel, line_offset, pos)
+        if problems:
+            return None, pos, problems
+        return _jsonable(loader.construct_document(node)), pos, ()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1 + line_offset, mark.column + 1) if mark else (1 + line_offset, 1)
+        msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        return None, {}, (dg.error(rel, "SKC203", f"YAML syntax error: {msg}", line, col),)
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        return None, {}, (dg.error(rel, "SKC203", f"YAML error: {type(exc).__name__}", 1 + line_offset, 1),)
+    finally:
+        loader.dispose()
+
+
+def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[Diagnostic, ...]:
+    """Reject what safe loading alone does not: aliases, odd tags, duplicates, depth."""
+    seen: set[int] = set()
+    problems: list[Diagnostic] = []
+    stack: list[tuple[yaml.Node, tuple[Any, ...], int]] = [(root, (), 0)]
+
+    def at(node: yaml.Node) -> tuple[int, int]:
+        return node.start_mark.line + 1 + off, node.start_mark.column + 1
+
+    while stack:
+        node, path, depth = stack.pop()
+        line, col = at(node)
+        if id(node) in seen:
+            problems.append(dg.error(rel, "SKC208", "YAML aliases are not allowed", line, col))
+            continue
+        seen.add(id(node))
+        pos[("v",) + path] = (line, col)
+        if depth > MAX_DEPTH:
+            problems.append(dg.error(rel, "SKC203", f"nesting deeper than {MAX_DEPTH} levels", line, col))
+            continue
+        if node.tag not in _ALLOWED_TAGS:
+            problems.append(dg.error(rel, "SKC212", f"tag {node.tag!r} is not allowed", line, col))
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, path + (i,), depth + 1) for i, child in enumerate(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            problems.extend(_check_mapping(node, path, depth, rel, off, pos, stack, seen))
+    return tuple(problems)
+
+
+def _check_mapping(node, path, depth, rel, off, pos, stack, seen) -> list[Diagnostic]:
+    problems: list[Diagnostic] = []
+    keys: set[str] = set()
+    for key_node, value_node in node.value:
+        line, col = key_node.start_mark.line + 1 + off, key_node.start_mark.column + 1
+        if id(key_node) in seen or not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STD + "str":
+            problems.append(dg.error(rel, "SKC204", "mapping keys must be plain strings", line, col))
+            continue
+        seen.add(id(key_node))
+        if key_node.value in keys:
+            problems.append(dg.error(rel, "SKC209", f"duplicate key {key_node.value!r}", line, col))
+            continue
+        keys.add(key_node.value)
+        pos[("k",) + path + (key_node.value,)] = (line, col)
+        stack.append((value_node, path + (key_node.value,), depth + 1))
+    return problems
+
+
+def _jsonable(value: Any) -> Any:
+    """Timestamps become ISO strings so the data is plain JSON for the schema."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return value

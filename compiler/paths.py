@@ -1,0 +1,57 @@
+"""Path safety rules shared by discovery and validation (ARIA's SEC-002, widened)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def unsafe_reason(rel: str) -> str | None:
+    """Why a relative path from a config, manifest or file name is refused, or None."""
+    if not rel:
+        return "empty path"
+    if "\x00" in rel:
+        return "contains a NUL byte"
+    if "\\" in rel:
+        return "contains a backslash (use '/')"
+    if _DRIVE.match(rel):
+        return "is a Windows drive path"
+    if rel.startswith("/"):
+        return "is an absolute path"
+    if rel.startswith("~"):
+        return "starts with '~'"
+    if any(part == ".." for part in rel.split("/")):
+        return "contains '..'"
+    return None
+
+
+def unsafe_name(name: str) -> str | None:
+    """Why a single directory or file name found on disk is refused, or None."""
+    if "\\" in name:
+        return "contains a backslash"
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        return "contains a control character"
+    if _DRIVE.match(name):
+        return "looks like a Windows drive"
+    if name.startswith("~"):
+        return "starts with '~'"
+    return None
+
+
+def nfc(text: str) -> str:
+    """macOS hands out decomposed names; normalise so builds agree across machines."""
+    return unicodedata.normalize("NFC", text)
+
+
+def sanitize_command(command: str) -> str:
+    """sven's TUI id: per segment lowercase, runs of non-alphanumerics become '_'."""
+    return "/".join(
+        re.sub(r"[^0-9a-z]+", "_", seg.lower()).strip("_") for seg in command.split("/")
+    )
+
+
+def extension(name: str) -> str:
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""

@@ -1,0 +1,191 @@
+"""Render stage: catalogs through Jinja2, the index, content-addressed objects.
+
+Produces every output file as bytes (Artifacts); nothing touches the disk here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import jinja2
+
+from . import __version__
+from . import diagnostics as dg
+from .budget import Candidate, Packing, pack
+from .diagnostics import Diagnostic
+from .model import FORMAT_VERSION, Artifacts, Config, InputFile, Persona, Program, Resolution, Skill
+
+GENERATOR = f"skillc {__version__}"
+
+
+@dataclass(frozen=True)
+class Template:
+    render: Callable[..., str]
+    entry: Callable[[dict[str, Any]], str]
+    suffix: str
+    source: bytes
+    markup: bool      # .xml/.html: values arrive escaped for text content
+
+
+def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ...]]:
+    path = config.template
+    markup = path.name.removesuffix(".j2").endswith((".xml", ".html"))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(path.parent)),
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    try:
+        template = env.get_template(path.name)
+        # The macro lives in the template module; building it renders the
+        # body once, so give it an empty but complete context.
+        module = template.make_module({"skills": [], "omitted": 0, "budget": 0, "persona": {"id": "", "name": "", "faction": None}})
+        entry = module.entry  # type: ignore[attr-defined]
+    except jinja2.TemplateSyntaxError as exc:
+        return None, (dg.error(config.template_rel, "SKC104", f"template syntax error: {exc.message}", exc.lineno or 1, 1),)
+    except (jinja2.TemplateError, AttributeError, OSError) as exc:
+        return None, (dg.error(config.template_rel, "SKC104", f"template must define a macro entry(skill): {exc}"),)
+    suffix = Path(path.name.removesuffix(".j2")).suffix or ".txt"
+    return Template(template.render, lambda s: str(entry(s)), suffix, path.read_bytes(), markup), ()
+
+
+def _escape_text(value: Any) -> Any:
+    # Only what XML text content needs: autoescape's &#39; and &#34; are noise in a prompt.
+    if isinstance(value, str):
+        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return value
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def object_path(digest: str) -> str:
+    return f"objects/{digest[:2]}/{digest}"
+
+
+def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
+    h = hashlib.sha256()
+    for label, data in (("generator", GENERATOR.encode()), ("config", config.config_bytes), ("template", template.source)):
+        h.update(f"{label}\0{sha256(data)}\n".encode())
+    for f in inputs:
+        h.update(f"{f.rel}\0{sha256(f.data)}\n".encode())
+    return h.hexdigest()
+
+
+def catalog_skill(skill: Skill, template: Template) -> dict[str, Any]:
+    values = {
+        "command": skill.command, "name": skill.name, "description": skill.description,
+        "location": skill.path, "always": bool(skill.flag("always", False)),
+    }
+    return {k: _escape_text(v) for k, v in values.items()} if template.markup else values
+
+
+def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
+    """Per persona: the budgeted catalog text and the packing that produced it."""
+    costs = {c: len(template.entry(catalog_skill(s, template))) for c, s in program.skills.items()}
+    texts: dict[str, str] = {}
+    packings: dict[str, Packing] = {}
+    diags: list[Diagnostic] = []
+    for persona in program.personas.values():
+        candidates = tuple(
+            Candidate(r.command, bool(program.skills[r.command].flag("always", False)), costs[r.command], program.skills[r.command].path)
+            for r in resolutions if r.persona == persona.id and r.model
+        )
+        budget = config.budget_for(persona.id)
+
+        def frame(omitted: int, persona: Persona = persona, budget: int = budget) -> int:
+            return len(_render(template, persona, [], omitted, budget))
+
+        packing = pack(persona.id, budget, candidates, frame)
+        skills = [catalog_skill(program.skills[c], template) for c in packing.included]
+        texts[persona.id] = _render(template, persona, skills, len(packing.left_out), budget)
+        packings[persona.id] = packing
+        diags.extend(packing.diagnostics)
+    return texts, packings, tuple(diags)
+
+
+def _render(template: Template, persona: Persona, skills: list[dict[str, Any]], omitted: int, budget: int) -> str:
+    who = {"id": persona.id, "name": persona.name, "faction": persona.faction}
+    return template.render(persona=who, skills=skills, omitted=omitted, budget=budget)
+
+
+def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template, texts: dict[str, str], packings: dict[str, Packing], inputs: tuple[InputFile, ...]) -> Artifacts:
+    files: dict[str, bytes] = {}
+    objects: set[str] = set()
+
+    def put_object(data: bytes) -> str:
+        digest = sha256(data)
+        files[object_path(digest)] = data
+        objects.add(object_path(digest))
+        return digest
+
+    skills = {c: _skill_entry(config, s, put_object) for c, s in program.skills.items()}
+    personas: dict[str, Any] = {}
+    for pid, persona in program.personas.items():
+        prompt = texts[pid].encode("utf-8")
+        rel = f"personas/{pid}/prompt{template.suffix}"
+        files[rel] = prompt
+        personas[pid] = _persona_entry(config, persona, rel, prompt, texts[pid], packings[pid])
+    table: dict[str, dict[str, Any]] = {pid: {} for pid in program.personas}
+    for r in resolutions:
+        table[r.persona][r.command] = {
+            "access": r.access, "via": r.via, "body": put_object(r.body.encode("utf-8")),
+            "overlay": r.overlay, "model": r.model, "user": r.user,
+            "in_catalog": r.command in packings[r.persona].included,
+        }
+    digest = build_hash(config, inputs, template)
+    index = {
+        "format": FORMAT_VERSION,
+        "generator": GENERATOR,
+        "build_hash": digest,
+        "config": {
+            "sources": list(config.sources), "personas": config.personas,
+            "template": config.template_rel, "catalog_chars": config.catalog_chars,
+        },
+        "personas": personas,
+        "skills": skills,
+        "resolutions": table,
+    }
+    files["_index.json"] = encode_index(index)
+    return Artifacts(dict(sorted(files.items())), frozenset(objects), digest)
+
+
+def encode_index(index: dict[str, Any]) -> bytes:
+    # Stdlib json, not orjson: its output is the same on every machine and version.
+    return (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _skill_entry(config: Config, skill: Skill, put_object: Callable[[bytes], str]) -> dict[str, Any]:
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "source": config.sources[skill.source],
+        "path": skill.path,
+        "frontmatter": dict(skill.fields),
+        "body": put_object(skill.body.encode("utf-8")),
+        "resources": [
+            {"path": r.path, "sha256": put_object(r.file.data), "size": len(r.file.data)}
+            for r in sorted(skill.resources, key=lambda r: r.path)
+        ],
+        "parent": skill.parent,
+        "children": list(skill.children),
+    }
+
+
+def _persona_entry(config: Config, persona: Persona, rel: str, prompt: bytes, text: str, packing: Packing) -> dict[str, Any]:
+    return {
+        "name": persona.name,
+        "faction": persona.faction,
+        "fallback": persona.fallback,
+        "chain": list(persona.chain),
+        "unrestricted": persona.unrestricted,
+        "allowlist": None if persona.allowlist is None else list(persona.allowlist),
+        "budget": packing.budget,
+        "prompt": {"path": rel, "sha256": sha256(prompt), "chars": len(text)},
+        "catalog": {"included": list(packing.included), "left_out": list(packing.left_out)},
+    }

@@ -1,0 +1,233 @@
+"""Validate stage: Discovery -> Program (typed skills and personas, all checks)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import diagnostics as dg
+from . import schema
+from .diagnostics import Diagnostic
+from .lint import lint_overlay
+from .model import Discovery, Document, Persona, PersonaSource, Program, Skill, SkillSource
+from .parse import decode, parse_document
+
+NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+DEFAULT_PERSONA = "default"
+SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
+KNOWN_FIELDS = frozenset(schema.validator("frontmatter").schema["properties"])
+
+
+def validate(discovery: Discovery) -> Program:
+    diags: list[Diagnostic] = list(discovery.diagnostics)
+    skills = _skills(discovery.skills, diags)
+    personas = _personas(discovery.personas, skills, diags)
+    exclusive = _exclusives(discovery, skills, personas, diags)
+    return Program(skills, personas, exclusive, tuple(diags))
+
+
+# --- skills -----------------------------------------------------------------
+
+def _skills(sources: tuple[SkillSource, ...], diags: list[Diagnostic]) -> dict[str, Skill]:
+    parsed = [p for p in (_skill(s, diags) for s in sources) if p is not None]
+    commands = {p.command for p in parsed}
+    result: dict[str, Skill] = {}
+    for p in parsed:
+        parent = p.command.rsplit("/", 1)[0] if "/" in p.command else None
+        children = tuple(sorted(c for c in commands if c.startswith(p.command + "/") and "/" not in c[len(p.command) + 1:]))
+        result[p.command] = Skill(**{**p.__dict__, "parent": parent if parent in commands else None, "children": children})
+    return result
+
+
+def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
+    doc = parse_document(src.skill_md)
+    diags.extend(doc.diagnostics)
+    if doc.data is None:
+        return None
+    data = _merge_sven(doc, dict(doc.data), diags)
+    problems = schema.check(doc, data, "frontmatter", "SKC204")
+    diags.extend(problems)
+    diags.extend(_unknown_fields(doc, data))
+    dirname = src.command.rsplit("/", 1)[-1]
+    if "name" in data and isinstance(data["name"], str) and data["name"] != dirname:
+        line, col = doc.pos("name")
+        diags.append(dg.error(doc.rel, "SKC206", f"name {data['name']!r} does not match its directory {dirname!r}", line, col))
+        return None
+    if "name" not in data and not NAME.match(dirname):
+        diags.append(dg.warning(doc.rel, "SKC307", f"directory {dirname!r} is not a valid skill name and the frontmatter gives none"))
+    if problems:
+        return None
+    if not doc.body:
+        diags.append(dg.warning(doc.rel, "SKC213", "SKILL.md has no body", doc.body_line, 1))
+    fields = _normalise({k: v for k, v in data.items() if k in KNOWN_FIELDS and k != "sven"})
+    return Skill(
+        command=src.command, name=data.get("name", dirname), description=data["description"],
+        source=src.source, path=src.skill_md.rel, dir_rel=src.dir_rel, body=doc.body,
+        fields=fields, resources=src.resources, parent=None, children=(),
+    )
+
+
+def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) -> dict[str, Any]:
+    """sven nests its harness flags under `sven:`; fold them into the top level."""
+    block = data.get("sven")
+    if not isinstance(block, dict):
+        return data
+    for key in SVEN_KEYS:
+        if key in block:
+            if key in data and data[key] != block[key]:
+                line, col = doc.key_pos("sven", key)
+                diags.append(dg.error(doc.rel, "SKC204", f"sven.{key} contradicts top-level {key}", line, col))
+            data.setdefault(key, block[key])
+    return data
+
+
+def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
+    return [
+        dg.warning(doc.rel, "SKC205", f"unknown frontmatter field {key!r}", *doc.key_pos(key))
+        for key in data if key not in KNOWN_FIELDS
+    ]
+
+
+def _normalise(fields: dict[str, Any]) -> dict[str, Any]:
+    tools = fields.get("allowed-tools")
+    if isinstance(tools, str):
+        fields["allowed-tools"] = split_tools(tools)
+    return dict(sorted(fields.items()))
+
+
+def split_tools(text: str) -> list[str]:
+    """Space- (spec) or comma- (Pegasus) separated, keeping `Bash(git add:*)` whole."""
+    out, cur, depth = [], "", 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth <= 0 and (ch.isspace() or ch == ","):
+            if cur:
+                out.append(cur)
+            cur, depth = "", 0
+        else:
+            cur += ch
+    return out + ([cur] if cur else [])
+
+
+# --- personas ---------------------------------------------------------------
+
+def _personas(sources: tuple[PersonaSource, ...], skills: dict[str, Skill], diags: list[Diagnostic]) -> dict[str, Persona]:
+    loaded = [p for p in (_persona(s, diags) for s in sources if s.manifest) if p is not None]
+    if not loaded and not sources:
+        return {DEFAULT_PERSONA: Persona(DEFAULT_PERSONA, DEFAULT_PERSONA, None, (), False, None, None, None, {})}
+    by_id = {p.id: p for p in loaded}
+    result: dict[str, Persona] = {}
+    for p in loaded:
+        chain = _chain(p, by_id, diags)
+        allowlist = _allowlist(p, skills, diags)
+        overlays = _overlays(p, next(s for s in sources if s.id == p.id), skills, diags)
+        result[p.id] = Persona(**{**p.__dict__, "chain": chain, "allowlist": allowlist, "overlays": overlays})
+    return dict(sorted(result.items()))
+
+
+def _persona(src: PersonaSource, diags: list[Diagnostic]) -> Persona | None:
+    doc = parse_document(src.manifest, frontmatter="whole")
+    diags.extend(doc.diagnostics)
+    if doc.data is None:
+        return None
+    if not isinstance(doc.data, dict):
+        diags.append(dg.error(doc.rel, "SKC401", "manifest must be a mapping"))
+        return None
+    problems = schema.check(doc, doc.data, "persona", "SKC401")
+    if not NAME.match(src.id):
+        problems += (dg.error(doc.rel, "SKC401", f"persona id {src.id!r} must match {NAME.pattern}"),)
+    diags.extend(problems)
+    if problems:
+        return None
+    data = doc.data
+    skills = data.get("skills")
+    return Persona(
+        id=src.id, name=data["name"], fallback=data.get("fallback"), chain=(),
+        unrestricted=bool(data.get("unrestricted_skills", False)), faction=data.get("faction"),
+        allowlist=None if skills is None else tuple(skills), manifest_rel=doc.rel, overlays={},
+        extra={"positions": doc.positions},
+    )
+
+
+def _chain(p: Persona, by_id: dict[str, Persona], diags: list[Diagnostic]) -> tuple[str, ...]:
+    chain: list[str] = []
+    current = p
+    while current.fallback:
+        line, col = _at(current, "fallback")
+        if current.fallback not in by_id:
+            if current is p:
+                diags.append(dg.error(p.manifest_rel, "SKC402", f"fallback {current.fallback!r} is not a persona", line, col))
+            break
+        if current.fallback == p.id or current.fallback in chain:
+            if current is p or current.fallback == p.id:
+                loop = " -> ".join([p.id, *chain, current.fallback])
+                diags.append(dg.error(p.manifest_rel, "SKC403", f"fallback cycle: {loop}", *_at(p, "fallback")))
+            break
+        chain.append(current.fallback)
+        current = by_id[current.fallback]
+    return tuple(chain)
+
+
+def _at(p: Persona, key: str) -> tuple[int, int]:
+    return p.extra.get("positions", {}).get(("v", key), (1, 1))
+
+
+def _allowlist(p: Persona, skills: dict[str, Skill], diags: list[Diagnostic]) -> tuple[str, ...] | None:
+    if p.allowlist is None or "*" in p.allowlist:
+        return None
+    positions = p.extra.get("positions", {})
+    for i, command in enumerate(p.allowlist):
+        if command not in skills:
+            line, col = positions.get(("v", "skills", i), (1, 1))
+            diags.append(dg.warning(p.manifest_rel, "SKC409", f"allowlist names unknown command {command!r}", line, col))
+    return tuple(sorted(c for c in p.allowlist if c in skills))
+
+
+def _overlays(p: Persona, src: PersonaSource, skills: dict[str, Skill], diags: list[Diagnostic]) -> dict[str, Any]:
+    overlays: dict[str, Any] = {}
+    for command, file in src.overlays:
+        text, problems = decode(file)
+        diags.extend(problems)
+        if text is None:
+            continue
+        if command not in skills:
+            diags.append(dg.warning(file.rel, "SKC407", f"overlay for {command!r}, which is not a skill"))
+            continue
+        if not skills[command].flag("has_persona_overlay"):
+            diags.append(dg.warning(file.rel, "SKC408", f"skill {command!r} does not set has_persona_overlay; overlay ignored"))
+            continue
+        diags.extend(lint_overlay(file.rel, text))
+        overlays[command] = (file.rel, text)
+    return overlays
+
+
+# --- exclusive skills -------------------------------------------------------
+
+def _exclusives(discovery: Discovery, skills: dict[str, Skill], personas: dict[str, Persona], diags: list[Diagnostic]) -> dict[tuple[str, str], tuple[str, str]]:
+    bodies: dict[tuple[str, str], tuple[str, str]] = {}
+    for ex in discovery.exclusives:
+        if ex.persona not in personas:
+            diags.append(dg.error(ex.dir_rel, "SKC404", f"exclusive skills for unknown persona {ex.persona!r}"))
+            continue
+        for command, file in ex.bodies:
+            owner = skills.get(command)
+            if owner is None or owner.flag("persona_exclusive") != ex.persona:
+                diags.append(dg.error(file.rel, "SKC405", f"no skill {command!r} with persona_exclusive: {ex.persona}"))
+                continue
+            doc = parse_document(file, frontmatter="optional")
+            diags.extend(doc.diagnostics)
+            if doc.data is not None:
+                bodies[(ex.persona, command)] = (file.rel, doc.body)
+    for skill in skills.values():
+        _check_exclusive(skill, personas, bodies, diags)
+    return dict(sorted(bodies.items()))
+
+
+def _check_exclusive(skill: Skill, personas: dict[str, Persona], bodies: dict, diags: list[Diagnostic]) -> None:
+    owner = skill.flag("persona_exclusive")
+    if owner is None:
+        return
+    if owner not in personas:
+        diags.append(dg.error(skill.path, "SKC411", f"persona_exclusive names unknown persona {owner!r}"))
+    elif (owner, skill.command) not in bodies:
+        diags.append(dg.error(skill.path, "SKC406", f"exclusive skill has no body at {owner}-exclusive/{skill.command}.md"))
