@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
@@ -83,9 +84,19 @@ class Diagnostic:
 
     def format(self) -> str:
         return (
-            f"{self.path}:{self.line}:{self.col}: "
-            f"{self.severity.value}[{self.code}]: {self.message}"
+            f"{_printable(self.path)}:{self.line}:{self.col}: "
+            f"{self.severity.value}[{self.code}]: {_printable(self.message)}"
         )
+
+
+# Control characters, lone surrogates (undecodable file names) and bidi
+# overrides. A file name holding a newline could otherwise forge extra
+# diagnostic lines, and a bidi override could make a path read differently.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def _printable(text: str) -> str:
+    return _UNPRINTABLE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 def error(path: str, code: str, message: str, line: int = 1, col: int = 1) -> Diagnostic:

@@ -31,6 +31,10 @@ def unsafe_name(name: str) -> str | None:
     """Why a single directory or file name found on disk is refused, or None."""
     if "\\" in name:
         return "contains a backslash"
+    if any(unicodedata.category(ch) == "Cs" for ch in name):
+        # os.listdir hands undecodable bytes back as surrogates; they cannot be
+        # written as UTF-8 into the index later, so refuse them here.
+        return "is not valid UTF-8"
     if any(unicodedata.category(ch) == "Cc" for ch in name):
         return "contains a control character"
     if _DRIVE.match(name):

@@ -24,6 +24,17 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     return cls(schema)
 
 
+def index_errors(data: Any) -> list[str]:
+    """Problems of a dist/_index.json document against index.schema.json."""
+    from referencing import Registry, Resource
+
+    docs = [json.loads(resources.files("compiler").joinpath("schemas", n).read_text("utf-8"))
+            for n in ("index.schema.json", "frontmatter.schema.json")]
+    registry = Registry().with_resources([(d["$id"], Resource.from_contents(d)) for d in docs])
+    v = jsonschema.Draft202012Validator(docs[0], registry=registry)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}" for e in v.iter_errors(data)]
+
+
 def check(doc: Document, data: Any, name: str, code: str) -> tuple[Diagnostic, ...]:
     errors = sorted(validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     return tuple(_diagnostic(doc, err, code) for err in errors)
