@@ -225,7 +225,7 @@ def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagno
 
 def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
-    for label, key in (("differ only in case from", lambda c: c.casefold()), ("has the same sanitized id as", sanitize_command)):
+    for label, key in (("differs only in case from", lambda c: c.casefold()), ("has the same sanitized id as", sanitize_command)):
         first: dict[str, SkillSource] = {}
         for skill in skills:
             k = key(skill.command)

@@ -103,7 +103,10 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
     positions maps ("v", *keypath) to the value's (line, col) and
     ("k", *keypath) to the key's, both 1-based in the file.
     """
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # the pure-Python reader checks characters up front
+        return None, {}, (_reader_error(exc, text, rel, line_offset),)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -118,10 +121,24 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         line, col = (mark.line + 1 + line_offset, mark.column + 1) if mark else (1 + line_offset, 1)
         msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
         return None, {}, (dg.error(rel, "SKC203", f"YAML syntax error: {msg}", line, col),)
+    except yaml.reader.ReaderError as exc:
+        return None, {}, (_reader_error(exc, text, rel, line_offset),)
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         return None, {}, (dg.error(rel, "SKC203", f"YAML error: {type(exc).__name__}", 1 + line_offset, 1),)
     finally:
         loader.dispose()
+
+
+def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -> Diagnostic:
+    """A character YAML refuses (control characters, U+FFFE): point at it."""
+    # libyaml reports a UTF-8 byte offset, the pure-Python reader a character offset.
+    if _Loader is yaml.SafeLoader:
+        before = text[: exc.position]
+    else:
+        before = text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")
+    line = before.count("\n") + 1 + off
+    col = len(before) - (before.rfind("\n") + 1) + 1
+    return dg.error(rel, "SKC203", f"YAML syntax error: character U+{exc.character:04X} is not allowed in YAML", line, col)
 
 
 def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[Diagnostic, ...]:

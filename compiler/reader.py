@@ -167,7 +167,7 @@ class Dist:
         try:
             with builtins.open(where, "rb") as fh:
                 data = _loads(fh.read())
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # stdlib json recurses on deep nesting
             raise FormatError(f"{where}: cannot read index: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             got = data.get("format") if isinstance(data, dict) else None
@@ -175,6 +175,9 @@ class Dist:
         for key in ("personas", "skills", "resolutions"):
             if not isinstance(data.get(key), dict):
                 raise FormatError(f"{where}: corrupt index: {key!r} missing")
+        problem = _shape_problem(data)
+        if problem:
+            raise FormatError(f"{where}: corrupt index: {problem} is malformed")
         return data
 
     @property
@@ -287,6 +290,42 @@ class Dist:
         if hashlib.sha256(data).hexdigest() != digest:
             raise IntegrityError(f"{where}: content does not match its sha256 {digest} (tampered or corrupt)")
         return data
+
+
+def _shape_problem(data: dict[str, Any]) -> str | None:
+    """The first entry later lookups would trip over (KeyError, TypeError), checked once on open."""
+    for pid, p in data["personas"].items():
+        if not (isinstance(p, dict) and isinstance(p.get("prompt"), dict) and _strs(p["prompt"], "path", "sha256")):
+            return f"personas.{pid}"
+    for command, s in data["skills"].items():
+        if not (isinstance(s, dict) and _strs(s, "name", "description") and _skill_lists_ok(s)):
+            return f"skills.{command}"
+    for pid, table in data["resolutions"].items():
+        if pid not in data["personas"] or not isinstance(table, dict):
+            return f"resolutions.{pid}"
+        for command, r in table.items():
+            if command not in data["skills"] or not _resolution_ok(r):
+                return f"resolutions.{pid}.{command}"
+    return None
+
+
+def _strs(entry: dict[str, Any], *keys: str) -> bool:
+    return all(isinstance(entry.get(k), str) for k in keys)
+
+
+def _skill_lists_ok(s: dict[str, Any]) -> bool:
+    fm = s.get("frontmatter", {})
+    resources = s.get("resources", [])
+    lists = [s.get("children", [])] + [fm.get(k, []) if isinstance(fm, dict) else None
+                                       for k in ("allowed-tools", "knowledge", "requires_bins", "requires_env")]
+    return (
+        isinstance(resources, list) and all(isinstance(r, dict) and _strs(r, "path", "sha256") for r in resources)
+        and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists)
+    )
+
+
+def _resolution_ok(r: Any) -> bool:
+    return isinstance(r, dict) and _strs(r, "body", "access") and all(isinstance(r.get(k), bool) for k in ("model", "user", "in_catalog"))
 
 
 def _object(digest: str) -> str:

@@ -11,6 +11,7 @@ from .diagnostics import Diagnostic
 from .lint import lint_overlay
 from .model import Discovery, Document, Persona, PersonaSource, Program, Skill, SkillSource
 from .parse import decode, parse_document
+from .paths import unsafe_reason
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 DEFAULT_PERSONA = "default"
@@ -49,7 +50,8 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     diags.extend(problems)
     diags.extend(_unknown_fields(doc, data))
     dirname = src.command.rsplit("/", 1)[-1]
-    if "name" in data and isinstance(data["name"], str) and data["name"] != dirname:
+    name_invalid = any(d.message.startswith("name:") for d in problems)
+    if "name" in data and isinstance(data["name"], str) and data["name"] != dirname and not name_invalid:
         line, col = doc.pos("name")
         diags.append(dg.error(doc.rel, "SKC206", f"name {data['name']!r} does not match its directory {dirname!r}", line, col))
         return None
@@ -134,6 +136,7 @@ def _persona(src: PersonaSource, diags: list[Diagnostic]) -> Persona | None:
         diags.append(dg.error(doc.rel, "SKC401", "manifest must be a mapping"))
         return None
     problems = schema.check(doc, doc.data, "persona", "SKC401")
+    problems = problems or _unsafe_values(doc)
     if not NAME.match(src.id):
         problems += (dg.error(doc.rel, "SKC401", f"persona id {src.id!r} must match {NAME.pattern}"),)
     diags.extend(problems)
@@ -147,6 +150,20 @@ def _persona(src: PersonaSource, diags: list[Diagnostic]) -> Persona | None:
         allowlist=None if skills is None else tuple(skills), manifest_rel=doc.rel, overlays={},
         extra={"positions": doc.positions},
     )
+
+
+def _unsafe_values(doc: Document) -> tuple[Diagnostic, ...]:
+    """fallback and allowlist entries become directory and command paths: same rules as the config."""
+    data = doc.data
+    values = [(("fallback",), data.get("fallback"))]
+    values += [(("skills", i), entry) for i, entry in enumerate(data.get("skills") or ())]
+    found = []
+    for key, value in values:
+        reason = unsafe_reason(value) if isinstance(value, str) and value != "*" else None
+        if reason:
+            where = ".".join(map(str, key))
+            found.append(dg.error(doc.rel, "SKC301", f"{where}: {value!r} {reason}", *doc.pos(*key)))
+    return tuple(found)
 
 
 def _chain(p: Persona, by_id: dict[str, Persona], diags: list[Diagnostic]) -> tuple[str, ...]:

@@ -52,6 +52,7 @@ def project(root: Path, files: Mapping[str, str | bytes], config: str | None = N
     cfg = config if config is not None else CONFIG
     write_tree(root, {"skillc.yaml": cfg, **files})
     (root / "src").mkdir(exist_ok=True)
+    (root / "personas").mkdir(exist_ok=True)
     return root / "skillc.yaml"
 
 

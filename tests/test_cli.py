@@ -1,0 +1,109 @@
+"""The command line: exit codes, diagnostics format, check, explain, diff."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import dist_bytes, project, run, skill_md
+
+GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
+
+
+def _golden(tmp_path: Path) -> Path:
+    shutil.copytree(GOLDEN_PROJECT, tmp_path / "p")
+    return tmp_path / "p" / "skillc.yaml"
+
+
+def test_build_reports_all_errors_and_exits_1(tmp_path: Path) -> None:
+    config = project(tmp_path, {
+        "src/a/SKILL.md": skill_md("A"),
+        "src/b/SKILL.md": skill_md("b", description="x" * 1025),
+        "src/c/SKILL.md": "no frontmatter\n",
+    })
+    code, out = run("build", "--config", str(config))
+    assert code == 1
+    assert "src/a/SKILL.md:2:7: error[SKC204]: name: 'A' does not match ^[a-z0-9]+(-[a-z0-9]+)*$" in out
+    assert "src/b/SKILL.md:3:14: error[SKC204]: description: is 1025 characters long; the limit is 1024" in out
+    assert "src/c/SKILL.md:1:1: error[SKC202]: no frontmatter: the file must start with a '---' line" in out
+    assert "3 error(s)" in out
+    assert not (tmp_path / "dist").exists()
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run("build", "--config", str(tmp_path / "missing.yaml"))[0] == 2
+    assert run("build", "--no-such-flag")[0] == 2
+    assert run("explain", "only-one-arg")[0] == 2
+
+
+def test_validate_writes_nothing(tmp_path: Path) -> None:
+    config = _golden(tmp_path)
+    code, out = run("validate", "--config", str(config))
+    assert code == 0 and "2 warning(s)" in out
+    assert not (tmp_path / "p" / "dist").exists()
+
+
+def test_check_fails_on_stale_or_missing_dist_and_writes_nothing(tmp_path: Path) -> None:
+    config = _golden(tmp_path)
+    code, out = run("check", "--config", str(config))
+    assert code == 1 and "dist/_index.json:1:1: error[SKC701]: missing" in out
+    assert not (tmp_path / "p" / "dist").exists()
+    assert run("build", "--config", str(config))[0] == 0
+    assert run("check", "--config", str(config))[0] == 0
+    (tmp_path / "p" / "base" / "alpha" / "SKILL.md").write_text(skill_md("alpha", description="changed"))
+    before = dist_bytes(tmp_path / "p" / "dist")
+    code, out = run("check", "--config", str(config))
+    assert code == 1 and "dist/_index.json:1:1: error[SKC701]: differs from what a build would write" in out
+    assert dist_bytes(tmp_path / "p" / "dist") == before
+    (tmp_path / "p" / "dist" / "stray.txt").write_text("x")
+
+
+def test_check_flags_stray_files(tmp_path: Path) -> None:
+    config = _golden(tmp_path)
+    run("build", "--config", str(config))
+    (tmp_path / "p" / "dist" / "stray.txt").write_text("x")
+    code, out = run("check", "--config", str(config))
+    assert code == 1 and "dist/stray.txt:1:1: error[SKC701]: not written by a build: stray file" in out
+
+
+def test_explain_walks_through_the_resolution(tmp_path: Path) -> None:
+    config = _golden(tmp_path)
+    code, out = run("explain", "--config", str(config), "pilot-x", "beta")
+    assert code == 0
+    assert "exclusivity: persona_exclusive 'pilot' matches fallback 'pilot': granted" in out
+    assert "redirect: body loaded from personas/pilot-exclusive/beta.md" in out
+    assert "catalog: left out by the 500-character budget" in out
+    code, out = run("explain", "--config", str(config), "pilot", "nope")
+    assert code == 1 and "unknown skill 'nope'" in out
+    code, out = run("explain", "--config", str(config), "nobody", "alpha")
+    assert code == 1 and "unknown persona 'nobody'" in out
+
+
+def test_diff_shows_prompt_and_body_changes_per_persona(tmp_path: Path) -> None:
+    config = _golden(tmp_path)
+    run("build", "--config", str(config))
+    shutil.copytree(tmp_path / "p" / "dist", tmp_path / "old")
+    (tmp_path / "p" / "personas" / "pilot" / "skill-overlays" / "alpha.md").write_text('Say "yo ho".\n')
+    run("build", "--config", str(config))
+    code, out = run("diff", str(tmp_path / "old"), str(tmp_path / "p" / "dist"))
+    assert code == 0
+    assert "--- a/pilot/alpha\n+++ b/pilot/alpha\n" in out
+    assert '-Say "arr" a lot.\n+Say "yo ho".\n' in out
+    assert "a/pilot-x/alpha" in out and "catalog" not in out
+    assert run("diff", "--exit-code", str(tmp_path / "old"), str(tmp_path / "p" / "dist"))[0] == 1
+    assert run("diff", "--exit-code", str(tmp_path / "old"), str(tmp_path / "old"))[0] == 0
+
+
+def test_codes_lists_every_code() -> None:
+    code, out = run("codes")
+    assert code == 0 and "SKC601" in out and "SKC305" in out
+
+
+def test_console_entry_point_never_shows_a_traceback(tmp_path: Path) -> None:
+    config = project(tmp_path, {"src/a/SKILL.md": b"---\ndescription: \xff\xfe\n---\n"})
+    proc = subprocess.run([sys.executable, "-m", "compiler", "build", "--config", str(config)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "src/a/SKILL.md:2:14: error[SKC201]: not valid UTF-8 (byte 0xff)" in proc.stderr
