@@ -14,7 +14,7 @@ import click
 
 from . import __version__
 from . import diagnostics as dg
-from . import pipeline, reader
+from . import pipeline, reader, schema
 from .config import UsageError
 from .diagnostics import Diagnostic
 
@@ -96,6 +96,7 @@ def check(config_path: Path, strict: bool | None) -> None:
     stale = [dg.error(f"{out}/{p}", "SKC701", f"missing: a build would write it") for p in cmp.missing]
     stale += [dg.error(f"{out}/{p}", "SKC701", "differs from what a build would write") for p in cmp.changed]
     stale += [dg.error(f"{out}/{p}", "SKC701", "not written by a build: stray file") for p in cmp.extra]
+    stale += _invalid_index(result.output, out)
     for d in stale:
         click.echo(d.format(), err=True)
     if stale:
@@ -104,6 +105,19 @@ def check(config_path: Path, strict: bool | None) -> None:
     if cmp.extra_objects:
         click.echo(f"skillc: note: {len(cmp.extra_objects)} unreferenced object(s) from earlier builds; `skillc build --prune` removes them", err=True)
     click.echo(f"skillc: {out}/ is current (build {result.artifacts.build_hash[:12]})", err=True)
+
+
+def _invalid_index(dist: Path, out: str) -> list[Diagnostic]:
+    """A present _index.json must also match the shipped schema, stale or not."""
+    path = dist / "_index.json"
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_bytes())
+    except ValueError as exc:
+        return [dg.error(f"{out}/_index.json", "SKC702", f"not valid JSON: {exc}")]
+    return [dg.error(f"{out}/_index.json", "SKC702", f"does not match index.schema.json: {e}")
+            for e in schema.index_errors(data)[:20]]
 
 
 @cli.command()

@@ -57,7 +57,6 @@ def test_check_fails_on_stale_or_missing_dist_and_writes_nothing(tmp_path: Path)
     code, out = run("check", "--config", str(config))
     assert code == 1 and "dist/_index.json:1:1: error[SKC701]: differs from what a build would write" in out
     assert dist_bytes(tmp_path / "p" / "dist") == before
-    (tmp_path / "p" / "dist" / "stray.txt").write_text("x")
 
 
 def test_check_flags_stray_files(tmp_path: Path) -> None:
@@ -66,6 +65,19 @@ def test_check_flags_stray_files(tmp_path: Path) -> None:
     (tmp_path / "p" / "dist" / "stray.txt").write_text("x")
     code, out = run("check", "--config", str(config))
     assert code == 1 and "dist/stray.txt:1:1: error[SKC701]: not written by a build: stray file" in out
+
+
+def test_check_flags_an_index_that_breaks_the_schema(tmp_path: Path) -> None:
+    config = _golden(tmp_path)
+    run("build", "--config", str(config))
+    index = tmp_path / "p" / "dist" / "_index.json"
+    index.write_text(index.read_text().replace('"format": 1', '"format": 9'))
+    code, out = run("check", "--config", str(config))
+    assert code == 1
+    assert "dist/_index.json:1:1: error[SKC702]: does not match index.schema.json: format: 1 was expected" in out
+    index.write_text("{not json")
+    code, out = run("check", "--config", str(config))
+    assert code == 1 and "error[SKC702]: not valid JSON" in out
 
 
 def test_explain_walks_through_the_resolution(tmp_path: Path) -> None:
