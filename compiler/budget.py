@@ -37,9 +37,10 @@ def pack(persona: str, budget: int, candidates: tuple[Candidate, ...], frame_cos
     if left_out:
         # The truncation notice costs room too; pack again with it reserved.
         included, left_out = _fit(budget, candidates, frame_cost(len(candidates)))
+    dropped = set(left_out)  # built once: a set per candidate made this quadratic
     diags = [
         dg.warning(c.path, "SKC601", f"left out of persona {persona!r} catalog: budget of {budget} characters reached")
-        for c in candidates if c.command in set(left_out)
+        for c in candidates if c.command in dropped
     ]
     fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
     if fixed > budget:

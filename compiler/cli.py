@@ -17,6 +17,7 @@ from . import diagnostics as dg
 from . import pipeline, reader, schema
 from .config import UsageError
 from .diagnostics import Diagnostic
+from .render import sha256
 
 CONFIG = click.option("--config", "config_path", default="skillc.yaml", show_default=True,
                       type=click.Path(dir_okay=False, path_type=Path), help="Path of skillc.yaml.")
@@ -53,21 +54,22 @@ def _compile(fn, *args, **kwargs):
 @STRICT
 @click.option("--prune", is_flag=True, help="Remove objects no longer referenced by the index.")
 @click.option("-q", "--quiet", is_flag=True, help="Print errors only.")
-def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool) -> None:
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the incremental cache (.skillc-cache/).")
+def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_cache: bool) -> None:
     """Compile the sources into the output directory, atomically."""
     started = time.perf_counter()
-    result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune)
+    result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache)
     _report(result.diagnostics, quiet)
     if written is None:
         click.echo("skillc: build failed; the output directory was left untouched", err=True)
         sys.exit(1)
     if not quiet:
-        art = result.artifacts
+        counts = result.summary  # also set when the cache replayed the build
         state = "written" if written.written else "already up to date"
         pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
         click.echo(
-            f"skillc: {result.config.output}/ {state}: {len(result.program.skills)} skills, "
-            f"{len(result.program.personas)} personas, {len(art.objects)} objects{pruned} "
+            f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
+            f"{counts.personas} personas, {counts.objects} objects{pruned} "
             f"({time.perf_counter() - started:.2f}s)", err=True,
         )
 
@@ -170,7 +172,6 @@ def _explain(result: pipeline.Compilation, r) -> None:
             lines.append(f"  catalog: included{why}; budget {packing.budget} characters")
         else:
             lines.append(f"  catalog: left out by the {packing.budget}-character budget")
-    from .render import sha256  # the render stage names objects
     lines.append(f"  result: access={r.access}" + (f" via {r.via}" if r.via else "")
                  + f", body sha256 {sha256(r.body.encode('utf-8'))[:16]}, overlay {r.overlay or 'none'}")
     click.echo("\n".join(lines))

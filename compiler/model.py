@@ -169,15 +169,6 @@ class Resolution:
 
 
 @dataclass(frozen=True)
-class Catalog:
-    persona: str
-    budget: int
-    included: tuple[str, ...]
-    left_out: tuple[str, ...]
-    text: str
-
-
-@dataclass(frozen=True)
 class Artifacts:
     """Everything the write stage puts on disk, path -> bytes."""
 

@@ -6,6 +6,7 @@ import re
 import unicodedata
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 
 
 def unsafe_reason(rel: str) -> str | None:
@@ -31,12 +32,15 @@ def unsafe_name(name: str) -> str | None:
     """Why a single directory or file name found on disk is refused, or None."""
     if "\\" in name:
         return "contains a backslash"
-    if any(unicodedata.category(ch) == "Cs" for ch in name):
+    printable_ascii = name.isascii() and name.isprintable()  # the common case: skip the per-character scans
+    if not printable_ascii and any(unicodedata.category(ch) == "Cs" for ch in name):
         # os.listdir hands undecodable bytes back as surrogates; they cannot be
         # written as UTF-8 into the index later, so refuse them here.
         return "is not valid UTF-8"
-    if any(unicodedata.category(ch) == "Cc" for ch in name):
+    if not printable_ascii and any(unicodedata.category(ch) == "Cc" for ch in name):
         return "contains a control character"
+    if not printable_ascii and any(unicodedata.bidirectional(ch) in _BIDI_CONTROLS for ch in name):
+        return "contains a bidirectional control character"  # a name that displays reordered
     if _DRIVE.match(name):
         return "looks like a Windows drive"
     if name.startswith("~"):

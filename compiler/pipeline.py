@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from . import cache as cache_mod
 from . import config as config_mod
 from . import diagnostics as dg
 from .budget import Packing
+from .cache import Cache, Record, Stats
 from .diagnostics import Diagnostic
 from .discover import discover
-from .model import Artifacts, Config, Program, Resolution
-from .render import artifacts, catalogs, load_template
+from .model import Artifacts, Config, Discovery, Program, Resolution
+from .render import Template, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
-from .validate import validate
+from .validate import check_skill, validate
 from .write import Comparison, WriteResult, compare, write
+
+
+@dataclass(frozen=True)
+class Summary:
+    skills: int
+    personas: int
+    objects: int
 
 
 @dataclass(frozen=True)
@@ -27,34 +36,69 @@ class Compilation:
     packings: dict[str, Packing] = field(default_factory=dict)
     artifacts: Artifacts | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    # Set when the build cache proved the output current: no stage after
+    # discover ran, and `diagnostics` are the ones that build recorded.
+    replayed: Summary | None = None
+    cache: Stats | None = None          # what the build cache did, when it was on
 
     @property
     def ok(self) -> bool:
-        return self.artifacts is not None and not dg.has_errors(self.diagnostics)
+        return (self.artifacts is not None or self.replayed is not None) and not dg.has_errors(self.diagnostics)
+
+    @property
+    def summary(self) -> Summary | None:
+        """Counts for the build report, also when the build was replayed."""
+        if self.replayed is not None:
+            return self.replayed
+        if self.program is None or self.artifacts is None:
+            return None
+        return Summary(len(self.program.skills), len(self.program.personas), len(self.artifacts.objects))
 
     @property
     def output(self) -> Path | None:
         return self.config.root / self.config.output if self.config else None
 
 
+@dataclass(frozen=True)
+class Front:
+    """Config, template and discovery: what every command reads from disk."""
+
+    config: Config
+    template: Template | None
+    found: Discovery
+    diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
+
+
 def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir) -> Compilation:
-    """Run every stage up to rendering; nothing is written. Raises config.UsageError."""
+    """Run every stage up to rendering; nothing is written, the cache is not used.
+
+    Raises config.UsageError.
+    """
+    front = _front(config_path, strict, listdir)
+    return front if isinstance(front, Compilation) else _back(front, None)
+
+
+def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any]) -> Front | Compilation:
     config, diags = config_mod.load(Path(config_path), strict=strict)
     if config is None:
         return Compilation(None, diagnostics=dg.ordered(diags))
     diags += _overlaps(config)
     template, problems = load_template(config)
-    diags += problems
-    found = discover(config, listdir)
-    program = validate(found)
-    diags += program.diagnostics
+    return Front(config, template, discover(config, listdir), diags + problems)
+
+
+def _back(front: Front, memo: Cache | None) -> Compilation:
+    """validate -> resolve -> catalogs -> artifacts; `memo` skips unchanged per-file work."""
+    config, template = front.config, front.template
+    program = validate(front.found, memo.check_skill(check_skill) if memo else None)
+    diags = front.diagnostics + program.diagnostics
     resolutions = resolve(program)
     if template is None:
         return _finish(config, program, resolutions, {}, None, diags)
-    texts, packings, problems = catalogs(config, program, resolutions, template)
-    diags += problems
-    art = artifacts(config, program, resolutions, template, texts, packings, found.inputs)
-    return _finish(config, program, resolutions, packings, art, diags)
+    cost = memo.entry_cost(entry_cost) if memo else entry_cost
+    texts, packings, problems = catalogs(config, program, resolutions, template, cost)
+    art = artifacts(config, program, resolutions, template, texts, packings, front.found.inputs)
+    return _finish(config, program, resolutions, packings, art, diags + problems)
 
 
 def _finish(config: Config, program: Program, resolutions: tuple[Resolution, ...], packings: dict[str, Packing], art: Artifacts | None, diags: tuple[Diagnostic, ...]) -> Compilation:
@@ -77,11 +121,59 @@ def _inside(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
 
-def build(config_path: Path, *, strict: bool | None = None, prune: bool = False) -> tuple[Compilation, WriteResult | None]:
-    result = compile_project(config_path, strict=strict)
+def build(config_path: Path, *, strict: bool | None = None, prune: bool = False, cache: bool = True) -> tuple[Compilation, WriteResult | None]:
+    """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
+    the output is byte-identical either way."""
+    front = _front(config_path, strict, os.listdir)
+    if isinstance(front, Compilation):
+        return front, None
+    store = cache_mod.open_cache(front.config) if cache and front.template is not None else None
+    if store is None:
+        result = _back(front, None)
+        return result, (write(result.output, result.artifacts, prune=prune) if result.ok else None)
+    early = front.diagnostics + front.found.diagnostics
+    key = store.build_key(build_hash(front.config, front.found.inputs, front.template), front.config, early)
+    replayed = _replay(store, key, front.config, prune)
+    if replayed is not None:
+        return replayed, WriteResult(False, 0)
+    store.load_memo()
+    result = replace(_back(front, store), cache=store.stats)
+    store.save_memo()
     if not result.ok:
         return result, None
-    return result, write(result.output, result.artifacts, prune=prune)
+    written = write(result.output, result.artifacts, prune=prune)
+    _save_record(store, key, result)
+    return result, written
+
+
+def _replay(store: Cache, key: str, config: Config, prune: bool) -> Compilation | None:
+    """The last build's result, when its inputs and its output are both unchanged."""
+    hit = store.replay(key, config.root / config.output, prune=prune)
+    if hit is None:
+        return None
+    record, diagnostics = hit
+    summary = Summary(record.skills, record.personas, record.objects)
+    return Compilation(config, diagnostics=diagnostics, replayed=summary, cache=store.stats)
+
+
+def _save_record(store: Cache, key: str, result: Compilation) -> None:
+    """Remember the build and the state of its output, for the next build's replay."""
+    dist = result.output
+    present = cache_mod.scan(dist)
+    art, summary = result.artifacts, result.summary
+    if present is None or art is None or summary is None or any(rel not in present for rel in art.files):
+        return
+    # The lock is released after the swap: a concurrent build of other sources
+    # may have replaced dist since; its index names another build hash (one of
+    # the same sources wrote the same bytes). The hash is near the top.
+    try:
+        with open(dist / "_index.json", "rb") as fh:
+            if f'"build_hash": "{art.build_hash}"'.encode() not in fh.read(4096):
+                return
+    except OSError:
+        return
+    files = {rel: present[rel] for rel in art.files}
+    store.save_record(Record(key, str(dist.resolve()), files, summary.skills, summary.personas, summary.objects), result.diagnostics)
 
 
 def check(config_path: Path, *, strict: bool | None = None) -> tuple[Compilation, Comparison | None]:

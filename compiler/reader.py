@@ -14,21 +14,31 @@ object files.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import json
 import os
 import re
-import shlex
-import shutil
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
 
-try:  # optional speed-up; the reader works without it
-    import orjson as _orjson
+try:  # hashlib loads OpenSSL: 2.5 ms of a cold start that must stay under 50 ms
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - not CPython 3.11
+    from hashlib import sha256 as _sha256
 
-    _loads: Callable[[bytes], Any] = _orjson.loads
-except ImportError:  # pragma: no cover - exercised where orjson is absent
-    _loads = json.loads
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only; typing costs start-up time at run time
+    from typing import Any, Callable, Mapping, Sequence
+
+
+def _loads(data: bytes) -> Any:
+    """Parse a whole index: orjson when installed, imported on first use (5 ms of start-up)."""
+    global _loads
+    try:  # optional speed-up; the reader works without it
+        import orjson
+
+        _loads = orjson.loads
+    except ImportError:  # pragma: no cover - exercised where orjson is absent
+        _loads = json.loads
+    return _loads(data)
 
 FORMAT = 1
 MAX_FILES = 20
@@ -151,6 +161,7 @@ class Dist:
     def __init__(self, path: str | os.PathLike[str]):
         self.path = os.fspath(path)
         self._index: dict[str, Any] | None = None
+        self._slices: _Slices | None = None
         if not os.path.isfile(os.path.join(self.path, "_index.json")):
             raise FormatError(f"{self.path}: no _index.json (not a skillc dist directory)")
 
@@ -165,8 +176,12 @@ class Dist:
     def _read_index(self) -> dict[str, Any]:
         where = os.path.join(self.path, "_index.json")
         try:
-            with builtins.open(where, "rb") as fh:
-                data = _loads(fh.read())
+            # The bytes the entry lookups saw, if any: one snapshot of the file.
+            raw = self._slices.data if self._slices is not None else None
+            if raw is None:
+                with builtins.open(where, "rb") as fh:
+                    raw = fh.read()
+            data = _loads(raw)
         except (OSError, ValueError, RecursionError) as exc:  # stdlib json recurses on deep nesting
             raise FormatError(f"{where}: cannot read index: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -187,19 +202,52 @@ class Dist:
     def personas(self) -> list[str]:
         return sorted(self.index["personas"])
 
+    # Entry lookups: from the index's text when it is in encode_index's layout
+    # (see _Slices), else from the parsed index. A miss or anything unexpected
+    # goes the parsed way, which raises the precise error.
+
+    def _fast(self) -> _Slices | None:
+        if self._index is not None:
+            return None
+        if self._slices is None:
+            self._slices = _Slices.read(os.path.join(self.path, "_index.json"))
+        return self._slices if self._slices.ok else None
+
     def _persona(self, persona: str) -> dict[str, Any]:
+        if self._index is None and self._slices is None:
+            # catalog() in a new process: read only up to this persona's prompt.
+            hit = _Slices.stream_persona(os.path.join(self.path, "_index.json"), persona)
+        else:
+            fast = self._fast()
+            hit = fast.persona(persona) if fast else None
+        if isinstance(hit, dict):
+            return hit
         entry = self.index["personas"].get(persona)
         if entry is None:
             raise UnknownPersona(persona, self.personas())
         return entry
 
     def _resolution(self, persona: str, command: str) -> dict[str, Any]:
-        self._persona(persona)
-        table = self.index["resolutions"].get(persona, {})
-        hit = table.get(command)
+        hit = self._visible(persona, command)
         if hit is None:
-            raise UnknownSkill(persona, command, sorted(table))
+            self._persona(persona)
+            raise UnknownSkill(persona, command, sorted(self.index["resolutions"].get(persona, {})))
         return hit
+
+    def _visible(self, persona: str, command: str) -> dict[str, Any] | None:
+        """The persona's resolution of command, None when the persona does not see it."""
+        fast = self._fast()
+        hit = fast.resolution(persona, command) if fast else None
+        if isinstance(hit, dict):
+            return hit
+        if hit is _ABSENT:
+            return None
+        return self.index["resolutions"].get(persona, {}).get(command)
+
+    def _skill(self, command: str) -> dict[str, Any]:
+        fast = self._fast()
+        hit = fast.skill(command) if fast else None
+        return hit if isinstance(hit, dict) else self.index["skills"][command]
 
     # -- tier 1 ------------------------------------------------------------
 
@@ -228,7 +276,7 @@ class Dist:
 
     def load(self, persona: str, command: str, args: str | Sequence[str] | None = None) -> LoadedSkill:
         r = self._resolution(persona, command)
-        skill = self.index["skills"][command]
+        skill = self._skill(command)
         fm = skill.get("frontmatter", {})
         body = self._read_checked(_object(r["body"]), r["body"]).decode("utf-8")
         return LoadedSkill(
@@ -241,11 +289,11 @@ class Dist:
         )
 
     def _sub_skills(self, persona: str, skill: dict[str, Any]) -> tuple[SubSkill, ...]:
-        table = self.index["resolutions"].get(persona, {})
         out = []
         for child in skill.get("children", []):
-            if child in table and table[child]["model"]:
-                c = self.index["skills"][child]
+            r = self._visible(persona, child)
+            if r is not None and r["model"]:
+                c = self._skill(child)
                 out.append(SubSkill(child, c["name"], c["description"]))
         return tuple(out)
 
@@ -254,25 +302,32 @@ class Dist:
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
         """Resource paths of a skill; kind filters by top directory (scripts, references, assets)."""
         self._resolution(persona, command)
-        paths = [r["path"] for r in self.index["skills"][command].get("resources", [])]
+        paths = [r["path"] for r in self._skill(command).get("resources", [])]
         return [p for p in paths if kind is None or p.startswith(kind.rstrip("/") + "/")]
 
     def resource(self, persona: str, command: str, path: str) -> bytes:
         """The bytes of one resource; only paths listed in the index are served."""
         self._resolution(persona, command)
-        for r in self.index["skills"][command].get("resources", []):
+        for r in self._skill(command).get("resources", []):
             if r["path"] == path:
                 return self._read_checked(_object(r["sha256"]), r["sha256"])
         raise UnknownResource(f"{path!r} is not a resource of {command!r}")
 
     def missing_requirements(
         self, persona: str, command: str, env: Mapping[str, str] | None = None,
-        which: Callable[[str], str | None] = shutil.which,
+        which: Callable[[str], str | None] | None = None,
     ) -> list[str]:
-        """sven's availability guards, checked on this machine: ['bin:docker', 'env:TOKEN']."""
+        """sven's availability guards, checked on this machine: ['bin:docker', 'env:TOKEN'].
+
+        `which` defaults to shutil.which.
+        """
         self._resolution(persona, command)
-        fm = self.index["skills"][command].get("frontmatter", {})
+        fm = self._skill(command).get("frontmatter", {})
         env = os.environ if env is None else env
+        if which is None:
+            import shutil  # here, not at the top: a cold catalog() does not need it
+
+            which = shutil.which
         missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if which(b) is None]
         return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
 
@@ -287,7 +342,7 @@ class Dist:
                 data = fh.read()
         except OSError:
             raise IntegrityError(f"{where}: missing (dist/ is incomplete; rebuild it)") from None
-        if hashlib.sha256(data).hexdigest() != digest:
+        if _sha256(data).hexdigest() != digest:
             raise IntegrityError(f"{where}: content does not match its sha256 {digest} (tampered or corrupt)")
         return data
 
@@ -328,6 +383,150 @@ def _resolution_ok(r: Any) -> bool:
     return isinstance(r, dict) and _strs(r, "body", "access") and all(isinstance(r.get(k), bool) for k in ("model", "user", "in_catalog"))
 
 
+_ABSENT = object()  # a _Slices answer: the layout is known and the key is not in it
+
+
+class _Slices:
+    """Entries of `_index.json` read from its text, without parsing the rest.
+
+    At 10,000 skills the index is 48 MB and parsing it whole takes 0.3 s,
+    while catalog() needs one persona's prompt hash and load() a skill and a
+    resolution: a few hundred bytes. encode_index writes the index with
+    two-space indentation and its top-level keys in a fixed order, so the
+    entry for a key of a mapping at depth d starts with the line
+    `<2d spaces>"key": {` and ends at the first later line `<2d spaces>}`: a
+    JSON string never holds a raw newline, and everything inside the entry is
+    indented deeper. Each entry found this way is parsed as JSON and checked
+    like the whole index would be. Only that exact layout is recognised: for
+    any other file (re-serialised, hand-edited, truncated, another format)
+    the lookups answer None and the reader parses the index whole, with every
+    check and its precise errors.
+
+    catalog() streams the file only up to the persona's prompt entry (the
+    personas come first); the first load() reads the file once, without
+    parsing it, and later lookups slice those bytes.
+    """
+
+    _HEAD = b'{\n  "format": 1,\n'
+    _PERSONAS, _SKILLS, _RESOLUTIONS = b'\n  "personas": {\n', b'\n  "skills": {\n', b'\n  "resolutions": {\n'
+    _PROMPT = re.compile(rb'\n      "prompt": (\{\n.*?\n      \})', re.DOTALL)
+    _CHUNK = 1 << 20
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.personas_at = data.find(self._PERSONAS)
+        self.skills_at = data.find(self._SKILLS, max(self.personas_at, 0))
+        self.resolutions_at = data.find(self._RESOLUTIONS, max(self.skills_at, 0))
+        self.ok = data.startswith(self._HEAD) and 0 < self.personas_at < self.skills_at < self.resolutions_at
+        self._tables: dict[str, tuple[int, int] | None] = {}
+        self._offsets: dict[tuple[int, int], dict[str, int]] = {}
+
+    @classmethod
+    def read(cls, where: str) -> _Slices:
+        try:
+            with builtins.open(where, "rb") as fh:
+                return cls(fh.read())
+        except OSError:
+            return cls(b"")  # not ok: the parsed path reports the error
+
+    @classmethod
+    def stream_persona(cls, where: str, persona: str) -> dict[str, Any] | None:
+        """{"prompt": ...} of one persona, reading the file only as far as that entry."""
+        head = _entry_head(persona, 2)
+        try:
+            with builtins.open(where, "rb") as fh:
+                buf = fh.read(cls._CHUNK)
+                at = buf.find(cls._PERSONAS)
+                if not buf.startswith(cls._HEAD) or at < 0:
+                    return None
+                buf = buf[at:]
+                while True:
+                    found, ends = buf.find(head), buf.find(cls._SKILLS)
+                    if ends >= 0 and (found < 0 or ends < found):
+                        return None  # not among the personas
+                    if found >= 0:
+                        buf = buf[found:]
+                        close = buf.find(b"\n    }")
+                        m = cls._PROMPT.search(buf, 0, close if close >= 0 else len(buf))
+                        if m or close >= 0:
+                            return cls._prompt(m)
+                    else:  # keep a tail: a marker may straddle two chunks
+                        buf = buf[-len(head) - len(cls._SKILLS):]
+                    more = fh.read(cls._CHUNK)
+                    if not more:
+                        return None
+                    buf += more
+        except OSError:
+            return None
+
+    @staticmethod
+    def _prompt(m: re.Match[bytes] | None) -> dict[str, Any] | None:
+        prompt = _parse(m.group(1)) if m else None
+        return {"prompt": prompt} if isinstance(prompt, dict) and _strs(prompt, "path", "sha256") else None
+
+    def persona(self, persona: str) -> dict[str, Any] | None:
+        span = self._span(persona, 2, self.personas_at, self.skills_at)
+        return self._prompt(self._PROMPT.search(self.data, *span)) if span else None
+
+    def skill(self, command: str) -> dict[str, Any] | None:
+        span = self._span(command, 2, self.skills_at, self.resolutions_at)
+        entry = _parse(self.data[span[0]:span[1]]) if span else None
+        ok = isinstance(entry, dict) and _strs(entry, "name", "description") and _skill_lists_ok(entry)
+        return entry if ok else None
+
+    def resolution(self, persona: str, command: str) -> Any:
+        """The entry, _ABSENT when the persona's table lacks it, None when unsure."""
+        if persona not in self._tables:
+            self._tables[persona] = self._span(persona, 2, self.resolutions_at, len(self.data))
+        table = self._tables[persona]
+        if table is None:
+            return None
+        span = self._span(command, 3, *table)
+        if span is None:
+            return _ABSENT
+        entry = _parse(self.data[span[0]:span[1]])
+        return entry if _resolution_ok(entry) else None
+
+    def _span(self, key: str, depth: int, start: int, end: int) -> tuple[int, int] | None:
+        """Where the object that is key's value starts and ends, "{" to "}"."""
+        head = _entry_head(key, depth)
+        if depth == 2 and start != self.skills_at:  # personas and resolution tables: a dozen, found directly
+            at = self.data.find(head, start, end)
+        else:  # skills and one persona's resolutions: thousands of keys, mapped once
+            at = self._keys(depth, start, end).get(key, -1)
+        if at < 0:
+            return None
+        first = at + len(head) - 2
+        close = self.data.find(b"\n" + b"  " * depth + b"}", first, end)
+        return (first, close + 2 * depth + 2) if close >= 0 else None
+
+
+    def _keys(self, depth: int, start: int, end: int) -> dict[str, int]:
+        """key -> offset of its entry line, for every entry of the mapping in [start, end)."""
+        found = self._offsets.get((start, end))
+        if found is None:
+            found = {}
+            line = re.compile(rb'\n' + b"  " * depth + rb'("(?:[^"\\\n]|\\.)*"): \{\n')
+            for m in line.finditer(self.data, start, end):
+                raw = m.group(1)
+                key = json.loads(raw) if b"\\" in raw else raw[1:-1].decode("utf-8", "surrogatepass")
+                found.setdefault(key, m.start())
+            self._offsets[(start, end)] = found
+        return found
+
+
+def _entry_head(key: str, depth: int) -> bytes:
+    # Keys are written as json.dumps(key, ensure_ascii=False) writes them.
+    return b"\n" + b"  " * depth + json.dumps(key, ensure_ascii=False).encode("utf-8", "surrogatepass") + b": {\n"
+
+
+def _parse(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _object(digest: str) -> str:
     return f"objects/{str(digest)[:2]}/{digest}"
 
@@ -361,6 +560,8 @@ def substitute(body: str, args: str | Sequence[str] | None) -> str:
 
 
 def _split(text: str) -> list[str]:
+    import shlex  # only for arguments: kept out of the cold start
+
     try:
         return shlex.split(text)
     except ValueError:  # unbalanced quotes: fall back to whitespace

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from . import diagnostics as dg
 from . import schema
@@ -19,9 +19,10 @@ SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
 KNOWN_FIELDS = frozenset(schema.validator("frontmatter").schema["properties"])
 
 
-def validate(discovery: Discovery) -> Program:
+def validate(discovery: Discovery, check: SkillCheck | None = None) -> Program:
+    """`check` stands in for check_skill: the build cache passes a memoised one."""
     diags: list[Diagnostic] = list(discovery.diagnostics)
-    skills = _skills(discovery.skills, diags)
+    skills = _skills(discovery.skills, diags, check or check_skill)
     personas = _personas(discovery.personas, skills, diags)
     exclusive = _exclusives(discovery, skills, personas, diags)
     return Program(skills, personas, exclusive, tuple(diags))
@@ -29,13 +30,32 @@ def validate(discovery: Discovery) -> Program:
 
 # --- skills -----------------------------------------------------------------
 
-def _skills(sources: tuple[SkillSource, ...], diags: list[Diagnostic]) -> dict[str, Skill]:
-    parsed = [p for p in (_skill(s, diags) for s in sources) if p is not None]
+SkillCheck = Callable[[SkillSource], "tuple[Skill | None, tuple[Diagnostic, ...]]"]
+
+
+def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]:
+    """One SKILL.md on its own (parse, schema, name rules): a pure function of src."""
+    diags: list[Diagnostic] = []
+    return _skill(src, diags), tuple(diags)
+
+
+def _skills(sources: tuple[SkillSource, ...], diags: list[Diagnostic], check: SkillCheck) -> dict[str, Skill]:
+    parsed: list[Skill] = []
+    for src in sources:
+        skill, found = check(src)
+        diags.extend(found)
+        if skill is not None:
+            parsed.append(skill)
     commands = {p.command for p in parsed}
+    # Group by parent once: scanning every command per skill is quadratic (18 s at 10,000).
+    kids: dict[str, list[str]] = {}
+    for c in commands:
+        if "/" in c:
+            kids.setdefault(c.rsplit("/", 1)[0], []).append(c)
     result: dict[str, Skill] = {}
     for p in parsed:
         parent = p.command.rsplit("/", 1)[0] if "/" in p.command else None
-        children = tuple(sorted(c for c in commands if c.startswith(p.command + "/") and "/" not in c[len(p.command) + 1:]))
+        children = tuple(sorted(kids.get(p.command, ())))
         result[p.command] = Skill(**{**p.__dict__, "parent": parent if parent in commands else None, "children": children})
     return result
 
@@ -47,6 +67,8 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         return None
     data = _merge_sven(doc, dict(doc.data), diags)
     problems = schema.check(doc, data, "frontmatter", "SKC204")
+    # knowledge entries are handed to the model as documents to read: no escaping paths.
+    problems = problems or _unsafe_paths(doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())])
     diags.extend(problems)
     diags.extend(_unknown_fields(doc, data))
     dirname = src.command.rsplit("/", 1)[-1]
@@ -136,7 +158,7 @@ def _persona(src: PersonaSource, diags: list[Diagnostic]) -> Persona | None:
         diags.append(dg.error(doc.rel, "SKC401", "manifest must be a mapping"))
         return None
     problems = schema.check(doc, doc.data, "persona", "SKC401")
-    problems = problems or _unsafe_values(doc)
+    problems = problems or _unsafe_paths(doc, _manifest_paths(doc.data))
     if not NAME.match(src.id):
         problems += (dg.error(doc.rel, "SKC401", f"persona id {src.id!r} must match {NAME.pattern}"),)
     diags.extend(problems)
@@ -152,11 +174,14 @@ def _persona(src: PersonaSource, diags: list[Diagnostic]) -> Persona | None:
     )
 
 
-def _unsafe_values(doc: Document) -> tuple[Diagnostic, ...]:
-    """fallback and allowlist entries become directory and command paths: same rules as the config."""
-    data = doc.data
+def _manifest_paths(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], Any]]:
+    """fallback and allowlist entries become directory and command paths."""
     values = [(("fallback",), data.get("fallback"))]
-    values += [(("skills", i), entry) for i, entry in enumerate(data.get("skills") or ())]
+    return values + [(("skills", i), entry) for i, entry in enumerate(data.get("skills") or ())]
+
+
+def _unsafe_paths(doc: Document, values: list[tuple[tuple[Any, ...], Any]]) -> tuple[Diagnostic, ...]:
+    """The config's path rules (SKC103) for path-like values in frontmatter and manifests."""
     found = []
     for key, value in values:
         reason = unsafe_reason(value) if isinstance(value, str) and value != "*" else None

@@ -27,7 +27,7 @@ def assert_failed_cleanly(r, root: Path) -> None:
     ("/etc", "is an absolute path"),
     ("~/skills", "starts with '~'"),
     ("C:/skills", "is a Windows drive path"),
-    ("'C:\\skills'", "is a Windows drive path"),
+    ("'C:\\skills'", "contains a backslash"),
     ("'skills\\core'", "contains a backslash"),
     ('"ski\\0lls"', "contains a NUL byte"),
 ])
@@ -68,8 +68,8 @@ def test_output_equal_to_project_refused(tmp_path):
     ("../other", "contains '..'"),
     ("/abs", "is an absolute path"),
     ("~root", "starts with '~'"),
-    ("'C:\\x'", "is a Windows drive path"),
-    ("'a\\b'", "contains a backslash"),
+    ("C:x", "is a Windows drive path"),
+    ("'C:\\x'", "contains a backslash"),
     ('"p\\0"', "contains a NUL byte"),
 ])
 def test_manifest_fallback_path_refused(tmp_path, value, reason):
@@ -105,6 +105,7 @@ def test_manifest_allowlist_star_and_nested_commands_allowed(tmp_path):
     ("new\nline", "contains a control character"),
     ("tab\there", "contains a control character"),
     ("esc\x1b[31m", "contains a control character"),
+    ("evil\u202egpj.md", "contains a bidirectional control character"),
     ("~home", "starts with '~'"),
     ("C:drive", "looks like a Windows drive"),
 ])
@@ -321,3 +322,18 @@ def test_failed_path_checks_leave_previous_dist(tmp_path):
     os.symlink("/etc/passwd", tmp_path / "skills/a/pw.md")
     assert build(cfg).exit_code == 1
     assert snapshot(tmp_path / "dist") == before
+
+
+@pytest.mark.parametrize("entry, reason", [
+    ("../../etc/passwd", "contains '..'"),
+    ("/etc/shadow", "is an absolute path"),
+    ("~/.ssh/id_rsa", "starts with '~'"),
+    ("'docs\\p2p.md'", "contains a backslash"),
+])
+def test_knowledge_entries_are_paths_too(tmp_path, entry, reason):
+    content = f"---\ndescription: x\nknowledge:\n  - ok.md\n  - {entry}\n---\nbody\n"
+    r = build(project(tmp_path, {"skills/a/SKILL.md": content}))
+    assert_failed_cleanly(r, tmp_path)
+    d = r.one("SKC301")
+    assert (d.path, d.line, d.col) == ("skills/a/SKILL.md", 5, 5)
+    assert d.message.startswith("knowledge.1:") and reason in d.message

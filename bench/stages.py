@@ -1,0 +1,113 @@
+"""Time each compiler stage in one process: where a build spends its time.
+
+    python bench/stages.py TREE/skillc.yaml [--noop] [--profile OUT.pstats]
+
+Runs the same stages as `skillc build --no-cache`, one at a time, and prints
+wall time per stage. With --noop, times instead what a no-op rebuild with the
+cache does (run `skillc build` once first): discover, the build key, the
+replay checks, loading the recorded diagnostics, and printing them the way
+the CLI does. With --profile, the run is also recorded with cProfile for
+`python -m pstats OUT.pstats`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def stages(config_path: Path) -> list[tuple[str, float]]:
+    t = [("start", time.perf_counter())]
+
+    def mark(label: str) -> None:
+        t.append((label, time.perf_counter()))
+
+    from compiler import config as config_mod
+    from compiler.discover import discover
+    from compiler.render import artifacts, catalogs, load_template
+    from compiler.resolve import resolve
+    from compiler.validate import validate
+    from compiler.write import write
+    mark("import")
+    config, _ = config_mod.load(config_path)
+    template, _ = load_template(config)
+    mark("config + template")
+    found = discover(config, os.listdir)
+    mark("discover (walk + read)")
+    program = validate(found)
+    mark("parse + validate")
+    resolutions = resolve(program)
+    mark("resolve")
+    texts, packings, _ = catalogs(config, program, resolutions, template)
+    mark("catalogs (budget + Jinja)")
+    art = artifacts(config, program, resolutions, template, texts, packings, found.inputs)
+    mark("artifacts (objects + index)")
+    write(config.root / config.output, art)
+    mark("write")
+    return [(label, t1 - t0) for (_, t0), (label, t1) in zip(t, t[1:])]
+
+
+def noop_stages(config_path: Path) -> list[tuple[str, float]]:
+    t = [("start", time.perf_counter())]
+
+    def mark(label: str) -> None:
+        t.append((label, time.perf_counter()))
+
+    import click
+
+    from compiler import cache, pipeline
+    from compiler.render import build_hash
+    mark("import")
+    front = pipeline._front(config_path, None, os.listdir)
+    mark("config + template + discover (reads every input)")
+    store = cache.open_cache(front.config)
+    key = store.build_key(build_hash(front.config, front.found.inputs, front.template), front.config,
+                          front.diagnostics + front.found.diagnostics)
+    mark("cache key, fingerprint, build hash")
+    record = store._record()
+    mark("load build.json")
+    dist = front.config.root / front.config.output
+    assert record is not None and record.key == key, "no matching record: run `skillc build` first"
+    assert cache.output_current(record, dist, prune=False)
+    mark("check the output directory (one walk)")
+    report = cache.read_signed(store.directory, "report.json", store.key)
+    mark("read and verify report.json")
+    diags = cache.decode_report(report)
+    mark(f"decode {len(diags)} diagnostics")
+    with open(os.devnull, "w") as sink:
+        for d in diags:
+            click.echo(d.format(), file=sink)
+    mark(f"print {len(diags)} diagnostics as the CLI does")
+    return [(label, t1 - t0) for (_, t0), (label, t1) in zip(t, t[1:])]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("config", type=Path)
+    ap.add_argument("--noop", action="store_true", help="time a no-op rebuild with the cache instead")
+    ap.add_argument("--profile", type=Path, help="also write cProfile stats here")
+    a = ap.parse_args(argv)
+    prof = cProfile.Profile() if a.profile else None
+    if prof:
+        prof.enable()
+    rows = noop_stages(a.config) if a.noop else stages(a.config)
+    if prof:
+        prof.disable()
+        prof.dump_stats(a.profile)
+    total = sum(s for _, s in rows)
+    print("| stage | s | share |\n|---|---:|---:|")
+    for label, s in rows:
+        print(f"| {label} | {s:.3f} | {s / total:.0%} |")
+    print(f"| total | {total:.3f} | |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
