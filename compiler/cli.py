@@ -58,7 +58,13 @@ def _compile(fn, *args, **kwargs):
 def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_cache: bool) -> None:
     """Compile the sources into the output directory, atomically."""
     started = time.perf_counter()
-    result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache)
+    try:
+        result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache)
+    except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
+        where = os.path.relpath(exc.filename) if exc.filename else "."
+        click.echo(dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}").format(), err=True)
+        click.echo("skillc: build failed; the output directory was left untouched", err=True)
+        sys.exit(1)
     _report(result.diagnostics, quiet)
     if written is None:
         click.echo("skillc: build failed; the output directory was left untouched", err=True)

@@ -82,7 +82,7 @@ def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any]
     config, diags = config_mod.load(Path(config_path), strict=strict)
     if config is None:
         return Compilation(None, diagnostics=dg.ordered(diags))
-    diags += _overlaps(config)
+    diags += _overlaps(config) + _outside_root(config)
     template, problems = load_template(config)
     return Front(config, template, discover(config, listdir), diags + problems)
 
@@ -114,6 +114,17 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
         dg.error(config.config_rel, "SKC103", f"output {config.output!r} overlaps input {src!r}")
         for src in inputs
         if _inside((config.root / src).resolve(), out) or _inside(out, (config.root / src).resolve())
+    )
+
+
+def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
+    """A configured directory that is a symlink out of the project is refused like any escaping symlink."""
+    root = config.root.resolve()
+    named = [("sources", s) for s in config.sources] + ([("personas", config.personas)] if config.personas else [])
+    return tuple(
+        dg.error(config.config_rel, "SKC103", f"{key} {path!r} resolves outside the project ({(root / path).resolve()})")
+        for key, path in named
+        if (root / path).exists() and not _inside((root / path).resolve(), root)
     )
 
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import dist_bytes, project, run, skill_md
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
@@ -119,3 +121,29 @@ def test_console_entry_point_never_shows_a_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "src/a/SKILL.md:2:14: error[SKC201]: not valid UTF-8 (byte 0xff)" in proc.stderr
+
+
+def test_write_failure_reports_skc703(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import write as write_mod
+
+    config = _golden(tmp_path)
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device", str(tmp_path / "p" / "dist"))
+
+    monkeypatch.setattr(write_mod, "_fill", full_disk)
+    code, out = run("build", "--no-cache", "--config", str(config))
+    assert code == 1
+    assert "dist:1:1: error[SKC703]: cannot write the output directory: No space left on device" in out
+
+
+def test_source_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    (outside / "x").mkdir(parents=True)
+    (outside / "x" / "SKILL.md").write_text(skill_md("x"))
+    root = tmp_path / "proj"
+    config = project(root, {}, config="sources: [linked]\n")
+    (root / "linked").symlink_to(outside)
+    code, out = run("build", "--config", str(config))
+    assert code == 1
+    assert "skillc.yaml:1:1: error[SKC103]: sources 'linked' resolves outside the project" in out
