@@ -44,7 +44,8 @@ def pack(persona: str, budget: int, candidates: tuple[Candidate, ...], frame_cos
     ]
     fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
     if fixed > budget:
-        diags.append(dg.warning(candidates[0].path, "SKC602", f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}"))
+        where = candidates[0].path if candidates else persona
+        diags.append(dg.warning(where, "SKC602", f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}"))
     return Packing(persona, budget, included, left_out, tuple(diags))
 
 

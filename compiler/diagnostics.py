@@ -58,6 +58,7 @@ CODES: dict[str, str] = {
     "SKC409": "allowlist names an unknown command",
     "SKC410": "persona directory without manifest.yaml",
     "SKC411": "persona_exclusive names an unknown persona",
+    "SKC412": "a budget is configured for an unknown persona",
     # overlay content lint (5xx)
     "SKC501": "overlay contains tool invocation instructions",
     "SKC502": "overlay attempts a system prompt override",

@@ -98,7 +98,10 @@ def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ..
     costs = {c: cost(s, template) for c, s in program.skills.items()}
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
-    diags: list[Diagnostic] = []
+    diags: list[Diagnostic] = [
+        dg.warning(config.config_rel, "SKC412", f"budgets.personas names unknown persona {pid!r}")
+        for pid, _ in config.persona_budgets if pid not in program.personas
+    ]
     listed: dict[str, list[Resolution]] = {}  # grouped once: a scan of every pair per persona was quadratic
     for r in resolutions:
         if r.model:

@@ -215,3 +215,16 @@ def test_template_without_entry_macro_is_reported(tmp_path: Path) -> None:
     (tmp_path / "t.xml.j2").write_text("{{ skills }}")
     result = compile_project(project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config="sources: [src]\ntemplate: t.xml.j2\n"))
     assert not result.ok and codes(result) == ["SKC104"]
+
+
+def test_budget_for_an_unknown_persona_warns(tmp_path: Path) -> None:
+    config = "sources: [src]\nbudgets:\n  personas:\n    ghost: 500\n"
+    result = compile_project(project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config=config))
+    assert [d.format() for d in result.diagnostics] == [
+        "skillc.yaml:1:1: warning[SKC412]: budgets.personas names unknown persona 'ghost'"
+    ]
+
+
+def test_frame_alone_over_budget_warns_without_candidates() -> None:
+    packing = pack("p", 100, (), lambda n: 150)
+    assert packing.included == () and [d.code for d in packing.diagnostics] == ["SKC602"]
