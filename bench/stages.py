@@ -4,15 +4,17 @@
 
 Runs the same stages as `skillc build --no-cache`, one at a time, and prints
 wall time per stage. With --noop, times instead what a no-op rebuild with the
-cache does (run `skillc build` once first): discover, the build key, the
-replay checks, loading the recorded diagnostics, and printing them the way
-the CLI does. With --profile, the run is also recorded with cProfile for
+cache does (run `skillc build` first; twice if the tree changed in the
+moment before, so that the record holds the inputs' stat data): the stat walk that stands in for discover, the replay
+checks, loading the recorded diagnostics, and printing them the way the CLI
+does. With --profile, the run is also recorded with cProfile for
 `python -m pstats OUT.pstats`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import os
 import sys
@@ -60,30 +62,32 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    import click
-
     from compiler import cache, pipeline
+    from compiler.cli import _report
     from compiler.render import build_hash
     mark("import")
-    front = pipeline._front(config_path, None, os.listdir)
-    mark("config + template + discover (reads every input)")
-    store = cache.open_cache(front.config)
-    key = store.build_key(build_hash(front.config, front.found.inputs, front.template), front.config,
-                          front.diagnostics + front.found.diagnostics)
-    mark("cache key, fingerprint, build hash")
+    head = pipeline._head(config_path, None)
+    mark("config + template")
+    store = cache.open_cache(head.config)
+    head_key = store.head_key(build_hash(head.config, (), head.template), head.config, head.diagnostics)
+    mark("compiler fingerprint, head key")
+    now = cache.take_snapshot(head.config, store.directory, head_key)
+    assert now is not None, "the tree cannot be stat-walked (a directory symlink?)"
+    mark(f"stat walk: {len(now.dirs)} directories, {len(now.files)} files (reads no input)")
     record = store._record()
     mark("load build.json")
-    dist = front.config.root / front.config.output
-    assert record is not None and record.key == key, "no matching record: run `skillc build` first"
-    assert cache.output_current(record, dist, prune=False)
+    assert record is not None and record.inputs is not None, "no record with stat data: run `skillc build` (again)"
+    assert cache.same_inputs(record.inputs, now), "inputs changed since the last build"
+    mark("compare with the recorded stat data")
+    assert cache.output_current(record, head.config.root / head.config.output, prune=False)
     mark("check the output directory (one walk)")
-    report = cache.read_signed(store.directory, "report.json", store.key)
-    mark("read and verify report.json")
-    diags = cache.decode_report(report)
+    with cache._collector_paused():  # as Cache.replay does
+        report = cache.read_signed(store.directory, "report.json", store.key)
+        mark("read and verify report.json")
+        diags = cache.decode_report(report)
     mark(f"decode {len(diags)} diagnostics")
-    with open(os.devnull, "w") as sink:
-        for d in diags:
-            click.echo(d.format(), file=sink)
+    with open(os.devnull, "w") as sink, contextlib.redirect_stderr(sink):
+        _report(diags)
     mark(f"print {len(diags)} diagnostics as the CLI does")
     return [(label, t1 - t0) for (_, t0), (label, t1) in zip(t, t[1:])]
 

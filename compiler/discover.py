@@ -59,6 +59,11 @@ def discover(config: Config, listdir=os.listdir) -> Discovery:
     )
 
 
+def ignored(name: str) -> bool:
+    """Names (NFC) the walk never looks at; the build cache's stat walk skips the same."""
+    return name in IGNORED_DIRS or name.startswith(".")
+
+
 def walk(root: Path, rel_prefix: str, listdir=os.listdir) -> Walk:
     """Every file below root, sorted, with symlinks confined to root."""
     root_real = os.path.realpath(root)
@@ -77,7 +82,7 @@ def walk(root: Path, rel_prefix: str, listdir=os.listdir) -> Walk:
             continue
         subdirs: list[tuple[str, str, frozenset[str], str]] = []
         for name, disk_name in names:
-            if name in IGNORED_DIRS or name.startswith("."):
+            if ignored(name):
                 continue
             child_rel = _join(rel, name)
             where = _join(rel_prefix, child_rel)

@@ -11,7 +11,7 @@ from . import cache as cache_mod
 from . import config as config_mod
 from . import diagnostics as dg
 from .budget import Packing
-from .cache import Cache, Record, Stats
+from .cache import Cache, Record, Snapshot, Stats
 from .diagnostics import Diagnostic
 from .discover import discover
 from .model import Artifacts, Config, Discovery, Program, Resolution
@@ -78,13 +78,31 @@ def compile_project(config_path: Path, *, strict: bool | None = None, listdir: C
     return front if isinstance(front, Compilation) else _back(front, None)
 
 
+@dataclass(frozen=True)
+class Head:
+    """Config and template: what a build checks before it reads any input."""
+
+    config: Config
+    template: Template | None
+    diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
+
+
 def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any]) -> Front | Compilation:
+    head = _head(config_path, strict)
+    return head if isinstance(head, Compilation) else _discovered(head, listdir)
+
+
+def _discovered(head: Head, listdir: Callable[[str], Any]) -> Front:
+    return Front(head.config, head.template, discover(head.config, listdir), head.diagnostics)
+
+
+def _head(config_path: Path, strict: bool | None) -> Head | Compilation:
     config, diags = config_mod.load(Path(config_path), strict=strict)
     if config is None:
         return Compilation(None, diagnostics=dg.ordered(diags))
     diags += _overlaps(config) + _outside_root(config)
     template, problems = load_template(config)
-    return Front(config, template, discover(config, listdir), diags + problems)
+    return Head(config, template, diags + problems)
 
 
 def _back(front: Front, memo: Cache | None) -> Compilation:
@@ -135,17 +153,28 @@ def _inside(path: Path, parent: Path) -> bool:
 def build(config_path: Path, *, strict: bool | None = None, prune: bool = False, cache: bool = True) -> tuple[Compilation, WriteResult | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
-    front = _front(config_path, strict, os.listdir)
-    if isinstance(front, Compilation):
-        return front, None
-    store = cache_mod.open_cache(front.config) if cache and front.template is not None else None
+    head = _head(config_path, strict)
+    if isinstance(head, Compilation):
+        return head, None
+    config, template = head.config, head.template
+    store = cache_mod.open_cache(config) if cache and template is not None else None
     if store is None:
-        result = _back(front, None)
+        result = _back(_discovered(head, os.listdir), None)
         return result, (write(result.output, result.artifacts, prune=prune) if result.ok else None)
-    early = front.diagnostics + front.found.diagnostics
-    key = store.build_key(build_hash(front.config, front.found.inputs, front.template), front.config, early)
-    replayed = _replay(store, key, front.config, prune)
+    dist = config.root / config.output
+    # Before discover reads a byte: inputs that all show their recorded stat data replay the last build.
+    head_key = store.head_key(build_hash(config, (), template), config, head.diagnostics)
+    now = cache_mod.take_snapshot(config, store.directory, head_key)
+    replayed = _replay(store, config, store.replay_unchanged(now, dist, prune=prune) if now else None)
     if replayed is not None:
+        return replayed, WriteResult(False, 0)
+    front = _discovered(head, os.listdir)
+    inputs = cache_mod.for_inputs(now, (f.rel for f in front.found.inputs))
+    early = front.diagnostics + front.found.diagnostics
+    key = store.build_key(build_hash(config, front.found.inputs, template), config, early)
+    replayed = _replay(store, config, store.replay(key, dist, prune=prune))
+    if replayed is not None:
+        store.save_inputs(inputs)  # so that the next no-op build need not read them
         return replayed, WriteResult(False, 0)
     store.load_memo()
     result = replace(_back(front, store), cache=store.stats)
@@ -153,13 +182,12 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     if not result.ok:
         return result, None
     written = write(result.output, result.artifacts, prune=prune)
-    _save_record(store, key, result)
+    _save_record(store, key, result, inputs)
     return result, written
 
 
-def _replay(store: Cache, key: str, config: Config, prune: bool) -> Compilation | None:
-    """The last build's result, when its inputs and its output are both unchanged."""
-    hit = store.replay(key, config.root / config.output, prune=prune)
+def _replay(store: Cache, config: Config, hit: tuple[Record, tuple[Diagnostic, ...]] | None) -> Compilation | None:
+    """The last build's result, when the cache found its inputs and its output both unchanged."""
     if hit is None:
         return None
     record, diagnostics = hit
@@ -167,7 +195,7 @@ def _replay(store: Cache, key: str, config: Config, prune: bool) -> Compilation 
     return Compilation(config, diagnostics=diagnostics, replayed=summary, cache=store.stats)
 
 
-def _save_record(store: Cache, key: str, result: Compilation) -> None:
+def _save_record(store: Cache, key: str, result: Compilation, inputs: Snapshot | None) -> None:
     """Remember the build and the state of its output, for the next build's replay."""
     dist = result.output
     present = cache_mod.scan(dist)
@@ -184,7 +212,8 @@ def _save_record(store: Cache, key: str, result: Compilation) -> None:
     except OSError:
         return
     files = {rel: present[rel] for rel in art.files}
-    store.save_record(Record(key, str(dist.resolve()), files, summary.skills, summary.personas, summary.objects), result.diagnostics)
+    record = Record(key, str(dist.resolve()), files, summary.skills, summary.personas, summary.objects, inputs)
+    store.save_record(record, result.diagnostics)
 
 
 def check(config_path: Path, *, strict: bool | None = None) -> tuple[Compilation, Comparison | None]:

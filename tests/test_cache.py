@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from compiler import cache, pipeline, render, validate
+from compiler import config as config_mod
+from compiler.discover import discover
 from compiler.pipeline import build
 from conftest import REPO, dist_bytes, run
 
@@ -198,6 +203,242 @@ def test_strict_is_part_of_the_key(tree):
     assert ok.ok
     strict, written = build(tree, strict=True)
     assert not strict.ok and written is None and not strict.cache.replayed
+
+
+# --- the no-op fast path: inputs by their stat data -----------------------------------
+
+def settle(root: Path) -> None:
+    """Wait until the file system clock is past the ctime of everything below root.
+
+    A build records stat data only when every input is older than its stamp:
+    a file changed in the stamp's clock tick could change again unseen.
+    """
+    newest = max(p.lstat().st_ctime_ns for p in [root, *root.rglob("*")])
+    probe = root.parent / f".probe-{root.name}"
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        probe.write_bytes(b"")
+        now = probe.stat().st_ctime_ns
+        probe.unlink()
+        if now > newest:
+            return
+        time.sleep(0.002)
+
+
+def primed(tree: Path):
+    """Build so that the record vouches for the inputs by their stat data; the next build is a fast no-op."""
+    settle(tree.parent)
+    result, _ = build(tree)
+    record = cache.Cache(tree.parent / cache.DIRNAME, cache.load_key(), cache.fingerprint())._record()
+    assert record is not None and record.inputs is not None
+    return result
+
+
+def no_discover(monkeypatch) -> None:
+    monkeypatch.setattr(pipeline, "discover", lambda *a, **k: pytest.fail("discover ran: an input was read"))
+
+
+def test_no_op_rebuild_reads_no_input(tree, monkeypatch):
+    first = primed(tree)
+    no_discover(monkeypatch)
+    result, written = build(tree)
+    assert result.cache.unread and result.cache.replayed and written.written is False
+    assert result.diagnostics == first.diagnostics and result.summary == first.summary
+
+
+def same_size_edit(path: Path) -> None:
+    data = path.read_bytes()
+    i = data.rindex(b"e")  # in the body: the file stays valid
+    path.write_bytes(data[:i] + b"E" + data[i + 1 :])
+
+
+EDITS = {
+    "size, old mtime": lambda p: (p.write_bytes(p.read_bytes() + b"\nMore.\n")),
+    "same size, new mtime": same_size_edit,
+    # What a stat check on size and mtime alone misses; the ctime still moves.
+    "same size, old mtime": same_size_edit,
+}
+
+
+@pytest.mark.parametrize("how", sorted(EDITS))
+def test_an_edit_is_noticed(tree, tmp_path, how):
+    primed(tree)
+    target = skill_files(tree)[6]
+    st = target.stat()
+    EDITS[how](target)
+    if "old mtime" in how:
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert target.stat().st_mtime_ns == st.st_mtime_ns
+    result, written = build(tree, prune=True)
+    assert not result.cache.unread and not result.cache.replayed and written.written
+    want, diags = cold(tree, tmp_path)
+    assert dist_bytes(tree.parent / "dist") == want and result.diagnostics == diags
+
+
+def add_skill(root: Path) -> None:
+    new = root / "skills" / "src-b" / "late-arrival" / "SKILL.md"
+    new.parent.mkdir(parents=True)
+    new.write_text("---\nname: late-arrival\ndescription: Added after the build.\n---\nNew.\n")
+
+
+def add_resource(root: Path) -> None:
+    skill = next(p.parent for p in sorted(root.glob("skills/src-a/*/SKILL.md")))
+    (skill / "references").mkdir(exist_ok=True)
+    (skill / "references" / "extra.md").write_text("More reference.\n")
+
+
+def remove_resource(root: Path) -> None:
+    next(p for p in sorted(root.glob("skills/**/*")) if p.is_file() and p.name != "SKILL.md").unlink()
+
+
+def remove_skill(root: Path) -> None:
+    # a skill without sub-skills, so nothing else moves
+    skill = next(p.parent for p in sorted(root.glob("skills/src-a/*/SKILL.md")) if not any(p.parent.glob("*/SKILL.md")))
+    shutil.rmtree(skill)
+
+
+def add_overlay(root: Path) -> None:
+    overlay = next(root.glob("personas/*/skill-overlays/**/*.md"))
+    other = next(p for p in sorted((root / "personas").iterdir()) if p.is_dir() and (p / "manifest.yaml").exists() and p != overlay.parents[1])
+    target = other / overlay.relative_to(overlay.parents[1])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("An overlay added later.\n")
+
+
+def add_ignored_then_real(root: Path) -> None:
+    """A file discover never reads does not count; a real one next to it does."""
+    (root / "skills" / "src-a" / "notes.txt").write_text("not in any skill\n")
+
+
+CHANGES = {
+    "add skill": add_skill, "add resource": add_resource, "remove resource": remove_resource,
+    "remove skill": remove_skill, "add overlay": add_overlay, "add stray file": add_ignored_then_real,
+}
+
+
+@pytest.mark.parametrize("how", sorted(CHANGES))
+def test_added_and_removed_files_are_noticed(tree, tmp_path, how):
+    primed(tree)
+    CHANGES[how](tree.parent)
+    result, _ = build(tree, prune=True)
+    assert not result.cache.unread
+    want, diags = cold(tree, tmp_path)
+    assert dist_bytes(tree.parent / "dist") == want and result.diagnostics == diags
+
+
+def test_a_touched_file_is_read_once_then_vouched_for_again(tree, monkeypatch):
+    primed(tree)
+    target = skill_files(tree)[2]
+    target.write_bytes(target.read_bytes())  # new mtime and ctime, same content
+    settle(tree.parent)
+    result, written = build(tree)
+    assert result.cache.replayed and not result.cache.unread and not written.written
+    no_discover(monkeypatch)
+    again, _ = build(tree)
+    assert again.cache.unread
+
+
+def test_hidden_files_cost_one_checked_build(tree, monkeypatch):
+    """discover ignores dot names, but a new one changes its directory's ctime: the next
+    build reads the inputs (and replays, nothing changed for it), the one after does not."""
+    primed(tree)
+    (skill_files(tree)[0].parent / ".SKILL.md.swp").write_bytes(b"\0" * 100)
+    (tree.parent / "skills" / "src-a" / ".git").mkdir()
+    settle(tree.parent)
+    result, written = build(tree)
+    assert result.cache.replayed and not result.cache.unread and not written.written
+    no_discover(monkeypatch)
+    assert build(tree)[0].cache.unread
+
+
+def test_retargeted_symlink_is_noticed(tree, tmp_path):
+    skills = skill_files(tree)
+    link = skills[0].parent / "shared.md"
+    a, b = skills[0].parent.parent / "shared-a.md", skills[0].parent.parent / "shared-b.md"
+    a.write_text("Shared A.\n")
+    b.write_text("Shared B.\n")  # same size: only the target differs
+    link.symlink_to(os.path.relpath(a, link.parent))
+    primed(tree)
+    link.unlink()
+    link.symlink_to(os.path.relpath(b, link.parent))
+    result, _ = build(tree, prune=True)
+    assert not result.cache.unread and not result.cache.replayed
+    assert dist_bytes(tree.parent / "dist") == cold(tree, tmp_path)[0]
+
+
+def test_a_directory_symlink_turns_the_fast_path_off(tree):
+    """discover follows it with loop and escape checks; the stat walk leaves that to discover."""
+    shared = tree.parent / "skills" / "src-a" / "_shared"
+    shared.mkdir()
+    (shared / "glossary.md").write_text("Terms.\n")
+    skill = skill_files(tree)[0].parent
+    (skill / "shared").symlink_to(os.path.relpath(shared, skill))
+    settle(tree.parent)
+    first, _ = build(tree)
+    assert first.ok
+    result, written = build(tree)
+    assert result.cache.replayed and not result.cache.unread and not written.written
+
+
+def test_fast_replay_prints_what_the_full_build_printed(tree, monkeypatch):
+    """Discover's warnings (overrides, a SKILL.md at a source root, a persona without
+    manifest) and validate's come back on a replay that read no input."""
+    root = tree.parent
+    (root / "skills" / "src-a" / "SKILL.md").write_text("---\ndescription: x\n---\nIgnored.\n")
+    (root / "personas" / "drafts").mkdir()
+    (root / "personas" / "drafts" / "notes.md").write_text("No manifest here.\n")
+    (root / "skills/src-a/odd-field").mkdir()
+    (root / "skills/src-a/odd-field/SKILL.md").write_text("---\ndescription: x\nshiny: yes\n---\nBody.\n")
+    code, first = run("build", "--config", str(tree))
+    primed(tree)
+    no_discover(monkeypatch)
+    code2, second = run("build", "--config", str(tree))
+    assert code == code2 == 0
+    strip = lambda out: [line for line in out.splitlines() if not line.endswith("s)")]
+    for code in ("SKC305", "SKC309", "SKC410", "SKC205"):
+        assert code in first
+    assert strip(first) == strip(second) and "already up to date" in second
+
+
+def test_discover_errors_are_reported_on_every_build(tree):
+    """A build with errors is never recorded, so it is never replayed either."""
+    (skill_files(tree)[0].parent / "escape.md").symlink_to("/etc/hostname")
+    settle(tree.parent)
+    outputs = [run("build", "--config", str(tree)) for _ in range(3)]
+    assert all(code == 1 and "SKC302" in out for code, out in outputs)
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_stat_data_as_new_as_the_stamp_is_not_recorded(tree):
+    config, _ = config_mod.load(tree)
+    snap = cache.take_snapshot(config, tree.parent / cache.DIRNAME, "head")
+    inputs = [f.rel for f in discover(config).inputs]
+    newest = max([snap.files[rel][2] for rel in inputs] + [st[1] for st in snap.dir_stats.values()])
+    assert cache.for_inputs(replace(snap, stamp=newest + 1), inputs) is not None
+    assert cache.for_inputs(replace(snap, stamp=newest), inputs) is None   # changed in the stamp's tick
+    assert cache.for_inputs(replace(snap, stamp=newest + 1), [*inputs, "skills/src-a/unseen.md"]) is None
+
+
+def test_the_documented_blind_spot_and_its_ways_out(tree, tmp_path):
+    """A change that leaves size, mtime, ctime and inode alone is not seen by the fast
+    path (here forged by re-signing the record); check, --no-cache and a touch see it."""
+    primed(tree)
+    target = skill_files(tree)[3]
+    target.write_text(target.read_text() + "\nUnseen.\n")
+    d = tree.parent / cache.DIRNAME
+    record = json.loads((d / "build.json").read_bytes().partition(b"\n")[2])
+    st = target.stat()
+    rel = target.relative_to(tree.parent).as_posix()
+    record["inputs"]["files"][rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    parent = target.parent.relative_to(tree.parent).as_posix()
+    assert parent in record["inputs"]["dir_stats"]
+    cache.write_signed(d, "build.json", cache.load_key(), record)
+    stale, _ = build(tree)
+    assert stale.cache.unread                                  # the blind spot
+    assert run("check", "--config", str(tree))[0] == 1          # check never uses the cache
+    fresh, written = build(tree, cache=False, prune=True)
+    assert written.written
+    assert dist_bytes(tree.parent / "dist") == cold(tree, tmp_path)[0]
 
 
 # --- untrusted or broken caches -----------------------------------------------------
