@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import gc
 import json
 import os
 import sys
@@ -234,6 +235,10 @@ def codes() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # A build allocates hundreds of thousands of long-lived objects and frees
+    # little; the default gen-0 threshold (700) rescans them thousands of times.
+    # Measured at 10,000 skills: 7% faster, same peak memory. CLI process only.
+    gc.set_threshold(50_000, 20, 100)
     try:
         cli.main(args=argv, prog_name="skillc")
     except KeyboardInterrupt:
