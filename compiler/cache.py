@@ -75,7 +75,7 @@ from .model import Config, Skill, SkillSource
 from .paths import nfc
 
 DIRNAME = ".skillc-cache"
-FORMAT = 1
+FORMAT = 2  # 2: memo entries carry frontmatter anchors
 _MAGIC = b"skillc-cache/1 "
 _BUILD, _REPORT, _MEMO = "build.json", "report.json", "memo.json"
 
@@ -285,7 +285,8 @@ def _json_exact(value: Any) -> bool:
 def _encode_skill(skill: Skill | None) -> dict[str, Any] | None:
     if skill is None:
         return None
-    return {"name": skill.name, "description": skill.description, "body": skill.body, "fields": dict(skill.fields)}
+    return {"name": skill.name, "description": skill.description, "body": skill.body, "fields": dict(skill.fields),
+            "anchors": {k: list(v) for k, v in skill.anchors.items()}}
 
 
 def _decode_skill(entry: dict[str, Any] | None, src: SkillSource) -> Skill | None:
@@ -295,6 +296,7 @@ def _decode_skill(entry: dict[str, Any] | None, src: SkillSource) -> Skill | Non
         command=src.command, name=entry["name"], description=entry["description"], source=src.source,
         path=src.skill_md.rel, dir_rel=src.dir_rel, body=entry["body"], fields=entry["fields"],
         resources=src.resources, parent=None, children=(),
+        anchors={k: (v[0], v[1]) for k, v in entry["anchors"].items()},
     )
 
 

@@ -126,6 +126,9 @@ class Skill:
     resources: tuple[Resource, ...]
     parent: str | None
     children: tuple[str, ...]
+    # (line, col) of each top-level frontmatter value, for diagnostics raised
+    # after parsing (an exclusive skill's persona is only known later).
+    anchors: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     def flag(self, key: str, default: Any = None) -> Any:
         return self.fields.get(key, default)

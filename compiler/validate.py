@@ -88,6 +88,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         command=src.command, name=data.get("name", dirname), description=data["description"],
         source=src.source, path=src.skill_md.rel, dir_rel=src.dir_rel, body=doc.body,
         fields=fields, resources=src.resources, parent=None, children=(),
+        anchors={key: doc.pos(key) for key in fields},
     )
 
 
@@ -269,7 +270,8 @@ def _check_exclusive(skill: Skill, personas: dict[str, Persona], bodies: dict, d
     owner = skill.flag("persona_exclusive")
     if owner is None:
         return
+    line, col = skill.anchors.get("persona_exclusive", (1, 1))
     if owner not in personas:
-        diags.append(dg.error(skill.path, "SKC411", f"persona_exclusive names unknown persona {owner!r}"))
+        diags.append(dg.error(skill.path, "SKC411", f"persona_exclusive names unknown persona {owner!r}", line, col))
     elif (owner, skill.command) not in bodies:
-        diags.append(dg.error(skill.path, "SKC406", f"exclusive skill has no body at {owner}-exclusive/{skill.command}.md"))
+        diags.append(dg.error(skill.path, "SKC406", f"exclusive skill has no body at {owner}-exclusive/{skill.command}.md", line, col))

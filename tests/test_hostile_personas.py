@@ -71,7 +71,7 @@ def test_skill_exclusive_to_unknown_persona(tmp_path):
     r = personas(tmp_path, {"personas/p/manifest.yaml": "name: P\n"}, skills)
     assert r.exit_code == 1
     d = r.one("SKC411")
-    assert at(d) == ("skills/x/SKILL.md", 1, 1, "error")
+    assert at(d) == ("skills/x/SKILL.md", 3, 20, "error")
     assert "'ghost'" in d.message
 
 
@@ -83,7 +83,7 @@ def test_exclusive_body_without_skill(tmp_path):
 def test_exclusive_skill_without_body(tmp_path):
     skills = {**SKILLS, "skills/x/SKILL.md": skill_md(persona_exclusive="p")}
     r = personas(tmp_path, {"personas/p/manifest.yaml": "name: P\n"}, skills)
-    assert at(r.one("SKC406")) == ("skills/x/SKILL.md", 1, 1, "error")
+    assert at(r.one("SKC406")) == ("skills/x/SKILL.md", 3, 20, "error")
 
 
 def test_overlay_for_missing_skill(tmp_path):
