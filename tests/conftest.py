@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import cli
+from hostile_util import snapshot  # noqa: F401  (re-exported: one way to read a dist/)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,9 +61,6 @@ def run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     return result.exit_code, result.output
 
-
-def dist_bytes(dist: Path) -> dict[str, bytes]:
-    return {p.relative_to(dist).as_posix(): p.read_bytes() for p in sorted(dist.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 
 from compiler import schema
 from compiler.pipeline import build, compile_project
-from conftest import REPO, dist_bytes, run
+from conftest import REPO, snapshot, run
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
@@ -29,10 +29,10 @@ def _copy_example(tmp_path: Path) -> Path:
 def test_building_twice_gives_identical_bytes(tmp_path: Path) -> None:
     config = _copy_example(tmp_path)
     build(config)
-    first = dist_bytes(tmp_path / "dist")
+    first = snapshot(tmp_path / "dist")
     shutil.rmtree(tmp_path / "dist")
     build(config)
-    assert dist_bytes(tmp_path / "dist") == first
+    assert snapshot(tmp_path / "dist") == first
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -52,7 +52,7 @@ def test_shuffled_directory_listing_gives_identical_bytes(tmp_path: Path, seed: 
 def test_output_ignores_mtime_hash_seed_and_locale(tmp_path: Path) -> None:
     config = _copy_example(tmp_path)
     build(config)
-    first = dist_bytes(tmp_path / "dist")
+    first = snapshot(tmp_path / "dist")
     shutil.rmtree(tmp_path / "dist")
     for path in (tmp_path / "skills").rglob("*"):
         os.utime(path, (1_000_000, 1_000_000))
@@ -60,7 +60,7 @@ def test_output_ignores_mtime_hash_seed_and_locale(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "compiler", "build", "-q", "--config", str(config)],
                           env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert dist_bytes(tmp_path / "dist") == first
+    assert snapshot(tmp_path / "dist") == first
 
 
 def test_committed_example_dist_is_current() -> None:
@@ -118,10 +118,10 @@ def test_objects_of_earlier_builds_are_kept_until_prune(tmp_path: Path) -> None:
     shutil.copytree(GOLDEN_PROJECT, tmp_path / "p")
     config = tmp_path / "p" / "skillc.yaml"
     build(config)
-    old = set(dist_bytes(tmp_path / "p" / "dist"))
+    old = set(snapshot(tmp_path / "p" / "dist"))
     (tmp_path / "p" / "local" / "gamma" / "SKILL.md").write_text("---\ndescription: changed gamma\n---\nChanged.\n")
     build(config)
-    after = set(dist_bytes(tmp_path / "p" / "dist"))
+    after = set(snapshot(tmp_path / "p" / "dist"))
     assert old <= after  # nothing of the old build vanished: running readers keep working
     _, pruned = build(config, prune=True)
     assert pruned.pruned >= 1

@@ -16,7 +16,8 @@ from compiler import cache, pipeline, render, validate
 from compiler import config as config_mod
 from compiler.discover import discover
 from compiler.pipeline import build
-from conftest import REPO, dist_bytes, run
+from conftest import REPO, run
+from hostile_util import snapshot as dist_bytes
 
 sys.path.insert(0, str(REPO))
 from bench.gen import generate  # noqa: E402

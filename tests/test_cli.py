@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import dist_bytes, project, run, skill_md
+from conftest import snapshot, project, run, skill_md
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
@@ -55,10 +55,10 @@ def test_check_fails_on_stale_or_missing_dist_and_writes_nothing(tmp_path: Path)
     assert run("build", "--config", str(config))[0] == 0
     assert run("check", "--config", str(config))[0] == 0
     (tmp_path / "p" / "base" / "alpha" / "SKILL.md").write_text(skill_md("alpha", description="changed"))
-    before = dist_bytes(tmp_path / "p" / "dist")
+    before = snapshot(tmp_path / "p" / "dist")
     code, out = run("check", "--config", str(config))
     assert code == 1 and "dist/_index.json:1:1: error[SKC701]: differs from what a build would write" in out
-    assert dist_bytes(tmp_path / "p" / "dist") == before
+    assert snapshot(tmp_path / "p" / "dist") == before
 
 
 def test_check_flags_stray_files(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from compiler.pipeline import build
-from conftest import dist_bytes
+from conftest import snapshot
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -20,12 +20,12 @@ def test_golden_dist_matches_byte_for_byte(tmp_path: Path) -> None:
     shutil.copytree(GOLDEN / "project", tmp_path / "project")
     result, written = build(tmp_path / "project" / "skillc.yaml")
     assert written is not None, [d.format() for d in result.diagnostics]
-    got = dist_bytes(tmp_path / "project" / "dist")
+    got = snapshot(tmp_path / "project" / "dist")
     expected_dir = GOLDEN / "expected"
     if os.environ.get("UPDATE_GOLDEN"):
         shutil.rmtree(expected_dir, ignore_errors=True)
         shutil.copytree(tmp_path / "project" / "dist", expected_dir)
-    expected = dist_bytes(expected_dir)
+    expected = snapshot(expected_dir)
     assert sorted(got) == sorted(expected)
     for rel in expected:
         assert got[rel] == expected[rel], rel
