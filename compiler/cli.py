@@ -124,8 +124,8 @@ def _invalid_index(dist: Path, out: str) -> list[Diagnostic]:
         return []
     try:
         data = json.loads(path.read_bytes())
-    except ValueError as exc:
-        return [dg.error(f"{out}/_index.json", "SKC702", f"not valid JSON: {exc}")]
+    except (ValueError, RecursionError) as exc:
+        return [dg.error(f"{out}/_index.json", "SKC702", f"not valid JSON: {type(exc).__name__}: {exc}")]
     return [dg.error(f"{out}/_index.json", "SKC702", f"does not match index.schema.json: {e}")
             for e in schema.index_errors(data)[:20]]
 

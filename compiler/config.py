@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 from . import diagnostics as dg
@@ -49,7 +50,10 @@ def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[
         if reason:
             line, col = doc.pos(*key)
             problems.append(dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col))
-    if data.get("output", "dist").strip("/") in ("", "."):
+    # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
+    data = {**data, **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)}}
+    data["sources"] = [posixpath.normpath(s) for s in data["sources"]]
+    if data.get("output", "dist") == ".":
         line, col = doc.pos("output")
         problems.append(dg.error(rel, "SKC103", "output must be a directory below the project, not the project itself", line, col))
     template_rel = data.get("template", DEFAULT_TEMPLATE)

@@ -76,7 +76,7 @@ def walk(root: Path, rel_prefix: str, listdir=os.listdir) -> Walk:
         path, rel, ancestors, here = stack.pop()
         dirs.append(rel)
         try:
-            names = sorted((nfc(n), n) for n in listdir(path))
+            names = _unique(sorted((nfc(n), n) for n in listdir(path)), rel_prefix, rel, diags)
         except OSError as exc:
             diags.append(dg.error(_join(rel_prefix, rel) or ".", "SKC310", f"cannot list directory: {exc.strerror}"))
             continue
@@ -101,6 +101,18 @@ def walk(root: Path, rel_prefix: str, listdir=os.listdir) -> Walk:
                 files.append(Entry(child_rel, child))
         stack.extend(reversed(subdirs))
     return Walk(tuple(sorted(files, key=lambda e: e.rel)), tuple(sorted(dirs)), tuple(diags))
+
+
+def _unique(names: list[tuple[str, str]], rel_prefix: str, rel: str, diags: list[Diagnostic]) -> list[tuple[str, str]]:
+    """Two names that normalise alike (NFC vs NFD) would be one command: refuse the second."""
+    kept: list[tuple[str, str]] = []
+    for name, disk in names:
+        if kept and kept[-1][0] == name:
+            where = _join(rel_prefix, _join(rel, name))
+            diags.append(dg.error(where, "SKC306", f"two entries named {name!r} that differ only in Unicode normalisation"))
+            continue
+        kept.append((name, disk))
+    return kept
 
 
 def _classify(child: str, root_real: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> str | None:

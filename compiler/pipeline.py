@@ -15,7 +15,7 @@ from .cache import Cache, Record, Snapshot, Stats
 from .diagnostics import Diagnostic
 from .discover import discover
 from .model import Artifacts, Config, Discovery, Program, Resolution
-from .render import Template, artifacts, build_hash, catalogs, entry_cost, load_template
+from .render import Template, TemplateFailure, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
 from .validate import check_skill, validate
 from .write import Comparison, WriteResult, compare, write
@@ -114,7 +114,11 @@ def _back(front: Front, memo: Cache | None) -> Compilation:
     if template is None:
         return _finish(config, program, resolutions, {}, None, diags)
     cost = memo.entry_cost(entry_cost) if memo else entry_cost
-    texts, packings, problems = catalogs(config, program, resolutions, template, cost)
+    try:
+        texts, packings, problems = catalogs(config, program, resolutions, template, cost)
+    except TemplateFailure as exc:
+        failed = dg.error(config.template_rel, "SKC104", f"template failed while rendering: {exc}")
+        return _finish(config, program, resolutions, {}, None, diags + (failed,))
     art = artifacts(config, program, resolutions, template, texts, packings, front.found.inputs)
     return _finish(config, program, resolutions, packings, art, diags + problems)
 
@@ -127,22 +131,31 @@ def _finish(config: Config, program: Program, resolutions: tuple[Resolution, ...
 def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     """The output directory is swapped wholesale, so it must not hold any input."""
     out = (config.root / config.output).resolve()
-    inputs = [*config.sources, *([config.personas] if config.personas else [])]
-    return tuple(
+    dirs = [*config.sources, *([config.personas] if config.personas else [])]
+    problems = [
         dg.error(config.config_rel, "SKC103", f"output {config.output!r} overlaps input {src!r}")
-        for src in inputs
+        for src in dirs
         if _inside((config.root / src).resolve(), out) or _inside(out, (config.root / src).resolve())
-    )
+    ]
+    problems += [
+        dg.error(config.config_rel, "SKC103", f"output {config.output!r} would replace the {what} {path.name!r}")
+        for what, path in (("config file", config.root / config.config_rel), ("template", config.template))
+        if _inside(path.resolve(), out)
+    ]
+    if out.exists() and not out.is_dir():
+        problems.append(dg.error(config.config_rel, "SKC103", f"output {config.output!r} exists and is not a directory"))
+    return tuple(problems)
 
 
 def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
     """A configured directory that is a symlink out of the project is refused like any escaping symlink."""
     root = config.root.resolve()
     named = [("sources", s) for s in config.sources] + ([("personas", config.personas)] if config.personas else [])
+    named.append(("output", config.output))  # written to: through a symlink it would land elsewhere
     return tuple(
         dg.error(config.config_rel, "SKC103", f"{key} {path!r} resolves outside the project ({(root / path).resolve()})")
         for key, path in named
-        if (root / path).exists() and not _inside((root / path).resolve(), root)
+        if (key == "output" or (root / path).exists()) and not _inside((root / path).resolve(), root)
     )
 
 

@@ -334,7 +334,7 @@ class Dist:
     # -- files -------------------------------------------------------------
 
     def _read_checked(self, rel: str, digest: str) -> bytes:
-        if not _HEX.match(str(digest)) or ".." in rel.split("/") or rel.startswith("/"):
+        if not _HEX.match(str(digest)) or ".." in rel.split("/") or rel.startswith("/") or "\x00" in rel:
             raise FormatError(f"corrupt index entry {rel!r}")
         where = os.path.join(self.path, *rel.split("/"))
         try:

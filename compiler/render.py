@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import jinja2
+import jinja2.meta
 
 from . import __version__
 from . import diagnostics as dg
@@ -20,6 +21,19 @@ from .diagnostics import Diagnostic
 from .model import FORMAT_VERSION, Artifacts, Config, InputFile, Persona, Program, Resolution, Skill
 
 GENERATOR = f"skillc {__version__}"
+
+
+class TemplateFailure(Exception):
+    """The template raised while rendering; reported as SKC104, never a traceback."""
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., str]:
+    def call(*args: Any, **kwargs: Any) -> str:
+        try:
+            return str(fn(*args, **kwargs))
+        except Exception as exc:  # a template is the project's code: whatever it raises is its author's error
+            raise TemplateFailure(f"{type(exc).__name__}: {exc}") from None
+    return call
 
 
 @dataclass(frozen=True)
@@ -40,6 +54,9 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
         undefined=jinja2.StrictUndefined,
     )
     try:
+        sources, problem = _sources(env, path.name)
+        if problem:
+            return None, (dg.error(config.template_rel, "SKC104", problem),)
         template = env.get_template(path.name)
         # The macro lives in the template module; building it renders the
         # body once, so give it an empty but complete context.
@@ -47,10 +64,31 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
         entry = module.entry  # type: ignore[attr-defined]
     except jinja2.TemplateSyntaxError as exc:
         return None, (dg.error(config.template_rel, "SKC104", f"template syntax error: {exc.message}", exc.lineno or 1, 1),)
-    except (jinja2.TemplateError, AttributeError, OSError) as exc:
+    except AttributeError as exc:
         return None, (dg.error(config.template_rel, "SKC104", f"template must define a macro entry(skill): {exc}"),)
+    except Exception as exc:  # the template body ran with an empty context and raised
+        return None, (dg.error(config.template_rel, "SKC104", f"template failed: {type(exc).__name__}: {exc}"),)
     suffix = Path(path.name.removesuffix(".j2")).suffix or ".txt"
-    return Template(template.render, lambda s: str(entry(s)), suffix, path.read_bytes(), markup), ()
+    return Template(_guard(template.render), _guard(entry), suffix, sources, markup), ()
+
+
+def _sources(env: jinja2.Environment, name: str) -> tuple[bytes, str | None]:
+    """The template and everything it includes, imports or extends: all of it feeds the build hash."""
+    seen: dict[str, str] = {}
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        try:
+            seen[current] = env.loader.get_source(env, current)[0]  # type: ignore[union-attr]
+            refs = list(jinja2.meta.find_referenced_templates(env.parse(seen[current])))
+        except jinja2.TemplateNotFound as exc:
+            return b"", f"template {current!r}: not found: {exc}"
+        if None in refs:
+            return b"", f"template {current!r} includes a template by a computed name; skillc must know every file a build depends on"
+        todo.extend(r for r in refs if r is not None)
+    return "".join(f"{n}\0{sha256(s.encode())}\n" for n, s in sorted(seen.items())).encode(), None
 
 
 def _escape_text(value: Any) -> Any:

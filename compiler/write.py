@@ -96,20 +96,21 @@ def write(dist: Path, art: Artifacts, *, prune: bool = False) -> WriteResult:
         tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            _fill(tmp, dist, art, () if prune else cmp.extra_objects)
+            _fill(tmp, dist, art, () if prune else cmp.extra_objects, frozenset(cmp.changed))
             _swap(tmp, dist)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return WriteResult(True, len(cmp.extra_objects) if prune else 0)
 
 
-def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...]) -> None:
+def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], damaged: frozenset[str]) -> None:
+    """damaged: old files whose bytes differ from what they should be; never reused."""
     tmp.mkdir(parents=True)
     for rel, data in art.files.items():
         target = tmp / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         old = dist / rel
-        if rel in art.objects and _link(old, target, len(data)):
+        if rel in art.objects and rel not in damaged and _link(old, target, len(data)):
             continue
         target.write_bytes(data)
     for rel in keep:
