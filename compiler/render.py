@@ -186,7 +186,7 @@ def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, .
             digest = digests[text] = put_object(text.encode("utf-8"))
         return digest
 
-    skills = {c: _skill_entry(config, s, put_object) for c, s in program.skills.items()}
+    skills = {c: _skill_entry(config, s, put_text, put_object) for c, s in program.skills.items()}
     personas: dict[str, Any] = {}
     for pid, persona in program.personas.items():
         prompt = texts[pid].encode("utf-8")
@@ -235,14 +235,14 @@ def encode_index_stdlib(index: dict[str, Any]) -> bytes:
     return (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _skill_entry(config: Config, skill: Skill, put_object: Callable[[bytes], str]) -> dict[str, Any]:
+def _skill_entry(config: Config, skill: Skill, put_text: Callable[[str], str], put_object: Callable[[bytes], str]) -> dict[str, Any]:
     return {
         "name": skill.name,
         "description": skill.description,
         "source": config.sources[skill.source],
         "path": skill.path,
         "frontmatter": dict(skill.fields),
-        "body": put_object(skill.body.encode("utf-8")),
+        "body": put_text(skill.body),  # shared with the resolutions' bodies: hashed once
         "resources": [
             {"path": r.path, "sha256": put_object(r.file.data), "size": len(r.file.data)}
             for r in sorted(skill.resources, key=lambda r: r.path)

@@ -73,19 +73,13 @@ def resolve(program: Program) -> tuple[Resolution, ...]:
     )
 
 
-def visible_commands(program: Program, persona: Persona) -> tuple[str, ...]:
-    return _visible(program, persona, tuple(sorted(program.skills)))
-
-
 def _visible(program: Program, persona: Persona, everything: tuple[str, ...]) -> tuple[str, ...]:
     if persona.allowlist is None:
         return everything
     return tuple(c for c in sorted(persona.allowlist) if c in program.skills)
 
 
-def resolve_one(program: Program, persona: Persona, skill: Skill, facts: Facts | None = None) -> Resolution:
-    if facts is None:
-        facts = skill_facts(skill)
+def resolve_one(program: Program, persona: Persona, skill: Skill, facts: Facts) -> Resolution:
     if facts.open_trace is not None:  # most skills: the same answer for every persona
         return Resolution(
             persona=persona.id, command=skill.command, access="open", via=None, body=skill.body,
