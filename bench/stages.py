@@ -33,7 +33,7 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
 
     from compiler import config as config_mod
     from compiler.discover import discover
-    from compiler.render import artifacts, catalogs, load_template
+    from compiler.render import artifacts, build_hash, catalogs, load_template
     from compiler.resolve import resolve
     from compiler.validate import validate
     from compiler.write import write
@@ -49,7 +49,7 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
     mark("resolve")
     texts, packings, _ = catalogs(config, program, resolutions, template)
     mark("catalogs (budget + Jinja)")
-    art = artifacts(config, program, resolutions, template, texts, packings, found.inputs)
+    art = artifacts(config, program, resolutions, template, texts, packings, build_hash(config, found.inputs, template))
     mark("artifacts (objects + index)")
     write(config.root / config.output, art)
     mark("write")

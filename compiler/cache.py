@@ -69,6 +69,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
+from . import write as write_mod
 from .diagnostics import Diagnostic, Severity
 from .discover import ignored
 from .model import Config, Skill, SkillSource
@@ -479,33 +480,13 @@ def open_cache(config: Config) -> Cache | None:
 
 # --- the output directory, as the build record describes it ------------------
 
-def scan(dist: Path) -> dict[str, list[int]] | None:
-    """path -> [size, mtime_ns] of every file below dist; None if it cannot be walked."""
-    found: dict[str, list[int]] = {}
-    stack = [("", str(dist))]
-    try:
-        while stack:
-            rel, path = stack.pop()
-            with os.scandir(path) as it:
-                for entry in it:
-                    name = f"{rel}{entry.name}"
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append((name + "/", entry.path))
-                    else:
-                        st = entry.stat(follow_symlinks=False)
-                        found[name] = [st.st_size, st.st_mtime_ns]
-    except OSError:
-        return None
-    return found
-
-
 def output_current(record: Record, dist: Path, *, prune: bool) -> bool:
     """dist holds every file the recorded build left, unchanged, and nothing a build would remove."""
     if str(dist.resolve()) != record.dist:
         return False
     if any(dist.parent.glob(f".{dist.name}.tmp-*")) or any(dist.parent.glob(f".{dist.name}.old-*")):
         return False  # a killed build left debris that a real build cleans up
-    present = scan(dist)
+    present = write_mod.scan(dist)
     if present is None:
         return False
     if any(present.get(rel) != stat for rel, stat in record.files.items()):

@@ -18,7 +18,7 @@ from .model import Artifacts, Config, Discovery, Program, Resolution
 from .render import Template, TemplateFailure, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
 from .validate import check_skill, validate
-from .write import Comparison, WriteResult, compare, write
+from .write import Comparison, WriteResult, compare, scan, write
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,11 @@ def _head(config_path: Path, strict: bool | None) -> Head | Compilation:
     return Head(config, template, diags + problems)
 
 
-def _back(front: Front, memo: Cache | None) -> Compilation:
-    """validate -> resolve -> catalogs -> artifacts; `memo` skips unchanged per-file work."""
+def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compilation:
+    """validate -> resolve -> catalogs -> artifacts; `memo` skips unchanged per-file work.
+
+    digest: the build hash when the caller already has it (hashing every input costs).
+    """
     config, template = front.config, front.template
     program = validate(front.found, memo.check_skill(check_skill) if memo else None)
     diags = front.diagnostics + program.diagnostics
@@ -119,7 +122,8 @@ def _back(front: Front, memo: Cache | None) -> Compilation:
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, "SKC104", f"template failed while rendering: {exc}")
         return _finish(config, program, resolutions, {}, None, diags + (failed,))
-    art = artifacts(config, program, resolutions, template, texts, packings, front.found.inputs)
+    digest = digest or build_hash(config, front.found.inputs, template)
+    art = artifacts(config, program, resolutions, template, texts, packings, digest)
     return _finish(config, program, resolutions, packings, art, diags + problems)
 
 
@@ -184,13 +188,14 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     front = _discovered(head, os.listdir)
     inputs = cache_mod.for_inputs(now, (f.rel for f in front.found.inputs))
     early = front.diagnostics + front.found.diagnostics
-    key = store.build_key(build_hash(config, front.found.inputs, template), config, early)
+    digest = build_hash(config, front.found.inputs, template)
+    key = store.build_key(digest, config, early)
     replayed = _replay(store, config, store.replay(key, dist, prune=prune))
     if replayed is not None:
         store.save_inputs(inputs)  # so that the next no-op build need not read them
         return replayed, WriteResult(False, 0)
     store.load_memo()
-    result = replace(_back(front, store), cache=store.stats)
+    result = replace(_back(front, store, digest), cache=store.stats)
     store.save_memo()
     if not result.ok:
         return result, None
@@ -211,7 +216,7 @@ def _replay(store: Cache, config: Config, hit: tuple[Record, tuple[Diagnostic, .
 def _save_record(store: Cache, key: str, result: Compilation, inputs: Snapshot | None) -> None:
     """Remember the build and the state of its output, for the next build's replay."""
     dist = result.output
-    present = cache_mod.scan(dist)
+    present = scan(dist)
     art, summary = result.artifacts, result.summary
     if present is None or art is None or summary is None or any(rel not in present for rel in art.files):
         return

@@ -167,7 +167,8 @@ def _render(template: Template, persona: Persona, skills: list[dict[str, Any]], 
     return template.render(persona=who, skills=skills, omitted=omitted, budget=budget)
 
 
-def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template, texts: dict[str, str], packings: dict[str, Packing], inputs: tuple[InputFile, ...]) -> Artifacts:
+def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template, texts: dict[str, str], packings: dict[str, Packing], digest: str) -> Artifacts:
+    """digest: build_hash of the inputs, computed once by the caller (the cache keys on it too)."""
     files: dict[str, bytes] = {}
     objects: set[str] = set()
 
@@ -201,7 +202,6 @@ def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, .
             "overlay": r.overlay, "model": r.model, "user": r.user,
             "in_catalog": r.command in included[r.persona],
         }
-    digest = build_hash(config, inputs, template)
     index = {
         "format": FORMAT_VERSION,
         "generator": GENERATOR,

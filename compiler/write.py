@@ -42,16 +42,31 @@ class WriteResult:
     pruned: int
 
 
+def scan(dist: Path) -> dict[str, list[int]] | None:
+    """path -> [size, mtime_ns] of every file below dist; None if it cannot be walked."""
+    found: dict[str, list[int]] = {}
+    stack = [("", str(dist))]
+    try:
+        while stack:
+            rel, path = stack.pop()
+            with os.scandir(path) as it:
+                for entry in it:
+                    name = f"{rel}{entry.name}"
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((name + "/", entry.path))
+                    else:
+                        st = entry.stat(follow_symlinks=False)
+                        found[name] = [st.st_size, st.st_mtime_ns]
+    except OSError:
+        return None
+    return found
+
+
 def existing_files(dist: Path) -> tuple[str, ...]:
-    if not dist.is_dir():
-        return ()
-    found = []
-    for dirpath, dirnames, filenames in os.walk(dist):
-        dirnames.sort()
-        rel_dir = os.path.relpath(dirpath, dist)
-        for name in sorted(filenames):
-            found.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))
-    return tuple(sorted(found))
+    """Every file below dist, sorted; () when there is no readable dist."""
+    return tuple(sorted(scan(dist) or ())) if dist.is_dir() else ()
+
+
 
 
 def compare(dist: Path, art: Artifacts) -> Comparison:
