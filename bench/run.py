@@ -6,7 +6,7 @@
 For each N a fresh tree is written by bench/gen.py (N distinct commands, 12 personas),
 then, each in a new process:
 
-- full build      `python -m compiler build --config T/skillc.yaml`, no dist/ (median)
+- full build      `python -m skillc build --config T/skillc.yaml`, no dist/ (median)
 - no-op rebuild   the same again, nothing changed (median); also with -q, which
                   leaves out printing the warnings (at N=10,000 the budget warns
                   about 110,000 left-out catalog entries)
@@ -16,7 +16,7 @@ then, each in a new process:
                   RUSAGE_CHILDREN) in a wrapper process that runs only the build
                   (for a multi-process build this is the largest single process)
 - dist            bytes and files under dist/ after the first full build
-- reader cold     `python -c "from compiler import reader; reader.open(D).catalog(P)"`
+- reader cold     `python -c "from skillc import reader; reader.open(D).catalog(P)"`
                   wall time (median of max(11, repeat)), with bytecode caching on as
                   for an installed package (PYTHONDONTWRITEBYTECODE is dropped for it);
                   `python -c pass` is printed too
@@ -26,7 +26,7 @@ then, each in a new process:
                   (bench/skills_ref_bench.py), for scale; it does much less work
 
 Build output (warnings for every skill cut by the 30000-char catalog budget at large N)
-goes to WORKDIR/logs/, not the terminal. Standard library only; the compiler is
+goes to WORKDIR/logs/, not the terminal. Standard library only; the skillc is
 imported from this checkout (PYTHONPATH) unless --skillc runs the `skillc` script.
 """
 
@@ -69,7 +69,7 @@ print(json.dumps({"rc": rc, "seconds": dt, "maxrss_bytes": rss}))
 _READER = r"""
 import json, statistics, sys, time
 t0 = time.perf_counter()
-from compiler import reader
+from skillc import reader
 t1 = time.perf_counter()
 dist = reader.open(sys.argv[1])
 t2 = time.perf_counter()
@@ -247,7 +247,7 @@ def bench_size(n: int, args, builder_prefix: list[str], workdir: Path) -> dict:
 
     if dist.is_dir() and (dist / "_index.json").exists():
         d = str(dist.resolve())
-        code = f"from compiler import reader; reader.open({d!r}).catalog({args.persona!r})"
+        code = f"from skillc import reader; reader.open({d!r}).catalog({args.persona!r})"
         row["cold"], err = median_wall([sys.executable, "-c", code], max(11, args.repeat), cwd=tree, env=reader_env())
         if err:
             row.setdefault("error", f"reader cold start: {err}")
@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--persona", default="base-g", help="persona for catalog() and load()")
     ap.add_argument("--workdir", type=Path, help="where trees and logs go (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the generated trees")
-    ap.add_argument("--skillc", action="store_true", help="run the `skillc` script, not python -m compiler")
+    ap.add_argument("--skillc", action="store_true", help="run the `skillc` script, not python -m skillc")
     ap.add_argument("--no-skills-ref", action="store_true", help="skip the skills-ref comparison")
     ap.add_argument("--out", type=Path, help="also write the markdown table to this file")
     args = ap.parse_args(argv)
@@ -331,9 +331,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         prefix = [exe]
     else:
-        prefix = [sys.executable, "-m", "compiler"]
-        if importlib.util.find_spec("compiler") is None:
-            log(f"note: no `compiler` package in {REPO}; build and reader columns will fail")
+        prefix = [sys.executable, "-m", "skillc"]
+        if importlib.util.find_spec("skillc") is None:
+            log(f"note: no `skillc` package in {REPO}; build and reader columns will fail")
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="skillc-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)

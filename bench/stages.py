@@ -31,12 +31,12 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    from compiler import config as config_mod
-    from compiler.discover import discover
-    from compiler.render import artifacts, build_hash, catalogs, load_template
-    from compiler.resolve import resolve
-    from compiler.validate import validate
-    from compiler.write import write
+    from skillc import config as config_mod
+    from skillc.discover import discover
+    from skillc.render import artifacts, build_hash, catalogs, load_template
+    from skillc.resolve import resolve
+    from skillc.validate import validate
+    from skillc.write import write
     mark("import")
     config, _ = config_mod.load(config_path)
     template, _ = load_template(config)
@@ -62,9 +62,9 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    from compiler import cache, pipeline
-    from compiler.cli import _report
-    from compiler.render import build_hash
+    from skillc import cache, pipeline
+    from skillc.cli import _report
+    from skillc.render import build_hash
     mark("import")
     head = pipeline._head(config_path, None)
     mark("config + template")

@@ -1,6 +1,6 @@
 """skillc: a static build-time compiler for agent skills.
 
-Kept free of imports on purpose: `compiler.reader` must load without pulling
+Kept free of imports on purpose: `skillc.reader` must load without pulling
 in yaml, jinja2 or jsonschema.
 """
 

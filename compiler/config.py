@@ -14,7 +14,7 @@ from .paths import unsafe_reason
 
 DEFAULT_TEMPLATE = "templates/catalog.xml.j2"
 # The templates shipped with skillc, used when a project has no templates/ of its own.
-BUILTIN_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 class UsageError(Exception):

@@ -5,7 +5,7 @@ jinja2 or jsonschema and never looks at skill sources: everything it returns
 was decided at build time and is read from `_index.json` and hash-checked
 object files.
 
-    from compiler import reader
+    from skillc import reader
     dist = reader.open("dist")
     dist.catalog("paria-g")
     dist.load("paria-g", "threat-assessment", args="Jita").body

@@ -17,7 +17,7 @@ from .model import Document
 @functools.lru_cache(maxsize=None)
 def validator(name: str) -> jsonschema.protocols.Validator:
     """The validator for compiler/schemas/<name>.schema.json (read once, never mutated)."""
-    text = resources.files("compiler").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
+    text = resources.files(__package__).joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
     schema = json.loads(text)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -28,7 +28,7 @@ def index_errors(data: Any) -> list[str]:
     """Problems of a dist/_index.json document against index.schema.json."""
     from referencing import Registry, Resource
 
-    docs = [json.loads(resources.files("compiler").joinpath("schemas", n).read_text("utf-8"))
+    docs = [json.loads(resources.files(__package__).joinpath("schemas", n).read_text("utf-8"))
             for n in ("index.schema.json", "frontmatter.schema.json")]
     registry = Registry().with_resources([(d["$id"], Resource.from_contents(d)) for d in docs])
     v = jsonschema.Draft202012Validator(docs[0], registry=registry)

@@ -9,7 +9,7 @@ from typing import Mapping
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli import cli
+from skillc.cli import cli
 from hostile_util import snapshot  # noqa: F401  (re-exported: one way to read a dist/)
 
 REPO = Path(__file__).resolve().parent.parent

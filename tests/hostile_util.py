@@ -14,7 +14,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from compiler.cli import cli
+from skillc.cli import cli
 
 DIAG = re.compile(r"^(?P<path>.*):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning)\[(?P<code>SKC\d{3})\]: (?P<msg>.*)$")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import pipeline, reader
-from compiler import write as write_mod
+from skillc import pipeline, reader
+from skillc import write as write_mod
 from hostile_util import build, make_tree, project, run, skill_md, snapshot, tree_digest
 
 CONFIG = "format: 1\nsources: [skills]\noutput: dist\nbudgets:\n  catalog_chars: 1000000\n"
@@ -125,7 +125,7 @@ def restore(src: Path, dst: Path) -> None:
 
 def spawn(cfg: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "compiler", "build", "-q", "--config", str(cfg)],
+        [sys.executable, "-m", "skillc", "build", "-q", "--config", str(cfg)],
         cwd=cfg.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
 

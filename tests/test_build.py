@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import schema
-from compiler.pipeline import build, compile_project
+from skillc import schema
+from skillc.pipeline import build, compile_project
 from conftest import REPO, snapshot, run
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
@@ -57,7 +57,7 @@ def test_output_ignores_mtime_hash_seed_and_locale(tmp_path: Path) -> None:
     for path in (tmp_path / "skills").rglob("*"):
         os.utime(path, (1_000_000, 1_000_000))
     env = {**os.environ, "PYTHONHASHSEED": "12345", "LC_ALL": "C", "LANG": "C"}
-    proc = subprocess.run([sys.executable, "-m", "compiler", "build", "-q", "--config", str(config)],
+    proc = subprocess.run([sys.executable, "-m", "skillc", "build", "-q", "--config", str(config)],
                           env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert snapshot(tmp_path / "dist") == first

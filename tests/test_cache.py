@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cache, pipeline, render, validate
-from compiler import config as config_mod
-from compiler.discover import discover
-from compiler.pipeline import build
+from skillc import cache, pipeline, render, validate
+from skillc import config as config_mod
+from skillc.discover import discover
+from skillc.pipeline import build
 from conftest import REPO, run
 from hostile_util import snapshot as dist_bytes
 

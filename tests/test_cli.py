@@ -117,14 +117,14 @@ def test_codes_lists_every_code() -> None:
 
 def test_console_entry_point_never_shows_a_traceback(tmp_path: Path) -> None:
     config = project(tmp_path, {"src/a/SKILL.md": b"---\ndescription: \xff\xfe\n---\n"})
-    proc = subprocess.run([sys.executable, "-m", "compiler", "build", "--config", str(config)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "skillc", "build", "--config", str(config)], capture_output=True, text=True)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "src/a/SKILL.md:2:14: error[SKC201]: not valid UTF-8 (byte 0xff)" in proc.stderr
 
 
 def test_write_failure_reports_skc703(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import write as write_mod
+    from skillc import write as write_mod
 
     config = _golden(tmp_path)
 

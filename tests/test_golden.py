@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
-from compiler.pipeline import build
+from skillc.pipeline import build
 from conftest import snapshot
 
 GOLDEN = Path(__file__).parent / "golden"

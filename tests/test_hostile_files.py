@@ -7,8 +7,8 @@ import json
 import pytest
 import yaml
 
-from compiler import parse
-from compiler.model import SKILL_MD_CAP
+from skillc import parse
+from skillc.model import SKILL_MD_CAP
 from hostile_util import CONFIG, build, project, skill_md
 
 MD = "skills/a/SKILL.md"

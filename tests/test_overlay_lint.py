@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import reader
-from compiler.lint import DELIMITER, escape_delimiter, lint_overlay, wrap_overlay
+from skillc import reader
+from skillc.lint import DELIMITER, escape_delimiter, lint_overlay, wrap_overlay
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
 OVERLAY = "personas/p/skill-overlays/a.md"

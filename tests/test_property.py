@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import reader
+from skillc import reader
 from hostile_util import CONFIG_PERSONAS, DIAG, build, project, skill_md, snapshot, tree_digest
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import reader
+from skillc import reader
 from conftest import REPO
 
 GOLDEN = Path(__file__).parent / "golden" / "expected"
@@ -99,7 +99,7 @@ def test_missing_requirements_checks_this_machine() -> None:
 def test_reader_never_imports_yaml_jinja2_or_jsonschema() -> None:
     code = (
         "import sys\n"
-        "from compiler import reader\n"
+        "from skillc import reader\n"
         f"d = reader.open({str(GOLDEN)!r})\n"
         "d.catalog('pilot'); d.load('pilot', 'alpha', args='x').render(); d.resource('pilot', 'alpha', 'references/list.md')\n"
         "bad = sorted(m for m in ('yaml', 'jinja2', 'jsonschema', 'click') if m in sys.modules)\n"

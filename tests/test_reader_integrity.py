@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import reader
+from skillc import reader
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
 

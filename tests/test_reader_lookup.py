@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import reader
-from compiler.pipeline import build
+from skillc import reader
+from skillc.pipeline import build
 from conftest import REPO
 
 sys.path.insert(0, str(REPO))

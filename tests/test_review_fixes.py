@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import reader
-from compiler.pipeline import build, compile_project
+from skillc import reader
+from skillc.pipeline import build, compile_project
 from conftest import project, run, skill_md, snapshot
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"

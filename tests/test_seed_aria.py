@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.pipeline import compile_project
+from skillc.pipeline import compile_project
 from conftest import skill_md, write_tree
 
 PERSONAS = {

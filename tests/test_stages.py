@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from compiler import config as config_mod
-from compiler.budget import Candidate, pack
-from compiler.discover import discover
-from compiler.lint import escape_delimiter, wrap_overlay
-from compiler.model import InputFile
-from compiler.parse import parse_document
-from compiler.paths import sanitize_command
-from compiler.pipeline import compile_project
-from compiler.validate import split_tools, validate
+from skillc import config as config_mod
+from skillc.budget import Candidate, pack
+from skillc.discover import discover
+from skillc.lint import escape_delimiter, wrap_overlay
+from skillc.model import InputFile
+from skillc.parse import parse_document
+from skillc.paths import sanitize_command
+from skillc.pipeline import compile_project
+from skillc.validate import split_tools, validate
 from conftest import project, skill_md
 
 
@@ -203,7 +203,7 @@ def test_overlay_delimiter_cannot_be_closed_from_inside() -> None:
 def test_markdown_template_is_plain_text(tmp_path: Path) -> None:
     from conftest import REPO
     (tmp_path / "templates").mkdir()
-    (tmp_path / "templates" / "list.md.j2").write_bytes((REPO / "templates" / "catalog.md.j2").read_bytes())
+    (tmp_path / "templates" / "list.md.j2").write_bytes((REPO / "compiler" / "templates" / "catalog.md.j2").read_bytes())
     config = "sources: [src]\ntemplate: templates/list.md.j2\n"
     result = compile_project(project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="Tom & Jerry <3")}, config=config))
     assert result.artifacts.files["personas/default/prompt.md"] == (
