@@ -327,7 +327,8 @@ class Cache:
         cover what is not an input byte (ignored files, unreadable paths).
         """
         dist = str((config.root / config.output).resolve())
-        return _digest(self.fingerprint, build_hash, str(config.strict), dist, *(d.format() for d in early))
+        flags = f"{config.strict}/{config.skip_invalid}/{config.verbose}"
+        return _digest(self.fingerprint, build_hash, flags, dist, *(d.format() for d in early))
 
     def head_key(self, config_hash: str, config: Config, diags: tuple[Diagnostic, ...]) -> str:
         """`build_key` without the inputs: `config_hash` covers the generator, the config and the template,
@@ -551,9 +552,11 @@ def _stat_walk(config: Config) -> tuple[dict[str, str], dict[str, list[str]], di
     dir_stats: dict[str, list[int]] = {}
     files: dict[str, list[int]] = {}
     try:
-        for top in (*config.sources, *([config.personas] if config.personas else [])):
-            roots[top] = os.path.realpath(config.root / top)
-            stack = [(top, str(config.root / top))]
+        tops = [(s, config.source_dir(i)) for i, s in enumerate(config.sources)]
+        tops += [(config.personas, config.root / config.personas)] if config.personas else []
+        for top, where in tops:
+            roots[top] = os.path.realpath(where)
+            stack = [(top, str(where))]
             while stack:
                 rel, path = stack.pop()
                 st = os.stat(path)  # before the listing: an entry added after it changes the ctime

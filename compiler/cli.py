@@ -23,6 +23,9 @@ from .render import sha256
 CONFIG = click.option("--config", "config_path", default="skillc.yaml", show_default=True,
                       type=click.Path(dir_okay=False, path_type=Path), help="Path of skillc.yaml.")
 STRICT = click.option("--strict/--no-strict", default=None, help="Treat warnings as errors (default: the config's `strict`).")
+SKIP = click.option("--skip-invalid/--no-skip-invalid", default=None,
+                    help="Leave out skills with errors (reported as warnings) instead of failing (default: the config's `skip_invalid`).")
+VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Name every skill a budget left out or shortened.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -57,11 +60,14 @@ def _compile(fn, *args, **kwargs):
 @click.option("--prune", is_flag=True, help="Remove objects no longer referenced by the index.")
 @click.option("-q", "--quiet", is_flag=True, help="Print errors only.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the incremental cache (.skillc-cache/).")
-def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_cache: bool) -> None:
+@SKIP
+@VERBOSE
+def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_cache: bool, skip_invalid: bool | None, verbose: bool) -> None:
     """Compile the sources into the output directory, atomically."""
     started = time.perf_counter()
     try:
-        result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache)
+        result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache,
+                                   skip_invalid=skip_invalid, verbose=verbose)
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         where = os.path.relpath(exc.filename) if exc.filename else "."
         click.echo(dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}").format(), err=True)
@@ -85,9 +91,11 @@ def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_c
 @cli.command()
 @CONFIG
 @STRICT
-def validate(config_path: Path, strict: bool | None) -> None:
+@SKIP
+@VERBOSE
+def validate(config_path: Path, strict: bool | None, skip_invalid: bool | None, verbose: bool) -> None:
     """Run every check and write nothing."""
-    result = _compile(pipeline.compile_project, config_path, strict=strict)
+    result = _compile(pipeline.compile_project, config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose)
     _report(result.diagnostics)
     sys.exit(0 if result.ok else 1)
 
@@ -95,9 +103,11 @@ def validate(config_path: Path, strict: bool | None) -> None:
 @cli.command()
 @CONFIG
 @STRICT
-def check(config_path: Path, strict: bool | None) -> None:
+@SKIP
+@VERBOSE
+def check(config_path: Path, strict: bool | None, skip_invalid: bool | None, verbose: bool) -> None:
     """CI: fail if the output directory is stale or invalid. Writes nothing."""
-    result, cmp = _compile(pipeline.check, config_path, strict=strict)
+    result, cmp = _compile(pipeline.check, config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose)
     _report(result.diagnostics, quiet=True)
     if cmp is None:
         click.echo("skillc: check failed: the sources do not compile", err=True)
@@ -132,11 +142,12 @@ def _invalid_index(dist: Path, out: str) -> list[Diagnostic]:
 
 @cli.command()
 @CONFIG
+@SKIP
 @click.argument("persona")
 @click.argument("command")
-def explain(config_path: Path, persona: str, command: str) -> None:
+def explain(config_path: Path, skip_invalid: bool | None, persona: str, command: str) -> None:
     """Print why PERSONA gets what it gets for COMMAND."""
-    result = _compile(pipeline.compile_project, config_path)
+    result = _compile(pipeline.compile_project, config_path, skip_invalid=skip_invalid)
     if result.program is None:
         _report(result.diagnostics)
         sys.exit(1)
@@ -153,7 +164,11 @@ def explain(config_path: Path, persona: str, command: str) -> None:
 
 def _explain_missing(program, persona: str, command: str) -> None:
     p = program.personas[persona]
-    if command in program.skills:
+    invalid = dict(program.invalid)
+    if command in invalid:
+        click.echo(f"{persona} x {command}: left out of the build: the skill has errors "
+                   f"({', '.join(invalid[command])}) and --skip-invalid is on; `skillc validate` lists them", err=True)
+    elif command in program.skills:
         click.echo(f"{persona} x {command}: not visible: the persona's allowlist does not name it "
                    f"({p.manifest_rel}: skills)", err=True)
     else:
@@ -175,14 +190,24 @@ def _explain(result: pipeline.Compilation, r) -> None:
         *(f"  {step}" for step in r.trace),
     ]
     if packing is not None and r.model:
-        if r.command in packing.included:
-            why = " (always: true)" if skill.flag("always") else ""
-            lines.append(f"  catalog: included{why}; budget {packing.budget} characters")
-        else:
-            lines.append(f"  catalog: left out by the {packing.budget}-character budget")
+        lines.append("  catalog: " + _catalog_reason(packing, skill))
     lines.append(f"  result: access={r.access}" + (f" via {r.via}" if r.via else "")
                  + f", body sha256 {sha256(r.body.encode('utf-8'))[:16]}, overlay {r.overlay or 'none'}")
     click.echo("\n".join(lines))
+
+
+def _catalog_reason(packing, skill) -> str:
+    """Why the budget kept, cut or shortened this skill's catalog entry."""
+    how = f"budget {packing.budget} characters, strategy {packing.strategy}"
+    rank = f"priority rank {packing.ranks.get(skill.command, '?')} of {len(packing.ranks)}"
+    if skill.command not in packing.included:
+        return (f"left out: the catalog is over its budget ({how}); {rank}, and every skill ranked "
+                f"below it was cut first (always first, then budgets.priority, then command order)")
+    if skill.command in packing.descriptions:
+        short = packing.descriptions[skill.command]
+        what = "description removed" if not short else f"description shortened to {len(short)} characters"
+        return f"included, {what} to fit ({how}); {rank}"
+    return "included" + (" (always: true)" if skill.flag("always") else "") + f"; {how}"
 
 
 @cli.command()

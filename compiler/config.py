@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
+from dataclasses import replace
 from pathlib import Path
 
 from . import diagnostics as dg
 from . import schema
 from .diagnostics import Diagnostic
-from .model import DEFAULT_BUDGET, DEFAULT_EXTENSIONS, Config, InputFile
+from .model import DEFAULT_BUDGET, Config, InputFile
 from .parse import parse_document
 from .paths import unsafe_reason
 
@@ -21,7 +23,8 @@ class UsageError(Exception):
     """The command line named something that is not there (exit code 2)."""
 
 
-def load(path: Path, *, strict: bool | None = None) -> tuple[Config | None, tuple[Diagnostic, ...]]:
+def load(path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False) -> tuple[Config | None, tuple[Diagnostic, ...]]:
+    """strict, skip_invalid: command-line overrides of the config's settings (None: the config's)."""
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"config file not found: {path}")
@@ -36,23 +39,28 @@ def load(path: Path, *, strict: bool | None = None) -> tuple[Config | None, tupl
         return None, doc.diagnostics or (dg.error(rel, "SKC101", "config is not valid YAML"),)
     if not isinstance(doc.data, dict):
         return None, doc.diagnostics + (dg.error(rel, "SKC101", "config must be a mapping"),)
-    problems = schema.check(doc, doc.data, "config", "SKC102")
+    problems = schema.check(doc, doc.data, "config", "SKC102") + _obsolete(doc)
     if problems:
         return None, doc.diagnostics + problems
-    return _build(root, rel, raw, doc, strict)
+    config, diags = _build(root, rel, raw, doc, strict)
+    if config is not None:
+        skip = config.skip_invalid if skip_invalid is None else skip_invalid
+        config = replace(config, skip_invalid=skip, verbose=verbose)
+    return config, diags
 
 
 def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[Config | None, tuple[Diagnostic, ...]]:
     data = doc.data
     problems: list[Diagnostic] = list(doc.diagnostics)
     for key, value in _paths(data):
-        reason = unsafe_reason(value)
+        # The config is trusted: a source may live outside the project (`~/.claude/skills`).
+        reason = _outside_source_reason(value) if key[0] == "sources" and _outside(value) else unsafe_reason(value)
         if reason:
             line, col = doc.pos(*key)
             problems.append(dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col))
     # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
     data = {**data, **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)}}
-    data["sources"] = [posixpath.normpath(s) for s in data["sources"]]
+    data["sources"] = [_label(s) for s in data["sources"]]
     if data.get("output", "dist") == ".":
         line, col = doc.pos("output")
         problems.append(dg.error(rel, "SKC103", "output must be a directory below the project, not the project itself", line, col))
@@ -78,9 +86,13 @@ def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[
         strict=bool(data.get("strict", False)) if strict is None else strict,
         catalog_chars=budgets.get("catalog_chars", DEFAULT_BUDGET),
         persona_budgets=tuple(sorted(budgets.get("personas", {}).items())),
-        allowed_extensions=tuple(sorted({e.lower() for e in res.get("allowed_extensions", DEFAULT_EXTENSIONS)})),
         max_resource_bytes=res.get("max_bytes", 1024 * 1024),
         config_bytes=raw,
+        source_dirs=tuple(_source_dir(root, s) for s in data["sources"]),
+        exclude=tuple(res.get("exclude", ())),
+        skip_invalid=bool(data.get("skip_invalid", False)),
+        budget_strategy=budgets.get("strategy", "drop"),
+        budget_priority=tuple(budgets.get("priority", ())),
     )
     return config, tuple(problems)
 
@@ -89,3 +101,43 @@ def _paths(data: dict) -> list[tuple[tuple, str]]:
     found = [(("sources", i), s) for i, s in enumerate(data["sources"])]
     found += [((k,), data[k]) for k in ("personas", "output", "template") if data.get(k)]
     return found
+
+
+def _outside(source: str) -> bool:
+    return source.startswith(("/", "~"))
+
+
+def _outside_source_reason(source: str) -> str | None:
+    if "\x00" in source:
+        return "contains a NUL byte"
+    if source.startswith("~") and not (source == "~" or source.startswith("~/")):
+        return "names another user's home ('~user'); write '~/...' or an absolute path"
+    return None
+
+
+def _label(source: str) -> str:
+    """How the index and diagnostics name a source: as written, normalised, never expanded."""
+    if source.startswith("~"):
+        rest = source[1:].lstrip("/")
+        return "~/" + posixpath.normpath(rest) if rest else "~"
+    return posixpath.normpath(source)
+
+
+def _source_dir(root: Path, label: str) -> Path:
+    if label.startswith("~"):
+        return Path(os.path.expanduser(label))
+    return root / label  # an absolute label stays absolute
+
+
+def _obsolete(doc) -> tuple[Diagnostic, ...]:
+    """Settings that no longer exist: say what replaced them instead of 'unexpected key'."""
+    res = doc.data.get("resources")
+    if isinstance(res, dict) and "allowed_extensions" in res:
+        line, col = doc.key_pos("resources", "allowed_extensions")
+        return (dg.error(
+            doc.rel, "SKC102",
+            "resources.allowed_extensions was removed: every file of a skill is a resource now; "
+            "list what to leave out in resources.exclude (gitignore patterns, e.g. ['*.log', 'tmp/'])",
+            line, col,
+        ),)
+    return ()

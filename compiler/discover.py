@@ -10,25 +10,32 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from . import diagnostics as dg
 from .diagnostics import Diagnostic
 from .model import (
-    PERSONA_FILE_EXTENSIONS, SKILL_MD_CAP, Config, Discovery, ExclusiveSource,
+    DEFAULT_EXCLUDES, PERSONA_FILE_EXTENSIONS, SKILL_MD_CAP, Config, Discovery, ExclusiveSource,
     InputFile, PersonaSource, Resource, SkillSource,
 )
 from .paths import extension, nfc, sanitize_command, unsafe_name
 
-IGNORED_DIRS = frozenset({".git", "node_modules"})
+# Version-control metadata is never part of a skill, whatever the excludes say.
+IGNORED_DIRS = frozenset({".git", ".hg", ".svn"})
 EXCLUSIVE_SUFFIX = "-exclusive"
+SKILL_FILES = ("SKILL.md", "skill.md")   # the second is accepted as skills-ref does, with a warning
+
+# skip(rel, is_dir) -> True to leave an entry out of the walk (rel: relative to the walked root).
+Skip = Callable[[str, bool], bool]
 
 
 @dataclass(frozen=True)
 class Entry:
     rel: str          # POSIX path relative to the walked root
     abs: str
+    executable: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,47 +67,88 @@ def discover(config: Config, listdir=os.listdir) -> Discovery:
 
 
 def ignored(name: str) -> bool:
-    """Names (NFC) the walk never looks at; the build cache's stat walk skips the same."""
-    return name in IGNORED_DIRS or name.startswith(".")
+    """Names (NFC) no walk ever enters; the build cache's stat walk skips the same."""
+    return name in IGNORED_DIRS
 
 
-def walk(root: Path, rel_prefix: str, listdir=os.listdir) -> Walk:
-    """Every file below root, sorted, with symlinks confined to root."""
+def _hidden(rel: str, is_dir: bool) -> bool:
+    """The personas walk: dot-names are notes and editor files there, as before."""
+    return rel.rsplit("/", 1)[-1].startswith(".")
+
+
+def resource_filter(config: Config) -> Skip:
+    """DEFAULT_EXCLUDES then resources.exclude, with gitignore semantics (last match wins)."""
+    import pathspec  # only builds that discover need it
+
+    spec = pathspec.GitIgnoreSpec.from_lines((*DEFAULT_EXCLUDES, *config.exclude))
+    return lambda rel, is_dir: spec.match_file(rel + "/" if is_dir else rel)
+
+
+def walk(root: Path, rel_prefix: str, listdir=os.listdir, *, confine: str | None = None, skip: Skip = _hidden) -> Walk:
+    """Every file below root, sorted, each real directory visited once.
+
+    Symlinks are followed when they resolve inside `confine` (a real path,
+    default: root's): a link to a directory already walked is skipped with a
+    warning, a link to an ancestor is a loop, so neither loops nor a diamond
+    of links can make the walk revisit a directory.
+    """
     root_real = os.path.realpath(root)
-    files: list[Entry] = []
-    dirs: list[str] = []
-    diags: list[Diagnostic] = []
+    state = _WalkState(confine or root_real, rel_prefix, skip, {root_real: ""})
     # (path, rel, real paths of the ancestors, real path of this directory)
     stack: list[tuple[str, str, frozenset[str], str]] = [(str(root), "", frozenset({root_real}), root_real)]
     while stack:
         path, rel, ancestors, here = stack.pop()
-        dirs.append(rel)
+        state.dirs.append(rel)
         try:
-            names = _unique(sorted((nfc(n), n) for n in listdir(path)), rel_prefix, rel, diags)
+            names = _unique(sorted((nfc(n), n) for n in listdir(path)), rel_prefix, rel, state.diags)
         except OSError as exc:
-            diags.append(dg.error(_join(rel_prefix, rel) or ".", "SKC310", f"cannot list directory: {exc.strerror}"))
+            state.diags.append(dg.error(_join(rel_prefix, rel) or ".", "SKC310", f"cannot list directory: {exc.strerror}"))
             continue
-        subdirs: list[tuple[str, str, frozenset[str], str]] = []
-        for name, disk_name in names:
-            if ignored(name):
-                continue
-            child_rel = _join(rel, name)
-            where = _join(rel_prefix, child_rel)
-            reason = unsafe_name(name)
-            if reason:
-                diags.append(dg.error(where, "SKC301", f"unsafe file name: {reason}"))
-                continue
-            child = os.path.join(path, disk_name)
-            kind = _classify(child, root_real, where, ancestors, diags)
-            if kind == "dir":
-                # realpath lstats every component (0.4 s for 10,000 skills); a
-                # plain directory's real path is its parent's plus its name.
-                real = os.path.realpath(child) if os.path.islink(child) else os.path.join(here, disk_name)
-                subdirs.append((child, child_rel, ancestors | {real}, real))
-            elif kind == "file":
-                files.append(Entry(child_rel, child))
+        subdirs = [sub for name, disk in names if (sub := state.visit(path, rel, name, disk, ancestors, here))]
         stack.extend(reversed(subdirs))
-    return Walk(tuple(sorted(files, key=lambda e: e.rel)), tuple(sorted(dirs)), tuple(diags))
+    files = tuple(sorted(state.files, key=lambda e: e.rel))
+    return Walk(files, tuple(sorted(state.dirs)), tuple(state.diags))
+
+
+@dataclass
+class _WalkState:
+    confine: str
+    rel_prefix: str
+    skip: Skip
+    seen: dict[str, str]                 # real path of each directory walked -> its rel
+    files: list[Entry] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+    diags: list[Diagnostic] = field(default_factory=list)
+
+    def visit(self, path: str, rel: str, name: str, disk: str, ancestors: frozenset[str], here: str):
+        """One directory entry: a file is recorded, a directory to walk is returned."""
+        if ignored(name):
+            return None
+        child_rel = _join(rel, name)
+        as_file, as_dir = self.skip(child_rel, False), self.skip(child_rel, True)
+        if as_file and as_dir:
+            return None
+        where = _join(self.rel_prefix, child_rel)
+        reason = unsafe_name(name)
+        if reason:
+            self.diags.append(dg.error(where, "SKC301", f"unsafe file name: {reason}"))
+            return None
+        child = os.path.join(path, disk)
+        kind, st = _classify(child, self.confine, where, ancestors, self.diags)
+        if kind == "file" and not as_file:
+            self.files.append(Entry(child_rel, child, bool(st and st.st_mode & 0o111)))
+        if kind != "dir" or as_dir:
+            return None
+        # realpath lstats every component (0.4 s for 10,000 skills); a
+        # plain directory's real path is its parent's plus its name.
+        real = os.path.realpath(child) if os.path.islink(child) else os.path.join(here, disk)
+        first = self.seen.get(real)
+        if first is not None:
+            where_first = _join(self.rel_prefix, first) or "."
+            self.diags.append(dg.warning(where, "SKC311", f"same directory as {where_first} (a symlink); walked once, there"))
+            return None
+        self.seen[real] = child_rel
+        return (child, child_rel, ancestors | {real}, real)
 
 
 def _unique(names: list[tuple[str, str]], rel_prefix: str, rel: str, diags: list[Diagnostic]) -> list[tuple[str, str]]:
@@ -115,20 +163,20 @@ def _unique(names: list[tuple[str, str]], rel_prefix: str, rel: str, diags: list
     return kept
 
 
-def _classify(child: str, root_real: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> str | None:
+def _classify(child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> tuple[str | None, os.stat_result | None]:
     try:
         st = os.lstat(child)
     except OSError as exc:
         diags.append(dg.error(where, "SKC310", f"cannot stat: {exc.strerror}"))
-        return None
+        return None, None
     if stat.S_ISLNK(st.st_mode):
-        return _classify_link(child, root_real, where, ancestors, diags)
+        return _classify_link(child, confine, where, ancestors, diags)
     if stat.S_ISDIR(st.st_mode):
-        return "dir"
-    return "file" if stat.S_ISREG(st.st_mode) else None
+        return "dir", st
+    return ("file" if stat.S_ISREG(st.st_mode) else None), st
 
 
-def _classify_link(child: str, root_real: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> str | None:
+def _classify_link(child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> tuple[str | None, os.stat_result | None]:
     try:
         st = os.stat(child)
     except OSError as exc:
@@ -136,28 +184,30 @@ def _classify_link(child: str, root_real: str, where: str, ancestors: frozenset[
             diags.append(dg.error(where, "SKC303", "symlink loop"))
         else:
             diags.append(dg.error(where, "SKC302", "broken symlink"))
-        return None
+        return None, None
     real = os.path.realpath(child)
-    if real != root_real and not real.startswith(root_real + os.sep):
-        diags.append(dg.error(where, "SKC302", "symlink resolves outside its root"))
-        return None
+    if real != confine and not real.startswith(confine.rstrip(os.sep) + os.sep):
+        diags.append(dg.error(where, "SKC302", "symlink resolves outside the project"))
+        return None, None
     if stat.S_ISDIR(st.st_mode):
         if real in ancestors:
             diags.append(dg.error(where, "SKC303", "symlink loop: points to a directory containing it"))
-            return None
-        return "dir"
-    return "file" if stat.S_ISREG(st.st_mode) else None
+            return None, None
+        return "dir", st
+    return ("file" if stat.S_ISREG(st.st_mode) else None), st
 
 
 def _join(a: str, b: str) -> str:
     return f"{a}/{b}" if a and b else a or b
 
 
-def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic]) -> InputFile | None:
+def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: str = "") -> InputFile | None:
+    """setting: the config key that sets `cap`, named in the message when there is one."""
+    limit = f"{setting} is {cap}" if setting else f"the cap is {cap}"
     try:
         size = os.stat(entry.abs).st_size
         if size > cap:
-            diags.append(dg.error(rel, "SKC207", f"file is {size} bytes; the cap is {cap}"))
+            diags.append(dg.error(rel, "SKC207", f"file is {size} bytes; {limit}"))
             return None
         with open(entry.abs, "rb") as fh:
             data = fh.read(cap + 1)
@@ -165,72 +215,130 @@ def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic]) -> InputFil
         diags.append(dg.error(rel, "SKC310", f"cannot read: {exc.strerror}"))
         return None
     if len(data) > cap:  # grew between stat and read
-        diags.append(dg.error(rel, "SKC207", f"file exceeds the cap of {cap} bytes"))
+        diags.append(dg.error(rel, "SKC207", f"file exceeds the limit: {limit}"))
         return None
-    return InputFile(rel, data)
+    return InputFile(rel, data, entry.executable)
+
+
+def _project_real(config: Config) -> str:
+    return os.path.realpath(config.root)
+
+
+def _confine(config: Config, root: Path) -> str:
+    """Symlinks may point anywhere in the project; a source outside it (`~/...`) confines its own."""
+    project, real = _project_real(config), os.path.realpath(root)
+    inside = real == project or real.startswith(project.rstrip(os.sep) + os.sep)
+    return project if inside else real
 
 
 def _source_skills(config: Config, index: int, src: str, listdir, diags: list[Diagnostic], inputs: list[InputFile]) -> list[SkillSource]:
-    root = config.root / src
+    root = config.source_dir(index)
     if not root.is_dir():
         diags.append(dg.error(config.config_rel, "SKC308", f"source {src!r} is not a directory"))
         return []
-    tree = walk(root, src, listdir)
-    diags.extend(tree.diagnostics)
-    skill_dirs = sorted(
-        (e.rel.rsplit("/", 1)[0] if "/" in e.rel else "") for e in tree.files if e.rel.split("/")[-1] == "SKILL.md"
-    )
-    if "" in skill_dirs:
-        diags.append(dg.warning(f"{src}/SKILL.md", "SKC309", "SKILL.md at a source root is ignored (the root is not a skill)"))
-        skill_dirs.remove("")
+    tree = walk(root, src, listdir, confine=_confine(config, root), skip=resource_filter(config))
+    skill_files = _skill_files(tree.files, src, diags)
+    hidden = sorted(d for d in skill_files if _is_hidden(d))
+    skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
+    if not skill_dirs:
+        diags.append(_empty_source(config, src, hidden))
     owned = _assign_files(tree.files, set(skill_dirs))
-    found: list[SkillSource] = []
-    for d in skill_dirs:
-        skill = _load_skill(config, index, src, d, owned.get(d, []), diags, inputs)
-        if skill:
-            found.append(skill)
+    problems = _assign_diagnostics(tree.diagnostics, src, set(skill_dirs), diags)
+    return [
+        _load_skill(config, index, src, d, skill_files[d], owned.get(d, []), problems.get(d, []), inputs)
+        for d in skill_dirs
+    ]
+
+
+def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) -> dict[str, Entry]:
+    """Skill directory -> its SKILL.md (or skill.md, which skills-ref accepts too)."""
+    found: dict[str, Entry] = {}
+    for entry in files:
+        d, _, base = entry.rel.rpartition("/")
+        if base not in SKILL_FILES or (base == "skill.md" and d in found):
+            continue
+        if d == "":
+            diags.append(dg.warning(f"{src}/{base}", "SKC309", f"{base} at a source root is ignored (the root is not a skill)"))
+            continue
+        found[d] = entry  # sorted: SKILL.md comes before skill.md
     return found
+
+
+def _is_hidden(d: str) -> bool:
+    return any(part.startswith(".") for part in d.split("/"))
+
+
+def _empty_source(config: Config, src: str, hidden: list[str]) -> Diagnostic:
+    """A source with no skill: most often its skills sit below hidden directories (openai/skills)."""
+    tops = sorted({f"{src}/" + "/".join(_through_hidden(d)) for d in hidden})
+    if not tops:
+        return dg.warning(config.config_rel, "SKC313", f"source {src!r} holds no skills (no SKILL.md below it)")
+    names = ", ".join(tops[:10]) + (f" and {len(tops) - 10} more" if len(tops) > 10 else "")
+    return dg.warning(
+        config.config_rel, "SKC313",
+        f"source {src!r} holds no skills; hidden directories below it hold SKILL.md files, "
+        f"which skillc does not search: {names}; list them in sources to compile them",
+    )
+
+
+def _through_hidden(d: str) -> list[str]:
+    parts = d.split("/")
+    cut = next(i for i, p in enumerate(parts) if p.startswith("."))
+    return parts[: cut + 1]
 
 
 def _assign_files(files: tuple[Entry, ...], skill_dirs: set[str]) -> dict[str, list[Entry]]:
     """Each file belongs to its nearest enclosing skill directory (sub-skills own theirs)."""
     owned: dict[str, list[Entry]] = {}
     for entry in files:
-        parts = entry.rel.split("/")
-        for cut in range(len(parts) - 1, 0, -1):
-            candidate = "/".join(parts[:cut])
-            if candidate in skill_dirs:
-                owned.setdefault(candidate, []).append(entry)
-                break
+        owner = _owner(entry.rel, skill_dirs, len(entry.rel.split("/")) - 1)
+        if owner is not None:
+            owned.setdefault(owner, []).append(entry)
     return owned
 
 
-def _load_skill(config: Config, index: int, src: str, d: str, entries: list[Entry], diags: list[Diagnostic], inputs: list[InputFile]) -> SkillSource | None:
+def _owner(rel: str, skill_dirs: set[str], depth: int) -> str | None:
+    parts = rel.split("/")
+    for cut in range(depth, 0, -1):
+        candidate = "/".join(parts[:cut])
+        if candidate in skill_dirs:
+            return candidate
+    return None
+
+
+def _assign_diagnostics(found: tuple[Diagnostic, ...], src: str, skill_dirs: set[str], diags: list[Diagnostic]) -> dict[str, list[Diagnostic]]:
+    """A walk problem inside a skill is that skill's problem (--skip-invalid leaves the skill out)."""
+    mine: dict[str, list[Diagnostic]] = {}
+    for d in found:
+        rel = d.path[len(src) + 1:] if d.path.startswith(src + "/") else ""
+        owner = _owner(rel, skill_dirs, len(rel.split("/"))) if rel else None
+        if owner is None:
+            diags.append(d)
+        else:
+            mine.setdefault(owner, []).append(d)
+    return mine
+
+
+def _load_skill(config: Config, index: int, src: str, d: str, skill_entry: Entry, entries: list[Entry], problems: list[Diagnostic], inputs: list[InputFile]) -> SkillSource:
+    """Every file of the skill is read and checked; problems travel with the skill."""
+    diags = list(problems)
     dir_rel = f"{src}/{d}"
-    skill_md: InputFile | None = None
+    skill_rel = f"{src}/{skill_entry.rel}"
+    skill_md = _read(skill_entry, skill_rel, SKILL_MD_CAP, diags)
+    if skill_entry.rel.endswith("/skill.md"):
+        diags.append(dg.warning(skill_rel, "SKC312", "lowercase skill.md accepted; the spec's name is SKILL.md"))
     resources: list[Resource] = []
-    ok = True
     for entry in entries:
-        rel = f"{src}/{entry.rel}"
-        inner = entry.rel[len(d) + 1 :]
-        if inner == "SKILL.md":
-            skill_md = _read(entry, rel, SKILL_MD_CAP, diags)
-            ok = ok and skill_md is not None
+        if entry is skill_entry:
             continue
-        if extension(inner) not in config.allowed_extensions:
-            diags.append(dg.error(rel, "SKC304", f"extension {extension(inner) or '(none)'!r} is not allowed for resources"))
-            ok = False
-            continue
-        data = _read(entry, rel, config.max_resource_bytes, diags)
-        if data is None:
-            ok = False
-            continue
-        resources.append(Resource(inner, data))
-    if skill_md is None or not ok:
-        return None
-    inputs.append(skill_md)
-    inputs.extend(r.file for r in resources)
-    return SkillSource(d, index, dir_rel, skill_md, tuple(resources))
+        data = _read(entry, f"{src}/{entry.rel}", config.max_resource_bytes, diags, "resources.max_bytes")
+        if data is not None:
+            resources.append(Resource(entry.rel[len(d) + 1 :], data))
+    inputs.extend(([skill_md] if skill_md else []) + [r.file for r in resources])
+    return SkillSource(
+        d, index, dir_rel, skill_md or InputFile(skill_rel, b""), tuple(resources),
+        problems=tuple(diags), readable=skill_md is not None,
+    )
 
 
 def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagnostic]) -> None:
@@ -265,7 +373,7 @@ def _personas(config: Config, listdir, diags: list[Diagnostic], inputs: list[Inp
     if not root.is_dir():
         diags.append(dg.error(config.config_rel, "SKC103", f"personas directory {config.personas!r} does not exist"))
         return (), ()
-    tree = walk(root, config.personas, listdir)
+    tree = walk(root, config.personas, listdir, confine=_confine(config, root))
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
     personas: list[PersonaSource] = []

@@ -16,11 +16,10 @@ from .diagnostics import Diagnostic
 FORMAT_VERSION = 1
 DEFAULT_BUDGET = 30_000
 SKILL_MD_CAP = 256 * 1024
-DEFAULT_EXTENSIONS = (
-    ".md", ".txt", ".json", ".yaml", ".yml", ".toml", ".csv", ".py", ".sh",
-    ".js", ".ts", ".html", ".css", ".xml", ".sql", ".png", ".jpg", ".jpeg",
-    ".gif", ".svg", ".pdf",
-)
+# Never resources: version-control metadata and OS litter (gitignore syntax, applied before
+# the project's own `resources.exclude`, so a `!` pattern there can take one back).
+DEFAULT_EXCLUDES = (".git/", ".hg/", ".svn/", ".DS_Store", "Thumbs.db")
+BUDGET_STRATEGIES = ("drop", "shorten", "names-only")
 # Overlays and redirects are injected into prompts, so only text formats (SEC-002).
 PERSONA_FILE_EXTENSIONS = (".md", ".yaml", ".json")
 
@@ -29,7 +28,7 @@ PERSONA_FILE_EXTENSIONS = (".md", ".yaml", ".json")
 class Config:
     root: Path                      # directory holding the config; every path is relative to it
     config_rel: str
-    sources: tuple[str, ...]        # lowest precedence first
+    sources: tuple[str, ...]        # lowest precedence first, as labels: the path as written (normalised)
     personas: str | None
     output: str
     template: Path
@@ -37,9 +36,19 @@ class Config:
     strict: bool
     catalog_chars: int
     persona_budgets: tuple[tuple[str, int], ...]
-    allowed_extensions: tuple[str, ...]
     max_resource_bytes: int
     config_bytes: bytes
+    # Where each source is on this machine (`~` expanded, absolute); index and
+    # diagnostics use the labels in `sources`, so builds agree across machines.
+    source_dirs: tuple[Path, ...] = ()
+    exclude: tuple[str, ...] = ()   # resources.exclude, gitignore syntax, after DEFAULT_EXCLUDES
+    skip_invalid: bool = False
+    budget_strategy: str = "drop"
+    budget_priority: tuple[str, ...] = ()
+    verbose: bool = False           # SKC601 names every skill the budget touched
+
+    def source_dir(self, index: int) -> Path:
+        return self.source_dirs[index] if self.source_dirs else self.root / self.sources[index]
 
     def budget_for(self, persona: str) -> int:
         return dict(self.persona_budgets).get(persona, self.catalog_chars)
@@ -47,14 +56,19 @@ class Config:
 
 @dataclass(frozen=True)
 class InputFile:
-    rel: str          # POSIX path relative to the project root
+    rel: str          # POSIX path relative to the project root (a source's label for outside sources)
     data: bytes
+    executable: bool = False   # any x bit set; recorded for resources, part of the build hash
 
 
 @dataclass(frozen=True)
 class Resource:
     path: str         # POSIX path relative to the skill directory
     file: InputFile
+
+    @property
+    def executable(self) -> bool:
+        return self.file.executable
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,10 @@ class SkillSource:
     dir_rel: str
     skill_md: InputFile
     resources: tuple[Resource, ...]
+    # Discovery's errors and warnings for files of this skill (resources, names):
+    # with --skip-invalid an error here leaves the skill out, after its frontmatter is checked too.
+    problems: tuple[Diagnostic, ...] = ()
+    readable: bool = True      # False: SKILL.md itself could not be read (its error is in problems)
 
 
 @dataclass(frozen=True)
@@ -87,7 +105,7 @@ class Discovery:
     personas: tuple[PersonaSource, ...]
     exclusives: tuple[ExclusiveSource, ...]
     inputs: tuple[InputFile, ...]                    # every input file, sorted, for the build hash
-    diagnostics: tuple[Diagnostic, ...]
+    diagnostics: tuple[Diagnostic, ...]              # not tied to one skill (skill problems: SkillSource)
 
 
 @dataclass(frozen=True)
@@ -156,6 +174,8 @@ class Program:
     personas: Mapping[str, Persona]
     exclusive_bodies: Mapping[tuple[str, str], tuple[str, str]]  # (persona, command) -> (rel, body)
     diagnostics: tuple[Diagnostic, ...]
+    # --skip-invalid: each skill left out for its errors, with their codes
+    invalid: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -69,12 +69,12 @@ class Front:
     diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
 
 
-def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir) -> Compilation:
+def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir, skip_invalid: bool | None = None, verbose: bool = False) -> Compilation:
     """Run every stage up to rendering; nothing is written, the cache is not used.
 
     Raises config.UsageError.
     """
-    front = _front(config_path, strict, listdir)
+    front = _front(config_path, strict, listdir, skip_invalid, verbose)
     return front if isinstance(front, Compilation) else _back(front, None)
 
 
@@ -87,8 +87,8 @@ class Head:
     diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
 
 
-def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any]) -> Front | Compilation:
-    head = _head(config_path, strict)
+def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any], skip_invalid: bool | None = None, verbose: bool = False) -> Front | Compilation:
+    head = _head(config_path, strict, skip_invalid, verbose)
     return head if isinstance(head, Compilation) else _discovered(head, listdir)
 
 
@@ -96,8 +96,8 @@ def _discovered(head: Head, listdir: Callable[[str], Any]) -> Front:
     return Front(head.config, head.template, discover(head.config, listdir), head.diagnostics)
 
 
-def _head(config_path: Path, strict: bool | None) -> Head | Compilation:
-    config, diags = config_mod.load(Path(config_path), strict=strict)
+def _head(config_path: Path, strict: bool | None, skip_invalid: bool | None = None, verbose: bool = False) -> Head | Compilation:
+    config, diags = config_mod.load(Path(config_path), strict=strict, skip_invalid=skip_invalid, verbose=verbose)
     if config is None:
         return Compilation(None, diagnostics=dg.ordered(diags))
     diags += _overlaps(config) + _outside_root(config)
@@ -111,7 +111,7 @@ def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compil
     digest: the build hash when the caller already has it (hashing every input costs).
     """
     config, template = front.config, front.template
-    program = validate(front.found, memo.check_skill(check_skill) if memo else None)
+    program = validate(front.found, memo.check_skill(check_skill) if memo else None, skip_invalid=config.skip_invalid)
     diags = front.diagnostics + program.diagnostics
     resolutions = resolve(program)
     if template is None:
@@ -135,11 +135,12 @@ def _finish(config: Config, program: Program, resolutions: tuple[Resolution, ...
 def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     """The output directory is swapped wholesale, so it must not hold any input."""
     out = (config.root / config.output).resolve()
-    dirs = [*config.sources, *([config.personas] if config.personas else [])]
+    dirs = [*((s, config.source_dir(i)) for i, s in enumerate(config.sources))]
+    dirs += [(config.personas, config.root / config.personas)] if config.personas else []
     problems = [
         dg.error(config.config_rel, "SKC103", f"output {config.output!r} overlaps input {src!r}")
-        for src in dirs
-        if _inside((config.root / src).resolve(), out) or _inside(out, (config.root / src).resolve())
+        for src, where in dirs
+        if _inside(where.resolve(), out) or _inside(out, where.resolve())
     ]
     problems += [
         dg.error(config.config_rel, "SKC103", f"output {config.output!r} would replace the {what} {path.name!r}")
@@ -154,7 +155,9 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
 def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
     """A configured directory that is a symlink out of the project is refused like any escaping symlink."""
     root = config.root.resolve()
-    named = [("sources", s) for s in config.sources] + ([("personas", config.personas)] if config.personas else [])
+    # Sources written as absolute or `~` paths are meant to be outside: the config is trusted.
+    named = [("sources", s) for s in config.sources if not s.startswith(("/", "~"))]
+    named += [("personas", config.personas)] if config.personas else []
     named.append(("output", config.output))  # written to: through a symlink it would land elsewhere
     return tuple(
         dg.error(config.config_rel, "SKC103", f"{key} {path!r} resolves outside the project ({(root / path).resolve()})")
@@ -167,10 +170,10 @@ def _inside(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
 
-def build(config_path: Path, *, strict: bool | None = None, prune: bool = False, cache: bool = True) -> tuple[Compilation, WriteResult | None]:
+def build(config_path: Path, *, strict: bool | None = None, prune: bool = False, cache: bool = True, skip_invalid: bool | None = None, verbose: bool = False) -> tuple[Compilation, WriteResult | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
-    head = _head(config_path, strict)
+    head = _head(config_path, strict, skip_invalid, verbose)
     if isinstance(head, Compilation):
         return head, None
     config, template = head.config, head.template
@@ -187,7 +190,8 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
         return replayed, WriteResult(False, 0)
     front = _discovered(head, os.listdir)
     inputs = cache_mod.for_inputs(now, (f.rel for f in front.found.inputs))
-    early = front.diagnostics + front.found.diagnostics
+    # Problems of files discover did not read (escaping links, oversized files) are no input bytes.
+    early = front.diagnostics + front.found.diagnostics + tuple(d for s in front.found.skills for d in s.problems)
     digest = build_hash(config, front.found.inputs, template)
     key = store.build_key(digest, config, early)
     replayed = _replay(store, config, store.replay(key, dist, prune=prune))
@@ -234,8 +238,8 @@ def _save_record(store: Cache, key: str, result: Compilation, inputs: Snapshot |
     store.save_record(record, result.diagnostics)
 
 
-def check(config_path: Path, *, strict: bool | None = None) -> tuple[Compilation, Comparison | None]:
-    result = compile_project(config_path, strict=strict)
+def check(config_path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False) -> tuple[Compilation, Comparison | None]:
+    result = compile_project(config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose)
     if not result.ok:
         return result, None
     return result, compare(result.output, result.artifacts)

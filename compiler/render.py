@@ -111,13 +111,16 @@ def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template
     for label, data in (("generator", GENERATOR.encode()), ("config", config.config_bytes), ("template", template.source)):
         h.update(f"{label}\0{sha256(data)}\n".encode())
     for f in inputs:
-        h.update(f"{f.rel}\0{sha256(f.data)}\n".encode())
+        mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
+        h.update(f"{f.rel}\0{sha256(f.data)}{mode}\n".encode())
     return h.hexdigest()
 
 
-def catalog_skill(skill: Skill, template: Template) -> dict[str, Any]:
+def catalog_skill(skill: Skill, template: Template, description: str | None = None) -> dict[str, Any]:
+    """description: the budget's shortened (or removed, "") description instead of the skill's."""
     values = {
-        "command": skill.command, "name": skill.name, "description": skill.description,
+        "command": skill.command, "name": skill.name,
+        "description": skill.description if description is None else description,
         "location": skill.path, "always": bool(skill.flag("always", False)),
     }
     return {k: _escape_text(v) for k, v in values.items()} if template.markup else values
@@ -145,21 +148,36 @@ def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ..
         if r.model:
             listed.setdefault(r.persona, []).append(r)
     for persona in program.personas.values():
-        candidates = tuple(
-            Candidate(r.command, bool(program.skills[r.command].flag("always", False)), costs[r.command], program.skills[r.command].path)
-            for r in listed.get(persona.id, ())
-        )
-        budget = config.budget_for(persona.id)
-
-        def frame(omitted: int, persona: Persona = persona, budget: int = budget) -> int:
-            return len(_render(template, persona, [], omitted, budget))
-
-        packing = pack(persona.id, budget, candidates, frame)
-        skills = [catalog_skill(program.skills[c], template) for c in packing.included]
-        texts[persona.id] = _render(template, persona, skills, len(packing.left_out), budget)
-        packings[persona.id] = packing
-        diags.extend(packing.diagnostics)
+        candidates = tuple(_candidate(program.skills[r.command], costs[r.command], template, config) for r in listed.get(persona.id, ()))
+        texts[persona.id], packings[persona.id] = _fit_catalog(config, program, persona, template, candidates)
+        diags.extend(packings[persona.id].diagnostics)
     return texts, packings, tuple(diags)
+
+
+def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
+    bare = -1
+    if config.budget_strategy == "names-only":  # one more render per skill, only for this strategy
+        bare = len(template.entry(catalog_skill(skill, template, "")))
+    return Candidate(skill.command, bool(skill.flag("always", False)), cost, skill.path, skill.description, bare)
+
+
+def _fit_catalog(config: Config, program: Program, persona: Persona, template: Template, candidates: tuple[Candidate, ...]) -> tuple[str, Packing]:
+    """Pack, render, and pack tighter while shortened entries came out longer than estimated."""
+    budget = config.budget_for(persona.id)
+
+    def frame(omitted: int) -> int:
+        return len(_render(template, persona, [], omitted, budget))
+
+    slack = 0
+    for _ in range(8):
+        packing = pack(persona.id, budget, candidates, frame, strategy=config.budget_strategy,
+                       priority=config.budget_priority, verbose=config.verbose, where=config.config_rel, slack=slack)
+        skills = [catalog_skill(program.skills[c], template, packing.descriptions.get(c)) for c in packing.included]
+        text = _render(template, persona, skills, len(packing.left_out), budget)
+        if len(text) <= budget or not packing.descriptions:
+            break
+        slack += len(text) - budget
+    return text, packing
 
 
 def _render(template: Template, persona: Persona, skills: list[dict[str, Any]], omitted: int, budget: int) -> str:
@@ -244,7 +262,7 @@ def _skill_entry(config: Config, skill: Skill, put_text: Callable[[str], str], p
         "frontmatter": dict(skill.fields),
         "body": put_text(skill.body),  # shared with the resolutions' bodies: hashed once
         "resources": [
-            {"path": r.path, "sha256": put_object(r.file.data), "size": len(r.file.data)}
+            {"path": r.path, "sha256": put_object(r.file.data), "size": len(r.file.data), "executable": r.executable}
             for r in sorted(skill.resources, key=lambda r: r.path)
         ],
         "parent": skill.parent,
@@ -262,5 +280,8 @@ def _persona_entry(config: Config, persona: Persona, rel: str, prompt: bytes, te
         "allowlist": None if persona.allowlist is None else list(persona.allowlist),
         "budget": packing.budget,
         "prompt": {"path": rel, "sha256": sha256(prompt), "chars": len(text)},
-        "catalog": {"included": list(packing.included), "left_out": list(packing.left_out)},
+        "catalog": {
+            "included": list(packing.included), "left_out": list(packing.left_out),
+            "shortened": list(packing.shortened), "strategy": packing.strategy,
+        },
     }

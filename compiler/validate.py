@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Callable
 
 from . import diagnostics as dg
-from . import schema
+from . import frontmatter, schema
 from .diagnostics import Diagnostic
 from .lint import lint_overlay
 from .model import Discovery, Document, Persona, PersonaSource, Program, Skill, SkillSource
@@ -19,13 +20,27 @@ SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
 KNOWN_FIELDS = frozenset(schema.validator("frontmatter").schema["properties"])
 
 
-def validate(discovery: Discovery, check: SkillCheck | None = None) -> Program:
-    """`check` stands in for check_skill: the build cache passes a memoised one."""
+def validate(discovery: Discovery, check: SkillCheck | None = None, *, skip_invalid: bool = False) -> Program:
+    """`check` stands in for check_skill: the build cache passes a memoised one.
+
+    skip_invalid: a skill with errors is left out, its errors reported as
+    warnings, instead of failing the build.
+    """
     diags: list[Diagnostic] = list(discovery.diagnostics)
-    skills = _skills(discovery.skills, diags, check or check_skill)
-    personas = _personas(discovery.personas, skills, diags)
-    exclusive = _exclusives(discovery, skills, personas, diags)
-    return Program(skills, personas, exclusive, tuple(diags))
+    parsed, per_skill = _skills(discovery.skills, check or check_skill)
+    invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
+    personas = _personas(discovery.personas, parsed, diags)
+    exclusive = _exclusives(discovery, parsed, personas, diags, set(invalid) if skip_invalid else set())
+    if skip_invalid:
+        diags, late = _late_errors(parsed, diags)
+        invalid.update(late)
+    for command, found in per_skill.items():
+        diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
+    kept = {c: s for c, s in parsed.items() if c not in invalid}
+    if skip_invalid and invalid:
+        diags.append(_left_out_summary(discovery, invalid))
+    codes = tuple((c, tuple(sorted({d.code for d in ds if d.severity is dg.Severity.ERROR}))) for c, ds in sorted(invalid.items()))
+    return Program(_link(kept), personas, exclusive, tuple(diags), codes if skip_invalid else ())
 
 
 # --- skills -----------------------------------------------------------------
@@ -39,25 +54,60 @@ def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]
     return _skill(src, diags), tuple(diags)
 
 
-def _skills(sources: tuple[SkillSource, ...], diags: list[Diagnostic], check: SkillCheck) -> dict[str, Skill]:
-    parsed: list[Skill] = []
+def _skills(sources: tuple[SkillSource, ...], check: SkillCheck) -> tuple[dict[str, Skill], dict[str, list[Diagnostic]]]:
+    """Every skill checked completely: its files' problems and its frontmatter's, together."""
+    parsed: dict[str, Skill] = {}
+    per_skill: dict[str, list[Diagnostic]] = {}
     for src in sources:
-        skill, found = check(src)
-        diags.extend(found)
+        found = list(src.problems)
+        skill = None
+        if src.readable:
+            skill, more = check(src)
+            found.extend(more)
+        per_skill[src.command] = found
         if skill is not None:
-            parsed.append(skill)
-    commands = {p.command for p in parsed}
+            parsed[src.command] = skill
+    return parsed, per_skill
+
+
+def _link(skills: dict[str, Skill]) -> dict[str, Skill]:
+    """Parent and children among the skills that made it."""
     # Group by parent once: scanning every command per skill is quadratic (18 s at 10,000).
     kids: dict[str, list[str]] = {}
-    for c in commands:
+    for c in skills:
         if "/" in c:
             kids.setdefault(c.rsplit("/", 1)[0], []).append(c)
     result: dict[str, Skill] = {}
-    for p in parsed:
-        parent = p.command.rsplit("/", 1)[0] if "/" in p.command else None
-        children = tuple(sorted(kids.get(p.command, ())))
-        result[p.command] = Skill(**{**p.__dict__, "parent": parent if parent in commands else None, "children": children})
+    for command, p in skills.items():
+        parent = command.rsplit("/", 1)[0] if "/" in command else None
+        children = tuple(sorted(kids.get(command, ())))
+        result[command] = replace(p, parent=parent if parent in skills else None, children=children)
     return result
+
+
+def _late_errors(skills: dict[str, Skill], diags: list[Diagnostic]) -> tuple[list[Diagnostic], dict[str, list[Diagnostic]]]:
+    """Errors found on a skill after parsing (persona_exclusive checks): the skill's, too."""
+    by_path = {s.path: c for c, s in skills.items()}
+    rest: list[Diagnostic] = []
+    late: dict[str, list[Diagnostic]] = {}
+    for d in diags:
+        owner = by_path.get(d.path) if d.severity is dg.Severity.ERROR else None
+        if owner is None:
+            rest.append(d)
+        else:
+            late.setdefault(owner, []).append(d)
+    return rest, late
+
+
+def _as_warnings(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return [replace(d, severity=dg.Severity.WARNING) for d in diags]
+
+
+def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]) -> Diagnostic:
+    names = sorted(invalid)
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    where = next((s.skill_md.rel for s in discovery.skills if s.command == names[0]), names[0])
+    return dg.warning(where, "SKC314", f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}")
 
 
 def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
@@ -66,30 +116,49 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     if doc.data is None:
         return None
     data = _merge_sven(doc, dict(doc.data), diags)
-    problems = schema.check(doc, data, "frontmatter", "SKC204")
+    text = decode(src.skill_md)[0] or ""
+    data, normalised = frontmatter.normalise(doc, data, text)
+    diags.extend(normalised)
+    problems = schema.check(doc, data, "frontmatter", "SKC204") + _name_rules(doc, data)
     # knowledge entries are handed to the model as documents to read: no escaping paths.
     problems = problems or _unsafe_paths(doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())])
     diags.extend(problems)
     diags.extend(_unknown_fields(doc, data))
-    dirname = src.command.rsplit("/", 1)[-1]
+    dirname = frontmatter.normal_name(src.command.rsplit("/", 1)[-1])
+    name = frontmatter.normal_name(data["name"]) if isinstance(data.get("name"), str) else None
     name_invalid = any(d.message.startswith("name:") for d in problems)
-    if "name" in data and isinstance(data["name"], str) and data["name"] != dirname and not name_invalid:
+    if name is not None and name != dirname and not name_invalid:
         line, col = doc.pos("name")
         diags.append(dg.error(doc.rel, "SKC206", f"name {data['name']!r} does not match its directory {dirname!r}", line, col))
         return None
-    if "name" not in data and not NAME.match(dirname):
+    if "name" not in data and not frontmatter.valid_name(dirname):
         diags.append(dg.warning(doc.rel, "SKC307", f"directory {dirname!r} is not a valid skill name and the frontmatter gives none"))
     if problems:
         return None
     if not doc.body:
         diags.append(dg.warning(doc.rel, "SKC213", "SKILL.md has no body", doc.body_line, 1))
+    if name is not None:
+        data["name"] = name
     fields = _normalise({k: v for k, v in data.items() if k in KNOWN_FIELDS and k != "sven"})
     return Skill(
-        command=src.command, name=data.get("name", dirname), description=data["description"],
+        command=src.command, name=name or dirname, description=data["description"],
         source=src.source, path=src.skill_md.rel, dir_rel=src.dir_rel, body=doc.body,
         fields=fields, resources=src.resources, parent=None, children=(),
         anchors={key: doc.pos(key) for key in fields},
     )
+
+
+def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
+    """The spec's name rule (as skills-ref checks it) and a description that is not blank."""
+    found = []
+    name = data.get("name")
+    if isinstance(name, str):
+        found += [dg.error(doc.rel, "SKC204", f"name: {p}" if p.startswith("is ") else f"name: {name!r} {p}", *doc.pos("name"))
+                  for p in frontmatter.name_problems(frontmatter.normal_name(name))]
+    description = data.get("description")
+    if isinstance(description, str) and description and not description.strip():
+        found.append(dg.error(doc.rel, "SKC204", "description: is blank", *doc.pos("description")))
+    return tuple(found)
 
 
 def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) -> dict[str, Any]:
@@ -114,9 +183,13 @@ def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
 
 
 def _normalise(fields: dict[str, Any]) -> dict[str, Any]:
-    tools = fields.get("allowed-tools")
-    if isinstance(tools, str):
-        fields["allowed-tools"] = split_tools(tools)
+    for key in ("allowed-tools", "disallowed-tools"):
+        if isinstance(fields.get(key), str):
+            fields[key] = split_tools(fields[key])
+    if isinstance(fields.get("arguments"), str):  # Claude Code: a space-separated string or a list
+        fields["arguments"] = fields["arguments"].split()
+    if isinstance(fields.get("paths"), str):  # a comma-separated string or a list
+        fields["paths"] = [p.strip() for p in fields["paths"].split(",") if p.strip()]
     return dict(sorted(fields.items()))
 
 
@@ -246,7 +319,8 @@ def _overlays(p: Persona, src: PersonaSource, skills: dict[str, Skill], diags: l
 
 # --- exclusive skills -------------------------------------------------------
 
-def _exclusives(discovery: Discovery, skills: dict[str, Skill], personas: dict[str, Persona], diags: list[Diagnostic]) -> dict[tuple[str, str], tuple[str, str]]:
+def _exclusives(discovery: Discovery, skills: dict[str, Skill], personas: dict[str, Persona], diags: list[Diagnostic], gone: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """gone: skills left out for their errors (--skip-invalid): a body for one is not another error."""
     bodies: dict[tuple[str, str], tuple[str, str]] = {}
     for ex in discovery.exclusives:
         if ex.persona not in personas:
@@ -254,6 +328,9 @@ def _exclusives(discovery: Discovery, skills: dict[str, Skill], personas: dict[s
             continue
         for command, file in ex.bodies:
             owner = skills.get(command)
+            if owner is None and command in gone:
+                diags.append(dg.warning(file.rel, "SKC405", f"skill {command!r} was left out for its errors; body unused"))
+                continue
             if owner is None or owner.flag("persona_exclusive") != ex.persona:
                 diags.append(dg.error(file.rel, "SKC405", f"no skill {command!r} with persona_exclusive: {ex.persona}"))
                 continue

@@ -39,7 +39,7 @@ def leftovers(root: Path) -> list[str]:
     {"skills/a/SKILL.md": "no frontmatter\n"},
     {"skills/a/SKILL.md": skill_md(description="d" * 1025)},
     {"skills/c/SKILL.md": b"\xff\xfe"},
-    {"skills/a/references/evil.exe": b"MZ"},
+    {"skills/a/references/big.bin": b"x" * (1024 * 1024 + 1)},  # over resources.max_bytes
     {"templates/catalog.xml.j2": "{% macro entry(s) %}{{ s.command }"},
 ])
 def test_failed_build_leaves_previous_dist_byte_identical(tmp_path, breakage):

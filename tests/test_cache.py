@@ -340,10 +340,10 @@ def test_a_touched_file_is_read_once_then_vouched_for_again(tree, monkeypatch):
 
 
 def test_hidden_files_cost_one_checked_build(tree, monkeypatch):
-    """discover ignores dot names, but a new one changes its directory's ctime: the next
-    build reads the inputs (and replays, nothing changed for it), the one after does not."""
+    """discover ignores OS litter and VCS directories, but a new one changes its directory's ctime:
+    the next build reads the inputs (and replays, nothing changed for it), the one after does not."""
     primed(tree)
-    (skill_files(tree)[0].parent / ".SKILL.md.swp").write_bytes(b"\0" * 100)
+    (skill_files(tree)[0].parent / ".DS_Store").write_bytes(b"\0" * 100)
     (tree.parent / "skills" / "src-a" / ".git").mkdir()
     settle(tree.parent)
     result, written = build(tree)

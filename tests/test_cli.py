@@ -27,7 +27,7 @@ def test_build_reports_all_errors_and_exits_1(tmp_path: Path) -> None:
     })
     code, out = run("build", "--config", str(config))
     assert code == 1
-    assert "src/a/SKILL.md:2:7: error[SKC204]: name: 'A' does not match ^[a-z0-9]+(-[a-z0-9]+)*$" in out
+    assert "src/a/SKILL.md:2:7: error[SKC204]: name: 'A' must be lowercase" in out
     assert "src/b/SKILL.md:3:14: error[SKC204]: description: is 1025 characters long; the limit is 1024" in out
     assert "src/c/SKILL.md:1:1: error[SKC202]: no frontmatter: the file must start with a '---' line" in out
     assert "3 error(s)" in out
@@ -88,7 +88,7 @@ def test_explain_walks_through_the_resolution(tmp_path: Path) -> None:
     assert code == 0
     assert "exclusivity: persona_exclusive 'pilot' matches fallback 'pilot': granted" in out
     assert "redirect: body loaded from personas/pilot-exclusive/beta.md" in out
-    assert "catalog: left out by the 500-character budget" in out
+    assert "catalog: left out: the catalog is over its budget (budget 500 characters, strategy drop)" in out
     code, out = run("explain", "--config", str(config), "pilot", "nope")
     assert code == 1 and "unknown skill 'nope'" in out
     code, out = run("explain", "--config", str(config), "nobody", "alpha")

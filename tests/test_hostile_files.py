@@ -168,11 +168,10 @@ def test_bom_is_removed_with_a_warning(tmp_path):
     assert (d.path, d.line, d.col, d.severity) == (MD, 1, 1, "warning")
 
 
-def test_crlf_is_normalised_with_a_warning(tmp_path):
+def test_crlf_is_normalised_silently(tmp_path):
     r = one_skill(tmp_path, "---\r\ndescription: x\r\n---\r\nline one\r\nline two\r\n")
     assert r.exit_code == 0, r.stderr
-    d = r.one("SKC211")
-    assert (d.path, d.line, d.col, d.severity) == (MD, 1, 1, "warning")
+    assert r.diags == ()
     index = json.loads((tmp_path / "dist/_index.json").read_text())
     body = (tmp_path / "dist/objects" / index["skills"]["a"]["body"][:2] / index["skills"]["a"]["body"]).read_bytes()
     assert body == b"line one\nline two\n"
@@ -245,7 +244,7 @@ def test_skill_md_at_cap_is_fine(tmp_path):
 def test_resource_over_cap(tmp_path):
     cfg = project(tmp_path, {MD: skill_md(), "skills/a/big.txt": "x" * 101}, CONFIG + "resources:\n  max_bytes: 100\n")
     d = assert_error_at(build(cfg), "SKC207", 1, 1, path="skills/a/big.txt")
-    assert "cap is 100" in d.message
+    assert "resources.max_bytes is 100" in d.message
 
 
 def test_description_1025_chars(tmp_path):
@@ -269,11 +268,14 @@ def test_name_64_chars_is_fine(tmp_path):
     assert build(project(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name=name)})).exit_code == 0
 
 
-@pytest.mark.parametrize("name", ["Bad", "bad--name", "-bad", "bad-", "bad_name", "bäd"])
-def test_invalid_names(tmp_path, name):
+@pytest.mark.parametrize("name, why", [
+    ("Bad", "must be lowercase"), ("bad--name", "consecutive hyphens"), ("-bad", "start or end with a hyphen"),
+    ("bad-", "start or end with a hyphen"), ("bad_name", "only letters, digits and hyphens"),
+])
+def test_invalid_names(tmp_path, name, why):
     r = build(project(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name=name)}))
     d = assert_error_at(r, "SKC204", 3, 7, path=f"skills/{name}/SKILL.md")
-    assert "does not match ^[a-z0-9]+(-[a-z0-9]+)*$" in d.message
+    assert why in d.message
 
 
 def test_name_differs_from_directory(tmp_path):

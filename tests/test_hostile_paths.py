@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from skillc import reader
+
 from hostile_util import CONFIG, CONFIG_PERSONAS, build, make_tree, project, skill_md, snapshot
 
 OK = {"skills/a/SKILL.md": skill_md()}
@@ -24,8 +26,7 @@ def assert_failed_cleanly(r, root: Path) -> None:
 @pytest.mark.parametrize("value, reason", [
     ("../x", "contains '..'"),
     ("skills/../../x", "contains '..'"),
-    ("/etc", "is an absolute path"),
-    ("~/skills", "starts with '~'"),
+    ("~other/skills", "another user's home"),
     ("C:/skills", "is a Windows drive path"),
     ("'C:\\skills'", "contains a backslash"),
     ("'skills\\core'", "contains a backslash"),
@@ -151,7 +152,7 @@ def test_newline_in_name_cannot_forge_a_diagnostic_line(tmp_path):
 
 @pytest.fixture
 def outside(tmp_path) -> Path:
-    out = tmp_path / "outside"
+    out = tmp_path.parent / f"{tmp_path.name}-outside"  # outside the project (tmp_path)
     make_tree(out, {"secret.md": "secret\n", "s/SKILL.md": skill_md()})
     return out
 
@@ -162,7 +163,7 @@ def test_file_symlink_outside_root(tmp_path, outside):
     r = build(cfg)
     assert_failed_cleanly(r, tmp_path)
     d = r.one("SKC302")
-    assert (d.path, d.line, d.col, d.message) == ("skills/a/notes.md", 1, 1, "symlink resolves outside its root")
+    assert (d.path, d.line, d.col, d.message) == ("skills/a/notes.md", 1, 1, "symlink resolves outside the project")
 
 
 def test_absolute_symlink_to_system_file(tmp_path):
@@ -183,19 +184,20 @@ def test_directory_symlink_outside_root(tmp_path, outside):
 
 def test_relative_symlink_escaping_via_dotdot(tmp_path, outside):
     cfg = project(tmp_path, OK)
-    os.symlink("../../outside/secret.md", tmp_path / "skills/a/rel.md")
+    os.symlink(f"../../../{outside.name}/secret.md", tmp_path / "skills/a/rel.md")
     r = build(cfg)
     assert_failed_cleanly(r, tmp_path)
     assert r.one("SKC302").path == "skills/a/rel.md"
 
 
-def test_symlink_into_other_source_root_escapes(tmp_path):
-    # Each source is its own root: a link from one source into another escapes.
+def test_symlink_into_other_source_is_followed(tmp_path):
+    # The common `.claude/skills/x -> ../../skills/x`: a link that stays in the project is followed.
     files = {**OK, "other/b/SKILL.md": skill_md()}
-    cfg = project(tmp_path, files, "sources: [skills, other]\n")
-    os.symlink(tmp_path / "other/b", tmp_path / "skills/b")
+    cfg = project(tmp_path, files, "sources: [skills]\n")
+    os.symlink("../other/b", tmp_path / "skills/b")
     r = build(cfg)
-    assert r.one("SKC302").path == "skills/b"
+    assert r.exit_code == 0, r.stderr
+    assert "b" in reader.open(tmp_path / "dist").index["skills"]
 
 
 def test_symlink_inside_root_is_followed(tmp_path):
@@ -268,18 +270,19 @@ def test_overlay_allowed_extensions(tmp_path, ext):
     assert r.exit_code == 0, r.stderr
 
 
-@pytest.mark.parametrize("name", ["tool.exe", "lib.so", "noext", "x.PY.bak"])
-def test_resource_extension_refused(tmp_path, name):
+@pytest.mark.parametrize("name", ["tool.exe", "lib.so", "noext", "x.PY.bak", "f.tar.gz", ".env.example"])
+def test_every_file_is_a_resource(tmp_path, name):
     r = build(project(tmp_path, {**OK, f"skills/a/scripts/{name}": b"\x7fELF"}))
-    assert_failed_cleanly(r, tmp_path)
-    d = r.one("SKC304")
-    assert (d.path, d.line, d.col) == (f"skills/a/scripts/{name}", 1, 1)
+    assert r.exit_code == 0, r.stderr
+    paths = [x["path"] for x in reader.open(tmp_path / "dist").index["skills"]["a"]["resources"]]
+    assert f"scripts/{name}" in paths
 
 
-def test_resource_extension_from_config(tmp_path):
+def test_allowed_extensions_is_refused_with_a_pointer_to_exclude(tmp_path):
     cfg = project(tmp_path, {**OK, "skills/a/data.csv": "a,b\n"}, CONFIG + "resources:\n  allowed_extensions: [.md]\n")
     r = build(cfg)
-    assert r.one("SKC304").path == "skills/a/data.csv"
+    assert r.exit_code == 1
+    assert "resources.exclude" in r.one("SKC102").message
 
 
 # --- collisions -------------------------------------------------------------

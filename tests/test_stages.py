@@ -51,8 +51,8 @@ def test_discover_commands_nesting_resources_and_ignores(tmp_path: Path) -> None
         "src/sven/plan/SKILL.md": skill_md("plan"),
         "src/sven/plan/notes.md": "plan notes\n",
         "src/deep/er/still/SKILL.md": skill_md("still"),
-        "src/node_modules/x/SKILL.md": skill_md("x"),
         "src/.git/y/SKILL.md": skill_md("y"),
+        "src/.hidden/z/SKILL.md": skill_md("z"),
     })
     cfg, _ = config_mod.load(cfg_path)
     found = discover(cfg)
