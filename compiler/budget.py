@@ -95,7 +95,7 @@ def _report(persona: str, budget: int, strategy: str, left_out: list[str], descr
         return []
     parts = []
     if left_out:
-        parts.append(f"{len(left_out)} skill(s) left out ({_names(left_out, verbose)})")
+        parts.append(f"{len(left_out)} skill(s) left out ({_names(sorted(left_out), verbose)})")
     if descriptions:
         how = "descriptions removed" if strategy == "names-only" else "descriptions shortened"
         parts.append(f"{len(descriptions)} {how} ({_names(sorted(descriptions), verbose)})")

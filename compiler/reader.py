@@ -43,7 +43,6 @@ def _loads(data: bytes) -> Any:
 FORMAT = 1
 MAX_FILES = 20
 _PERSONA_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS\b|\$(\d+)")
 _DELIMITER = re.compile(r"<\s*/?\s*untrusted-data", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 
@@ -281,7 +280,7 @@ class Dist:
         body = self._read_checked(_object(r["body"]), r["body"]).decode("utf-8")
         return LoadedSkill(
             persona=persona, command=command, name=skill["name"], description=skill["description"],
-            body=substitute(body, args), access=r["access"], overlay=r.get("overlay"),
+            body=substitute(body, args, names=_names(fm.get("arguments"))), access=r["access"], overlay=r.get("overlay"),
             files=tuple(res["path"] for res in skill.get("resources", []))[:MAX_FILES],
             sub_skills=self._sub_skills(persona, skill), context=fm.get("context", "inline"),
             agent=fm.get("agent"), model=fm.get("model"),
@@ -330,6 +329,33 @@ class Dist:
             which = shutil.which
         missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if which(b) is None]
         return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
+
+    def materialize(self, persona: str, command: str, dest: str | os.PathLike[str], args: str | Sequence[str] | None = None) -> str:
+        """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
+
+        SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}`
+        = dest); every resource follows with its executable bit. dest must be
+        missing or empty; nothing is ever written outside it. Returns dest.
+        """
+        r = self._resolution(persona, command)
+        skill = self._skill(command)
+        fm = skill.get("frontmatter", {})
+        root = os.path.abspath(os.fspath(dest))
+        files = [(_safe_rel(res.get("path")), res) for res in skill.get("resources", [])]
+        if any(rel == "SKILL.md" for rel, _ in files):
+            raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
+        try:
+            if os.path.lexists(root) and (not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)):
+                raise ReaderError(f"{root}: destination exists and is not an empty directory")
+            os.makedirs(root, exist_ok=True)
+            body = self._read_checked(_object(r["body"]), r["body"]).decode("utf-8")
+            body = substitute(body, args, names=_names(fm.get("arguments")), skill_dir=root)
+            _write_new(root, "SKILL.md", _frontmatter(skill) + body, False)
+            for rel, res in files:
+                _write_new(root, rel, self._read_checked(_object(res["sha256"]), res["sha256"]), res.get("executable") is True)
+        except OSError as exc:
+            raise ReaderError(f"{root}: cannot write: {exc.strerror or exc}") from None
+        return root
 
     # -- files -------------------------------------------------------------
 
@@ -527,36 +553,116 @@ def _parse(data: bytes) -> Any:
         return None
 
 
+def _safe_rel(rel: Any) -> str:
+    """A resource path from the index, refused unless it stays below the destination."""
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel:
+        raise FormatError(f"corrupt index: resource path {rel!r}")
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") for p in parts) or re.match(r"^[A-Za-z]:", rel):
+        raise FormatError(f"corrupt index: resource path {rel!r}")
+    return rel
+
+
+def _write_new(root: str, rel: str, data: str | bytes, executable: bool) -> None:
+    """Create one file below root; every parent is a real directory created here (no symlink to follow)."""
+    where = root
+    for part in rel.split("/")[:-1]:
+        where = os.path.join(where, part)
+        if not os.path.isdir(where) or os.path.islink(where):
+            os.mkdir(where)  # raises if something else is there
+    path = os.path.join(root, *rel.split("/"))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o777 if executable else 0o666)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+    if executable:  # the umask may have cleared x bits; restore the owner's at least
+        os.chmod(path, os.stat(path).st_mode | 0o100)
+
+
+def _frontmatter(skill: dict[str, Any]) -> str:
+    """name and description, so the written folder is a skill a harness can load."""
+    return f"---\nname: {json.dumps(skill['name'], ensure_ascii=False)}\ndescription: {json.dumps(skill['description'], ensure_ascii=False)}\n---\n\n"
+
+
 def _object(digest: str) -> str:
     return f"objects/{str(digest)[:2]}/{digest}"
 
 
-def substitute(body: str, args: str | Sequence[str] | None) -> str:
-    """Pegasus' $ARGUMENTS, $ARGUMENTS[N] and $N (0-based); append when absent."""
-    if args is None:
+def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[str] = (), skill_dir: str | None = None) -> str:
+    """Claude Code's argument substitution.
+
+    `$ARGUMENTS` is the argument string as typed; `$ARGUMENTS[N]` and `$N`
+    (0-based) are its shell-style words, unchanged when there is no such
+    word; `$name` for each name of the skill's `arguments:` list is the word
+    at that position (empty when missing); `\\$1` stays `$1` (a doubled
+    backslash does not escape). Without `$ARGUMENTS` in the body, given
+    arguments are appended as `ARGUMENTS: <value>`. `${CLAUDE_SKILL_DIR}`
+    becomes skill_dir when one is given.
+    """
+    if args is None and skill_dir is None:
         return body
-    if isinstance(args, str):
+    if args is None:
+        raw, parts = "", []
+    elif isinstance(args, str):
         raw, parts = args, _split(args)
     else:
         parts = [str(a) for a in args]
         raw = " ".join(parts)
     raw = _DELIMITER.sub(lambda m: "&lt;" + m.group(0)[1:], raw)
     parts = [_DELIMITER.sub(lambda m: "&lt;" + m.group(0)[1:], p) for p in parts]
+    named = {n: i for i, n in enumerate(names) if isinstance(n, str) and _NAME_ARG.match(n)}
+    pattern = _placeholders(tuple(sorted(named, key=len, reverse=True)))
     used = False
 
     def replace(m: re.Match[str]) -> str:
         nonlocal used
+        slashes, token = m.group("slashes"), m.group(0)[len(m.group("slashes")):]
+        if len(slashes) % 2 == 1:  # escaped: drop the escaping backslash, keep the placeholder
+            return slashes[:-1] + token
+        if m.group("dir") is not None:
+            return slashes + (skill_dir if skill_dir is not None else token)
+        if args is None:
+            return m.group(0)
+        index = m.group("index") or m.group("num")
+        if index is not None:
+            used = True
+            i = int(index) if len(index) < 10 else len(parts)  # a huge index has no word: never int() it
+            return slashes + (parts[i] if i < len(parts) else token)
+        name = m.group("name")
+        if name is not None:
+            i, used = named[name], True
+            return slashes + (parts[i] if i < len(parts) else "")
         used = True
-        index = m.group(1) or m.group(2)
-        if index is None:
-            return raw
-        i = int(index)
-        return parts[i] if i < len(parts) else ""
+        return slashes + raw
 
-    out = _PLACEHOLDER.sub(replace, body)
-    if not used and raw:
+    out = pattern.sub(replace, body)
+    if args is not None and not used and raw:
         out = out.rstrip("\n") + f"\n\nARGUMENTS: {raw}\n"
     return out
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """The `arguments:` frontmatter list (the build wrote a list; be lenient with a string)."""
+    if isinstance(value, str):
+        return tuple(value.split())
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
+_NAME_ARG = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def _placeholders(names: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for every placeholder; named ones must not run on into a longer word."""
+    hit = _PATTERNS.get(names)
+    if hit is None:
+        named = "|".join(re.escape(n) for n in names)
+        hit = _PATTERNS[names] = re.compile(
+            r"(?P<slashes>\\*)(?:\$\{(?P<dir>CLAUDE_SKILL_DIR)\}|\$ARGUMENTS\[(?P<index>\d+)\]"
+            + (rf"|\$(?P<name>{named})(?![A-Za-z0-9_-])" if names else "|(?P<name>(?!))")
+            + r"|\$ARGUMENTS(?![A-Za-z0-9_])|\$(?P<num>\d+))"
+        )
+    return hit
 
 
 def _split(text: str) -> list[str]:

@@ -36,7 +36,7 @@ def test_load_resolves_overlay_and_substitutes_arguments(dist: reader.Dist) -> N
 @pytest.mark.parametrize("body, args, expected", [
     ("Do $ARGUMENTS.", "a b", "Do a b."),
     ("Take $ARGUMENTS[1] then $0.", "a b", "Take b then a."),
-    ("Take $1 and $5.", ["x", "y"], "Take y and ."),
+    ("Take $1 and $5.", ["x", "y"], "Take y and $5."),
     ("No placeholder.", "a b", "No placeholder.\n\nARGUMENTS: a b\n"),
     ("No placeholder.", None, "No placeholder."),
     ("No placeholder.", "", "No placeholder."),
