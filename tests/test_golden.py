@@ -35,6 +35,7 @@ def test_golden_diagnostics(tmp_path: Path) -> None:
     shutil.copytree(GOLDEN / "project", tmp_path / "project")
     result, _ = build(tmp_path / "project" / "skillc.yaml")
     assert [d.format() for d in result.diagnostics] == [
-        "local/beta/SKILL.md:1:1: warning[SKC601]: left out of persona 'pilot-x' catalog: budget of 500 characters reached",
         "local/gamma/SKILL.md:1:1: warning[SKC305]: command 'gamma' from this source overrides base/gamma/SKILL.md",
+        "skillc.yaml:1:1: warning[SKC601]: persona 'pilot-x' catalog over its budget of 500 characters "
+        "(strategy drop): 1 skill(s) left out (beta)",
     ]
