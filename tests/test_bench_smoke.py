@@ -63,3 +63,16 @@ def test_same_seed_same_bytes(tree, tmp_path):
 def test_generator_refuses_a_non_empty_directory(tree):
     with pytest.raises(FileExistsError):
         gen.generate(tree, N)
+
+
+def test_corpus_report_counts_a_small_collection(tmp_path, capsys):
+    from bench import corpus
+    from hostile_util import make_tree, skill_md
+
+    make_tree(tmp_path / "c1", {
+        "skills/.curated/a/SKILL.md": skill_md(), "skills/.curated/a/LICENSE": "MIT\n",
+        "skills/.curated/a/.DS_Store": b"x", "skills/.curated/b/SKILL.md": skill_md(description="d" * 1025),
+    })
+    assert corpus.main([str(tmp_path)]) == 0
+    row = capsys.readouterr().out.splitlines()[2]
+    assert row.startswith("| c1 | skills/.curated | 2 | 1 | b (SKC204) | 2 | 1 | 0 |"), row
