@@ -18,6 +18,9 @@ from .diagnostics import Diagnostic
 from .model import Document
 
 MAX_NAME = 64
+# Text fields a plain YAML scalar can turn into a number or boolean (`description: 42`,
+# `license: no`); skills-ref reads every scalar as the text written, so skillc does too.
+STRING_FIELDS = ("name", "description", "license", "compatibility", "when_to_use", "agent", "model")
 
 
 def normal_name(name: str) -> str:
@@ -71,6 +74,17 @@ def normalise(doc: Document, data: dict[str, Any], source: str) -> tuple[dict[st
             *doc.pos("version"),
         ))
         data = {**data, "version": _scalar_text(version)}
+    for key in STRING_FIELDS:
+        value = data.get(key)
+        if _number(value) or isinstance(value, bool):
+            written = _written(doc, source, (key,)) or _scalar_text(value)
+            diags.append(dg.warning(
+                doc.rel, "SKC214",
+                f"{key}: YAML reads {written} as a {'boolean' if isinstance(value, bool) else 'number'}; "
+                f"using the string {written!r}, as skills-ref does. Quote it to say so: {key}: \"{written}\"",
+                *doc.pos(key),
+            ))
+            data = {**data, key: written}
     metadata = data.get("metadata")
     if isinstance(metadata, dict) and any(not isinstance(v, str) for v in metadata.values()):
         fixed, more = _metadata(doc, metadata, source)

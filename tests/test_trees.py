@@ -115,6 +115,15 @@ def test_argument_hint_list_version_number_and_metadata_are_normalised(tmp_path)
     assert len(messages) == 4
 
 
+def test_scalar_text_fields_are_read_as_written_like_skills_ref(tmp_path):
+    md = "---\nname: '2024'\ndescription: 1.50\nlicense: no\n---\nbody\n"
+    r = build(project(tmp_path, {"skills/2024/SKILL.md": md}))
+    assert r.exit_code == 0, r.stderr
+    entry = index(tmp_path)["skills"]["2024"]
+    assert entry["description"] == "1.50" and entry["frontmatter"]["license"] == "no"
+    assert len(r.find("SKC214")) == 2
+
+
 def test_claude_code_fields_are_known_and_typed(tmp_path):
     md = ("---\ndescription: d\nwhen_to_use: when\narguments: [issue, branch]\ndisallowed-tools: Bash Write\n"
           "effort: high\nbackground: false\nhooks: {PreToolUse: []}\npaths: 'src/**, docs/*'\nshell: bash\n---\nb\n")
