@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - not CPython 3.11
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only; typing costs start-up time at run time
+    from pathlib import Path
     from typing import Any, Callable, Mapping, Sequence
 
 
@@ -330,7 +331,7 @@ class Dist:
         missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if which(b) is None]
         return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
 
-    def materialize(self, persona: str, command: str, dest: str | os.PathLike[str], args: str | Sequence[str] | None = None) -> str:
+    def materialize(self, persona: str, command: str, dest: str | os.PathLike[str], args: str | Sequence[str] | None = None) -> Path:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
         SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}`
@@ -355,7 +356,9 @@ class Dist:
                 _write_new(root, rel, self._read_checked(_object(res["sha256"]), res["sha256"]), res.get("executable") is True)
         except OSError as exc:
             raise ReaderError(f"{root}: cannot write: {exc.strerror or exc}") from None
-        return root
+        from pathlib import Path  # only here: a cold catalog() must not pay for pathlib
+
+        return Path(root)
 
     # -- files -------------------------------------------------------------
 
@@ -606,7 +609,10 @@ def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[s
     elif isinstance(args, str):
         raw, parts = args, _split(args)
     else:
-        parts = [str(a) for a in args]
+        try:
+            parts = [str(a) for a in args]
+        except TypeError:
+            raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}") from None
         raw = " ".join(parts)
     raw = _DELIMITER.sub(lambda m: "&lt;" + m.group(0)[1:], raw)
     parts = [_DELIMITER.sub(lambda m: "&lt;" + m.group(0)[1:], p) for p in parts]

@@ -42,6 +42,11 @@ def test_skill_dir_expands_only_when_given():
     assert substitute("\\${CLAUDE_SKILL_DIR}", None, skill_dir="/w") == "${CLAUDE_SKILL_DIR}"
 
 
+def test_bad_args_are_a_reader_error():
+    with pytest.raises(reader.ReaderError):
+        substitute("$0", 5)  # type: ignore[arg-type]
+
+
 def test_unbalanced_quotes_fall_back_to_words():
     assert substitute("$1", "a 'b") == "'b"
 
@@ -63,7 +68,7 @@ def test_materialize_writes_the_resolved_folder_with_exec_bits(dist, tmp_path):
     dest = tmp_path / "task" / "a"
     out = dist.materialize("default", "a", dest, args="7")
     text = (dest / "SKILL.md").read_text()
-    assert out == str(dest) and f"Run {dest}/scripts/go for 7." in text and text.startswith("---\nname: \"a\"")
+    assert out == dest and f"Run {dest}/scripts/go for 7." in text and text.startswith("---\nname: \"a\"")
     assert os.stat(dest / "scripts/go").st_mode & stat.S_IXUSR
     assert not os.stat(dest / "ref/r.md").st_mode & stat.S_IXUSR
 
