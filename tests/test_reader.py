@@ -29,7 +29,7 @@ def test_load_resolves_overlay_and_substitutes_arguments(dist: reader.Dist) -> N
     assert skill.body.startswith("# Alpha\n\nWork on \"Jita 4-4\" Amarr, first Jita 4-4.\n")
     assert skill.overlay == "personas/pilot/skill-overlays/alpha.md"
     assert '<untrusted-data source="personas/pilot/skill-overlays/alpha.md">' in skill.body
-    assert skill.files == ("references/list.md",)
+    assert skill.files == ("LICENSE", "references/list.md", "scripts/run")
     assert skill.sub_skills == (reader.SubSkill("alpha/child", "child", "Child of alpha. Use after alpha."),)
 
 
@@ -74,7 +74,7 @@ def test_unknown_skill_lists_the_visible_ones(dist: reader.Dist) -> None:
 
 
 def test_resources(dist: reader.Dist) -> None:
-    assert dist.resources("pilot", "alpha") == ["references/list.md"]
+    assert dist.resources("pilot", "alpha") == ["LICENSE", "references/list.md", "scripts/run"]
     assert dist.resources("pilot", "alpha", kind="scripts") == []
     assert dist.resource("pilot", "alpha", "references/list.md") == b"Checklist: one, two.\n"
     with pytest.raises(reader.UnknownResource):
