@@ -75,7 +75,8 @@ def test_unknown_skill_lists_the_visible_ones(dist: reader.Dist) -> None:
 
 def test_resources(dist: reader.Dist) -> None:
     assert dist.resources("pilot", "alpha") == ["LICENSE", "references/list.md", "scripts/run"]
-    assert dist.resources("pilot", "alpha", kind="scripts") == []
+    assert dist.resources("pilot", "alpha", kind="scripts") == ["scripts/run"]
+    assert dist.resources("pilot", "alpha", kind="assets") == []
     assert dist.resource("pilot", "alpha", "references/list.md") == b"Checklist: one, two.\n"
     with pytest.raises(reader.UnknownResource):
         dist.resource("pilot", "alpha", "../../skillc.yaml")
