@@ -10,7 +10,7 @@ from pathlib import Path
 from . import diagnostics as dg
 from . import schema
 from .diagnostics import Diagnostic
-from .model import DEFAULT_BUDGET, Config, InputFile
+from .model import DEFAULT_BUDGET, Config, Document, InputFile
 from .parse import parse_document
 from .paths import unsafe_reason
 
@@ -129,7 +129,7 @@ def _source_dir(root: Path, label: str) -> Path:
     return root / label  # an absolute label stays absolute
 
 
-def _obsolete(doc) -> tuple[Diagnostic, ...]:
+def _obsolete(doc: Document) -> tuple[Diagnostic, ...]:
     """Settings that no longer exist: say what replaced them instead of 'unexpected key'."""
     res = doc.data.get("resources")
     if isinstance(res, dict) and "allowed_extensions" in res:

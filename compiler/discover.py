@@ -110,6 +110,9 @@ def walk(root: Path, rel_prefix: str, listdir=os.listdir, *, confine: str | None
     return Walk(files, tuple(sorted(state.dirs)), tuple(state.diags))
 
 
+_Dir = tuple[str, str, frozenset[str], str]   # (path, rel, real paths of the ancestors, real path)
+
+
 @dataclass
 class _WalkState:
     confine: str
@@ -120,7 +123,7 @@ class _WalkState:
     dirs: list[str] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
 
-    def visit(self, path: str, rel: str, name: str, disk: str, ancestors: frozenset[str], here: str):
+    def visit(self, path: str, rel: str, name: str, disk: str, ancestors: frozenset[str], here: str) -> _Dir | None:
         """One directory entry: a file is recorded, a directory to walk is returned."""
         if ignored(name):
             return None
