@@ -33,7 +33,8 @@ def validate(discovery: Discovery, check: SkillCheck | None = None, *, skip_inva
     exclusive = _exclusives(discovery, parsed, personas, diags, set(invalid) if skip_invalid else set())
     if skip_invalid:
         diags, late = _late_errors(parsed, diags)
-        invalid.update(late)
+        for command, found in late.items():
+            per_skill[command] = invalid[command] = per_skill.get(command, []) + found
     for command, found in per_skill.items():
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
     kept = {c: s for c, s in parsed.items() if c not in invalid}

@@ -96,6 +96,13 @@ def test_skip_invalid_leaves_out_each_bad_skill_and_writes(tmp_path, how):
     assert sorted(index(tmp_path)["skills"]) == ["a"]
 
 
+def test_skip_invalid_leaves_out_a_skill_with_late_errors_and_reports_them(tmp_path):
+    cfg = project(tmp_path, {**OK, "skills/d/SKILL.md": skill_md(persona_exclusive="nobody")})
+    r = run("build", "--skip-invalid", config=cfg)
+    assert r.exit_code == 0, r.stderr
+    assert r.one("SKC411").severity == "warning" and "1 skill(s) left out" in r.one("SKC314").message
+
+
 def test_skip_invalid_does_not_hide_config_errors(tmp_path):
     cfg = project(tmp_path, OK, CONFIG + "budgets:\n  catalog_chars: 1\n")
     assert run("build", "--skip-invalid", config=cfg).exit_code == 1
