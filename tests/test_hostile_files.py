@@ -291,6 +291,6 @@ def test_uppercase_directory_without_name_warns(tmp_path):
 
 
 def test_wrong_field_types_report_each_field(tmp_path):
-    r = one_skill(tmp_path, "---\ndescription: 5\nalways: maybe\ncontext: nope\n---\nbody\n")
+    r = one_skill(tmp_path, "---\ndescription: [5]\nalways: maybe\ncontext: nope\n---\nbody\n")
     assert r.exit_code == 1
     assert sorted((d.line, d.col) for d in r.find("SKC204")) == [(2, 14), (3, 9), (4, 10)]
