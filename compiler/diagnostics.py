@@ -31,7 +31,6 @@ CODES: dict[str, str] = {
     "SKC207": "file exceeds the size cap",
     "SKC208": "YAML anchors and aliases are not allowed",
     "SKC209": "duplicate mapping key",
-    "SKC210": "UTF-8 byte order mark removed",
     "SKC212": "YAML tag not allowed (safe loading only)",
     "SKC213": "empty body",
     "SKC214": "frontmatter value normalised to what the harnesses read (quote it to silence this)",

@@ -161,11 +161,10 @@ def test_deep_nesting(tmp_path):
 
 # --- encodings --------------------------------------------------------------
 
-def test_bom_is_removed_with_a_warning(tmp_path):
+def test_bom_is_removed_silently(tmp_path):
     r = one_skill(tmp_path, "\ufeff" + skill_md())
     assert r.exit_code == 0, r.stderr
-    d = r.one("SKC210")
-    assert (d.path, d.line, d.col, d.severity) == (MD, 1, 1, "warning")
+    assert r.diags == ()
 
 
 def test_crlf_is_normalised_silently(tmp_path):
