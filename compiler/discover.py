@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import diagnostics as dg
+from . import fs
 from .diagnostics import Diagnostic
 from .model import (
     PERSONA_FILE_EXTENSIONS, SKILL_MD_CAP, Config, Discovery, ExclusiveSource,
@@ -22,6 +23,8 @@ from .model import (
 from .paths import extension, nfc, sanitize_command, unsafe_name
 
 IGNORED_DIRS = frozenset({".git", "node_modules"})
+# Names skillc reads as files: a directory by one of them would make a skill or persona vanish.
+FILE_NAMES = frozenset({"SKILL.md", "manifest.yaml"})
 EXCLUSIVE_SUFFIX = "-exclusive"
 
 
@@ -92,6 +95,9 @@ def walk(root: Path, rel_prefix: str, listdir=os.listdir) -> Walk:
                 continue
             child = os.path.join(path, disk_name)
             kind = _classify(child, root_real, where, ancestors, diags)
+            if kind == "dir" and name in FILE_NAMES:
+                diags.append(dg.error(where, "SKC310", f"{name} is a directory; it must be a regular file"))
+                continue
             if kind == "dir":
                 # realpath lstats every component (0.4 s for 10,000 skills); a
                 # plain directory's real path is its parent's plus its name.
@@ -125,7 +131,15 @@ def _classify(child: str, root_real: str, where: str, ancestors: frozenset[str],
         return _classify_link(child, root_real, where, ancestors, diags)
     if stat.S_ISDIR(st.st_mode):
         return "dir"
-    return "file" if stat.S_ISREG(st.st_mode) else None
+    return _regular(st.st_mode, where, diags)
+
+
+def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:
+    """A FIFO, device or socket is never read (it could block or never end), and never dropped silently."""
+    if stat.S_ISREG(mode):
+        return "file"
+    diags.append(dg.error(where, "SKC310", f"{fs.kind(mode)}, not a regular file: not read"))
+    return None
 
 
 def _classify_link(child: str, root_real: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> str | None:
@@ -146,7 +160,7 @@ def _classify_link(child: str, root_real: str, where: str, ancestors: frozenset[
             diags.append(dg.error(where, "SKC303", "symlink loop: points to a directory containing it"))
             return None
         return "dir"
-    return "file" if stat.S_ISREG(st.st_mode) else None
+    return _regular(st.st_mode, where, diags)
 
 
 def _join(a: str, b: str) -> str:
@@ -154,18 +168,14 @@ def _join(a: str, b: str) -> str:
 
 
 def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic]) -> InputFile | None:
+    # Checked again on the open file: the walk's lstat is older than this read.
     try:
-        size = os.stat(entry.abs).st_size
-        if size > cap:
-            diags.append(dg.error(rel, "SKC207", f"file is {size} bytes; the cap is {cap}"))
-            return None
-        with open(entry.abs, "rb") as fh:
-            data = fh.read(cap + 1)
-    except OSError as exc:
-        diags.append(dg.error(rel, "SKC310", f"cannot read: {exc.strerror}"))
+        data = fs.read_regular(entry.abs, cap)
+    except fs.TooLarge as exc:
+        diags.append(dg.error(rel, "SKC207", f"file {exc.strerror}"))
         return None
-    if len(data) > cap:  # grew between stat and read
-        diags.append(dg.error(rel, "SKC207", f"file exceeds the cap of {cap} bytes"))
+    except OSError as exc:
+        diags.append(dg.error(rel, "SKC310", f"cannot read: {exc.strerror or exc}"))
         return None
     return InputFile(rel, data)
 

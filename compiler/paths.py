@@ -41,6 +41,12 @@ def unsafe_name(name: str) -> str | None:
         return "contains a control character"
     if not printable_ascii and any(unicodedata.bidirectional(ch) in _BIDI_CONTROLS for ch in name):
         return "contains a bidirectional control character"  # a name that displays reordered
+    if not printable_ascii:
+        # Marks (U+200E, U+200F, U+061C), zero-width characters, line and paragraph separators:
+        # a name that displays as another name, or that splits a line where it is printed.
+        hidden = next((ch for ch in name if unicodedata.category(ch) in ("Cf", "Zl", "Zp")), None)
+        if hidden is not None:
+            return f"contains the invisible or line-breaking character U+{ord(hidden):04X}"
     if _DRIVE.match(name):
         return "looks like a Windows drive"
     if name.startswith("~"):

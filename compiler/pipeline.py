@@ -18,7 +18,7 @@ from .model import Artifacts, Config, Discovery, Program, Resolution
 from .render import Template, TemplateFailure, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
 from .validate import check_skill, validate
-from .write import Comparison, WriteResult, compare, scan, write
+from .write import Comparison, WriteResult, compare, ownership_problem, scan, write
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,26 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     ]
     if out.exists() and not out.is_dir():
         problems.append(dg.error(config.config_rel, "SKC103", f"output {config.output!r} exists and is not a directory"))
-    return tuple(problems)
+    return tuple(problems) + _reserved_output(config)
+
+
+def _reserved_output(config: Config) -> tuple[Diagnostic, ...]:
+    """Places the output must never be: a repository's .git, the build cache, or a path through a symlink."""
+    parts = Path(config.output).parts
+    folded = [p.casefold() for p in parts]  # .GIT is .git on a case-insensitive file system
+    why = None
+    if ".git" in folded:
+        why = "is inside a .git directory; skillc replaces its output wholesale"
+    elif folded and folded[0] == cache_mod.DIRNAME:
+        why = f"is the build cache directory {cache_mod.DIRNAME}/"
+    else:
+        link = next((config.root.joinpath(*parts[:i]) for i in range(1, len(parts) + 1)
+                     if config.root.joinpath(*parts[:i]).is_symlink()), None)
+        if link is not None:
+            # Refused rather than resolved: swapping a symlink for a directory would leave the link's
+            # target behind as debris, and writing through it would put the output somewhere else.
+            why = f"goes through the symlink {link.relative_to(config.root).as_posix()!r}; use the real path"
+    return (dg.error(config.config_rel, "SKC103", f"output {config.output!r} {why}"),) if why else ()
 
 
 def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
@@ -174,11 +193,16 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     if isinstance(head, Compilation):
         return head, None
     config, template = head.config, head.template
+    dist = config.root / config.output
+    problem = ownership_problem(dist)
+    if problem and not dg.has_errors(head.diagnostics):
+        refused = dg.error(config.output, "SKC704", f"output directory {problem}")
+        return Compilation(config, diagnostics=dg.ordered(head.diagnostics + (refused,))), None
+    cache_dir = config.root / cache_mod.DIRNAME
     store = cache_mod.open_cache(config) if cache and template is not None else None
     if store is None:
         result = _back(_discovered(head, os.listdir), None)
-        return result, (write(result.output, result.artifacts, prune=prune) if result.ok else None)
-    dist = config.root / config.output
+        return result, (write(dist, result.artifacts, prune=prune, cache_dir=cache_dir) if result.ok else None)
     # Before discover reads a byte: inputs that all show their recorded stat data replay the last build.
     head_key = store.head_key(build_hash(config, (), template), config, head.diagnostics)
     now = cache_mod.take_snapshot(config, store.directory, head_key)
@@ -199,7 +223,7 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     store.save_memo()
     if not result.ok:
         return result, None
-    written = write(result.output, result.artifacts, prune=prune)
+    written = write(dist, result.artifacts, prune=prune, cache_dir=cache_dir)
     _save_record(store, key, result, inputs)
     return result, written
 
