@@ -14,7 +14,7 @@ Three levels:
   (every input byte, the config, the template, the generator), the
   compiler's own fingerprint, the flags and the discovery diagnostics are
   those of the last successful build, and the output directory still holds
-  exactly the files that build left there (same size and mtime, checked with
+  exactly the files that build left there (same size, mtime, ctime, inode and type, checked with
   one directory walk), `build` skips every stage after discover and replays
   that build's diagnostics (`report.json`), discover's own warnings among
   them. A build with errors is never recorded, so never replayed.

@@ -302,9 +302,11 @@ def test_sigint_during_a_real_build_exits_130_old_or_new(tmp_path):
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         err = proc.communicate(timeout=60)[1].decode()
-        assert proc.returncode in (0, 130), err
-        assert "Traceback" not in err and "Aborted" not in err
         got = snapshot(tmp_path / "dist")
+        # -2: the signal came after the build had finished, while the interpreter was shutting down
+        # (it restores the default handler then); the output is the complete new one.
+        assert proc.returncode in (0, 130) or (proc.returncode == -2 and got != old and not err), err
+        assert "Traceback" not in err and "Aborted" not in err
         outcomes.add("old" if got == old else "new")
         assert got == old or run("check", config=cfg).exit_code == 0
         assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".dist")] == []

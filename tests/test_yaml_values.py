@@ -43,7 +43,8 @@ def test_load_yaml_locates_a_refused_value(monkeypatch, value, code, loader):
     if loader == "python":
         monkeypatch.setattr(parse, "_Loader", yaml.SafeLoader)
     data, _pos, diags = parse.load_yaml(f"ok: 1\nnested:\n  key: {value}\n", "f.yaml", 10)
-    assert data is None
+    # A control character is an error, but the data stays usable so later checks still report theirs.
+    assert data is None or code == "SKC214"
     assert [(d.code, d.line, d.col, d.severity.value) for d in diags] == [(code, 13, 8, "error")], diags
 
 
@@ -90,7 +91,8 @@ def test_every_document_kind_reports_a_located_error(tmp_path, kind, value, code
     assert "internal error" not in r.stderr
     assert r.exit_code == 1, r.stderr
     hits = [d for d in r.diags if d.path == path and d.line == line and d.severity == "error"]
-    assert [d.code for d in hits] == [code], r.stderr
+    assert code in [d.code for d in hits], r.stderr
+    assert set(d.code for d in hits) <= {code, "SKC102", "SKC204", "SKC401"}, r.stderr
     assert not (tmp_path / "dist").exists()
 
 
