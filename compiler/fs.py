@@ -70,6 +70,18 @@ def read_regular(path: str | os.PathLike[str], cap: int, *, follow: bool = True)
     return data
 
 
+def read_head(path: str | os.PathLike[str], size: int, *, follow: bool = True) -> bytes:
+    """The first `size` bytes of a regular file (fewer when it is shorter); NotRegular or OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(0, f"is {kind(st.st_mode)}, not a regular file", os.fspath(path))
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
 def remove_tree(path: str | os.PathLike[str]) -> bool:
     """Delete path and everything below it without following symlinks; True when it is gone.
 

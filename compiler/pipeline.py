@@ -10,6 +10,7 @@ from typing import Any, Callable
 from . import cache as cache_mod
 from . import config as config_mod
 from . import diagnostics as dg
+from . import fs
 from .budget import Packing
 from .cache import Cache, Record, Snapshot, Stats
 from .diagnostics import Diagnostic
@@ -248,9 +249,8 @@ def _save_record(store: Cache, key: str, result: Compilation, inputs: Snapshot |
     # may have replaced dist since; its index names another build hash (one of
     # the same sources wrote the same bytes). The hash is near the top.
     try:
-        with open(dist / "_index.json", "rb") as fh:
-            if f'"build_hash": "{art.build_hash}"'.encode() not in fh.read(4096):
-                return
+        if f'"build_hash": "{art.build_hash}"'.encode() not in fs.read_head(dist / "_index.json", 4096, follow=False):
+            return
     except OSError:
         return
     files = {rel: present[rel] for rel in art.files}

@@ -285,7 +285,7 @@ class Dist:
             persona=persona, command=command, name=skill["name"], description=skill["description"],
             body=substitute(body, args), access=r["access"], overlay=r.get("overlay"),
             files=() if stub else tuple(res["path"] for res in skill.get("resources", []))[:MAX_FILES],
-            sub_skills=self._sub_skills(persona, skill), context=fm.get("context", "inline"),
+            sub_skills=() if stub else self._sub_skills(persona, skill), context=fm.get("context", "inline"),
             agent=fm.get("agent"), model=fm.get("model"),
             allowed_tools=tuple(fm.get("allowed-tools", ())), knowledge=() if stub else tuple(fm.get("knowledge", ())),
         )

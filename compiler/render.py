@@ -51,7 +51,7 @@ class Template:
 
 def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ...]]:
     path = config.template
-    markup = path.name.removesuffix(".j2").endswith((".xml", ".html"))
+    markup = path.name.removesuffix(".j2").endswith(MARKUP_SUFFIXES)
     env = jinja2.Environment(
         loader=_RegularFileLoader(str(path.parent)),
         keep_trailing_newline=True,
@@ -77,6 +77,7 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
 
 
 TEMPLATE_CAP = 1024 * 1024
+MARKUP_SUFFIXES = (".xml", ".html", ".htm", ".xhtml")  # values escaped for XML text content
 
 
 class _RegularFileLoader(jinja2.FileSystemLoader):

@@ -194,7 +194,8 @@ def write(dist: Path, art: Artifacts, *, prune: bool = False, cache_dir: Path | 
             return WriteResult(False, 0)
         tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            _fill(tmp, dist, art, () if prune else cmp.extra_objects, frozenset(cmp.changed))
+            verified = frozenset(art.objects) - set(cmp.missing) - set(cmp.changed)
+            _fill(tmp, dist, art, () if prune else cmp.extra_objects, verified)
             _swap(tmp, dist)
         finally:
             fs.remove_tree(tmp)
@@ -218,14 +219,15 @@ def _interrupt_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], damaged: frozenset[str]) -> None:
-    """damaged: old files whose bytes differ from what they should be; never reused."""
+def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], verified: frozenset[str]) -> None:
+    """verified: old objects that compare read and found byte-identical (found by a walk that follows
+    no symlink); only those are reused, so a damaged object, or one behind a planted link, never is."""
     os.mkdir(tmp)  # never an existing directory or a planted symlink: the name is new
     for rel, data in art.files.items():
         target = tmp / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         old = dist / rel
-        if rel in art.objects and rel not in damaged and _link(old, target, len(data)):
+        if rel in verified and _link(old, target, len(data)):
             continue
         target.write_bytes(data)
     for rel in keep:

@@ -18,6 +18,7 @@ def exclusive(tmp_path):
                                            persona_exclusive="p", knowledge="[docs/secret-plan.md]"),
         "skills/secret/references/plan.md": "the secret plan\n",
         "skills/secret/scripts/run.sh": "echo secret\n",
+        "skills/secret/child/SKILL.md": skill_md(description="A part of the secret skill."),
         "personas/p/manifest.yaml": "name: P\n",
         "personas/q/manifest.yaml": "name: Q\n",
         "personas/p-exclusive/secret.md": "The real instructions.\n",
@@ -32,12 +33,13 @@ def test_granted_persona_sees_the_files(exclusive):
     assert exclusive.resources("p", "secret") == ["references/plan.md", "scripts/run.sh"]
     assert exclusive.resource("p", "secret", "references/plan.md") == b"the secret plan\n"
     assert loaded.knowledge == ("docs/secret-plan.md",)
+    assert [s.command for s in loaded.sub_skills] == ["secret/child"]
 
 
 def test_stub_persona_sees_only_the_stub(exclusive):
     loaded = exclusive.load("q", "secret")
     assert loaded.access == "stub" and loaded.body == "Only for P. Ask P.\n"
-    assert loaded.files == () and loaded.knowledge == ()
+    assert loaded.files == () and loaded.knowledge == () and loaded.sub_skills == ()
     assert exclusive.resources("q", "secret") == [] and exclusive.resources("q", "secret", kind="scripts") == []
     for path in ("references/plan.md", "scripts/run.sh", "SKILL.md"):
         with pytest.raises(reader.UnknownResource):

@@ -182,3 +182,21 @@ def test_reads_are_bounded_for_a_growing_file(tmp_path):
     assert fs.read_regular(big, 101) == b"x" * 101
     make_tree(tmp_path, {"small": "y"})
     assert fs.read_regular(tmp_path / "small", 1) == b"y"
+
+
+def test_objects_behind_a_planted_symlink_are_never_reused(built, tmp_path):
+    dist = built.parent / "dist"
+    decoy = tmp_path / "decoy"
+    for obj in objects(dist):
+        rel = obj.relative_to(dist / "objects")
+        (decoy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (decoy / rel).write_bytes(b"X" * obj.stat().st_size)  # right names and sizes, wrong bytes
+    good = {p.relative_to(dist).as_posix(): p.read_bytes() for p in objects(dist)}
+    os.rename(dist / "objects", tmp_path / "moved")
+    os.symlink(decoy, dist / "objects")
+    for flags in ((), ("--no-cache",)):
+        code, err = cli(built, "build", *flags)
+        assert code == 0, err
+        assert not (dist / "objects").is_symlink()
+        assert {p.relative_to(dist).as_posix(): p.read_bytes() for p in objects(dist)} == good
+    assert cli(built, "check")[0] == 0
