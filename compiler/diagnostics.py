@@ -36,7 +36,7 @@ CODES: dict[str, str] = {
     "SKC211": "CRLF line endings normalised to LF",
     "SKC212": "YAML tag not allowed (safe loading only)",
     "SKC213": "empty body",
-    "SKC214": "control character in a YAML string",
+    "SKC214": "control character in text or a YAML string",
     # paths and discovery (3xx)
     "SKC301": "unsafe path",
     "SKC302": "symlink escapes the root",

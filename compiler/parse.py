@@ -53,6 +53,22 @@ def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
     return text, tuple(diags)
 
 
+# Raw in a text file (a body, an overlay), the same characters a YAML escape could write:
+# terminal escapes and the like never reach a prompt. Tab, newline and CR (normalised) are text.
+_RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_characters(rel: str, text: str, first_line: int) -> tuple[Diagnostic, ...]:
+    """An error at the first control character in text (whose first line is first_line), if any."""
+    hit = _RAW_CONTROL.search(text)
+    if hit is None:
+        return ()
+    at = hit.start()
+    line = text.count("\n", 0, at) + first_line
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    return (dg.error(rel, "SKC214", f"control character U+{ord(hit.group(0)):04X} in text", line, col),)
+
+
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     before = data[:offset]
     return before.count(b"\n") + 1, offset - (before.rfind(b"\n") + 1) + 1
@@ -75,7 +91,7 @@ def parse_document(file: InputFile, *, frontmatter: str = "required") -> Documen
         split = None  # a Markdown `---` rule, not frontmatter: the whole file is body
     if split is None:
         if frontmatter == "optional":
-            return Document(file.rel, {}, {}, _clean_body(text), 1, diags)
+            return Document(file.rel, {}, {}, _clean_body(text), 1, diags + control_characters(file.rel, text, 1))
         reason = "no frontmatter: the file must start with a '---' line"
         if text.startswith("---"):
             reason = "unterminated frontmatter: no closing '---' line"
@@ -86,6 +102,7 @@ def parse_document(file: InputFile, *, frontmatter: str = "required") -> Documen
         line, col = pos.get(("v",), (2, 1))
         more += (dg.error(file.rel, "SKC202", "frontmatter is not a mapping", line, col),)
         data = None
+    more += control_characters(file.rel, body, body_line)
     return Document(file.rel, data, pos, _clean_body(body), body_line, diags + more)
 
 

@@ -10,7 +10,7 @@ from . import schema
 from .diagnostics import Diagnostic
 from .lint import lint_overlay
 from .model import Discovery, Document, Persona, PersonaSource, Program, Skill, SkillSource
-from .parse import decode, parse_document
+from .parse import control_characters, decode, parse_document
 from .paths import unsafe_reason
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -245,6 +245,7 @@ def _overlays(p: Persona, src: PersonaSource, skills: dict[str, Skill], diags: l
         if not skills[command].flag("has_persona_overlay"):
             diags.append(dg.warning(file.rel, "SKC408", f"skill {command!r} does not set has_persona_overlay; overlay ignored"))
             continue
+        diags.extend(control_characters(file.rel, text, 1))
         diags.extend(lint_overlay(file.rel, text))
         overlays[command] = (file.rel, text)
     return overlays

@@ -120,3 +120,29 @@ def test_file_name_with_line_separator_never_forges_a_line(tmp_path):
     os.makedirs(tmp_path / "skills" / evil)
     r = build(cfg)
     assert "SKC999" not in r.codes()
+
+
+@pytest.mark.parametrize("where, content, line, col", [
+    ("skills/a/SKILL.md", "---\ndescription: x\n---\nfine\nred \x1b[31m text\n", 5, 5),
+    ("skills/a/SKILL.md", "---\ndescription: x\n---\n\x9b2J\n", 4, 1),
+    ("personas/p/skill-overlays/a.md", "Be terse.\n\x07bell\n", 2, 1),
+    ("personas/p-exclusive/b.md", "---\n\n## Part\n\x00\n", None, None),  # NUL: a binary file (SKC201)
+    ("personas/p-exclusive/b.md", "---\ntitle: t\n---\nok\n\x7f\n", 5, 1),
+])
+def test_raw_control_characters_in_text_are_errors(tmp_path, where, content, line, col):
+    files = {
+        "skills/a/SKILL.md": skill_md(has_persona_overlay="true"),
+        "skills/b/SKILL.md": skill_md(persona_exclusive="p"),
+        "personas/p/manifest.yaml": "name: P\n",
+        "personas/p-exclusive/b.md": "The body.\n",
+        "personas/p/skill-overlays/a.md": "Be terse.\n",
+    }
+    files[where] = content
+    r = build(project(tmp_path, files, CONFIG_PERSONAS))
+    assert r.exit_code == 1 and r.exception is None
+    if line is None:
+        assert r.one("SKC201").path == where
+        return
+    d = r.one("SKC214")
+    assert (d.path, d.line, d.col, d.severity) == (where, line, col, "error")
+    assert not (tmp_path / "dist").exists()
