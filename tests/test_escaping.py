@@ -146,3 +146,15 @@ def test_raw_control_characters_in_text_are_errors(tmp_path, where, content, lin
     d = r.one("SKC214")
     assert (d.path, d.line, d.col, d.severity) == (where, line, col, "error")
     assert not (tmp_path / "dist").exists()
+
+
+@pytest.mark.parametrize("files, config, code", [
+    ({"skills/a/SKILL.md": skill_md(knowledge='["docs/\\u202eevil.md"]')}, CONFIG, "SKC301"),
+    ({"skills/a/SKILL.md": skill_md(knowledge='["docs/a\\u200fb.md"]')}, CONFIG, "SKC301"),
+    ({"skills/a/SKILL.md": skill_md(), "personas/p/manifest.yaml": 'name: P\nfallback: "q\\u2028"\n'},
+     CONFIG_PERSONAS, "SKC301"),
+    ({"skills/a/SKILL.md": skill_md()}, CONFIG.replace("output: dist", 'output: "di\\u200bst"'), "SKC103"),
+])
+def test_written_paths_with_invisible_characters_are_refused(tmp_path, files, config, code):
+    r = build(project(tmp_path, files, config))
+    assert r.exit_code == 1 and r.find(code), r.stderr
