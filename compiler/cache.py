@@ -188,11 +188,12 @@ def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
     try:
         payload = orjson.dumps(data)
         fs.ensure_dir(directory, ignore_all=True)
-        # O_EXCL|O_NOFOLLOW: a symlink planted at the name is never written through.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC + _mac(key, name, payload) + b"\n" + payload)
-        os.replace(tmp, directory / name)
+        with write_mod.interrupt_deferred():  # Ctrl-C never leaves a temporary file behind
+            # O_EXCL|O_NOFOLLOW: a symlink planted at the name is never written through.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(_MAGIC + _mac(key, name, payload) + b"\n" + payload)
+            os.replace(tmp, directory / name)
     except (OSError, TypeError):
         try:
             tmp.unlink()

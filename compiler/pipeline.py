@@ -156,8 +156,9 @@ def _reserved_output(config: Config) -> tuple[Diagnostic, ...]:
     """Places the output must never be: a repository's .git, the build cache, or a path through a symlink."""
     parts = Path(config.output).parts
     folded = [p.casefold() for p in parts]  # .GIT is .git on a case-insensitive file system
+    real = [p.casefold() for p in (config.root / config.output).resolve().parts]
     why = None
-    if ".git" in folded:
+    if ".git" in folded or ".git" in real:
         why = "is inside a .git directory; skillc replaces its output wholesale"
     elif folded and folded[0] == cache_mod.DIRNAME:
         why = f"is the build cache directory {cache_mod.DIRNAME}/"

@@ -184,7 +184,7 @@ def lock(dist: Path, cache_dir: Path | None = None) -> Iterator[None]:
 def write(dist: Path, art: Artifacts, *, prune: bool = False, cache_dir: Path | None = None) -> WriteResult:
     """Raises OutputRefused (nothing touched) or OSError (the old output intact)."""
     dist.parent.mkdir(parents=True, exist_ok=True)
-    with lock(dist, cache_dir), _interrupt_deferred():
+    with lock(dist, cache_dir), interrupt_deferred():
         problem = ownership_problem(dist)  # again under the lock: the early check is advice
         if problem:
             raise OutputRefused(problem)
@@ -203,7 +203,7 @@ def write(dist: Path, art: Artifacts, *, prune: bool = False, cache_dir: Path | 
 
 
 @contextmanager
-def _interrupt_deferred() -> Iterator[None]:
+def interrupt_deferred() -> Iterator[None]:
     """Ctrl-C while the output is being written and swapped takes effect once that is done:
     the caller sees KeyboardInterrupt with the complete old or new output in place, no debris."""
     if threading.current_thread() is not threading.main_thread():

@@ -331,3 +331,10 @@ def test_object_edited_in_place_with_mtime_restored_is_repaired(tmp_path):
     assert obj.stat().st_size == st.st_size and obj.stat().st_mtime_ns == st.st_mtime_ns
     assert build(cfg).exit_code == 0
     assert snapshot(tmp_path / "dist") == good
+
+
+def test_project_inside_a_git_directory_cannot_write_there(tmp_path):
+    cfg = project(tmp_path / ".git" / "proj", SKILLS)
+    r = build(cfg)
+    assert r.exit_code == 1 and any(".git" in d.message for d in r.find("SKC103"))
+    assert not (tmp_path / ".git/proj/dist").exists()
