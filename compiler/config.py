@@ -8,7 +8,7 @@ from pathlib import Path
 from . import diagnostics as dg
 from . import fs, schema
 from .diagnostics import Diagnostic
-from .model import DEFAULT_BUDGET, DEFAULT_EXTENSIONS, Config, InputFile
+from .model import DEFAULT_BUDGET, DEFAULT_EXTENSIONS, Config, Document, InputFile
 from .parse import parse_document
 from .paths import unsafe_reason
 
@@ -53,7 +53,8 @@ def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[
             problems.append(dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col))
     # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
     data = {**data, **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)}}
-    data["sources"] = _unique_sources(rel, doc, [posixpath.normpath(s) for s in data["sources"]], problems)
+    data["sources"], repeated = _unique_sources(rel, doc, [posixpath.normpath(s) for s in data["sources"]])
+    problems.extend(repeated)
     if data.get("output", "dist") == ".":
         line, col = doc.pos("output")
         problems.append(dg.error(rel, "SKC103", "output must be a directory below the project, not the project itself", line, col))
@@ -87,16 +88,16 @@ def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[
     return config, tuple(problems)
 
 
-def _unique_sources(rel: str, doc, sources: list[str], problems: list[Diagnostic]) -> list[str]:
+def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[str], tuple[Diagnostic, ...]]:
     """A source listed twice is one source, at its last (highest-precedence) place; said once, here,
     rather than as every one of its skills overriding itself."""
     last = {s: i for i, s in enumerate(sources)}
-    for i, s in enumerate(sources):
-        if last[s] != i:
-            line, col = doc.pos("sources", i)
-            problems.append(dg.warning(rel, "SKC105", f"sources: {s!r} is listed more than once; "
-                                       "only its last place counts", line, col))
-    return [s for i, s in enumerate(sources) if last[s] == i]
+    repeated = tuple(
+        dg.warning(rel, "SKC105", f"sources: {s!r} is listed more than once; only its last place counts",
+                   *doc.pos("sources", i))
+        for i, s in enumerate(sources) if last[s] != i
+    )
+    return [s for i, s in enumerate(sources) if last[s] == i], repeated
 
 
 def _paths(data: dict) -> list[tuple[tuple, str]]:

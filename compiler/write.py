@@ -150,7 +150,7 @@ def _legacy_output(dist: Path, names: list[str]) -> bool:
     if not set(names) <= _LEGACY_NAMES or "_index.json" not in names:
         return False
     try:
-        return fs.read_regular(dist / "_index.json", 1 << 30, follow=False).startswith(_LEGACY_HEAD)
+        return fs.read_head(dist / "_index.json", len(_LEGACY_HEAD), follow=False) == _LEGACY_HEAD
     except OSError:
         return False
 
@@ -277,10 +277,17 @@ def _exchange(a: Path, b: Path) -> bool:
     return rc == 0
 
 
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _recover(dist: Path) -> None:
     """Undo what a build killed mid-swap (two-rename fallback) or mid-write left behind."""
     olds = sorted(dist.parent.glob(f".{dist.name}.old-*"))
-    real = [p for p in olds if stat.S_ISDIR(os.lstat(p).st_mode)]  # a planted symlink is never moved into place
+    real = [p for p in olds if _is_real_dir(p)]  # a planted symlink is never moved into place
     if not os.path.lexists(dist) and real:
         os.rename(real[-1], dist)
         olds.remove(real[-1])
