@@ -198,8 +198,10 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     dist = config.root / config.output
     problem = ownership_problem(dist)
     if problem and not dg.has_errors(head.diagnostics):
+        # Nothing is written, but every other problem is still reported in this run.
         refused = dg.error(config.output, "SKC704", f"output directory {problem}")
-        return Compilation(config, diagnostics=dg.ordered(head.diagnostics + (refused,))), None
+        result = _back(_discovered(head, os.listdir), None)
+        return replace(result, diagnostics=dg.ordered(result.diagnostics + (refused,))), None
     cache_dir = config.root / cache_mod.DIRNAME
     store = cache_mod.open_cache(config) if cache and template is not None else None
     if store is None:
