@@ -61,6 +61,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -484,11 +485,19 @@ class Cache:
 
 
 def open_cache(config: Config) -> Cache | None:
-    """The project's cache, or None when it is off (no key can be kept)."""
+    """The project's cache, or None when it is off (no key can be kept, or `.skillc-cache` is not a real directory)."""
+    directory = config.root / DIRNAME
+    try:  # something planted at the name (a symlink out of the project, a FIFO): never read or written through
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
     key = load_key()
     if key is None:
         return None
-    return Cache(config.root / DIRNAME, key, fingerprint())
+    return Cache(directory, key, fingerprint())
 
 
 # --- the output directory, as the build record describes it ------------------

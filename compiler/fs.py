@@ -17,7 +17,8 @@ import stat
 O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_DIRECTORY = O_DIRECTORY
 _O_NONBLOCK, _O_NOFOLLOW, _O_CLOEXEC = O_NONBLOCK, O_NOFOLLOW, O_CLOEXEC
 
 

@@ -202,11 +202,10 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
         refused = dg.error(config.output, "SKC704", f"output directory {problem}")
         result = _back(_discovered(head, os.listdir), None)
         return replace(result, diagnostics=dg.ordered(result.diagnostics + (refused,))), None
-    cache_dir = config.root / cache_mod.DIRNAME
     store = cache_mod.open_cache(config) if cache and template is not None else None
     if store is None:
         result = _back(_discovered(head, os.listdir), None)
-        return result, (write(dist, result.artifacts, prune=prune, cache_dir=cache_dir) if result.ok else None)
+        return result, (write(dist, result.artifacts, prune=prune) if result.ok else None)
     # Before discover reads a byte: inputs that all show their recorded stat data replay the last build.
     head_key = store.head_key(build_hash(config, (), template), config, head.diagnostics)
     now = cache_mod.take_snapshot(config, store.directory, head_key)
@@ -227,7 +226,7 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     store.save_memo()
     if not result.ok:
         return result, None
-    written = write(dist, result.artifacts, prune=prune, cache_dir=cache_dir)
+    written = write(dist, result.artifacts, prune=prune)
     _save_record(store, key, result, inputs)
     return result, written
 

@@ -8,9 +8,10 @@ still-valid object is hard-linked from the previous build.
 The output is replaced wholesale, so skillc replaces only a directory it wrote
 itself: every build writes the marker file `.skillc-dist` into it, and an
 existing, non-empty output without the marker is refused (`ownership_problem`).
-Nothing here follows a symlink planted where skillc writes: the lock is opened
-with O_NOFOLLOW inside the cache directory, temporary trees are removed with
-fs.remove_tree (which unlinks a symlink instead of following it).
+Nothing here follows a symlink planted where skillc writes: there is no lock
+file (the lock is an flock on the output's parent directory), temporary trees
+get fresh random names and are removed with fs.remove_tree (which unlinks a
+symlink instead of following it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import fcntl
-import hashlib
 import os
 import secrets
 import signal
@@ -36,7 +36,7 @@ from .model import Artifacts
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
-CACHE_DIRNAME = ".skillc-cache"   # the project's cache directory; the lock lives in it too
+CACHE_DIRNAME = ".skillc-cache"   # the project's cache directory (cache.py); never an output
 # An output written before the marker existed: only these names, and an index skillc wrote.
 _LEGACY_NAMES = frozenset({"_index.json", "personas", "objects"})
 _LEGACY_HEAD = b'{\n  "format": 1,\n  "generator": "skillc '
@@ -155,23 +155,17 @@ def _legacy_output(dist: Path, names: list[str]) -> bool:
         return False
 
 
-def lock_path(dist: Path, cache_dir: Path | None = None) -> Path:
-    """`<cache>/locks/<output>.lock`: inside the git-ignored cache directory, keyed by the output's real path."""
-    where = str(dist.parent.resolve() / dist.name)
-    tag = hashlib.sha256(where.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return (cache_dir or dist.parent / CACHE_DIRNAME) / "locks" / f"{dist.name}-{tag}.lock"
-
-
 @contextmanager
-def lock(dist: Path, cache_dir: Path | None = None) -> Iterator[None]:
-    """Serialise builds of the same output directory (a second build waits)."""
-    path = lock_path(dist, cache_dir)
-    fs.ensure_dir(path.parent.parent, ignore_all=True)
-    fs.ensure_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | fs.O_NOFOLLOW | fs.O_CLOEXEC | fs.O_NONBLOCK, 0o600)
+def lock(dist: Path) -> Iterator[None]:
+    """Serialise builds of the same output directory (a second build waits).
+
+    The lock is an flock on the directory that holds the output, the one the
+    swap renames in: no lock file exists, so none can be committed by
+    accident, and none can be planted (a symlink, a FIFO) to make a build
+    write or block elsewhere.
+    """
+    fd = os.open(dist.parent, os.O_RDONLY | fs.O_DIRECTORY | fs.O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise fs.NotRegular(0, "the lock is not a regular file", str(path))
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
@@ -181,10 +175,10 @@ def lock(dist: Path, cache_dir: Path | None = None) -> Iterator[None]:
         os.close(fd)
 
 
-def write(dist: Path, art: Artifacts, *, prune: bool = False, cache_dir: Path | None = None) -> WriteResult:
+def write(dist: Path, art: Artifacts, *, prune: bool = False) -> WriteResult:
     """Raises OutputRefused (nothing touched) or OSError (the old output intact)."""
     dist.parent.mkdir(parents=True, exist_ok=True)
-    with lock(dist, cache_dir), interrupt_deferred():
+    with lock(dist), interrupt_deferred():
         problem = ownership_problem(dist)  # again under the lock: the early check is advice
         if problem:
             raise OutputRefused(problem)

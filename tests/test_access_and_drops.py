@@ -110,13 +110,19 @@ def test_source_listed_twice_is_one_config_warning(tmp_path):
 
 
 def test_write_failure_path_is_relative_to_the_config(tmp_path, monkeypatch):
+    from skillc import pipeline
+
     proj = tmp_path / "proj"
     cfg = project(proj, {"skills/a/SKILL.md": skill_md()})
-    (proj / ".skillc-cache").write_text("not a directory\n")  # the lock cannot be made
+
+    def full(*_a, **_k):
+        raise OSError(28, "No space left on device", str(proj / "dist" / "objects" / "ab"))
+
+    monkeypatch.setattr(pipeline, "write", full)
     monkeypatch.chdir(tmp_path)
     r = run("build", config=cfg)
     assert r.exit_code == 1
-    assert r.one("SKC703").path == ".skillc-cache"
+    assert r.one("SKC703").path == "dist/objects/ab"
 
 
 def test_read_only_output_parent_reports_a_config_relative_path(tmp_path, monkeypatch):
