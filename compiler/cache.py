@@ -14,7 +14,7 @@ Three levels:
   (every input byte, the config, the template, the generator), the
   compiler's own fingerprint, the flags and the discovery diagnostics are
   those of the last successful build, and the output directory still holds
-  exactly the files that build left there (same size and mtime, checked with
+  exactly the files that build left there (same size, mtime, ctime, inode and type, checked with
   one directory walk), `build` skips every stage after discover and replays
   that build's diagnostics (`report.json`), discover's own warnings among
   them. A build with errors is never recorded, so never replayed.
@@ -61,6 +61,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -69,14 +70,17 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
+from . import fs
 from . import write as write_mod
 from .diagnostics import Diagnostic, Severity
 from .discover import ignored
 from .model import Config, Skill, SkillSource
 from .paths import nfc
 
-DIRNAME = ".skillc-cache"
-FORMAT = 2  # 2: memo entries carry frontmatter anchors
+DIRNAME = write_mod.CACHE_DIRNAME
+FORMAT = 3  # 2: memo entries carry frontmatter anchors; 3: output files by [size, mtime, ctime, inode, mode]
+FILE_CAP = 1 << 30      # a cache file larger than this is foreign: never read into memory
+KEY_CAP = 4096
 _MAGIC = b"skillc-cache/1 "
 _BUILD, _REPORT, _MEMO = "build.json", "report.json", "memo.json"
 
@@ -118,7 +122,7 @@ class Record:
 
     key: str
     dist: str
-    files: dict[str, list[int]]     # path in the output -> [size, mtime_ns]
+    files: dict[str, list[int]]     # path in the output -> [size, mtime_ns, ctime_ns, inode, mode]
     skills: int
     personas: int
     objects: int
@@ -128,22 +132,28 @@ class Record:
 # --- the per-user key and signed files ---------------------------------------
 
 def key_path() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and must be ignored
+        base = str(Path.home() / ".cache")
     return Path(base) / "skillc" / "key"
 
 
 def load_key() -> bytes | None:
-    """The HMAC key, created on first use; None (cache off) when that fails."""
+    """The HMAC key, created on first use; None (cache off) when that fails.
+
+    Read only from a regular file, at most KEY_CAP bytes: a FIFO or a device
+    planted there turns the cache off instead of hanging the build.
+    """
     try:
         path = key_path()
         try:
-            data = path.read_bytes()
+            data = fs.read_regular(path, KEY_CAP)
         except FileNotFoundError:
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW, 0o600)
             except FileExistsError:  # another build made it first
-                data = path.read_bytes()
+                data = fs.read_regular(path, KEY_CAP)
             else:
                 data = secrets.token_bytes(32)
                 with os.fdopen(fd, "wb") as fh:
@@ -160,8 +170,8 @@ def _mac(key: bytes, name: str, payload: bytes) -> bytes:
 
 def read_signed(directory: Path, name: str, key: bytes) -> Any:
     """The JSON in a signed cache file, or None when absent, foreign or corrupt."""
-    try:
-        raw = (directory / name).read_bytes()
+    try:  # never through a symlink, never a FIFO or device, never unbounded
+        raw = fs.read_regular(directory / name, FILE_CAP, follow=False)
     except OSError:
         return None
     head, _, payload = raw.partition(b"\n")
@@ -175,12 +185,16 @@ def read_signed(directory: Path, name: str, key: bytes) -> Any:
 
 def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
     """Atomically replace a cache file; failures are ignored (a cache is optional)."""
-    tmp = directory / f".{name}.{os.getpid()}.tmp"
+    tmp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         payload = orjson.dumps(data)
-        directory.mkdir(exist_ok=True)
-        tmp.write_bytes(_MAGIC + _mac(key, name, payload) + b"\n" + payload)
-        os.replace(tmp, directory / name)
+        fs.ensure_dir(directory, ignore_all=True)
+        with write_mod.interrupt_deferred():  # Ctrl-C never leaves a temporary file behind
+            # O_EXCL|O_NOFOLLOW: a symlink planted at the name is never written through.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(_MAGIC + _mac(key, name, payload) + b"\n" + payload)
+            os.replace(tmp, directory / name)
     except (OSError, TypeError):
         try:
             tmp.unlink()
@@ -472,11 +486,19 @@ class Cache:
 
 
 def open_cache(config: Config) -> Cache | None:
-    """The project's cache, or None when it is off (no key can be kept)."""
+    """The project's cache, or None when it is off (no key can be kept, or `.skillc-cache` is not a real directory)."""
+    directory = config.root / DIRNAME
+    try:  # something planted at the name (a symlink out of the project, a FIFO): never read or written through
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
     key = load_key()
     if key is None:
         return None
-    return Cache(config.root / DIRNAME, key, fingerprint())
+    return Cache(directory, key, fingerprint())
 
 
 # --- the output directory, as the build record describes it ------------------
@@ -524,7 +546,7 @@ def _fs_now(directory: Path) -> int | None:
     which can be ahead of the stamp of a later write."""
     path = directory / f".stamp.{os.getpid()}"
     try:
-        directory.mkdir(exist_ok=True)
+        fs.ensure_dir(directory, ignore_all=True)
         try:
             path.unlink()  # left by a killed build: only a new file has a ctime of now
         except FileNotFoundError:

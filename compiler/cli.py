@@ -9,13 +9,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import click
 
 from . import __version__
 from . import diagnostics as dg
-from . import pipeline, reader, schema
+from . import fs, pipeline, reader, schema
+from . import write as write_mod
 from .config import UsageError
 from .diagnostics import Diagnostic
 from .render import sha256
@@ -28,7 +29,24 @@ SKIP = click.option("--skip-invalid/--no-skip-invalid", default=None,
 VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Name every skill a budget left out or shortened.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Exit codes of a compiler: Ctrl-C is 130 (128 + SIGINT), as a shell reports it, not click's 1."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.Abort:  # click's name for KeyboardInterrupt (and EOF at a prompt)
+            click.echo("skillc: interrupted", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="skillc")
 def cli() -> None:
     """skillc: compile agent skills into immutable, deterministic artifacts."""
@@ -69,8 +87,13 @@ def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_c
         result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache,
                                    skip_invalid=skip_invalid, verbose=verbose)
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
-        where = os.path.relpath(exc.filename) if exc.filename else "."
+        # Relative to the config's directory, like every other diagnostic path.
+        where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
         click.echo(dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}").format(), err=True)
+        click.echo("skillc: build failed; the output directory was left untouched", err=True)
+        sys.exit(1)
+    except write_mod.OutputRefused as exc:  # taken over between the early check and the lock
+        click.echo(dg.error(".", "SKC704", f"output directory {exc}").format(), err=True)
         click.echo("skillc: build failed; the output directory was left untouched", err=True)
         sys.exit(1)
     _report(result.diagnostics, quiet)
@@ -127,13 +150,20 @@ def check(config_path: Path, strict: bool | None, skip_invalid: bool | None, ver
     click.echo(f"skillc: {out}/ is current (build {result.artifacts.build_hash[:12]})", err=True)
 
 
+INDEX_CAP = 1 << 30
+
+
 def _invalid_index(dist: Path, out: str) -> list[Diagnostic]:
     """A present _index.json must also match the shipped schema, stale or not."""
     path = dist / "_index.json"
-    if not path.is_file():
+    try:  # a committed output may hold a FIFO or a link to /dev/zero here: regular files only, bounded
+        raw = fs.read_regular(path, INDEX_CAP, follow=False)
+    except FileNotFoundError:
         return []
+    except OSError as exc:
+        return [dg.error(f"{out}/_index.json", "SKC702", f"cannot be read: {exc.strerror or exc}")]
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         return [dg.error(f"{out}/_index.json", "SKC702", f"not valid JSON: {type(exc).__name__}: {exc}")]
     return [dg.error(f"{out}/_index.json", "SKC702", f"does not match index.schema.json: {e}")
@@ -153,7 +183,8 @@ def explain(config_path: Path, skip_invalid: bool | None, persona: str, command:
         sys.exit(1)
     program = result.program
     if persona not in program.personas:
-        click.echo(f"skillc: error: unknown persona {persona!r}; known: {', '.join(program.personas)}", err=True)
+        known = ", ".join(program.personas)
+        click.echo(dg.printable(f"skillc: error: unknown persona {persona!r}; known: {known}"), err=True)
         sys.exit(1)
     hit = next((r for r in result.resolutions if r.persona == persona and r.command == command), None)
     if hit is None:
@@ -166,13 +197,15 @@ def _explain_missing(program, persona: str, command: str) -> None:
     p = program.personas[persona]
     invalid = dict(program.invalid)
     if command in invalid:
-        click.echo(f"{persona} x {command}: left out of the build: the skill has errors "
-                   f"({', '.join(invalid[command])}) and --skip-invalid is on; `skillc validate` lists them", err=True)
+        click.echo(dg.printable(f"{persona} x {command}: left out of the build: the skill has errors "
+                                f"({', '.join(invalid[command])}) and --skip-invalid is on; "
+                                "`skillc validate` lists them"), err=True)
     elif command in program.skills:
-        click.echo(f"{persona} x {command}: not visible: the persona's allowlist does not name it "
-                   f"({p.manifest_rel}: skills)", err=True)
+        click.echo(dg.printable(f"{persona} x {command}: not visible: the persona's allowlist does not name it "
+                                f"({p.manifest_rel}: skills)"), err=True)
     else:
-        click.echo(f"skillc: error: unknown skill {command!r}; known: {', '.join(sorted(program.skills))}", err=True)
+        known = ", ".join(sorted(program.skills))
+        click.echo(dg.printable(f"skillc: error: unknown skill {command!r}; known: {known}"), err=True)
 
 
 def _explain(result: pipeline.Compilation, r) -> None:
@@ -193,7 +226,8 @@ def _explain(result: pipeline.Compilation, r) -> None:
         lines.append("  catalog: " + _catalog_reason(packing, skill))
     lines.append(f"  result: access={r.access}" + (f" via {r.via}" if r.via else "")
                  + f", body sha256 {sha256(r.body.encode('utf-8'))[:16]}, overlay {r.overlay or 'none'}")
-    click.echo("\n".join(lines))
+    # Names, paths and manifest values are untrusted: printed escaped, like diagnostics.
+    click.echo("\n".join(dg.printable(line) for line in lines))
 
 
 def _catalog_reason(packing, skill) -> str:

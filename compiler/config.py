@@ -8,13 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import diagnostics as dg
-from . import schema
+from . import fs, schema
 from .diagnostics import Diagnostic
 from .model import DEFAULT_BUDGET, Config, Document, InputFile
 from .parse import parse_document
 from .paths import unsafe_reason
 
 DEFAULT_TEMPLATE = "templates/catalog.xml.j2"
+CONFIG_CAP = 1024 * 1024
 # The templates shipped with skillc, used when a project has no templates/ of its own.
 BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -26,14 +27,14 @@ class UsageError(Exception):
 def load(path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False) -> tuple[Config | None, tuple[Diagnostic, ...]]:
     """strict, skip_invalid: command-line overrides of the config's settings (None: the config's)."""
     path = Path(path)
-    if not path.is_file():
-        raise UsageError(f"config file not found: {path}")
+    try:
+        raw = fs.read_regular(path, CONFIG_CAP)
+    except FileNotFoundError:
+        raise UsageError(f"config file not found: {path}") from None
+    except OSError as exc:  # a FIFO or a device is refused before it can block or never end
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     root = path.resolve().parent
     rel = path.name
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
     doc = parse_document(InputFile(rel, raw), frontmatter="whole")
     if doc.data is None:
         return None, doc.diagnostics or (dg.error(rel, "SKC101", "config is not valid YAML"),)
@@ -60,17 +61,19 @@ def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[
             problems.append(dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col))
     # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
     data = {**data, **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)}}
-    data["sources"] = [_label(s) for s in data["sources"]]
+    data["sources"], repeated = _unique_sources(rel, doc, [_label(s) for s in data["sources"]])
+    problems.extend(repeated)
     if data.get("output", "dist") == ".":
         line, col = doc.pos("output")
         problems.append(dg.error(rel, "SKC103", "output must be a directory below the project, not the project itself", line, col))
     template_rel = data.get("template", DEFAULT_TEMPLATE)
     template = root / template_rel
-    if not template.is_file() and "template" not in data:
+    if not template.exists() and "template" not in data:
         template = BUILTIN_TEMPLATES / "catalog.xml.j2"
     if not template.is_file():
         line, col = doc.pos("template")
-        problems.append(dg.error(rel, "SKC103", f"template {template_rel!r} not found", line, col))
+        what = "is not a regular file" if template.exists() else "not found"
+        problems.append(dg.error(rel, "SKC103", f"template {template_rel!r} {what}", line, col))
     if dg.has_errors(problems):
         return None, tuple(problems)
     budgets = data.get("budgets", {})
@@ -95,6 +98,18 @@ def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[
         budget_priority=tuple(budgets.get("priority", ())),
     )
     return config, tuple(problems)
+
+
+def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[str], tuple[Diagnostic, ...]]:
+    """A source listed twice is one source, at its last (highest-precedence) place; said once, here,
+    rather than as every one of its skills overriding itself."""
+    last = {s: i for i, s in enumerate(sources)}
+    repeated = tuple(
+        dg.warning(rel, "SKC105", f"sources: {s!r} is listed more than once; only its last place counts",
+                   *doc.pos("sources", i))
+        for i, s in enumerate(sources) if last[s] != i
+    )
+    return [s for i, s in enumerate(sources) if last[s] == i], repeated
 
 
 def _paths(data: dict) -> list[tuple[tuple, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
@@ -21,6 +21,7 @@ CODES: dict[str, str] = {
     "SKC102": "config file does not match its schema",
     "SKC103": "a configured path is missing or escapes the project",
     "SKC104": "template cannot be loaded or rendered",
+    "SKC105": "a source is listed more than once",
     # files and frontmatter (2xx)
     "SKC201": "file cannot be read as UTF-8 text",
     "SKC202": "missing or unterminated frontmatter",
@@ -34,6 +35,7 @@ CODES: dict[str, str] = {
     "SKC212": "YAML tag not allowed (safe loading only)",
     "SKC213": "empty body",
     "SKC214": "frontmatter value normalised to what the harnesses read (quote it to silence this)",
+    "SKC215": "control character in text or a YAML string",
     # paths and discovery (3xx)
     "SKC301": "unsafe path",
     "SKC302": "symlink escapes the root",
@@ -74,6 +76,7 @@ CODES: dict[str, str] = {
     "SKC701": "output directory is stale",
     "SKC702": "output directory is invalid",
     "SKC703": "cannot write the output directory",
+    "SKC704": "output directory was not written by skillc: refusing to replace it",
 }
 
 
@@ -93,14 +96,26 @@ class Diagnostic:
         )
 
 
-# Control characters, lone surrogates (undecodable file names) and bidi
-# overrides. A file name holding a newline could otherwise forge extra
-# diagnostic lines, and a bidi override could make a path read differently.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+# Escaped when printed: control characters (C0, C1: a newline in a file name could forge
+# extra diagnostic lines), line and paragraph separators (U+2028, U+2029: line breaks
+# to editors and some terminals), format characters (bidi overrides and marks, zero-width
+# characters: a path that displays differently from what it is) and lone surrogates
+# (undecodable file names).
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
-def _printable(text: str) -> str:
-    return _UNPRINTABLE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+def printable(text: str) -> str:
+    """text with every character that could forge or disguise a line written as \\x.., \\u...."""
+    if text.isascii() and text.isprintable():  # nearly every message: no per-character scan
+        return text
+    return "".join(_escape(ch) if unicodedata.category(ch) in _ESCAPED_CATEGORIES else ch for ch in text)
+
+
+def _escape(ch: str) -> str:
+    return ch.encode("unicode_escape", "backslashreplace").decode("ascii") if ch != "\x7f" else "\\x7f"
+
+
+_printable = printable
 
 
 def error(path: str, code: str, message: str, line: int = 1, col: int = 1) -> Diagnostic:

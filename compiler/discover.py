@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import diagnostics as dg
+from . import fs
 from .diagnostics import Diagnostic
 from .model import (
     DEFAULT_EXCLUDES, PERSONA_FILE_EXTENSIONS, SKILL_MD_CAP, Config, Discovery, ExclusiveSource,
@@ -26,6 +27,8 @@ from .paths import extension, nfc, sanitize_command, unsafe_name
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn"})
 EXCLUSIVE_SUFFIX = "-exclusive"
 SKILL_FILES = ("SKILL.md", "skill.md")   # the second is accepted as skills-ref does, with a warning
+# Names skillc reads as files: a directory by one of them would make a skill or persona vanish.
+FILE_NAMES = frozenset({*SKILL_FILES, "manifest.yaml"})
 
 # skip(rel, is_dir) -> True to leave an entry out of the walk (rel: relative to the walked root).
 Skip = Callable[[str, bool], bool]
@@ -138,6 +141,9 @@ class _WalkState:
             return None
         child = os.path.join(path, disk)
         kind, st = _classify(child, self.confine, where, ancestors, self.diags)
+        if kind == "dir" and name in FILE_NAMES:
+            self.diags.append(dg.error(where, "SKC310", f"{name} is a directory; it must be a regular file"))
+            return None
         if kind == "file" and not as_file:
             self.files.append(Entry(child_rel, child, bool(st and st.st_mode & 0o111)))
         if kind != "dir" or as_dir:
@@ -176,7 +182,15 @@ def _classify(child: str, confine: str, where: str, ancestors: frozenset[str], d
         return _classify_link(child, confine, where, ancestors, diags)
     if stat.S_ISDIR(st.st_mode):
         return "dir", st
-    return ("file" if stat.S_ISREG(st.st_mode) else None), st
+    return _regular(st.st_mode, where, diags), st
+
+
+def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:
+    """A FIFO, device or socket is never read (it could block or never end), and never dropped silently."""
+    if stat.S_ISREG(mode):
+        return "file"
+    diags.append(dg.error(where, "SKC310", f"{fs.kind(mode)}, not a regular file: not read"))
+    return None
 
 
 def _classify_link(child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> tuple[str | None, os.stat_result | None]:
@@ -197,7 +211,7 @@ def _classify_link(child: str, confine: str, where: str, ancestors: frozenset[st
             diags.append(dg.error(where, "SKC303", "symlink loop: points to a directory containing it"))
             return None, None
         return "dir", st
-    return ("file" if stat.S_ISREG(st.st_mode) else None), st
+    return _regular(st.st_mode, where, diags), st
 
 
 def _join(a: str, b: str) -> str:
@@ -205,20 +219,18 @@ def _join(a: str, b: str) -> str:
 
 
 def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: str = "") -> InputFile | None:
-    """setting: the config key that sets `cap`, named in the message when there is one."""
-    limit = f"{setting} is {cap}" if setting else f"the cap is {cap}"
+    """setting: the config key that sets `cap`, named in the message when there is one.
+
+    Checked again on the open file: the walk's lstat is older than this read.
+    """
     try:
-        size = os.stat(entry.abs).st_size
-        if size > cap:
-            diags.append(dg.error(rel, "SKC207", f"file is {size} bytes; {limit}"))
-            return None
-        with open(entry.abs, "rb") as fh:
-            data = fh.read(cap + 1)
-    except OSError as exc:
-        diags.append(dg.error(rel, "SKC310", f"cannot read: {exc.strerror}"))
+        data = fs.read_regular(entry.abs, cap)
+    except fs.TooLarge as exc:
+        limit = f"; {setting} is {cap}" if setting else ""
+        diags.append(dg.error(rel, "SKC207", f"file {exc.strerror}{limit}"))
         return None
-    if len(data) > cap:  # grew between stat and read
-        diags.append(dg.error(rel, "SKC207", f"file exceeds the limit: {limit}"))
+    except OSError as exc:
+        diags.append(dg.error(rel, "SKC310", f"cannot read: {exc.strerror or exc}"))
         return None
     return InputFile(rel, data, entry.executable)
 

@@ -10,11 +10,11 @@ import re
 
 from . import diagnostics as dg
 from .diagnostics import Diagnostic
+from .untrusted import delimiter_positions, escape_delimiter
 
-DELIMITER = re.compile(r"<\s*/?\s*untrusted-data", re.IGNORECASE)
+__all__ = ["escape_delimiter", "lint_overlay", "wrap_overlay"]
 
 _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    ("SKC503", "tries to open or close the untrusted-data delimiter", DELIMITER),
     ("SKC502", "attempts a system prompt override", re.compile(
         r"ignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier)\s+(instructions|rules|prompts?)"
         r"|disregard\s+(all\s+|the\s+)?(previous|prior|above|system)"
@@ -35,18 +35,16 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 
 
 def lint_overlay(rel: str, text: str) -> tuple[Diagnostic, ...]:
+    # SKC503 finds exactly what escape_delimiter escapes (one rule, in untrusted.py).
+    hits = [("SKC503", "tries to open or close the untrusted-data delimiter", at, text[at:at + 16])
+            for at in delimiter_positions(text)]
+    hits += [(code, what, m.start(), m.group(0)) for code, what, pattern in _RULES for m in pattern.finditer(text)]
     found: list[Diagnostic] = []
-    for code, what, pattern in _RULES:
-        for match in pattern.finditer(text):
-            line = text.count("\n", 0, match.start()) + 1
-            col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
-            found.append(dg.warning(rel, code, f"overlay {what}: {match.group(0)!r}", line, col))
+    for code, what, at, seen in hits:
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        found.append(dg.warning(rel, code, f"overlay {what}: {seen!r}", line, col))
     return tuple(found)
-
-
-def escape_delimiter(text: str) -> str:
-    """Neutralise every `<untrusted-data` / `</untrusted-data` so content cannot break out."""
-    return DELIMITER.sub(lambda m: "&lt;" + m.group(0)[1:], text)
 
 
 def wrap_overlay(source: str, text: str) -> str:

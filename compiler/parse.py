@@ -9,6 +9,8 @@ billion-laughs document or a `!!python/object` tag never gets to run.
 from __future__ import annotations
 
 import datetime as _dt
+import math
+import re
 from typing import Any
 
 import yaml
@@ -21,6 +23,11 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STD = "tag:yaml.org,2002:"
 _ALLOWED_TAGS = frozenset(_STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp"))
 MAX_DEPTH = 32
+# Control characters a YAML escape ("\0", "\e", "\x9b") can put into a string: they would reach
+# prompts raw (terminal escapes, NULs). Tab and newline are text.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_INT_RANGE = (-(2**63), 2**64)  # what every JSON reader and orjson keep exactly
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 Positions = dict[tuple[Any, ...], tuple[int, int]]
 
@@ -43,6 +50,22 @@ def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
     return text, tuple(diags)
 
 
+# Raw in a text file (a body, an overlay), the same characters a YAML escape could write:
+# terminal escapes and the like never reach a prompt. Tab, newline and CR (normalised) are text.
+_RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_characters(rel: str, text: str, first_line: int) -> tuple[Diagnostic, ...]:
+    """An error at the first control character in text (whose first line is first_line), if any."""
+    hit = _RAW_CONTROL.search(text)
+    if hit is None:
+        return ()
+    at = hit.start()
+    line = text.count("\n", 0, at) + first_line
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    return (dg.error(rel, "SKC215", f"control character U+{ord(hit.group(0)):04X} in text", line, col),)
+
+
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     before = data[:offset]
     return before.count(b"\n") + 1, offset - (before.rfind(b"\n") + 1) + 1
@@ -61,9 +84,11 @@ def parse_document(file: InputFile, *, frontmatter: str = "required") -> Documen
         data, pos, more = load_yaml(text, file.rel, 0)
         return Document(file.rel, data, pos, "", 1, diags + more)
     split = _split(text)
+    if split is not None and frontmatter == "optional" and not _is_mapping_block(split[0]):
+        split = None  # a Markdown `---` rule, not frontmatter: the whole file is body
     if split is None:
         if frontmatter == "optional":
-            return Document(file.rel, {}, {}, _clean_body(text), 1, diags)
+            return Document(file.rel, {}, {}, _clean_body(text), 1, diags + control_characters(file.rel, text, 1))
         reason = "no frontmatter: the file must start with a '---' line"
         if text.startswith("---"):
             reason = "unterminated frontmatter: no closing '---' line"
@@ -74,6 +99,7 @@ def parse_document(file: InputFile, *, frontmatter: str = "required") -> Documen
         line, col = pos.get(("v",), (2, 1))
         more += (dg.error(file.rel, "SKC202", "frontmatter is not a mapping", line, col),)
         data = None
+    more += control_characters(file.rel, body, body_line)
     return Document(file.rel, data, pos, _clean_body(body), body_line, diags + more)
 
 
@@ -85,6 +111,22 @@ def _split(text: str) -> tuple[str, str, int] | None:
         if lines[i].rstrip() in ("---", "..."):
             return "\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1 :]), i + 2
     return None
+
+
+def _is_mapping_block(block: str) -> bool:
+    """Where frontmatter is optional (redirect bodies), a leading `---` block is frontmatter only
+    when it composes as a YAML mapping; anything else (prose, a heading, a list) is the body's
+    own text after a Markdown horizontal rule."""
+    try:
+        loader = _Loader(block)
+    except yaml.YAMLError:
+        return False
+    try:
+        return isinstance(loader.get_single_node(), yaml.MappingNode)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return False
+    finally:
+        loader.dispose()
 
 
 def _clean_body(body: str) -> str:
@@ -109,10 +151,11 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         if node is None:
             return {}, {}, ()
         pos: Positions = {}
-        problems = _check_graph(node, rel, line_offset, pos)
-        if problems:
+        problems = _check_graph(node, rel, line_offset, pos) or _check_values(loader, node, rel, line_offset)
+        if any(d.code != "SKC215" for d in problems):
             return None, pos, problems
-        return _jsonable(loader.construct_document(node)), pos, ()
+        # Control characters are errors, but the data is sound: later checks (paths) still report theirs.
+        return _jsonable(loader.construct_document(node)), pos, problems
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1 + line_offset, mark.column + 1) if mark else (1 + line_offset, 1)
@@ -120,7 +163,7 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         return None, {}, (dg.error(rel, "SKC203", f"YAML syntax error: {msg}", line, col),)
     except yaml.reader.ReaderError as exc:
         return None, {}, (_reader_error(exc, text, rel, line_offset),)
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - a constructor's own bug must still be a diagnostic
         return None, {}, (dg.error(rel, "SKC203", f"YAML error: {type(exc).__name__}", 1 + line_offset, 1),)
     finally:
         loader.dispose()
@@ -166,6 +209,50 @@ def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[D
         elif isinstance(node, yaml.MappingNode):
             problems.extend(_check_mapping(node, path, depth, rel, off, pos, stack, seen))
     return tuple(problems)
+
+
+def _check_values(loader: Any, root: yaml.Node, rel: str, off: int) -> tuple[Diagnostic, ...]:
+    """Construct every scalar on its own, so a value its tag's constructor refuses (`!!bool maybe`,
+    `!!int ""`, `!!timestamp nope`) is a located diagnostic, and check what JSON cannot hold."""
+    problems: list[Diagnostic] = []
+    stack = [root]
+    while stack:  # the graph is a tree of bounded depth here: _check_graph passed
+        node = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        else:
+            found = _scalar_problem(loader, node)
+            if found:
+                line, col = node.start_mark.line + 1 + off, node.start_mark.column + 1
+                problems.append(dg.error(rel, found[0], found[1], line, col))
+    return tuple(problems)
+
+
+def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[str, str] | None:
+    """(code, message) for a scalar that must not become data, else None."""
+    tag = node.tag[len(_STD):]
+    invalid = ("SKC203", f"invalid !!{tag} value {_short(node.value)}")
+    if tag == "null" and node.value not in _NULLS:
+        return invalid  # PyYAML's constructor ignores the text: `!!null anything` would be None
+    try:
+        value = loader.construct_object(node)
+    except Exception:  # noqa: BLE001 - PyYAML's constructors raise KeyError, IndexError, ValueError...
+        return invalid
+    if isinstance(value, str):
+        hit = _CONTROL.search(value)
+        if hit:
+            return "SKC215", f"control character U+{ord(hit.group(0)):04X} in a string value"
+    elif isinstance(value, float) and not math.isfinite(value):
+        return "SKC203", f"{_short(node.value)} is not a finite number"
+    elif isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value < _INT_RANGE[1]:
+        return "SKC203", f"integer {_short(node.value)} is out of range"
+    return None
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
 def _check_mapping(node, path, depth, rel, off, pos, stack, seen) -> list[Diagnostic]:

@@ -17,6 +17,9 @@ def unsafe_reason(rel: str) -> str | None:
         return "contains a NUL byte"
     if "\\" in rel:
         return "contains a backslash (use '/')"
+    hidden = _character_problem(rel)
+    if hidden:
+        return hidden
     if _DRIVE.match(rel):
         return "is a Windows drive path"
     if rel.startswith("/"):
@@ -32,19 +35,34 @@ def unsafe_name(name: str) -> str | None:
     """Why a single directory or file name found on disk is refused, or None."""
     if "\\" in name:
         return "contains a backslash"
-    printable_ascii = name.isascii() and name.isprintable()  # the common case: skip the per-character scans
-    if not printable_ascii and any(unicodedata.category(ch) == "Cs" for ch in name):
-        # os.listdir hands undecodable bytes back as surrogates; they cannot be
-        # written as UTF-8 into the index later, so refuse them here.
-        return "is not valid UTF-8"
-    if not printable_ascii and any(unicodedata.category(ch) == "Cc" for ch in name):
-        return "contains a control character"
-    if not printable_ascii and any(unicodedata.bidirectional(ch) in _BIDI_CONTROLS for ch in name):
-        return "contains a bidirectional control character"  # a name that displays reordered
+    hidden = _character_problem(name)
+    if hidden:
+        return hidden
     if _DRIVE.match(name):
         return "looks like a Windows drive"
     if name.startswith("~"):
         return "starts with '~'"
+    return None
+
+
+def _character_problem(name: str) -> str | None:
+    """Characters no path may hold: undecodable bytes, control characters, and anything that
+    displays as something else or breaks a line where the path is printed."""
+    if name.isascii() and name.isprintable():  # the common case: skip the per-character scans
+        return None
+    if any(unicodedata.category(ch) == "Cs" for ch in name):
+        # os.listdir hands undecodable bytes back as surrogates; they cannot be
+        # written as UTF-8 into the index later, so refuse them here.
+        return "is not valid UTF-8"
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        return "contains a control character"
+    if any(unicodedata.bidirectional(ch) in _BIDI_CONTROLS for ch in name):
+        return "contains a bidirectional control character"  # a name that displays reordered
+    # Marks (U+200E, U+200F, U+061C), zero-width characters, line and paragraph separators:
+    # a name that displays as another name, or that splits a line where it is printed.
+    hidden = next((ch for ch in name if unicodedata.category(ch) in ("Cf", "Zl", "Zp")), None)
+    if hidden is not None:
+        return f"contains the invisible or line-breaking character U+{ord(hidden):04X}"
     return None
 
 

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from . import cache as cache_mod
 from . import config as config_mod
 from . import diagnostics as dg
+from . import fs
 from .budget import Packing
 from .cache import Cache, Record, Snapshot, Stats
 from .diagnostics import Diagnostic
@@ -18,7 +19,7 @@ from .model import Artifacts, Config, Discovery, Program, Resolution
 from .render import Template, TemplateFailure, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
 from .validate import check_skill, validate
-from .write import Comparison, WriteResult, compare, scan, write
+from .write import Comparison, WriteResult, compare, ownership_problem, scan, write
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,27 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     ]
     if out.exists() and not out.is_dir():
         problems.append(dg.error(config.config_rel, "SKC103", f"output {config.output!r} exists and is not a directory"))
-    return tuple(problems)
+    return tuple(problems) + _reserved_output(config)
+
+
+def _reserved_output(config: Config) -> tuple[Diagnostic, ...]:
+    """Places the output must never be: a repository's .git, the build cache, or a path through a symlink."""
+    parts = Path(config.output).parts
+    folded = [p.casefold() for p in parts]  # .GIT is .git on a case-insensitive file system
+    real = [p.casefold() for p in (config.root / config.output).resolve().parts]
+    why = None
+    if ".git" in folded or ".git" in real:
+        why = "is inside a .git directory; skillc replaces its output wholesale"
+    elif folded and folded[0] == cache_mod.DIRNAME:
+        why = f"is the build cache directory {cache_mod.DIRNAME}/"
+    else:
+        link = next((config.root.joinpath(*parts[:i]) for i in range(1, len(parts) + 1)
+                     if config.root.joinpath(*parts[:i]).is_symlink()), None)
+        if link is not None:
+            # Refused rather than resolved: swapping a symlink for a directory would leave the link's
+            # target behind as debris, and writing through it would put the output somewhere else.
+            why = f"goes through the symlink {link.relative_to(config.root).as_posix()!r}; use the real path"
+    return (dg.error(config.config_rel, "SKC103", f"output {config.output!r} {why}"),) if why else ()
 
 
 def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
@@ -177,11 +198,17 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     if isinstance(head, Compilation):
         return head, None
     config, template = head.config, head.template
+    dist = config.root / config.output
+    problem = ownership_problem(dist)
+    if problem and not dg.has_errors(head.diagnostics):
+        # Nothing is written, but every other problem is still reported in this run.
+        refused = dg.error(config.output, "SKC704", f"output directory {problem}")
+        result = _back(_discovered(head, os.listdir), None)
+        return replace(result, diagnostics=dg.ordered(result.diagnostics + (refused,))), None
     store = cache_mod.open_cache(config) if cache and template is not None else None
     if store is None:
         result = _back(_discovered(head, os.listdir), None)
-        return result, (write(result.output, result.artifacts, prune=prune) if result.ok else None)
-    dist = config.root / config.output
+        return result, (write(dist, result.artifacts, prune=prune) if result.ok else None)
     # Before discover reads a byte: inputs that all show their recorded stat data replay the last build.
     head_key = store.head_key(build_hash(config, (), template), config, head.diagnostics)
     now = cache_mod.take_snapshot(config, store.directory, head_key)
@@ -203,7 +230,7 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     store.save_memo()
     if not result.ok:
         return result, None
-    written = write(result.output, result.artifacts, prune=prune)
+    written = write(dist, result.artifacts, prune=prune)
     _save_record(store, key, result, inputs)
     return result, written
 
@@ -228,9 +255,8 @@ def _save_record(store: Cache, key: str, result: Compilation, inputs: Snapshot |
     # may have replaced dist since; its index names another build hash (one of
     # the same sources wrote the same bytes). The hash is near the top.
     try:
-        with open(dist / "_index.json", "rb") as fh:
-            if f'"build_hash": "{art.build_hash}"'.encode() not in fh.read(4096):
-                return
+        if f'"build_hash": "{art.build_hash}"'.encode() not in fs.read_head(dist / "_index.json", 4096, follow=False):
+            return
     except OSError:
         return
     files = {rel: present[rel] for rel in art.files}

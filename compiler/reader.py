@@ -19,6 +19,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from .untrusted import escape_delimiter  # the compiler's rule for overlays, so both escape alike
+
 try:  # hashlib loads OpenSSL: 2.5 ms of a cold start that must stay under 50 ms
     from _sha256 import sha256 as _sha256
 except ImportError:  # pragma: no cover - not CPython 3.11
@@ -44,7 +46,6 @@ def _loads(data: bytes) -> Any:
 FORMAT = 1
 MAX_FILES = 20
 _PERSONA_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_DELIMITER = re.compile(r"<\s*/?\s*untrusted-data", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -279,13 +280,14 @@ class Dist:
         skill = self._skill(command)
         fm = skill.get("frontmatter", {})
         body = self._read_checked(_object(r["body"]), r["body"]).decode("utf-8")
+        stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
         return LoadedSkill(
             persona=persona, command=command, name=skill["name"], description=skill["description"],
             body=substitute(body, args, names=_names(fm.get("arguments"))), access=r["access"], overlay=r.get("overlay"),
-            files=tuple(res["path"] for res in skill.get("resources", []))[:MAX_FILES],
-            sub_skills=self._sub_skills(persona, skill), context=fm.get("context", "inline"),
+            files=() if stub else tuple(res["path"] for res in skill.get("resources", []))[:MAX_FILES],
+            sub_skills=() if stub else self._sub_skills(persona, skill), context=fm.get("context", "inline"),
             agent=fm.get("agent"), model=fm.get("model"),
-            allowed_tools=tuple(fm.get("allowed-tools", ())), knowledge=tuple(fm.get("knowledge", ())),
+            allowed_tools=tuple(fm.get("allowed-tools", ())), knowledge=() if stub else tuple(fm.get("knowledge", ())),
         )
 
     def _sub_skills(self, persona: str, skill: dict[str, Any]) -> tuple[SubSkill, ...]:
@@ -301,13 +303,15 @@ class Dist:
 
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
         """Resource paths of a skill; kind filters by top directory (scripts, references, assets)."""
-        self._resolution(persona, command)
+        if self._resolution(persona, command)["access"] == "stub":
+            return []  # an exclusive skill's files belong to the personas granted it
         paths = [r["path"] for r in self._skill(command).get("resources", [])]
         return [p for p in paths if kind is None or p.startswith(kind.rstrip("/") + "/")]
 
     def resource(self, persona: str, command: str, path: str) -> bytes:
-        """The bytes of one resource; only paths listed in the index are served."""
-        self._resolution(persona, command)
+        """The bytes of one resource; only paths listed in the index are served, never to a stub."""
+        if self._resolution(persona, command)["access"] == "stub":
+            raise UnknownResource(f"{path!r}: {command!r} is exclusive to another persona; only its stub is served")
         for r in self._skill(command).get("resources", []):
             if r["path"] == path:
                 return self._read_checked(_object(r["sha256"]), r["sha256"])
@@ -342,7 +346,9 @@ class Dist:
         skill = self._skill(command)
         fm = skill.get("frontmatter", {})
         root = os.path.abspath(os.fspath(dest))
-        files = [(_safe_rel(res.get("path")), res) for res in skill.get("resources", [])]
+        # A stub persona gets the stub's SKILL.md and nothing of the exclusive skill's files.
+        listed = [] if r["access"] == "stub" else skill.get("resources", [])
+        files = [(_safe_rel(res.get("path")), res) for res in listed]
         if any(rel == "SKILL.md" for rel, _ in files):
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
         try:
@@ -614,8 +620,8 @@ def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[s
         except TypeError:
             raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}") from None
         raw = " ".join(parts)
-    raw = _DELIMITER.sub(lambda m: "&lt;" + m.group(0)[1:], raw)
-    parts = [_DELIMITER.sub(lambda m: "&lt;" + m.group(0)[1:], p) for p in parts]
+    raw = escape_delimiter(raw)
+    parts = [escape_delimiter(p) for p in parts]
     named = {n: i for i, n in enumerate(names) if isinstance(n, str) and _NAME_ARG.match(n)}
     pattern = _placeholders(tuple(sorted(named, key=len, reverse=True)))
     used = False

@@ -7,18 +7,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import jinja2
 import jinja2.meta
+from jinja2.loaders import split_template_path
 
 from . import __version__
 from . import diagnostics as dg
+from . import fs
 from .budget import Candidate, Packing, pack
 from .diagnostics import Diagnostic
-from .model import FORMAT_VERSION, Artifacts, Config, InputFile, Persona, Program, Resolution, Skill
+from .model import FORMAT_VERSION, OUTPUT_MARKER, OUTPUT_MARKER_TEXT, Artifacts, Config, InputFile, Persona, Program, Resolution, Skill
 
 GENERATOR = f"skillc {__version__}"
 
@@ -47,9 +51,9 @@ class Template:
 
 def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ...]]:
     path = config.template
-    markup = path.name.removesuffix(".j2").endswith((".xml", ".html"))
+    markup = path.name.removesuffix(".j2").endswith(MARKUP_SUFFIXES)
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(path.parent)),
+        loader=_RegularFileLoader(str(path.parent)),
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
@@ -70,6 +74,22 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
         return None, (dg.error(config.template_rel, "SKC104", f"template failed: {type(exc).__name__}: {exc}"),)
     suffix = Path(path.name.removesuffix(".j2")).suffix or ".txt"
     return Template(_guard(template.render), _guard(entry), suffix, sources, markup), ()
+
+
+TEMPLATE_CAP = 1024 * 1024
+MARKUP_SUFFIXES = (".xml", ".html", ".htm", ".xhtml")  # values escaped for XML text content
+
+
+class _RegularFileLoader(jinja2.FileSystemLoader):
+    """FileSystemLoader that reads regular files only, bounded: an included FIFO must not hang a build."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        filename = posixpath.join(self.searchpath[0], *split_template_path(template))
+        try:
+            text = fs.read_regular(filename, TEMPLATE_CAP).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise jinja2.TemplateNotFound(f"{template} ({getattr(exc, 'strerror', None) or exc})") from None
+        return text, os.path.normpath(filename), lambda: False
 
 
 def _sources(env: jinja2.Environment, name: str) -> tuple[bytes, str | None]:
@@ -181,7 +201,10 @@ def _fit_catalog(config: Config, program: Program, persona: Persona, template: T
 
 
 def _render(template: Template, persona: Persona, skills: list[dict[str, Any]], omitted: int, budget: int) -> str:
+    # Manifests are untrusted like skills: their values are escaped exactly as catalog entries are.
     who = {"id": persona.id, "name": persona.name, "faction": persona.faction}
+    if template.markup:
+        who = {k: _escape_text(v) for k, v in who.items()}
     return template.render(persona=who, skills=skills, omitted=omitted, budget=budget)
 
 
@@ -233,6 +256,7 @@ def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, .
         "resolutions": table,
     }
     files["_index.json"] = encode_index(index)
+    files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT
     return Artifacts(dict(sorted(files.items())), frozenset(objects), digest)
 
 

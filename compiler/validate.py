@@ -11,10 +11,11 @@ from . import frontmatter, schema
 from .diagnostics import Diagnostic
 from .lint import lint_overlay
 from .model import Discovery, Document, Persona, PersonaSource, Program, Skill, SkillSource
-from .parse import decode, parse_document
+from .parse import control_characters, decode, parse_document
 from .paths import unsafe_reason
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_NAME = 64
 DEFAULT_PERSONA = "default"
 SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
 KNOWN_FIELDS = frozenset(schema.validator("frontmatter").schema["properties"])
@@ -131,6 +132,11 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     if name is not None and name != dirname and not name_invalid:
         line, col = doc.pos("name")
         diags.append(dg.error(doc.rel, "SKC206", f"name {data['name']!r} does not match its directory {dirname!r}", line, col))
+        return None
+    if "name" not in data and len(dirname) > MAX_NAME:
+        # The directory name becomes the skill's name, so the spec's limit applies to it.
+        diags.append(dg.error(doc.rel, "SKC307", f"directory name is {len(dirname)} characters long; a skill name "
+                              f"(the directory's, when the frontmatter gives none) is at most {MAX_NAME}"))
         return None
     if "name" not in data and not frontmatter.valid_name(dirname):
         diags.append(dg.warning(doc.rel, "SKC307", f"directory {dirname!r} is not a valid skill name and the frontmatter gives none"))
@@ -313,6 +319,7 @@ def _overlays(p: Persona, src: PersonaSource, skills: dict[str, Skill], diags: l
         if not skills[command].flag("has_persona_overlay"):
             diags.append(dg.warning(file.rel, "SKC408", f"skill {command!r} does not set has_persona_overlay; overlay ignored"))
             continue
+        diags.extend(control_characters(file.rel, text, 1))
         diags.extend(lint_overlay(file.rel, text))
         overlays[command] = (file.rel, text)
     return overlays

@@ -4,6 +4,14 @@ A complete new tree is written next to the old one, then the two are swapped
 with renameat2(RENAME_EXCHANGE), so at every instant the output directory is
 either the old build or the new one. Object files are never rewritten: a
 still-valid object is hard-linked from the previous build.
+
+The output is replaced wholesale, so skillc replaces only a directory it wrote
+itself: every build writes the marker file `.skillc-dist` into it, and an
+existing, non-empty output without the marker is refused (`ownership_problem`).
+Nothing here follows a symlink planted where skillc writes: there is no lock
+file (the lock is an flock on the output's parent directory), temporary trees
+get fresh random names and are removed with fs.remove_tree (which unlinks a
+symlink instead of following it).
 """
 
 from __future__ import annotations
@@ -12,16 +20,30 @@ import ctypes
 import ctypes.util
 import fcntl
 import os
-import shutil
+import secrets
+import signal
+import stat
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
+from . import fs
+from .model import OUTPUT_MARKER as MARKER
+from .model import OUTPUT_MARKER_TEXT as MARKER_TEXT
 from .model import Artifacts
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
+CACHE_DIRNAME = ".skillc-cache"   # the project's cache directory (cache.py); never an output
+# An output written before the marker existed: only these names, and an index skillc wrote.
+_LEGACY_NAMES = frozenset({"_index.json", "personas", "objects"})
+_LEGACY_HEAD = b'{\n  "format": 1,\n  "generator": "skillc '
+
+
+class OutputRefused(Exception):
+    """The output path is not a directory skillc may replace; nothing was touched."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +65,11 @@ class WriteResult:
 
 
 def scan(dist: Path) -> dict[str, list[int]] | None:
-    """path -> [size, mtime_ns] of every file below dist; None if it cannot be walked."""
+    """path -> [size, mtime_ns, ctime_ns, inode, mode] of every file below dist; None if it cannot be walked.
+
+    ctime and inode too: an object edited in place with its mtime set back keeps
+    size and mtime, but the write moved its ctime (utime cannot set that back).
+    """
     found: dict[str, list[int]] = {}
     stack = [("", str(dist))]
     try:
@@ -56,7 +82,7 @@ def scan(dist: Path) -> dict[str, list[int]] | None:
                         stack.append((name + "/", entry.path))
                     else:
                         st = entry.stat(follow_symlinks=False)
-                        found[name] = [st.st_size, st.st_mtime_ns]
+                        found[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
     except OSError:
         return None
     return found
@@ -82,50 +108,120 @@ def compare(dist: Path, art: Artifacts) -> Comparison:
 
 
 def _same(path: Path, data: bytes, is_object: bool) -> bool:
+    """The file holds exactly data. A regular file only, never through a symlink, and never more
+    than one byte past data's size is read: a committed output may hold a FIFO or a link to /dev/zero."""
     try:
-        if is_object and path.stat().st_size != len(data):
-            return False
-        return path.read_bytes() == data
+        return fs.read_regular(path, len(data), follow=False) == data
+    except OSError:
+        return False
+
+
+def ownership_problem(dist: Path) -> str | None:
+    """Why skillc must not replace dist, or None: absent, empty, or marked as skillc's output."""
+    try:
+        st = os.lstat(dist)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be inspected: {exc.strerror}"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink; skillc writes only a real directory"
+    if not stat.S_ISDIR(st.st_mode):
+        return "exists and is not a directory"
+    try:
+        names = os.listdir(dist)
+    except OSError as exc:
+        return f"cannot be listed: {exc.strerror}"
+    if not names or _marked(dist) or _legacy_output(dist, names):
+        return None
+    return (f"exists and was not written by skillc (no {MARKER} file in it); skillc replaces its output "
+            "wholesale and will not delete files it did not write: empty or remove it, or choose another output")
+
+
+def _marked(dist: Path) -> bool:
+    try:
+        return fs.read_regular(dist / MARKER, len(MARKER_TEXT), follow=False) == MARKER_TEXT
+    except OSError:
+        return False
+
+
+def _legacy_output(dist: Path, names: list[str]) -> bool:
+    """An output of a skillc from before the marker: nothing but what a build writes, and its index."""
+    if not set(names) <= _LEGACY_NAMES or "_index.json" not in names:
+        return False
+    try:
+        return fs.read_head(dist / "_index.json", len(_LEGACY_HEAD), follow=False) == _LEGACY_HEAD
     except OSError:
         return False
 
 
 @contextmanager
 def lock(dist: Path) -> Iterator[None]:
-    """Serialise builds of the same output directory (a second build waits)."""
-    dist.parent.mkdir(parents=True, exist_ok=True)
-    with open(dist.parent / f".{dist.name}.lock", "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+    """Serialise builds of the same output directory (a second build waits).
+
+    The lock is an flock on the directory that holds the output, the one the
+    swap renames in: no lock file exists, so none can be committed by
+    accident, and none can be planted (a symlink, a FIFO) to make a build
+    write or block elsewhere.
+    """
+    fd = os.open(dist.parent, os.O_RDONLY | fs.O_DIRECTORY | fs.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def write(dist: Path, art: Artifacts, *, prune: bool = False) -> WriteResult:
-    with lock(dist):
+    """Raises OutputRefused (nothing touched) or OSError (the old output intact)."""
+    dist.parent.mkdir(parents=True, exist_ok=True)
+    with lock(dist), interrupt_deferred():
+        problem = ownership_problem(dist)  # again under the lock: the early check is advice
+        if problem:
+            raise OutputRefused(problem)
         _recover(dist)
         cmp = compare(dist, art)
         if cmp.current and not (prune and cmp.extra_objects):
             return WriteResult(False, 0)
-        tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
+        tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            _fill(tmp, dist, art, () if prune else cmp.extra_objects, frozenset(cmp.changed))
+            verified = frozenset(art.objects) - set(cmp.missing) - set(cmp.changed)
+            _fill(tmp, dist, art, () if prune else cmp.extra_objects, verified)
             _swap(tmp, dist)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            fs.remove_tree(tmp)
         return WriteResult(True, len(cmp.extra_objects) if prune else 0)
 
 
-def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], damaged: frozenset[str]) -> None:
-    """damaged: old files whose bytes differ from what they should be; never reused."""
-    tmp.mkdir(parents=True)
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """Ctrl-C while the output is being written and swapped takes effect once that is done:
+    the caller sees KeyboardInterrupt with the complete old or new output in place, no debris."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[Any] = []
+    previous = signal.signal(signal.SIGINT, lambda *_: caught.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], verified: frozenset[str]) -> None:
+    """verified: old objects that compare read and found byte-identical (found by a walk that follows
+    no symlink); only those are reused, so a damaged object, or one behind a planted link, never is."""
+    os.mkdir(tmp)  # never an existing directory or a planted symlink: the name is new
     for rel, data in art.files.items():
         target = tmp / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         old = dist / rel
-        if rel in art.objects and rel not in damaged and _link(old, target, len(data)):
+        if rel in verified and _link(old, target, len(data)):
             continue
         target.write_bytes(data)
     for rel in keep:
@@ -135,31 +231,32 @@ def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], damaged:
 
 
 def _link(old: Path, new: Path, size: int | None) -> bool:
-    """Reuse an existing object file instead of writing it again."""
+    """Reuse an existing object file instead of writing it again: a regular file, never a symlink."""
     try:
-        if size is not None and old.stat().st_size != size:
+        st = os.lstat(old)
+        if not stat.S_ISREG(st.st_mode) or (size is not None and st.st_size != size):
             return False
-        os.link(old, new)
+        os.link(old, new, follow_symlinks=False)
         return True
     except OSError:
         try:
-            shutil.copyfile(old, new)
+            new.write_bytes(fs.read_regular(old, st.st_size, follow=False))
             return True
-        except OSError:
+        except (OSError, UnboundLocalError):
             return False
 
 
 def _swap(tmp: Path, dist: Path) -> None:
-    if not dist.exists():
+    if not os.path.lexists(dist):
         os.rename(tmp, dist)
         return
     if _exchange(tmp, dist):
         return
     # No atomic exchange here (not Linux): two renames, repaired by _recover.
-    old = dist.parent / f".{dist.name}.old-{os.getpid()}"
+    old = dist.parent / f".{dist.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
     os.rename(dist, old)
     os.rename(tmp, dist)
-    shutil.rmtree(old, ignore_errors=True)
+    fs.remove_tree(old)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -174,11 +271,19 @@ def _exchange(a: Path, b: Path) -> bool:
     return rc == 0
 
 
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _recover(dist: Path) -> None:
     """Undo what a build killed mid-swap (two-rename fallback) or mid-write left behind."""
     olds = sorted(dist.parent.glob(f".{dist.name}.old-*"))
-    if not dist.exists() and olds:
-        os.rename(olds[-1], dist)
-        olds = olds[:-1]
+    real = [p for p in olds if _is_real_dir(p)]  # a planted symlink is never moved into place
+    if not os.path.lexists(dist) and real:
+        os.rename(real[-1], dist)
+        olds.remove(real[-1])
     for leftover in [*olds, *dist.parent.glob(f".{dist.name}.tmp-*")]:
-        shutil.rmtree(leftover, ignore_errors=True)
+        fs.remove_tree(leftover)

@@ -57,13 +57,18 @@ def counting(monkeypatch) -> list[str]:
     return seen
 
 
+def cache_state(d: Path) -> list[str]:
+    """What the cache holds besides the build lock (kept there with or without --no-cache) and its .gitignore."""
+    return sorted(p.name for p in d.iterdir() if p.name not in ("locks", ".gitignore")) if d.exists() else []
+
+
 def cold(config: Path, tmp_path: Path) -> tuple[dict[str, bytes], tuple]:
     """The same sources built without any cache, in a copy of the project."""
     copy = tmp_path / "cold"
     shutil.copytree(config.parent, copy, ignore=shutil.ignore_patterns("dist", ".skillc-cache"))
     result, written = build(copy / config.name, cache=False)
     assert written is not None
-    assert not (copy / cache.DIRNAME).exists()
+    assert cache_state(copy / cache.DIRNAME) == []
     return dist_bytes(copy / "dist"), result.diagnostics
 
 
@@ -523,7 +528,7 @@ def test_no_key_means_no_cache(tree, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     result, written = build(tree)
     assert written is not None and result.cache is None
-    assert not (tree.parent / cache.DIRNAME).exists()
+    assert cache_state(tree.parent / cache.DIRNAME) == []
 
 
 def test_key_file_is_private(tree, tmp_path):
@@ -535,18 +540,18 @@ def test_key_file_is_private(tree, tmp_path):
 
 def test_no_cache_flag_neither_reads_nor_writes(tree):
     code, _ = run("build", "--no-cache", "--config", str(tree))
-    assert code == 0 and not (tree.parent / cache.DIRNAME).exists()
+    assert code == 0 and cache_state(tree.parent / cache.DIRNAME) == []
 
 
 def snapshot(d: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(d.iterdir())} if d.exists() else {}
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(d.iterdir()) if p.is_file()} if d.exists() else {}
 
 
 def test_check_and_validate_leave_the_cache_alone(tree):
     d = tree.parent / cache.DIRNAME
     for cmd in ("check", "validate"):
         run(cmd, "--config", str(tree))
-    assert not d.exists()
+    assert not d.exists()  # not even the lock: they write nothing
     run("build", "--config", str(tree))
     before = snapshot(d)
     target = skill_files(tree)[0]

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillc import reader
-from skillc.lint import DELIMITER, escape_delimiter, lint_overlay, wrap_overlay
+from skillc.lint import escape_delimiter, lint_overlay, wrap_overlay
+from skillc.untrusted import delimiter_positions
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
 OVERLAY = "personas/p/skill-overlays/a.md"
@@ -120,7 +121,7 @@ def test_lint_positions_are_one_based():
        | st.text(max_size=200))
 def test_escaped_text_never_contains_a_delimiter(text):
     escaped = escape_delimiter(text)
-    assert not DELIMITER.search(escaped)
+    assert not delimiter_positions(escaped)
     wrapped = wrap_overlay("personas/p/skill-overlays/a.md", text)
     assert len(OPEN.findall(wrapped)) == 1 and len(CLOSE.findall(wrapped)) == 1
     assert wrapped.endswith("</untrusted-data>\n")

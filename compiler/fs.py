@@ -1,0 +1,175 @@
+"""File system primitives for hostile trees: regular files only, bounded reads, no recursion.
+
+Every file skillc reads (sources, personas, config, template, the committed
+output it compares against, its cache and key) goes through `read_regular`:
+opening a FIFO must not block, a device or a symlink to `/dev/zero` must not
+be read to the end, and a file that grows while it is read must not exhaust
+memory. Every tree skillc deletes goes through `remove_tree`, which never
+follows a symlink and never recurses (shutil.rmtree recurses on Python 3.11,
+so a deep tree raised RecursionError).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_DIRECTORY = O_DIRECTORY
+_O_NONBLOCK, _O_NOFOLLOW, _O_CLOEXEC = O_NONBLOCK, O_NOFOLLOW, O_CLOEXEC
+
+
+class NotRegular(OSError):
+    """The path names something other than a regular file (FIFO, device, directory, socket)."""
+
+
+class TooLarge(OSError):
+    """The file holds more than the caller's cap."""
+
+
+def kind(mode: int) -> str:
+    """A reader's word for a file type, for diagnostics."""
+    for test, word in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink")):
+        if test(mode):
+            return word
+    return "not a regular file"
+
+
+def read_regular(path: str | os.PathLike[str], cap: int, *, follow: bool = True) -> bytes:
+    """The bytes of a regular file of at most `cap` bytes.
+
+    Raises NotRegular, TooLarge (with the size seen) or another OSError. With
+    follow=False a symlink at the last component is refused (ELOOP) instead
+    of followed. O_NONBLOCK: opening a FIFO returns at once instead of
+    waiting for a writer; the fstat then refuses it.
+    """
+    flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | (0 if follow else _O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(0, f"is {kind(st.st_mode)}, not a regular file", os.fspath(path))
+        if st.st_size > cap:
+            raise TooLarge(0, f"is {st.st_size} bytes; the cap is {cap}", os.fspath(path))
+        chunks: list[bytes] = []
+        left = cap + 1  # one byte more than allowed tells a file that grew past the cap
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > cap:
+        raise TooLarge(0, f"exceeds the cap of {cap} bytes", os.fspath(path))
+    return data
+
+
+def read_head(path: str | os.PathLike[str], size: int, *, follow: bool = True) -> bytes:
+    """The first `size` bytes of a regular file (fewer when it is shorter); NotRegular or OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(0, f"is {kind(st.st_mode)}, not a regular file", os.fspath(path))
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
+def remove_tree(path: str | os.PathLike[str]) -> bool:
+    """Delete path and everything below it without following symlinks; True when it is gone.
+
+    Iterative and relative to one directory descriptor at a time, so neither
+    the depth of the tree nor the length of its paths matter. A symlink (also
+    one planted where a directory was expected) is unlinked, never followed.
+    """
+    where = os.fspath(path)
+    try:
+        st = os.lstat(where)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(where)
+            return True
+        _remove_dir(where)
+        return True
+    except OSError:
+        return not os.path.lexists(where)
+
+
+def _open_dir(name: str, dir_fd: int | None) -> int:
+    return os.open(name, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dir_fd)
+
+
+def _remove_dir(where: str) -> None:
+    parent = os.open(os.path.dirname(os.path.abspath(where)), os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    names = [os.path.basename(os.path.abspath(where))]
+    try:
+        fd = _open_dir(names[0], parent)
+    finally:
+        os.close(parent)
+    while True:
+        child = _empty_or_first_subdir(fd)
+        if child is not None:
+            try:
+                sub = _open_dir(child, fd)
+            finally:
+                os.close(fd)
+            fd = sub
+            names.append(child)
+            continue
+        # Empty: climb to the parent (through "..", so no path is ever built) and remove it there.
+        up = os.open("..", os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC, dir_fd=fd)
+        os.close(fd)
+        try:
+            os.rmdir(names.pop(), dir_fd=up)
+        except OSError:
+            os.close(up)
+            raise
+        if not names:
+            os.close(up)
+            return
+        fd = up
+
+
+def _empty_or_first_subdir(fd: int) -> str | None:
+    """Unlink every non-directory in the directory fd; the name of a subdirectory, if any is left."""
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                return entry.name
+            os.unlink(entry.name, dir_fd=fd)
+    return None
+
+
+def ensure_dir(path: str | os.PathLike[str], *, ignore_all: bool = False) -> None:
+    """Make a real directory (not through a symlink planted at its name); raise OSError otherwise.
+
+    ignore_all: also keep a `.gitignore` holding `*` in it (as pytest and ruff do
+    for their caches), so that a first `git add -A` never commits build state.
+    """
+    where = os.fspath(path)
+    try:
+        os.mkdir(where, 0o777)
+    except FileExistsError:
+        pass
+    st = os.lstat(where)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotRegular(0, f"is {kind(st.st_mode)}, not a directory; skillc will not write through it", where)
+    if ignore_all:
+        try:
+            fd = os.open(os.path.join(where, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, 0o644)
+        except FileExistsError:
+            return
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b"# written by skillc: build state, never committed\n*\n")
