@@ -341,7 +341,7 @@ class Cache:
         cover what is not an input byte (ignored files, unreadable paths).
         """
         dist = str((config.root / config.output).resolve())
-        flags = f"{config.strict}/{config.skip_invalid}/{config.verbose}"
+        flags = f"{config.strict}/{config.skip_invalid}/{config.verbose}/{config.severities}"
         return _digest(self.fingerprint, build_hash, flags, dist, *(d.format() for d in early))
 
     def head_key(self, config_hash: str, config: Config, diags: tuple[Diagnostic, ...]) -> str:

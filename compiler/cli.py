@@ -9,20 +9,26 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NoReturn
 
 import click
 
 from . import __version__
 from . import diagnostics as dg
-from . import fs, pipeline, reader, schema
+from . import fs, pipeline, reader, report, schema
+from . import init as init_mod
 from . import write as write_mod
 from .config import UsageError
 from .diagnostics import Diagnostic
 from .render import sha256
 
-CONFIG = click.option("--config", "config_path", default="skillc.yaml", show_default=True,
-                      type=click.Path(dir_okay=False, path_type=Path), help="Path of skillc.yaml.")
+CONFIG_HELP = "Path of skillc.yaml (default: found in this directory or the nearest parent up to the repository root)."
+CONFIG = click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
+                      help=CONFIG_HELP)
+FORMAT = click.option("--format", "fmt", type=click.Choice(report.FORMATS), default="text", show_default=True,
+                      help="Diagnostics as text (stderr) or json lines, GitHub annotations, SARIF 2.1.0 (stdout).")
+IGNORE = click.option("--ignore", "ignore", multiple=True, metavar="CODE",
+                      help="Do not report this warning code (repeatable); --strict then promotes what is left.")
 STRICT = click.option("--strict/--no-strict", default=None, help="Treat warnings as errors (default: the config's `strict`).")
 SKIP = click.option("--skip-invalid/--no-skip-invalid", default=None,
                     help="Leave out skills with errors (reported as warnings) instead of failing (default: the config's `skip_invalid`).")
@@ -48,20 +54,35 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="skillc")
-def cli() -> None:
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help=CONFIG_HELP)
+@click.pass_context
+def cli(ctx: click.Context, config_path: Path | None) -> None:
     """skillc: compile agent skills into immutable, deterministic artifacts."""
+    ctx.obj = config_path  # `skillc --config X build` and `skillc build --config X` both work
 
 
-def _report(diags: Iterable[Diagnostic], quiet: bool = False) -> None:
-    diags = tuple(diags)
-    lines = [d.format() for d in diags if not quiet or d.severity is dg.Severity.ERROR]
-    errors = sum(d.severity is dg.Severity.ERROR for d in diags)
-    warnings = len(diags) - errors
-    if errors or (warnings and not quiet):
-        lines.append(f"skillc: {errors} error(s), {warnings} warning(s)")
-    if lines:
-        # One write: a big tree has 100,000 warnings, and one echo (write + flush) each cost 0.4 s.
-        click.echo("\n".join(lines) + "\n", err=True, nl=False)
+def _config(config_path: Path | None) -> Path:
+    """The config named after the subcommand, else before it, else the nearest skillc.yaml upwards."""
+    named = config_path or click.get_current_context().find_root().obj
+    if named is not None:
+        return Path(named)
+    found = init_mod.find_config(Path.cwd())
+    if found is None:
+        click.echo("skillc: error: no skillc.yaml in this directory or its parents (up to the repository root); "
+                   "run `skillc init` to create one, or pass --config", err=True)
+        sys.exit(2)
+    return found
+
+
+def _report(diags: Iterable[Diagnostic], quiet: bool = False, fmt: str = "text") -> None:
+    report.emit(tuple(diags), fmt, quiet=quiet)
+
+
+def _say(fmt: str, message: str) -> None:
+    """A summary line for people: on stderr, and only with text output (machine formats stay clean)."""
+    if fmt == "text":
+        click.echo(message, err=True)
 
 
 def _compile(fn, *args, **kwargs):
@@ -80,35 +101,39 @@ def _compile(fn, *args, **kwargs):
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the incremental cache (.skillc-cache/).")
 @SKIP
 @VERBOSE
-def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_cache: bool, skip_invalid: bool | None, verbose: bool) -> None:
+@FORMAT
+@IGNORE
+def build(config_path: Path | None, strict: bool | None, prune: bool, quiet: bool, no_cache: bool,
+          skip_invalid: bool | None, verbose: bool, fmt: str, ignore: tuple[str, ...]) -> None:
     """Compile the sources into the output directory, atomically."""
     started = time.perf_counter()
+    config_path = _config(config_path)
     try:
         result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache,
-                                   skip_invalid=skip_invalid, verbose=verbose)
+                                   skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
-        click.echo(dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}").format(), err=True)
-        click.echo("skillc: build failed; the output directory was left untouched", err=True)
-        sys.exit(1)
+        _fail(fmt, dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}"))
     except write_mod.OutputRefused as exc:  # taken over between the early check and the lock
-        click.echo(dg.error(".", "SKC704", f"output directory {exc}").format(), err=True)
-        click.echo("skillc: build failed; the output directory was left untouched", err=True)
-        sys.exit(1)
-    _report(result.diagnostics, quiet)
+        _fail(fmt, dg.error(".", "SKC704", f"output directory {exc}"))
+    _report(result.diagnostics, quiet, fmt)
     if written is None:
-        click.echo("skillc: build failed; the output directory was left untouched", err=True)
+        _say(fmt, "skillc: build failed; the output directory was left untouched")
         sys.exit(1)
     if not quiet:
         counts = result.summary  # also set when the cache replayed the build
         state = "written" if written.written else "already up to date"
         pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
-        click.echo(
-            f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
-            f"{counts.personas} personas, {counts.objects} objects{pruned} "
-            f"({time.perf_counter() - started:.2f}s)", err=True,
-        )
+        _say(fmt, f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
+                  f"{counts.personas} personas, {counts.objects} objects{pruned} "
+                  f"({time.perf_counter() - started:.2f}s)")
+
+
+def _fail(fmt: str, problem: Diagnostic) -> NoReturn:
+    _report((problem,), fmt=fmt)
+    _say(fmt, "skillc: build failed; the output directory was left untouched")
+    sys.exit(1)
 
 
 @cli.command()
@@ -116,10 +141,14 @@ def build(config_path: Path, strict: bool | None, prune: bool, quiet: bool, no_c
 @STRICT
 @SKIP
 @VERBOSE
-def validate(config_path: Path, strict: bool | None, skip_invalid: bool | None, verbose: bool) -> None:
+@FORMAT
+@IGNORE
+def validate(config_path: Path | None, strict: bool | None, skip_invalid: bool | None, verbose: bool, fmt: str,
+             ignore: tuple[str, ...]) -> None:
     """Run every check and write nothing."""
-    result = _compile(pipeline.compile_project, config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose)
-    _report(result.diagnostics)
+    result = _compile(pipeline.compile_project, _config(config_path), strict=strict, skip_invalid=skip_invalid,
+                      verbose=verbose, ignore=ignore)
+    _report(result.diagnostics, fmt=fmt)
     sys.exit(0 if result.ok else 1)
 
 
@@ -128,46 +157,45 @@ def validate(config_path: Path, strict: bool | None, skip_invalid: bool | None, 
 @STRICT
 @SKIP
 @VERBOSE
-def check(config_path: Path, strict: bool | None, skip_invalid: bool | None, verbose: bool) -> None:
+@FORMAT
+@IGNORE
+def check(config_path: Path | None, strict: bool | None, skip_invalid: bool | None, verbose: bool, fmt: str,
+          ignore: tuple[str, ...]) -> None:
     """CI: fail if the output directory is stale or invalid. Writes nothing."""
-    result, cmp = _compile(pipeline.check, config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose)
-    _report(result.diagnostics, quiet=True)
+    result, cmp = _compile(pipeline.check, _config(config_path), strict=strict, skip_invalid=skip_invalid,
+                           verbose=verbose, ignore=ignore)
     if cmp is None:
-        click.echo("skillc: check failed: the sources do not compile", err=True)
+        _report(result.diagnostics, quiet=True, fmt=fmt)
+        _say(fmt, "skillc: check failed: the sources do not compile")
         sys.exit(1)
     out = result.config.output
-    stale = [dg.error(f"{out}/{p}", "SKC701", f"missing: a build would write it") for p in cmp.missing]
+    # The output is compared byte for byte with what a build would write, and a build's own output
+    # matches the index schema (the tests hold every build to it), so a current output is a valid one.
+    stale = [dg.error(f"{out}/{p}", "SKC701", "missing: a build would write it") for p in cmp.missing]
     stale += [dg.error(f"{out}/{p}", "SKC701", "differs from what a build would write") for p in cmp.changed]
     stale += [dg.error(f"{out}/{p}", "SKC701", "not written by a build: stray file") for p in cmp.extra]
-    stale += _invalid_index(result.output, out)
-    for d in stale:
-        click.echo(d.format(), err=True)
+    _report((*result.diagnostics, *stale), quiet=True, fmt=fmt)
     if stale:
-        click.echo(f"skillc: {out}/ is stale ({len(stale)} file(s)); run `skillc build` and commit it", err=True)
+        _say(fmt, f"skillc: {out}/ is stale ({len(stale)} file(s)); run `skillc build` and commit it")
         sys.exit(1)
     if cmp.extra_objects:
-        click.echo(f"skillc: note: {len(cmp.extra_objects)} unreferenced object(s) from earlier builds; `skillc build --prune` removes them", err=True)
-    click.echo(f"skillc: {out}/ is current (build {result.artifacts.build_hash[:12]})", err=True)
+        _say(fmt, f"skillc: note: {len(cmp.extra_objects)} unreferenced object(s) from earlier builds; "
+                  "`skillc build --prune` removes them")
+    _say(fmt, f"skillc: {out}/ is current (build {result.artifacts.build_hash[:12]})")
 
 
-INDEX_CAP = 1 << 30
-
-
-def _invalid_index(dist: Path, out: str) -> list[Diagnostic]:
-    """A present _index.json must also match the shipped schema, stale or not."""
-    path = dist / "_index.json"
-    try:  # a committed output may hold a FIFO or a link to /dev/zero here: regular files only, bounded
-        raw = fs.read_regular(path, INDEX_CAP, follow=False)
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        return [dg.error(f"{out}/_index.json", "SKC702", f"cannot be read: {exc.strerror or exc}")]
+@cli.command()
+@click.option("--preset", type=click.Choice(sorted(init_mod.PRESETS)), default=None,
+              help="Layout to configure; default: detected from the folders present.")
+def init(preset: str | None) -> None:
+    """Write a commented skillc.yaml for this directory (never over an existing one)."""
     try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        return [dg.error(f"{out}/_index.json", "SKC702", f"not valid JSON: {type(exc).__name__}: {exc}")]
-    return [dg.error(f"{out}/_index.json", "SKC702", f"does not match index.schema.json: {e}")
-            for e in schema.index_errors(data)[:20]]
+        target, chosen = init_mod.write(Path.cwd(), preset)
+    except init_mod.InitError as exc:
+        click.echo(f"skillc: error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"skillc: wrote {target.name} ({chosen.summary}: {', '.join(chosen.sources)}); "
+               "next: `skillc build`", err=True)
 
 
 @cli.command()
@@ -175,9 +203,9 @@ def _invalid_index(dist: Path, out: str) -> list[Diagnostic]:
 @SKIP
 @click.argument("persona")
 @click.argument("command")
-def explain(config_path: Path, skip_invalid: bool | None, persona: str, command: str) -> None:
+def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, command: str) -> None:
     """Print why PERSONA gets what it gets for COMMAND."""
-    result = _compile(pipeline.compile_project, config_path, skip_invalid=skip_invalid)
+    result = _compile(pipeline.compile_project, _config(config_path), skip_invalid=skip_invalid)
     if result.program is None:
         _report(result.diagnostics)
         sys.exit(1)

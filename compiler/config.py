@@ -24,8 +24,17 @@ class UsageError(Exception):
     """The command line named something that is not there (exit code 2)."""
 
 
-def load(path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False) -> tuple[Config | None, tuple[Diagnostic, ...]]:
-    """strict, skip_invalid: command-line overrides of the config's settings (None: the config's)."""
+def load(
+    path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False,
+    ignore: tuple[str, ...] = (),
+) -> tuple[Config | None, tuple[Diagnostic, ...]]:
+    """strict, skip_invalid: command-line overrides of the config's settings (None: the config's).
+
+    ignore: codes `--ignore` silences, on top of the config's `diagnostics:`.
+    """
+    unknown = [code for code in ignore if code not in dg.CODES]
+    if unknown:
+        raise UsageError(f"--ignore: unknown diagnostic code {unknown[0]!r} (`skillc codes` lists them)")
     path = Path(path)
     try:
         raw = fs.read_regular(path, CONFIG_CAP)
@@ -40,14 +49,33 @@ def load(path: Path, *, strict: bool | None = None, skip_invalid: bool | None = 
         return None, doc.diagnostics or (dg.error(rel, "SKC101", "config is not valid YAML"),)
     if not isinstance(doc.data, dict):
         return None, doc.diagnostics + (dg.error(rel, "SKC101", "config must be a mapping"),)
-    problems = schema.check(doc, doc.data, "config", "SKC102") + _obsolete(doc)
+    problems = schema.check(doc, doc.data, "config", "SKC102") + _obsolete(doc) + _unknown_codes(doc)
     if problems:
         return None, doc.diagnostics + problems
     config, diags = _build(root, rel, raw, doc, strict)
     if config is not None:
         skip = config.skip_invalid if skip_invalid is None else skip_invalid
-        config = replace(config, skip_invalid=skip, verbose=verbose)
+        severities = {**config_severities(doc), **dict.fromkeys(ignore, "ignore")}
+        config = replace(config, skip_invalid=skip, verbose=verbose, severities=tuple(sorted(severities.items())))
     return config, diags
+
+
+def config_severities(doc: Document) -> dict[str, str]:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    return dict(data.get("diagnostics") or {})
+
+
+def _unknown_codes(doc: Document) -> tuple[Diagnostic, ...]:
+    """`diagnostics:` may only name codes skillc has: a typo would silently set nothing."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    table = data.get("diagnostics")
+    if not isinstance(table, dict):
+        return ()
+    return tuple(
+        dg.error(doc.rel, "SKC102", f"diagnostics: unknown code {code!r} (`skillc codes` lists them)",
+                 *doc.key_pos("diagnostics", code))
+        for code in table if isinstance(code, str) and code not in dg.CODES
+    )
 
 
 def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[Config | None, tuple[Diagnostic, ...]]:

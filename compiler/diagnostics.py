@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable
+from typing import Iterable, Mapping
 
 
 class Severity(str, Enum):
@@ -136,11 +136,26 @@ def has_errors(diags: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diags)
 
 
-def promote(diags: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
-    """--strict: every warning becomes an error, like -Werror."""
-    return tuple(
-        Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in diags
-    )
+LEVELS = ("error", "warning", "ignore")
+
+
+def apply_policy(diags: Iterable[Diagnostic], severities: Mapping[str, str], strict: bool) -> tuple[Diagnostic, ...]:
+    """Per-code severities first (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
+
+    A code may be raised to an error or lowered to a warning or to nothing,
+    but only where it was reported as a warning: an error means the output
+    would be wrong, so no setting lets such a build be written (leaving bad
+    skills out is what `--skip-invalid` is for).
+    """
+    kept: list[Diagnostic] = []
+    for d in diags:
+        level = severities.get(d.code)
+        if d.severity is Severity.WARNING and level == "ignore":
+            continue
+        if level == "error" or (strict and d.severity is Severity.WARNING):
+            d = Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message)
+        kept.append(d)
+    return tuple(kept)
 
 
 def ordered(diags: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

@@ -49,6 +49,8 @@ class Config:
     budget_strategy: str = "drop"
     budget_priority: tuple[str, ...] = ()
     verbose: bool = False           # SKC601 names every skill the budget touched
+    # code -> error | warning | ignore: the config's `diagnostics:` with `--ignore` on top, sorted
+    severities: tuple[tuple[str, str], ...] = ()
 
     def source_dir(self, index: int) -> Path:
         return self.source_dirs[index] if self.source_dirs else self.root / self.sources[index]

@@ -70,12 +70,12 @@ class Front:
     diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
 
 
-def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir, skip_invalid: bool | None = None, verbose: bool = False) -> Compilation:
+def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Compilation:
     """Run every stage up to rendering; nothing is written, the cache is not used.
 
     Raises config.UsageError.
     """
-    front = _front(config_path, strict, listdir, skip_invalid, verbose)
+    front = _front(config_path, strict, listdir, skip_invalid, verbose, ignore)
     return front if isinstance(front, Compilation) else _back(front, None)
 
 
@@ -88,8 +88,8 @@ class Head:
     diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
 
 
-def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any], skip_invalid: bool | None = None, verbose: bool = False) -> Front | Compilation:
-    head = _head(config_path, strict, skip_invalid, verbose)
+def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any], skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Front | Compilation:
+    head = _head(config_path, strict, skip_invalid, verbose, ignore)
     return head if isinstance(head, Compilation) else _discovered(head, listdir)
 
 
@@ -97,8 +97,8 @@ def _discovered(head: Head, listdir: Callable[[str], Any]) -> Front:
     return Front(head.config, head.template, discover(head.config, listdir), head.diagnostics)
 
 
-def _head(config_path: Path, strict: bool | None, skip_invalid: bool | None = None, verbose: bool = False) -> Head | Compilation:
-    config, diags = config_mod.load(Path(config_path), strict=strict, skip_invalid=skip_invalid, verbose=verbose)
+def _head(config_path: Path, strict: bool | None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Head | Compilation:
+    config, diags = config_mod.load(Path(config_path), strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
     if config is None:
         return Compilation(None, diagnostics=dg.ordered(diags))
     diags += _overlaps(config) + _outside_root(config)
@@ -129,7 +129,7 @@ def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compil
 
 
 def _finish(config: Config, program: Program, resolutions: tuple[Resolution, ...], packings: dict[str, Packing], art: Artifacts | None, diags: tuple[Diagnostic, ...]) -> Compilation:
-    diags = dg.promote(diags) if config.strict else diags
+    diags = dg.apply_policy(diags, dict(config.severities), config.strict)
     return Compilation(config, program, resolutions, packings, art, dg.ordered(diags))
 
 
@@ -191,10 +191,10 @@ def _inside(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
 
-def build(config_path: Path, *, strict: bool | None = None, prune: bool = False, cache: bool = True, skip_invalid: bool | None = None, verbose: bool = False) -> tuple[Compilation, WriteResult | None]:
+def build(config_path: Path, *, strict: bool | None = None, prune: bool = False, cache: bool = True, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> tuple[Compilation, WriteResult | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
-    head = _head(config_path, strict, skip_invalid, verbose)
+    head = _head(config_path, strict, skip_invalid, verbose, ignore)
     if isinstance(head, Compilation):
         return head, None
     config, template = head.config, head.template
@@ -264,8 +264,8 @@ def _save_record(store: Cache, key: str, result: Compilation, inputs: Snapshot |
     store.save_record(record, result.diagnostics)
 
 
-def check(config_path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False) -> tuple[Compilation, Comparison | None]:
-    result = compile_project(config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose)
+def check(config_path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> tuple[Compilation, Comparison | None]:
+    result = compile_project(config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
     if not result.ok:
         return result, None
     return result, compare(result.output, result.artifacts)
