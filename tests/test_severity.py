@@ -1,0 +1,53 @@
+"""Per-code severity: config `diagnostics:`, `--ignore`, then `--strict`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillc import diagnostics as dg
+
+from conftest import REPO, project, run, skill_md
+
+CONFIG = "sources: [src]\n"
+FILES = {"src/a/SKILL.md": skill_md("a", colour="red"), "src/b/SKILL.md": skill_md("b", description="x" * 1100)}
+
+
+def test_policy_ignores_raises_and_promotes() -> None:
+    w = dg.warning("a", "SKC205", "unknown")
+    e = dg.error("b", "SKC204", "bad")
+    assert dg.apply_policy((w, e), {"SKC205": "ignore"}, strict=False) == (e,)
+    raised = dg.apply_policy((w,), {"SKC205": "error"}, strict=False)
+    assert raised[0].severity is dg.Severity.ERROR
+    assert dg.apply_policy((w,), {}, strict=True)[0].severity is dg.Severity.ERROR
+    # an error is never lowered: the output would be wrong
+    assert dg.apply_policy((e,), {"SKC204": "ignore"}, strict=False) == (e,)
+    assert dg.apply_policy((e,), {"SKC204": "warning"}, strict=False)[0].severity is dg.Severity.ERROR
+
+
+def test_config_diagnostics_and_ignore_flag(tmp_path: Path) -> None:
+    files = {"src/a/SKILL.md": skill_md("a", colour="red")}
+    config = project(tmp_path, files, CONFIG + "diagnostics:\n  SKC205: error\n")
+    code, out = run("validate", "--config", str(config))
+    assert code == 1 and "error[SKC205]" in out
+    code, out = run("validate", "--config", str(config), "--ignore", "SKC205")
+    assert code == 0 and "SKC205" not in out
+
+
+def test_strict_promotes_what_is_left(tmp_path: Path) -> None:
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", colour="red")}, CONFIG)
+    assert run("validate", "--config", str(config), "--strict")[0] == 1
+    assert run("validate", "--config", str(config), "--strict", "--ignore", "SKC205")[0] == 0
+
+
+def test_unknown_codes_are_refused(tmp_path: Path) -> None:
+    config = project(tmp_path, FILES, CONFIG + "diagnostics:\n  SKC999: ignore\n")
+    code, out = run("validate", "--config", str(config))
+    assert code == 1 and "skillc.yaml:3:3: error[SKC102]: diagnostics: unknown code 'SKC999'" in out
+    config = project(tmp_path / "q", FILES, CONFIG)
+    code, out = run("validate", "--config", str(config), "--ignore", "SKC999")
+    assert code == 2 and "unknown diagnostic code" in out
+
+
+def test_the_example_passes_check_strict() -> None:
+    code, out = run("check", "--config", str(REPO / "skillc.yaml"), "--strict")
+    assert code == 0, out
