@@ -18,25 +18,25 @@ or globs, in order), then command order. Three strategies, after the harnesses:
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from . import diagnostics as dg
 from .diagnostics import Diagnostic
 
 ELLIPSIS = "…"
-MIN_DESCRIPTION = 16      # shorten: below this a description says nothing; leave skills out instead
-SHOWN = 5                 # names in the one SKC601 line (all of them with --verbose)
+MIN_DESCRIPTION = 16  # shorten: below this a description says nothing; leave skills out instead
+SHOWN = 5  # names in the one SKC601 line (all of them with --verbose)
 
 
 @dataclass(frozen=True)
 class Candidate:
     command: str
     always: bool
-    cost: int          # characters the entry adds to the rendered catalog
-    path: str          # SKILL.md, for diagnostics
+    cost: int  # characters the entry adds to the rendered catalog
+    path: str  # SKILL.md, for diagnostics
     description: str = ""
-    bare_cost: int = -1   # the entry's cost without a description (-1: same as cost)
+    bare_cost: int = -1  # the entry's cost without a description (-1: same as cost)
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ class Packing:
     left_out: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
     strategy: str = "drop"
-    descriptions: Mapping[str, str] = field(default_factory=dict)   # command -> shortened/removed description
-    ranks: Mapping[str, int] = field(default_factory=dict)          # command -> 1-based rank
+    descriptions: Mapping[str, str] = field(default_factory=dict)  # command -> shortened/removed description
+    ranks: Mapping[str, int] = field(default_factory=dict)  # command -> 1-based rank
 
     @property
     def shortened(self) -> tuple[str, ...]:
@@ -57,16 +57,29 @@ class Packing:
 
 def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[Candidate, ...]:
     """always, then the first matching priority entry, then command order."""
+
     def key(c: Candidate) -> tuple[int, int, str]:
-        hit = next((i for i, pat in enumerate(priority) if c.command == pat or fnmatch.fnmatchcase(c.command, pat)), len(priority))
+        hit = next(
+            (i for i, pat in enumerate(priority) if c.command == pat or fnmatch.fnmatchcase(c.command, pat)),
+            len(priority),
+        )
         return (0 if c.always else 1, hit, c.command)
 
     return tuple(sorted(candidates, key=key))
 
 
-def pack(persona: str, budget: int, candidates: tuple[Candidate, ...], frame_cost: Callable[[int], int], *,
-         strategy: str = "drop", priority: tuple[str, ...] = (), verbose: bool = False, where: str = "",
-         slack: int = 0) -> Packing:
+def pack(
+    persona: str,
+    budget: int,
+    candidates: tuple[Candidate, ...],
+    frame_cost: Callable[[int], int],
+    *,
+    strategy: str = "drop",
+    priority: tuple[str, ...] = (),
+    verbose: bool = False,
+    where: str = "",
+    slack: int = 0,
+) -> Packing:
     """frame_cost(n_left_out) is the size of the catalog with no entries.
 
     slack: characters to keep free, when a rendered catalog came out longer than estimated.
@@ -78,18 +91,46 @@ def pack(persona: str, budget: int, candidates: tuple[Candidate, ...], frame_cos
         # The truncation notice costs room too; pack again with it reserved.
         included, left_out, descriptions = fit(budget - slack - frame_cost(len(candidates)), ranked)
     order = {c.command: i for i, c in enumerate(sorted(candidates, key=lambda c: c.command))}
-    diags = _report(persona, budget, strategy, left_out, descriptions, verbose, where or (candidates[0].path if candidates else persona))
+    diags = _report(
+        persona,
+        budget,
+        strategy,
+        left_out,
+        descriptions,
+        verbose,
+        where or (candidates[0].path if candidates else persona),
+    )
     fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
     if fixed > budget:
         at = candidates[0].path if candidates else persona
-        diags.append(dg.warning(at, "SKC602", f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}"))
+        diags.append(
+            dg.warning(
+                at,
+                "SKC602",
+                f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}",
+            )
+        )
     return Packing(
-        persona, budget, tuple(sorted(included, key=order.__getitem__)), tuple(sorted(left_out)), tuple(diags),
-        strategy, descriptions, {c.command: i + 1 for i, c in enumerate(ranked)},
+        persona,
+        budget,
+        tuple(sorted(included, key=order.__getitem__)),
+        tuple(sorted(left_out)),
+        tuple(diags),
+        strategy,
+        descriptions,
+        {c.command: i + 1 for i, c in enumerate(ranked)},
     )
 
 
-def _report(persona: str, budget: int, strategy: str, left_out: list[str], descriptions: dict[str, str], verbose: bool, where: str) -> list[Diagnostic]:
+def _report(
+    persona: str,
+    budget: int,
+    strategy: str,
+    left_out: list[str],
+    descriptions: dict[str, str],
+    verbose: bool,
+    where: str,
+) -> list[Diagnostic]:
     """One line per persona, however many skills the budget touched."""
     if not left_out and not descriptions:
         return []
@@ -99,7 +140,10 @@ def _report(persona: str, budget: int, strategy: str, left_out: list[str], descr
     if descriptions:
         how = "descriptions removed" if strategy == "names-only" else "descriptions shortened"
         parts.append(f"{len(descriptions)} {how} ({_names(sorted(descriptions), verbose)})")
-    message = f"persona {persona!r} catalog over its budget of {budget} characters (strategy {strategy}): " + "; ".join(parts)
+    message = (
+        f"persona {persona!r} catalog over its budget of {budget} characters (strategy {strategy}): "
+        + "; ".join(parts)
+    )
     return [dg.warning(where, "SKC601", message)]
 
 
@@ -139,15 +183,24 @@ def _shorten(room: int, ranked: tuple[Candidate, ...]) -> Fit:
         kept.remove(drop)
         left_out.append(drop.command)
     limit = MIN_DESCRIPTION if limit is None else limit
-    descriptions = {c.command: _cut(c.description, limit) for c in kept if not c.always and len(c.description) > limit}
+    descriptions = {
+        c.command: _cut(c.description, limit) for c in kept if not c.always and len(c.description) > limit
+    }
     return [c.command for c in kept], left_out, descriptions
 
 
 def _longest_fitting(room: int, kept: list[Candidate]) -> int | None:
     """The longest description length at which every kept entry fits; None below MIN_DESCRIPTION."""
+
     def total(limit: int) -> int:
-        return sum(c.cost - max(0, len(c.description) - limit) + (len(ELLIPSIS) if len(c.description) > limit and not c.always else 0)
-                   if not c.always else c.cost for c in kept)
+        return sum(
+            c.cost
+            - max(0, len(c.description) - limit)
+            + (len(ELLIPSIS) if len(c.description) > limit and not c.always else 0)
+            if not c.always
+            else c.cost
+            for c in kept
+        )
 
     low, high = MIN_DESCRIPTION, max((len(c.description) for c in kept), default=0)
     if total(low) > room:

@@ -6,6 +6,7 @@ import os
 import posixpath
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from . import diagnostics as dg
 from . import fs, schema
@@ -25,7 +26,11 @@ class UsageError(Exception):
 
 
 def load(
-    path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False,
+    path: Path,
+    *,
+    strict: bool | None = None,
+    skip_invalid: bool | None = None,
+    verbose: bool = False,
     ignore: tuple[str, ...] = (),
 ) -> tuple[Config | None, tuple[Diagnostic, ...]]:
     """strict, skip_invalid: command-line overrides of the config's settings (None: the config's).
@@ -48,7 +53,7 @@ def load(
     if doc.data is None:
         return None, doc.diagnostics or (dg.error(rel, "SKC101", "config is not valid YAML"),)
     if not isinstance(doc.data, dict):
-        return None, doc.diagnostics + (dg.error(rel, "SKC101", "config must be a mapping"),)
+        return None, (*doc.diagnostics, dg.error(rel, "SKC101", "config must be a mapping"))
     problems = schema.check(doc, doc.data, "config", "SKC102") + _obsolete(doc) + _unknown_codes(doc)
     if problems:
         return None, doc.diagnostics + problems
@@ -56,7 +61,9 @@ def load(
     if config is not None:
         skip = config.skip_invalid if skip_invalid is None else skip_invalid
         severities = {**config_severities(doc), **dict.fromkeys(ignore, "ignore")}
-        config = replace(config, skip_invalid=skip, verbose=verbose, severities=tuple(sorted(severities.items())))
+        config = replace(
+            config, skip_invalid=skip, verbose=verbose, severities=tuple(sorted(severities.items()))
+        )
     return config, diags
 
 
@@ -72,28 +79,50 @@ def _unknown_codes(doc: Document) -> tuple[Diagnostic, ...]:
     if not isinstance(table, dict):
         return ()
     return tuple(
-        dg.error(doc.rel, "SKC102", f"diagnostics: unknown code {code!r} (`skillc codes` lists them)",
-                 *doc.key_pos("diagnostics", code))
-        for code in table if isinstance(code, str) and code not in dg.CODES
+        dg.error(
+            doc.rel,
+            "SKC102",
+            f"diagnostics: unknown code {code!r} (`skillc codes` lists them)",
+            *doc.key_pos("diagnostics", code),
+        )
+        for code in table
+        if isinstance(code, str) and code not in dg.CODES
     )
 
 
-def _build(root: Path, rel: str, raw: bytes, doc, strict: bool | None) -> tuple[Config | None, tuple[Diagnostic, ...]]:
-    data = doc.data
+def _build(
+    root: Path, rel: str, raw: bytes, doc: Document, strict: bool | None
+) -> tuple[Config | None, tuple[Diagnostic, ...]]:
+    data: dict[str, Any] = dict(doc.data or {})  # load() made sure it is a mapping
     problems: list[Diagnostic] = list(doc.diagnostics)
     for key, value in _paths(data):
         # The config is trusted: a source may live outside the project (`~/.claude/skills`).
-        reason = _outside_source_reason(value) if key[0] == "sources" and _outside(value) else unsafe_reason(value)
+        reason = (
+            _outside_source_reason(value) if key[0] == "sources" and _outside(value) else unsafe_reason(value)
+        )
         if reason:
             line, col = doc.pos(*key)
-            problems.append(dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col))
+            problems.append(
+                dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col)
+            )
     # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
-    data = {**data, **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)}}
+    data = {
+        **data,
+        **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)},
+    }
     data["sources"], repeated = _unique_sources(rel, doc, [_label(s) for s in data["sources"]])
     problems.extend(repeated)
     if data.get("output", "dist") == ".":
         line, col = doc.pos("output")
-        problems.append(dg.error(rel, "SKC103", "output must be a directory below the project, not the project itself", line, col))
+        problems.append(
+            dg.error(
+                rel,
+                "SKC103",
+                "output must be a directory below the project, not the project itself",
+                line,
+                col,
+            )
+        )
     template_rel = data.get("template", DEFAULT_TEMPLATE)
     template = root / template_rel
     if not template.exists() and "template" not in data:
@@ -133,15 +162,22 @@ def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[s
     rather than as every one of its skills overriding itself."""
     last = {s: i for i, s in enumerate(sources)}
     repeated = tuple(
-        dg.warning(rel, "SKC105", f"sources: {s!r} is listed more than once; only its last place counts",
-                   *doc.pos("sources", i))
-        for i, s in enumerate(sources) if last[s] != i
+        dg.warning(
+            rel,
+            "SKC105",
+            f"sources: {s!r} is listed more than once; only its last place counts",
+            *doc.pos("sources", i),
+        )
+        for i, s in enumerate(sources)
+        if last[s] != i
     )
     return [s for i, s in enumerate(sources) if last[s] == i], repeated
 
 
-def _paths(data: dict) -> list[tuple[tuple, str]]:
-    found = [(("sources", i), s) for i, s in enumerate(data["sources"])]
+def _paths(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    found: list[tuple[tuple[str | int, ...], str]] = [
+        (("sources", i), s) for i, s in enumerate(data["sources"])
+    ]
     found += [((k,), data[k]) for k in ("personas", "output", "template") if data.get(k)]
     return found
 
@@ -174,13 +210,17 @@ def _source_dir(root: Path, label: str) -> Path:
 
 def _obsolete(doc: Document) -> tuple[Diagnostic, ...]:
     """Settings that no longer exist: say what replaced them instead of 'unexpected key'."""
-    res = doc.data.get("resources")
+    res = doc.data.get("resources") if isinstance(doc.data, dict) else None
     if isinstance(res, dict) and "allowed_extensions" in res:
         line, col = doc.key_pos("resources", "allowed_extensions")
-        return (dg.error(
-            doc.rel, "SKC102",
-            "resources.allowed_extensions was removed: every file of a skill is a resource now; "
-            "list what to leave out in resources.exclude (gitignore patterns, e.g. ['*.log', 'tmp/'])",
-            line, col,
-        ),)
+        return (
+            dg.error(
+                doc.rel,
+                "SKC102",
+                "resources.allowed_extensions was removed: every file of a skill is a resource now; "
+                "list what to leave out in resources.exclude (gitignore patterns, e.g. ['*.log', 'tmp/'])",
+                line,
+                col,
+            ),
+        )
     return ()

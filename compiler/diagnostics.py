@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
-from typing import Iterable, Mapping
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
@@ -139,7 +139,9 @@ def has_errors(diags: Iterable[Diagnostic]) -> bool:
 LEVELS = ("error", "warning", "ignore")
 
 
-def apply_policy(diags: Iterable[Diagnostic], severities: Mapping[str, str], strict: bool) -> tuple[Diagnostic, ...]:
+def apply_policy(
+    diags: Iterable[Diagnostic], severities: Mapping[str, str], strict: bool
+) -> tuple[Diagnostic, ...]:
     """Per-code severities first (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
 
     A code may be raised to an error or lowered to a warning or to nothing,

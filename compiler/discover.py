@@ -10,33 +10,43 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from . import diagnostics as dg
 from . import fs
 from .diagnostics import Diagnostic
 from .model import (
-    DEFAULT_EXCLUDES, PERSONA_FILE_EXTENSIONS, SKILL_MD_CAP, Config, Discovery, ExclusiveSource,
-    InputFile, PersonaSource, Resource, SkillSource,
+    DEFAULT_EXCLUDES,
+    PERSONA_FILE_EXTENSIONS,
+    SKILL_MD_CAP,
+    Config,
+    Discovery,
+    ExclusiveSource,
+    InputFile,
+    PersonaSource,
+    Resource,
+    SkillSource,
 )
 from .paths import extension, nfc, sanitize_command, unsafe_name
 
 # Version-control metadata is never part of a skill, whatever the excludes say.
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn"})
 EXCLUSIVE_SUFFIX = "-exclusive"
-SKILL_FILES = ("SKILL.md", "skill.md")   # the second is accepted as skills-ref does, with a warning
+SKILL_FILES = ("SKILL.md", "skill.md")  # the second is accepted as skills-ref does, with a warning
 # Names skillc reads as files: a directory by one of them would make a skill or persona vanish.
 FILE_NAMES = frozenset({*SKILL_FILES, "manifest.yaml"})
 
+# os.listdir, or a stand-in (tests shuffle the listing to prove the output ignores its order).
+Listdir = Callable[[str], list[str]]
 # skip(rel, is_dir) -> True to leave an entry out of the walk (rel: relative to the walked root).
 Skip = Callable[[str, bool], bool]
 
 
 @dataclass(frozen=True)
 class Entry:
-    rel: str          # POSIX path relative to the walked root
+    rel: str  # POSIX path relative to the walked root
     abs: str
     executable: bool = False
 
@@ -48,7 +58,7 @@ class Walk:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def discover(config: Config, listdir=os.listdir) -> Discovery:
+def discover(config: Config, listdir: Listdir = os.listdir) -> Discovery:
     """`listdir` is injectable so tests can prove the output ignores listing order."""
     diags: list[Diagnostic] = []
     inputs: list[InputFile] = []
@@ -87,7 +97,14 @@ def resource_filter(config: Config) -> Skip:
     return lambda rel, is_dir: spec.match_file(rel + "/" if is_dir else rel)
 
 
-def walk(root: Path, rel_prefix: str, listdir=os.listdir, *, confine: str | None = None, skip: Skip = _hidden) -> Walk:
+def walk(
+    root: Path,
+    rel_prefix: str,
+    listdir: Listdir = os.listdir,
+    *,
+    confine: str | None = None,
+    skip: Skip = _hidden,
+) -> Walk:
     """Every file below root, sorted, each real directory visited once.
 
     Symlinks are followed when they resolve inside `confine` (a real path,
@@ -105,15 +122,19 @@ def walk(root: Path, rel_prefix: str, listdir=os.listdir, *, confine: str | None
         try:
             names = _unique(sorted((nfc(n), n) for n in listdir(path)), rel_prefix, rel, state.diags)
         except OSError as exc:
-            state.diags.append(dg.error(_join(rel_prefix, rel) or ".", "SKC310", f"cannot list directory: {exc.strerror}"))
+            state.diags.append(
+                dg.error(_join(rel_prefix, rel) or ".", "SKC310", f"cannot list directory: {exc.strerror}")
+            )
             continue
-        subdirs = [sub for name, disk in names if (sub := state.visit(path, rel, name, disk, ancestors, here))]
+        subdirs = [
+            sub for name, disk in names if (sub := state.visit(path, rel, name, disk, ancestors, here))
+        ]
         stack.extend(reversed(subdirs))
     files = tuple(sorted(state.files, key=lambda e: e.rel))
     return Walk(files, tuple(sorted(state.dirs)), tuple(state.diags))
 
 
-_Dir = tuple[str, str, frozenset[str], str]   # (path, rel, real paths of the ancestors, real path)
+_Dir = tuple[str, str, frozenset[str], str]  # (path, rel, real paths of the ancestors, real path)
 
 
 @dataclass
@@ -121,12 +142,14 @@ class _WalkState:
     confine: str
     rel_prefix: str
     skip: Skip
-    seen: dict[str, str]                 # real path of each directory walked -> its rel
+    seen: dict[str, str]  # real path of each directory walked -> its rel
     files: list[Entry] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
 
-    def visit(self, path: str, rel: str, name: str, disk: str, ancestors: frozenset[str], here: str) -> _Dir | None:
+    def visit(
+        self, path: str, rel: str, name: str, disk: str, ancestors: frozenset[str], here: str
+    ) -> _Dir | None:
         """One directory entry: a file is recorded, a directory to walk is returned."""
         if ignored(name):
             return None
@@ -154,25 +177,37 @@ class _WalkState:
         first = self.seen.get(real)
         if first is not None:
             where_first = _join(self.rel_prefix, first) or "."
-            self.diags.append(dg.warning(where, "SKC311", f"same directory as {where_first} (a symlink); walked once, there"))
+            self.diags.append(
+                dg.warning(
+                    where, "SKC311", f"same directory as {where_first} (a symlink); walked once, there"
+                )
+            )
             return None
         self.seen[real] = child_rel
         return (child, child_rel, ancestors | {real}, real)
 
 
-def _unique(names: list[tuple[str, str]], rel_prefix: str, rel: str, diags: list[Diagnostic]) -> list[tuple[str, str]]:
+def _unique(
+    names: list[tuple[str, str]], rel_prefix: str, rel: str, diags: list[Diagnostic]
+) -> list[tuple[str, str]]:
     """Two names that normalise alike (NFC vs NFD) would be one command: refuse the second."""
     kept: list[tuple[str, str]] = []
     for name, disk in names:
         if kept and kept[-1][0] == name:
             where = _join(rel_prefix, _join(rel, name))
-            diags.append(dg.error(where, "SKC306", f"two entries named {name!r} that differ only in Unicode normalisation"))
+            diags.append(
+                dg.error(
+                    where, "SKC306", f"two entries named {name!r} that differ only in Unicode normalisation"
+                )
+            )
             continue
         kept.append((name, disk))
     return kept
 
 
-def _classify(child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> tuple[str | None, os.stat_result | None]:
+def _classify(
+    child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]
+) -> tuple[str | None, os.stat_result | None]:
     try:
         st = os.lstat(child)
     except OSError as exc:
@@ -193,7 +228,9 @@ def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:
     return None
 
 
-def _classify_link(child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]) -> tuple[str | None, os.stat_result | None]:
+def _classify_link(
+    child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]
+) -> tuple[str | None, os.stat_result | None]:
     try:
         st = os.stat(child)
     except OSError as exc:
@@ -246,7 +283,9 @@ def _confine(config: Config, root: Path) -> str:
     return project if inside else real
 
 
-def _source_skills(config: Config, index: int, src: str, listdir, diags: list[Diagnostic], inputs: list[InputFile]) -> list[SkillSource]:
+def _source_skills(
+    config: Config, index: int, src: str, listdir: Listdir, diags: list[Diagnostic], inputs: list[InputFile]
+) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
         diags.append(dg.error(config.config_rel, "SKC308", f"source {src!r} is not a directory"))
@@ -273,7 +312,11 @@ def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) ->
         if base not in SKILL_FILES or (base == "skill.md" and d in found):
             continue
         if d == "":
-            diags.append(dg.warning(f"{src}/{base}", "SKC309", f"{base} at a source root is ignored (the root is not a skill)"))
+            diags.append(
+                dg.warning(
+                    f"{src}/{base}", "SKC309", f"{base} at a source root is ignored (the root is not a skill)"
+                )
+            )
             continue
         found[d] = entry  # sorted: SKILL.md comes before skill.md
     return found
@@ -287,10 +330,13 @@ def _empty_source(config: Config, src: str, hidden: list[str]) -> Diagnostic:
     """A source with no skill: most often its skills sit below hidden directories (openai/skills)."""
     tops = sorted({f"{src}/" + "/".join(_through_hidden(d)) for d in hidden})
     if not tops:
-        return dg.warning(config.config_rel, "SKC313", f"source {src!r} holds no skills (no SKILL.md below it)")
+        return dg.warning(
+            config.config_rel, "SKC313", f"source {src!r} holds no skills (no SKILL.md below it)"
+        )
     names = ", ".join(tops[:10]) + (f" and {len(tops) - 10} more" if len(tops) > 10 else "")
     return dg.warning(
-        config.config_rel, "SKC313",
+        config.config_rel,
+        "SKC313",
         f"source {src!r} holds no skills; hidden directories below it hold SKILL.md files, "
         f"which skillc does not search: {names}; list them in sources to compile them",
     )
@@ -321,11 +367,13 @@ def _owner(rel: str, skill_dirs: set[str], depth: int) -> str | None:
     return None
 
 
-def _assign_diagnostics(found: tuple[Diagnostic, ...], src: str, skill_dirs: set[str], diags: list[Diagnostic]) -> dict[str, list[Diagnostic]]:
+def _assign_diagnostics(
+    found: tuple[Diagnostic, ...], src: str, skill_dirs: set[str], diags: list[Diagnostic]
+) -> dict[str, list[Diagnostic]]:
     """A walk problem inside a skill is that skill's problem (--skip-invalid leaves the skill out)."""
     mine: dict[str, list[Diagnostic]] = {}
     for d in found:
-        rel = d.path[len(src) + 1:] if d.path.startswith(src + "/") else ""
+        rel = d.path[len(src) + 1 :] if d.path.startswith(src + "/") else ""
         owner = _owner(rel, skill_dirs, len(rel.split("/"))) if rel else None
         if owner is None:
             diags.append(d)
@@ -334,14 +382,25 @@ def _assign_diagnostics(found: tuple[Diagnostic, ...], src: str, skill_dirs: set
     return mine
 
 
-def _load_skill(config: Config, index: int, src: str, d: str, skill_entry: Entry, entries: list[Entry], problems: list[Diagnostic], inputs: list[InputFile]) -> SkillSource:
+def _load_skill(
+    config: Config,
+    index: int,
+    src: str,
+    d: str,
+    skill_entry: Entry,
+    entries: list[Entry],
+    problems: list[Diagnostic],
+    inputs: list[InputFile],
+) -> SkillSource:
     """Every file of the skill is read and checked; problems travel with the skill."""
     diags = list(problems)
     dir_rel = f"{src}/{d}"
     skill_rel = f"{src}/{skill_entry.rel}"
     skill_md = _read(skill_entry, skill_rel, SKILL_MD_CAP, diags)
     if skill_entry.rel.endswith("/skill.md"):
-        diags.append(dg.warning(skill_rel, "SKC312", "lowercase skill.md accepted; the spec's name is SKILL.md"))
+        diags.append(
+            dg.warning(skill_rel, "SKC312", "lowercase skill.md accepted; the spec's name is SKILL.md")
+        )
     resources: list[Resource] = []
     for entry in entries:
         if entry is skill_entry:
@@ -351,42 +410,60 @@ def _load_skill(config: Config, index: int, src: str, d: str, skill_entry: Entry
             resources.append(Resource(entry.rel[len(d) + 1 :], data))
     inputs.extend(([skill_md] if skill_md else []) + [r.file for r in resources])
     return SkillSource(
-        d, index, dir_rel, skill_md or InputFile(skill_rel, b""), tuple(resources),
-        problems=tuple(diags), readable=skill_md is not None,
+        d,
+        index,
+        dir_rel,
+        skill_md or InputFile(skill_rel, b""),
+        tuple(resources),
+        problems=tuple(diags),
+        readable=skill_md is not None,
     )
 
 
 def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagnostic]) -> None:
     old = chosen.get(skill.command)
     if old is not None:
-        diags.append(dg.warning(
-            skill.skill_md.rel, "SKC305",
-            f"command {skill.command!r} from this source overrides {old.skill_md.rel}",
-        ))
+        diags.append(
+            dg.warning(
+                skill.skill_md.rel,
+                "SKC305",
+                f"command {skill.command!r} from this source overrides {old.skill_md.rel}",
+            )
+        )
     chosen[skill.command] = skill
 
 
 def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
-    for label, key in (("differs only in case from", lambda c: c.casefold()), ("has the same sanitized id as", sanitize_command)):
+    for label, key in (
+        ("differs only in case from", lambda c: c.casefold()),
+        ("has the same sanitized id as", sanitize_command),
+    ):
         first: dict[str, SkillSource] = {}
         for skill in skills:
             k = key(skill.command)
             if k in first and first[k].command != skill.command:
-                diags.append(dg.error(
-                    skill.skill_md.rel, "SKC306",
-                    f"command {skill.command!r} {label} {first[k].command!r} ({first[k].skill_md.rel})",
-                ))
+                diags.append(
+                    dg.error(
+                        skill.skill_md.rel,
+                        "SKC306",
+                        f"command {skill.command!r} {label} {first[k].command!r} ({first[k].skill_md.rel})",
+                    )
+                )
             first.setdefault(k, skill)
     return diags
 
 
-def _personas(config: Config, listdir, diags: list[Diagnostic], inputs: list[InputFile]) -> tuple[tuple[PersonaSource, ...], tuple[ExclusiveSource, ...]]:
+def _personas(
+    config: Config, listdir: Listdir, diags: list[Diagnostic], inputs: list[InputFile]
+) -> tuple[tuple[PersonaSource, ...], tuple[ExclusiveSource, ...]]:
     if not config.personas:
         return (), ()
     root = config.root / config.personas
     if not root.is_dir():
-        diags.append(dg.error(config.config_rel, "SKC103", f"personas directory {config.personas!r} does not exist"))
+        diags.append(
+            dg.error(config.config_rel, "SKC103", f"personas directory {config.personas!r} does not exist")
+        )
         return (), ()
     tree = walk(root, config.personas, listdir, confine=_confine(config, root))
     diags.extend(tree.diagnostics)
@@ -399,13 +476,17 @@ def _personas(config: Config, listdir, diags: list[Diagnostic], inputs: list[Inp
         mine = [e for e in tree.files if e.rel.startswith(name + "/")]
         if name.endswith(EXCLUSIVE_SUFFIX):
             bodies = _persona_files(config, mine, name + "/", diags, inputs)
-            exclusives.append(ExclusiveSource(name[: -len(EXCLUSIVE_SUFFIX)], f"{config.personas}/{name}", bodies))
+            exclusives.append(
+                ExclusiveSource(name[: -len(EXCLUSIVE_SUFFIX)], f"{config.personas}/{name}", bodies)
+            )
         else:
             personas.append(_persona(config, name, mine, diags, inputs))
     return tuple(personas), tuple(exclusives)
 
 
-def _persona(config: Config, name: str, entries: list[Entry], diags: list[Diagnostic], inputs: list[InputFile]) -> PersonaSource:
+def _persona(
+    config: Config, name: str, entries: list[Entry], diags: list[Diagnostic], inputs: list[InputFile]
+) -> PersonaSource:
     dir_rel = f"{config.personas}/{name}"
     manifest = None
     for entry in entries:
@@ -414,25 +495,37 @@ def _persona(config: Config, name: str, entries: list[Entry], diags: list[Diagno
             if manifest:
                 inputs.append(manifest)
     if manifest is None and not any(d.path == f"{dir_rel}/manifest.yaml" for d in diags):
-        diags.append(dg.warning(dir_rel, "SKC410", f"persona directory {name!r} has no manifest.yaml; ignored"))
+        diags.append(
+            dg.warning(dir_rel, "SKC410", f"persona directory {name!r} has no manifest.yaml; ignored")
+        )
     prefix = f"{name}/skill-overlays/"
     overlays = _persona_files(config, [e for e in entries if e.rel.startswith(prefix)], prefix, diags, inputs)
     return PersonaSource(name, dir_rel, manifest, overlays)
 
 
-def _persona_files(config: Config, entries: list[Entry], prefix: str, diags: list[Diagnostic], inputs: list[InputFile]) -> tuple[tuple[str, InputFile], ...]:
+def _persona_files(
+    config: Config, entries: list[Entry], prefix: str, diags: list[Diagnostic], inputs: list[InputFile]
+) -> tuple[tuple[str, InputFile], ...]:
     """Overlay and redirect files: `<command>.md|.yaml|.json`, text formats only (SEC-002)."""
     found: dict[str, InputFile] = {}
     for entry in entries:
         rel = f"{config.personas}/{entry.rel}"
-        inner = entry.rel[len(prefix):]
+        inner = entry.rel[len(prefix) :]
         ext = extension(inner)
         if ext not in PERSONA_FILE_EXTENSIONS:
-            diags.append(dg.error(rel, "SKC304", f"extension {ext or '(none)'!r} is not allowed here; use .md, .yaml or .json"))
+            diags.append(
+                dg.error(
+                    rel,
+                    "SKC304",
+                    f"extension {ext or '(none)'!r} is not allowed here; use .md, .yaml or .json",
+                )
+            )
             continue
         command = inner[: -len(ext)]
         if command in found:
-            diags.append(dg.error(rel, "SKC306", f"second file for command {command!r} (also {found[command].rel})"))
+            diags.append(
+                dg.error(rel, "SKC306", f"second file for command {command!r} (also {found[command].rel})")
+            )
             continue
         data = _read(entry, rel, SKILL_MD_CAP, diags)
         if data:

@@ -49,7 +49,9 @@ def valid_name(name: str) -> bool:
     return not name_problems(normal_name(name))
 
 
-def normalise(doc: Document, data: dict[str, Any], source: str) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
+def normalise(
+    doc: Document, data: dict[str, Any], source: str
+) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
     """Values YAML typed differently from what the author meant, turned back into strings.
 
     source: the decoded SKILL.md text, to quote what was written.
@@ -58,32 +60,42 @@ def normalise(doc: Document, data: dict[str, Any], source: str) -> tuple[dict[st
     hint = data.get("argument-hint")
     if isinstance(hint, list):
         text = "[" + ", ".join(_scalar_text(v) for v in hint) + "]"
-        diags.append(dg.warning(
-            doc.rel, "SKC214",
-            f"argument-hint: YAML reads {text} as a list; using the string {text!r} as Claude Code shows it. "
-            f"Quote it to say so: argument-hint: \"{text}\"", *doc.pos("argument-hint"),
-        ))
+        diags.append(
+            dg.warning(
+                doc.rel,
+                "SKC214",
+                f"argument-hint: YAML reads {text} as a list; using the string {text!r} as Claude Code shows it. "
+                f'Quote it to say so: argument-hint: "{text}"',
+                *doc.pos("argument-hint"),
+            )
+        )
         data = {**data, "argument-hint": text}
     version = data.get("version")
     if _number(version):
         written = _written(doc, source, ("version",)) or _scalar_text(version)
-        diags.append(dg.warning(
-            doc.rel, "SKC214",
-            f"version: YAML reads {written} as the number {_scalar_text(version)}; using the string "
-            f"{_scalar_text(version)!r} (YAML reads 1.10 as 1.1). Quote it to keep what you wrote: version: \"{written}\"",
-            *doc.pos("version"),
-        ))
+        diags.append(
+            dg.warning(
+                doc.rel,
+                "SKC214",
+                f"version: YAML reads {written} as the number {_scalar_text(version)}; using the string "
+                f'{_scalar_text(version)!r} (YAML reads 1.10 as 1.1). Quote it to keep what you wrote: version: "{written}"',
+                *doc.pos("version"),
+            )
+        )
         data = {**data, "version": _scalar_text(version)}
     for key in STRING_FIELDS:
         value = data.get(key)
         if _number(value) or isinstance(value, bool):
             written = _written(doc, source, (key,)) or _scalar_text(value)
-            diags.append(dg.warning(
-                doc.rel, "SKC214",
-                f"{key}: YAML reads {written} as a {'boolean' if isinstance(value, bool) else 'number'}; "
-                f"using the string {written!r}, as skills-ref does. Quote it to say so: {key}: \"{written}\"",
-                *doc.pos(key),
-            ))
+            diags.append(
+                dg.warning(
+                    doc.rel,
+                    "SKC214",
+                    f"{key}: YAML reads {written} as a {'boolean' if isinstance(value, bool) else 'number'}; "
+                    f'using the string {written!r}, as skills-ref does. Quote it to say so: {key}: "{written}"',
+                    *doc.pos(key),
+                )
+            )
             data = {**data, key: written}
     metadata = data.get("metadata")
     if isinstance(metadata, dict) and any(not isinstance(v, str) for v in metadata.values()):
@@ -92,7 +104,9 @@ def normalise(doc: Document, data: dict[str, Any], source: str) -> tuple[dict[st
     return data, tuple(diags)
 
 
-def _metadata(doc: Document, metadata: dict[str, Any], source: str) -> tuple[dict[str, str], list[Diagnostic]]:
+def _metadata(
+    doc: Document, metadata: dict[str, Any], source: str
+) -> tuple[dict[str, str], list[Diagnostic]]:
     """skills-ref reads metadata values as strings; so does skillc, saying which it converted."""
     fixed: dict[str, str] = {}
     diags = []
@@ -102,11 +116,15 @@ def _metadata(doc: Document, metadata: dict[str, Any], source: str) -> tuple[dic
             continue
         text = _written(doc, source, ("metadata", key)) if _number(value) or isinstance(value, bool) else None
         fixed[key] = text or _scalar_text(value)
-        diags.append(dg.warning(
-            doc.rel, "SKC214",
-            f"metadata.{key}: not a string; stored as the string {fixed[key]!r}. "
-            f"Quote it to say so: {key}: \"{fixed[key]}\"", *doc.pos("metadata", key),
-        ))
+        diags.append(
+            dg.warning(
+                doc.rel,
+                "SKC214",
+                f"metadata.{key}: not a string; stored as the string {fixed[key]!r}. "
+                f'Quote it to say so: {key}: "{fixed[key]}"',
+                *doc.pos("metadata", key),
+            )
+        )
     return fixed, diags
 
 
@@ -126,12 +144,12 @@ def _scalar_text(value: Any) -> str:
 
 def _written(doc: Document, source: str, keys: tuple[Any, ...]) -> str | None:
     """The plain scalar as it stands in the file (`1.10`, not the float 1.1)."""
-    hit = doc.positions.get(("v",) + keys)
+    hit = doc.positions.get(("v", *keys))
     if hit is None:
         return None
     line, col = hit
     lines = source.split("\n")
     if line - 1 >= len(lines):
         return None
-    text = lines[line - 1][col - 1:].split(" #", 1)[0].strip()
+    text = lines[line - 1][col - 1 :].split(" #", 1)[0].strip()
     return text.split(",", 1)[0].rstrip("]}").strip() or None  # flow style: `{a: 1.10, b: 2}`

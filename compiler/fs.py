@@ -11,6 +11,7 @@ so a deep tree raised RecursionError).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 
@@ -32,8 +33,14 @@ class TooLarge(OSError):
 
 def kind(mode: int) -> str:
     """A reader's word for a file type, for diagnostics."""
-    for test, word in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
-                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink")):
+    for test, word in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symlink"),
+    ):
         if test(mode):
             return word
     return "not a regular file"
@@ -159,16 +166,18 @@ def ensure_dir(path: str | os.PathLike[str], *, ignore_all: bool = False) -> Non
     for their caches), so that a first `git add -A` never commits build state.
     """
     where = os.fspath(path)
-    try:
+    with contextlib.suppress(FileExistsError):
         os.mkdir(where, 0o777)
-    except FileExistsError:
-        pass
     st = os.lstat(where)
     if not stat.S_ISDIR(st.st_mode):
-        raise NotRegular(0, f"is {kind(st.st_mode)}, not a directory; skillc will not write through it", where)
+        raise NotRegular(
+            0, f"is {kind(st.st_mode)}, not a directory; skillc will not write through it", where
+        )
     if ignore_all:
         try:
-            fd = os.open(os.path.join(where, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, 0o644)
+            fd = os.open(
+                os.path.join(where, ".gitignore"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, 0o644
+            )
         except FileExistsError:
             return
         with os.fdopen(fd, "wb") as fh:

@@ -17,7 +17,7 @@ CONFIG_NAME = "skillc.yaml"
 class Preset:
     name: str
     summary: str
-    sources: tuple[str, ...]          # lowest precedence first
+    sources: tuple[str, ...]  # lowest precedence first
     personas: str | None = None
 
 
@@ -27,8 +27,12 @@ PRESETS: dict[str, Preset] = {
         Preset("claude-code", "Claude Code project skills", (".claude/skills",)),
         Preset("agents", "cross-agent project skills (.agents/skills)", (".agents/skills",)),
         Preset("codex", "Codex project skills over cross-agent ones", (".agents/skills", ".codex/skills")),
-        Preset("aria", "ordered sources plus personas, as in skillc's example tree",
-               ("skills/core", "skills/project"), "skills/personas"),
+        Preset(
+            "aria",
+            "ordered sources plus personas, as in skillc's example tree",
+            ("skills/core", "skills/project"),
+            "skills/personas",
+        ),
     )
 }
 
@@ -52,7 +56,11 @@ def detect(root: Path) -> Preset:
 def render(preset: Preset) -> str:
     """The config text: every setting the preset does not need is shown commented out, with its default."""
     sources = "\n".join(f"  - {s}" for s in preset.sources)
-    personas = f"personas: {preset.personas}" if preset.personas else "# personas: personas        # persona manifests, overlays and exclusive bodies"
+    personas = (
+        f"personas: {preset.personas}"
+        if preset.personas
+        else "# personas: personas        # persona manifests, overlays and exclusive bodies"
+    )
     return f"""# skillc configuration ({preset.summary}). Reference: https://github.com/skillc/skillc#the-config-file-skillcyaml
 format: 1
 sources:                       # lowest precedence first; a later source wins for the same command

@@ -21,7 +21,9 @@ from .model import Document, InputFile
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STD = "tag:yaml.org,2002:"
-_ALLOWED_TAGS = frozenset(_STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp"))
+_ALLOWED_TAGS = frozenset(
+    _STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")
+)
 MAX_DEPTH = 32
 # Control characters a YAML escape ("\0", "\e", "\x9b") can put into a string: they would reach
 # prompts raw (terminal escapes, NULs). Tab and newline are text.
@@ -34,7 +36,8 @@ Positions = dict[tuple[Any, ...], tuple[int, int]]
 
 def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
     """UTF-8 text with LF line endings, or None with an error."""
-    data, rel, diags = file.data, file.rel, []
+    data, rel = file.data, file.rel
+    diags: list[Diagnostic] = []
     if b"\x00" in data:
         line, col = _line_col(data, data.index(b"\x00"))
         return None, (dg.error(rel, "SKC201", "binary file (contains NUL bytes)", line, col),)
@@ -88,11 +91,13 @@ def parse_document(file: InputFile, *, frontmatter: str = "required") -> Documen
         split = None  # a Markdown `---` rule, not frontmatter: the whole file is body
     if split is None:
         if frontmatter == "optional":
-            return Document(file.rel, {}, {}, _clean_body(text), 1, diags + control_characters(file.rel, text, 1))
+            return Document(
+                file.rel, {}, {}, _clean_body(text), 1, diags + control_characters(file.rel, text, 1)
+            )
         reason = "no frontmatter: the file must start with a '---' line"
         if text.startswith("---"):
             reason = "unterminated frontmatter: no closing '---' line"
-        return Document(file.rel, None, {}, "", 1, diags + (dg.error(file.rel, "SKC202", reason),))
+        return Document(file.rel, None, {}, "", 1, (*diags, dg.error(file.rel, "SKC202", reason)))
     fm_text, body, body_line = split
     data, pos, more = load_yaml(fm_text, file.rel, 1)
     if data is not None and not isinstance(data, dict):
@@ -163,7 +168,7 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         return None, {}, (dg.error(rel, "SKC203", f"YAML syntax error: {msg}", line, col),)
     except yaml.reader.ReaderError as exc:
         return None, {}, (_reader_error(exc, text, rel, line_offset),)
-    except Exception as exc:  # noqa: BLE001 - a constructor's own bug must still be a diagnostic
+    except Exception as exc:
         return None, {}, (dg.error(rel, "SKC203", f"YAML error: {type(exc).__name__}", 1 + line_offset, 1),)
     finally:
         loader.dispose()
@@ -178,7 +183,9 @@ def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -
         before = text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")
     line = before.count("\n") + 1 + off
     col = len(before) - (before.rfind("\n") + 1) + 1
-    return dg.error(rel, "SKC203", f"YAML syntax error: character U+{exc.character:04X} is not allowed in YAML", line, col)
+    return dg.error(
+        rel, "SKC203", f"YAML syntax error: character U+{exc.character:04X} is not allowed in YAML", line, col
+    )
 
 
 def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[Diagnostic, ...]:
@@ -197,7 +204,7 @@ def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[D
             problems.append(dg.error(rel, "SKC208", "YAML aliases are not allowed", line, col))
             continue
         seen.add(id(node))
-        pos[("v",) + path] = (line, col)
+        pos[("v", *path)] = (line, col)
         if depth > MAX_DEPTH:
             problems.append(dg.error(rel, "SKC203", f"nesting deeper than {MAX_DEPTH} levels", line, col))
             continue
@@ -205,7 +212,7 @@ def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[D
             problems.append(dg.error(rel, "SKC212", f"tag {node.tag!r} is not allowed", line, col))
             continue
         if isinstance(node, yaml.SequenceNode):
-            stack.extend((child, path + (i,), depth + 1) for i, child in enumerate(node.value))
+            stack.extend((child, (*path, i), depth + 1) for i, child in enumerate(node.value))
         elif isinstance(node, yaml.MappingNode):
             problems.extend(_check_mapping(node, path, depth, rel, off, pos, stack, seen))
     return tuple(problems)
@@ -222,7 +229,7 @@ def _check_values(loader: Any, root: yaml.Node, rel: str, off: int) -> tuple[Dia
             stack.extend(node.value)
         elif isinstance(node, yaml.MappingNode):
             stack.extend(n for pair in node.value for n in pair)
-        else:
+        elif isinstance(node, yaml.ScalarNode):
             found = _scalar_problem(loader, node)
             if found:
                 line, col = node.start_mark.line + 1 + off, node.start_mark.column + 1
@@ -232,13 +239,13 @@ def _check_values(loader: Any, root: yaml.Node, rel: str, off: int) -> tuple[Dia
 
 def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[str, str] | None:
     """(code, message) for a scalar that must not become data, else None."""
-    tag = node.tag[len(_STD):]
+    tag = node.tag[len(_STD) :]
     invalid = ("SKC203", f"invalid !!{tag} value {_short(node.value)}")
     if tag == "null" and node.value not in _NULLS:
         return invalid  # PyYAML's constructor ignores the text: `!!null anything` would be None
     try:
         value = loader.construct_object(node)
-    except Exception:  # noqa: BLE001 - PyYAML's constructors raise KeyError, IndexError, ValueError...
+    except Exception:
         return invalid
     if isinstance(value, str):
         hit = _CONTROL.search(value)
@@ -246,7 +253,9 @@ def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[str, str] | Non
             return "SKC215", f"control character U+{ord(hit.group(0)):04X} in a string value"
     elif isinstance(value, float) and not math.isfinite(value):
         return "SKC203", f"{_short(node.value)} is not a finite number"
-    elif isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value < _INT_RANGE[1]:
+    elif (
+        isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value < _INT_RANGE[1]
+    ):
         return "SKC203", f"integer {_short(node.value)} is out of range"
     return None
 
@@ -255,7 +264,16 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
-def _check_mapping(node, path, depth, rel, off, pos, stack, seen) -> list[Diagnostic]:
+def _check_mapping(
+    node: yaml.MappingNode,
+    path: tuple[Any, ...],
+    depth: int,
+    rel: str,
+    off: int,
+    pos: Positions,
+    stack: list[tuple[yaml.Node, tuple[Any, ...], int]],
+    seen: set[int],
+) -> list[Diagnostic]:
     problems: list[Diagnostic] = []
     keys: set[str] = set()
     for key_node, value_node in node.value:
@@ -268,8 +286,8 @@ def _check_mapping(node, path, depth, rel, off, pos, stack, seen) -> list[Diagno
             problems.append(dg.error(rel, "SKC209", f"duplicate key {key_node.value!r}", line, col))
             continue
         keys.add(key_node.value)
-        pos[("k",) + path + (key_node.value,)] = (line, col)
-        stack.append((value_node, path + (key_node.value,), depth + 1))
+        pos[("k", *path, key_node.value)] = (line, col)
+        stack.append((value_node, (*path, key_node.value), depth + 1))
     return problems
 
 

@@ -73,9 +73,7 @@ def nfc(text: str) -> str:
 
 def sanitize_command(command: str) -> str:
     """sven's TUI id: per segment lowercase, runs of non-alphanumerics become '_'."""
-    return "/".join(
-        re.sub(r"[^0-9a-z]+", "_", seg.lower()).strip("_") for seg in command.split("/")
-    )
+    return "/".join(re.sub(r"[^0-9a-z]+", "_", seg.lower()).strip("_") for seg in command.split("/"))
 
 
 def extension(name: str) -> str:

@@ -53,8 +53,17 @@ def _coloured(d: Diagnostic, line: str) -> str:
 def json_lines(diags: Iterable[Diagnostic]) -> list[str]:
     """One JSON object per line (JSON Lines), keys as the issue and ruff's json-lines name them."""
     return [
-        json.dumps({"file": d.path, "line": d.line, "column": d.col, "severity": d.severity.value,
-                    "code": d.code, "message": d.message}, ensure_ascii=False)
+        json.dumps(
+            {
+                "file": d.path,
+                "line": d.line,
+                "column": d.col,
+                "severity": d.severity.value,
+                "code": d.code,
+                "message": d.message,
+            },
+            ensure_ascii=False,
+        )
         for d in diags
     ]
 
@@ -82,17 +91,23 @@ def sarif_document(diags: Iterable[Diagnostic]) -> dict[str, Any]:
     """A SARIF 2.1.0 log with one run; every code of the registry is a rule, results point at them."""
     codes = sorted(CODES)
     index = {code: i for i, code in enumerate(codes)}
-    rules = [{"id": code, "shortDescription": {"text": CODES[code]}, "helpUri": INFORMATION_URI} for code in codes]
+    rules = [
+        {"id": code, "shortDescription": {"text": CODES[code]}, "helpUri": INFORMATION_URI} for code in codes
+    ]
     results = [
         {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
             "level": d.severity.value,
             "message": {"text": d.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(d.path), "uriBaseId": "PROJECTROOT"},
-                "region": {"startLine": max(d.line, 1), "startColumn": max(d.col, 1)},
-            }}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(d.path), "uriBaseId": "PROJECTROOT"},
+                        "region": {"startLine": max(d.line, 1), "startColumn": max(d.col, 1)},
+                    }
+                }
+            ],
         }
         for d in diags
     ]

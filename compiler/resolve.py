@@ -28,12 +28,12 @@ class Facts:
     the same five frontmatter flags and the same trace lines.
     """
 
-    owner: str | None                # persona_exclusive
-    overlay: bool                    # has_persona_overlay
-    model: bool                      # the model may invoke it, unless the persona gets a stub
+    owner: str | None  # persona_exclusive
+    overlay: bool  # has_persona_overlay
+    model: bool  # the model may invoke it, unless the persona gets a stub
     user: bool
-    model_line: str                  # the trace line for `model` when the body is not a stub
-    stub_model_line: str             # ... and when it is
+    model_line: str  # the trace line for `model` when the body is not a stub
+    stub_model_line: str  # ... and when it is
     user_line: str
     # The whole trace when no persona can change anything (open, no overlay):
     # one tuple shared by every persona's resolution of this skill.
@@ -45,17 +45,28 @@ def skill_facts(skill: Skill) -> Facts:
     overlay = bool(skill.flag("has_persona_overlay"))
     user = skill.flag("user-invocable", True)
     reasons = tuple(
-        reason for reason, hit in (
+        reason
+        for reason, hit in (
             ("disable-model-invocation: true", skill.flag("disable-model-invocation", False)),
             ("user_invocable_only: true", skill.flag("user_invocable_only", False)),
-        ) if hit
+        )
+        if hit
     )
     model_line = _model_line(reasons)
     user_line = "user: slash command" if user else "user: hidden from the slash menu (user-invocable: false)"
     open_trace = None
     if owner is None and not overlay:
         open_trace = (_OPEN_LINE, _NO_OVERLAY_LINE, model_line, user_line)
-    return Facts(owner, overlay, not reasons, user, model_line, _model_line((*reasons, _STUB_REASON)), user_line, open_trace)
+    return Facts(
+        owner,
+        overlay,
+        not reasons,
+        user,
+        model_line,
+        _model_line((*reasons, _STUB_REASON)),
+        user_line,
+        open_trace,
+    )
 
 
 def _model_line(reasons: tuple[str, ...]) -> str:
@@ -82,13 +93,20 @@ def _visible(program: Program, persona: Persona, everything: tuple[str, ...]) ->
 def resolve_one(program: Program, persona: Persona, skill: Skill, facts: Facts) -> Resolution:
     if facts.open_trace is not None:  # most skills: the same answer for every persona
         return Resolution(
-            persona=persona.id, command=skill.command, access="open", via=None, body=skill.body,
-            overlay=None, model=facts.model, user=facts.user, trace=facts.open_trace,
+            persona=persona.id,
+            command=skill.command,
+            access="open",
+            via=None,
+            body=skill.body,
+            overlay=None,
+            model=facts.model,
+            user=facts.user,
+            trace=facts.open_trace,
         )
     trace: list[str] = []
     access, via = _access(persona, facts.owner, trace)
     body = skill.body
-    if access == "granted":
+    if access == "granted" and facts.owner is not None:
         rel, body = program.exclusive_bodies.get((facts.owner, skill.command), ("", skill.body))
         trace.append(f"redirect: body loaded from {rel}")
     elif access == "stub":
@@ -100,8 +118,15 @@ def resolve_one(program: Program, persona: Persona, skill: Skill, facts: Facts) 
     trace.append(facts.stub_model_line if stub else facts.model_line)
     trace.append(facts.user_line)
     return Resolution(
-        persona=persona.id, command=skill.command, access=access, via=via, body=body,
-        overlay=overlay[0] if overlay else None, model=facts.model and not stub, user=facts.user, trace=tuple(trace),
+        persona=persona.id,
+        command=skill.command,
+        access=access,
+        via=via,
+        body=body,
+        overlay=overlay[0] if overlay else None,
+        model=facts.model and not stub,
+        user=facts.user,
+        trace=tuple(trace),
     )
 
 
@@ -119,11 +144,15 @@ def _access(persona: Persona, owner: str | None, trace: list[str]) -> tuple[str,
         trace.append(f"exclusivity: persona_exclusive {owner!r}; persona has unrestricted_skills: granted")
         return "granted", "unrestricted"
     chain = ", ".join(persona.chain) or "none"
-    trace.append(f"exclusivity: persona_exclusive {owner!r} matches neither {persona.id!r} nor fallbacks ({chain}), not unrestricted: stub")
+    trace.append(
+        f"exclusivity: persona_exclusive {owner!r} matches neither {persona.id!r} nor fallbacks ({chain}), not unrestricted: stub"
+    )
     return "stub", None
 
 
-def _overlay(program: Program, persona: Persona, skill: Skill, wanted: bool, access: str, trace: list[str]) -> tuple[str, str] | None:
+def _overlay(
+    program: Program, persona: Persona, skill: Skill, wanted: bool, access: str, trace: list[str]
+) -> tuple[str, str] | None:
     if not wanted:
         trace.append(_NO_OVERLAY_LINE)
         return None

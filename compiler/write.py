@@ -24,10 +24,11 @@ import secrets
 import signal
 import stat
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from . import fs
 from .model import OUTPUT_MARKER as MARKER
@@ -36,7 +37,7 @@ from .model import Artifacts
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
-CACHE_DIRNAME = ".skillc-cache"   # the project's cache directory (cache.py); never an output
+CACHE_DIRNAME = ".skillc-cache"  # the project's cache directory (cache.py); never an output
 # An output written before the marker existed: only these names, and an index skillc wrote.
 _LEGACY_NAMES = frozenset({"_index.json", "personas", "objects"})
 _LEGACY_HEAD = b'{\n  "format": 1,\n  "generator": "skillc '
@@ -50,7 +51,7 @@ class OutputRefused(Exception):
 class Comparison:
     missing: tuple[str, ...]
     changed: tuple[str, ...]
-    extra: tuple[str, ...]          # files a build would not write (objects excluded)
+    extra: tuple[str, ...]  # files a build would not write (objects excluded)
     extra_objects: tuple[str, ...]  # objects of earlier builds, kept unless --prune
 
     @property
@@ -93,15 +94,16 @@ def existing_files(dist: Path) -> tuple[str, ...]:
     return tuple(sorted(scan(dist) or ())) if dist.is_dir() else ()
 
 
-
-
 def compare(dist: Path, art: Artifacts) -> Comparison:
     present = set(existing_files(dist))
     missing = tuple(p for p in art.files if p not in present)
-    changed = tuple(p for p in art.files if p in present and not _same(dist / p, art.files[p], p in art.objects))
+    changed = tuple(
+        p for p in art.files if p in present and not _same(dist / p, art.files[p], p in art.objects)
+    )
     extra = sorted(present - set(art.files))
     return Comparison(
-        missing, changed,
+        missing,
+        changed,
         tuple(p for p in extra if not p.startswith("objects/")),
         tuple(p for p in extra if p.startswith("objects/")),
     )
@@ -134,8 +136,10 @@ def ownership_problem(dist: Path) -> str | None:
         return f"cannot be listed: {exc.strerror}"
     if not names or _marked(dist) or _legacy_output(dist, names):
         return None
-    return (f"exists and was not written by skillc (no {MARKER} file in it); skillc replaces its output "
-            "wholesale and will not delete files it did not write: empty or remove it, or choose another output")
+    return (
+        f"exists and was not written by skillc (no {MARKER} file in it); skillc replaces its output "
+        "wholesale and will not delete files it did not write: empty or remove it, or choose another output"
+    )
 
 
 def _marked(dist: Path) -> bool:
@@ -267,7 +271,7 @@ def _exchange(a: Path, b: Path) -> bool:
     except (OSError, AttributeError):
         return False
     fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    rc: int = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     return rc == 0
 
 
