@@ -56,33 +56,27 @@ file, deleted at once); nothing here is global.
 
 from __future__ import annotations
 
-import gc
 import hashlib
-import hmac
 import os
-import secrets
 import stat
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Sequence
 
 import orjson
 
 from . import fs
 from . import write as write_mod
 from .diagnostics import Diagnostic, Severity
-from .discover import ignored
+from .cachestore import key_path, load_key, read_signed, write_signed
 from .model import Config, Skill, SkillSource
-from .paths import nfc
+from .runtime.format import INDEX
+from .snapshot import Snapshot, decode_snapshot, encode_snapshot, for_inputs, same_inputs, take_snapshot
 
 DIRNAME = write_mod.CACHE_DIRNAME
-FORMAT = 3  # 2: memo entries carry frontmatter anchors; 3: output files by [size, mtime, ctime, inode, mode]
-FILE_CAP = 1 << 30      # a cache file larger than this is foreign: never read into memory
-KEY_CAP = 4096
-_MAGIC = b"skillc-cache/1 "
-_BUILD, _REPORT, _MEMO = "build.json", "report.json", "memo.json"
+FORMAT = 4  # 2: memo entries carry frontmatter anchors; 3: output files by [size, mtime, ctime, inode, mode]; 4: report text
+_BUILD, _REPORT, _ROWS, _MEMO = "build.json", "report.json", "rows.json", "memo.json"
 
 SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
 
@@ -99,24 +93,6 @@ class Stats:
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """The inputs as one stat walk sees them, without reading a byte.
-
-    Taken before discover reads the files, so a file that changes after its
-    stat changes its stat data too (see `take_snapshot` for the clock).
-    """
-
-    head: str                       # key of config, template, flags and their diagnostics (no input bytes)
-    stamp: int                      # file system time taken before the walk, in ns
-    roots: dict[str, str]           # each walked root (config path) -> its real path
-    dirs: dict[str, list[str]]      # each walked directory -> its entries, "<kind><name>", sorted
-    # ... and its [mtime_ns, ctime_ns, inode]: a listing can change and change back
-    # while a build runs; the directory's ctime cannot (see `take_snapshot`).
-    dir_stats: dict[str, list[int]]
-    files: dict[str, list[int]]     # path -> [size, mtime_ns, ctime_ns, inode] (inputs only, once recorded)
-
-
-@dataclass(frozen=True)
 class Record:
     """The last successful build, as `build.json` holds it (its diagnostics are in `report.json`)."""
 
@@ -127,79 +103,6 @@ class Record:
     personas: int
     objects: int
     inputs: Snapshot | None = None  # its inputs by stat data, for the no-op fast path
-
-
-# --- the per-user key and signed files ---------------------------------------
-
-def key_path() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and must be ignored
-        base = str(Path.home() / ".cache")
-    return Path(base) / "skillc" / "key"
-
-
-def load_key() -> bytes | None:
-    """The HMAC key, created on first use; None (cache off) when that fails.
-
-    Read only from a regular file, at most KEY_CAP bytes: a FIFO or a device
-    planted there turns the cache off instead of hanging the build.
-    """
-    try:
-        path = key_path()
-        try:
-            data = fs.read_regular(path, KEY_CAP)
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW, 0o600)
-            except FileExistsError:  # another build made it first
-                data = fs.read_regular(path, KEY_CAP)
-            else:
-                data = secrets.token_bytes(32)
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-        return data if len(data) >= 16 else None
-    except (OSError, RuntimeError):  # RuntimeError: no home directory
-        return None
-
-
-def _mac(key: bytes, name: str, payload: bytes) -> bytes:
-    # The file name is signed too, so a memo cannot pass for a build record.
-    return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
-
-
-def read_signed(directory: Path, name: str, key: bytes) -> Any:
-    """The JSON in a signed cache file, or None when absent, foreign or corrupt."""
-    try:  # never through a symlink, never a FIFO or device, never unbounded
-        raw = fs.read_regular(directory / name, FILE_CAP, follow=False)
-    except OSError:
-        return None
-    head, _, payload = raw.partition(b"\n")
-    if not head.startswith(_MAGIC) or not hmac.compare_digest(head[len(_MAGIC):], _mac(key, name, payload)):
-        return None
-    try:
-        return orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return None
-
-
-def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
-    """Atomically replace a cache file; failures are ignored (a cache is optional)."""
-    tmp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    try:
-        payload = orjson.dumps(data)
-        fs.ensure_dir(directory, ignore_all=True)
-        with write_mod.interrupt_deferred():  # Ctrl-C never leaves a temporary file behind
-            # O_EXCL|O_NOFOLLOW: a symlink planted at the name is never written through.
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_MAGIC + _mac(key, name, payload) + b"\n" + payload)
-            os.replace(tmp, directory / name)
-    except (OSError, TypeError):
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
 
 
 # --- what the cached results depend on ------------------------------------
@@ -216,7 +119,7 @@ def fingerprint() -> str:
 
     h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0libyaml={yaml.__with_libyaml__}\0".encode())
     here = Path(__file__).resolve().parent
-    for path in sorted([*here.glob("*.py"), *here.glob("schemas/*.json")]):
+    for path in sorted([*here.glob("*.py"), *here.glob("runtime/*.py"), *here.glob("schemas/*.json")]):
         h.update(f"{path.relative_to(here)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
     for module in (yaml, jsonschema, jinja2):
         st = os.stat(module.__file__ or "")
@@ -259,22 +162,40 @@ def encode_report(diags: tuple[Diagnostic, ...]) -> dict[str, Any]:
     return {"messages": list(texts), "rows": rows}
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector, then restore it as it was.
+def encode_text(diags: tuple[Diagnostic, ...]) -> dict[str, Any]:
+    """The printed form: a no-op build prints it as it is, without reading or decoding a row."""
+    errors = sum(d.severity is Severity.ERROR for d in diags)
+    return {"text": "".join(d.format() + "\n" for d in diags), "errors": errors, "warnings": len(diags) - errors}
 
-    Decoding a report makes ~100,000 rows and as many Diagnostic objects, none
-    in a cycle, and encoding one as many rows; the collector passes those
-    allocations trigger cost as much as the work itself, or more on the heap
-    of a whole build.
-    """
-    was = gc.isenabled()
-    gc.disable()
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """A recorded build's diagnostics: printed from `text`, decoded into Diagnostics only on demand."""
+
+    text: str                     # every diagnostic as `Diagnostic.format()` prints it, one per line
+    errors: int
+    warnings: int
+    rows: Callable[[], Any]       # reads the rows file (signed, keyed like the report)
+
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        data = self.rows()
+        try:
+            diags = decode_report(data)
+        except (KeyError, TypeError, ValueError, IndexError):
+            diags = None
+        if diags is None or len(diags) != self.errors + self.warnings:
+            raise RuntimeError("the cache's recorded diagnostics are unreadable; rebuild with --no-cache")
+        return diags
+
+
+def _report_of(data: Any, rows: Callable[[], Any]) -> Report | None:
     try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+        text, errors, warnings = data["text"], data["errors"], data["warnings"]
+    except (KeyError, TypeError):
+        return None
+    if type(text) is not str or type(errors) is not int or type(warnings) is not int:
+        return None
+    return Report(text, errors, warnings, rows)
 
 
 def decode_report(data: dict[str, Any]) -> tuple[Diagnostic, ...]:
@@ -349,24 +270,25 @@ class Cache:
         `diags` the problems found in them. With the same inputs, the same head means the same build key."""
         return _digest("head", self.build_key(config_hash, config, diags))
 
-    def replay(self, key: str, dist: Path, *, prune: bool) -> tuple[Record, tuple[Diagnostic, ...]] | None:
+    def replay(self, key: str, dist: Path, *, prune: bool) -> tuple[Record, Report] | None:
         """The recorded build and its diagnostics, when `key` matches and dist is as that build left it."""
         record = self._record()
         if record is None or record.key != key or not output_current(record, dist, prune=prune):
             return None
         # Loaded only now: a hundred thousand diagnostics cost more than the checks above.
-        with _collector_paused():
-            report = read_signed(self.directory, _REPORT, self.key)
-            try:
-                if report["key"] != key:
-                    return None
-                diagnostics = decode_report(report)
-            except (KeyError, TypeError, ValueError, IndexError):
-                return None
-        self.stats.replayed = True
-        return record, diagnostics
+        data = read_signed(self.directory, _REPORT, self.key)
 
-    def replay_unchanged(self, now: Snapshot, dist: Path, *, prune: bool) -> tuple[Record, tuple[Diagnostic, ...]] | None:
+        def rows() -> Any:
+            found = read_signed(self.directory, _ROWS, self.key)
+            return found if isinstance(found, dict) and found.get("key") == key else None
+
+        report = _report_of(data, rows)
+        if report is None or data.get("key") != key:
+            return None
+        self.stats.replayed = True
+        return record, report
+
+    def replay_unchanged(self, now: Snapshot, dist: Path, *, prune: bool) -> tuple[Record, Report] | None:
         """The no-op fast path: `replay` without reading an input, when `now` shows them as recorded.
 
         Same stat data for every input of the last build, the same listing of
@@ -391,15 +313,15 @@ class Cache:
         try:
             if data["format"] != FORMAT or data["fingerprint"] != self.fingerprint or not isinstance(data["files"], dict):
                 return None
-            inputs = _decode_snapshot(data.get("inputs"))
+            inputs = decode_snapshot(data.get("inputs"))
             return Record(data["key"], data["dist"], data["files"], data["skills"], data["personas"], data["objects"], inputs)
         except (KeyError, TypeError):
             return None
 
     def save_record(self, record: Record, diagnostics: tuple[Diagnostic, ...]) -> None:
         # The report carries the key too, so a record never replays another build's report.
-        with _collector_paused():  # 100,000 new rows on the heap of a whole build: 0.13 s of collector passes
-            write_signed(self.directory, _REPORT, self.key, {"key": record.key, **encode_report(diagnostics)})
+        write_signed(self.directory, _ROWS, self.key, {"key": record.key, **encode_report(diagnostics)})
+        write_signed(self.directory, _REPORT, self.key, {"key": record.key, **encode_text(diagnostics)})
         self._write_record(record)
 
     def save_inputs(self, inputs: Snapshot | None) -> None:
@@ -412,7 +334,7 @@ class Cache:
         write_signed(self.directory, _BUILD, self.key, {
             "format": FORMAT, "fingerprint": self.fingerprint, "key": record.key, "dist": record.dist,
             "files": record.files, "skills": record.skills, "personas": record.personas, "objects": record.objects,
-            "inputs": _encode_snapshot(record.inputs),
+            "inputs": encode_snapshot(record.inputs),
         })
 
     # -- per-file memo -----------------------------------------------------
@@ -426,49 +348,59 @@ class Cache:
             self.skills, self.costs = data["skills"], data["costs"]
             self.costs_template = str(data.get("template", ""))
 
-    def check_skill(self, check: Callable[[SkillSource], SkillResult]) -> Callable[[SkillSource], SkillResult]:
-        """`check` memoised by the SKILL.md's bytes and everything else it reads from src."""
+    def check_skills(self, checks: Callable[[Sequence[SkillSource]], list[SkillResult]]) -> Callable[[Sequence[SkillSource]], list[SkillResult]]:
+        """`checks` memoised per file by the SKILL.md's bytes and everything else it reads from src;
+        the misses go to `checks` in one batch (which may spread them over the cores)."""
 
-        def cached(src: SkillSource) -> SkillResult:
-            key = _digest("skill", src.skill_md.rel, src.command, src.dir_rel, str(src.source), src.skill_md.data)
-            hit = self.skills.get(key)
-            if hit is not None:
-                try:
-                    result = _decode_skill(hit["skill"], src), decode_diags(hit["diags"])
-                except (KeyError, TypeError, ValueError, IndexError):
-                    result = None
-                if result is not None:
-                    self.stats.reused += 1
-                    self.used_skills[key] = hit
-                    return result
-            skill, diags = check(src)
-            self.stats.checked += 1
-            entry = {"skill": _encode_skill(skill), "diags": encode_diags(diags)}
-            # Remember only what JSON keeps as it is and decodes to the very same result.
-            if _json_exact(entry) and _decode_skill(entry["skill"], src) == skill and decode_diags(entry["diags"]) == diags:
-                self.used_skills[key] = entry
-            return skill, diags
+        def cached(sources: Sequence[SkillSource]) -> list[SkillResult]:
+            keys = [_digest("skill", s.skill_md.rel, s.command, s.dir_rel, str(s.source), s.skill_md.data) for s in sources]
+            results: list[SkillResult | None] = [self._hit(k, s) for k, s in zip(keys, sources)]
+            misses = [i for i, r in enumerate(results) if r is None]
+            for i, (skill, diags) in zip(misses, checks([sources[i] for i in misses])):
+                results[i] = (skill, diags)
+                self._remember(keys[i], sources[i], skill, diags)
+            self.stats.checked += len(misses)
+            self.stats.reused += len(sources) - len(misses)
+            return [r for r in results if r is not None]
 
         return cached
 
-    def entry_cost(self, measure: Callable[[Skill, Any], int]) -> Callable[[Skill, Any], int]:
-        """`measure(skill, template)` memoised by the template and the entry's fields."""
+    def _hit(self, key: str, src: SkillSource) -> SkillResult | None:
+        hit = self.skills.get(key)
+        if hit is None:
+            return None
+        try:
+            result = _decode_skill(hit["skill"], src), decode_diags(hit["diags"])
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+        self.used_skills[key] = hit
+        return result
+
+    def _remember(self, key: str, src: SkillSource, skill: Skill | None, diags: tuple[Diagnostic, ...]) -> None:
+        entry = {"skill": _encode_skill(skill), "diags": encode_diags(diags)}
+        # Remember only what JSON keeps as it is and decodes to the very same result.
+        if _json_exact(entry) and _decode_skill(entry["skill"], src) == skill and decode_diags(entry["diags"]) == diags:
+            self.used_skills[key] = entry
+
+    def entry_cost(self, measure: Callable[[dict[str, Any], Any], int]) -> Callable[[dict[str, Any], Any], int]:
+        """`measure(entry, template)` memoised by the template and the catalog entry itself
+        (whatever render.catalog_entry hands the template, so the two cannot drift apart)."""
 
         digests: dict[int, str] = {}
 
-        def cached(skill: Skill, template: Any) -> int:
+        def cached(entry: dict[str, Any], template: Any) -> int:
             tkey = digests.get(id(template))
             if tkey is None:
                 tkey = digests[id(template)] = _digest(template.source, str(template.markup), template.suffix)
             if tkey != self.costs_template:  # another template: nothing measured so far applies
                 self.costs, self.used_costs, self.costs_template = {}, {}, tkey
-            try:  # the fields catalog_skill hands the template, as an unambiguous JSON array
-                key = orjson.dumps([skill.command, skill.name, skill.description, skill.path, bool(skill.flag("always", False))]).decode()
+            try:  # sorted keys: one entry, one key
+                key = orjson.dumps(entry, option=orjson.OPT_SORT_KEYS).decode()
             except TypeError:  # not representable (lone surrogates): measured, never memoised
-                return measure(skill, template)
+                return measure(entry, template)
             hit = self.costs.get(key)
             if type(hit) is not int:
-                hit = measure(skill, template)
+                hit = measure(entry, template)
                 self.stats.measured += 1
             self.used_costs[key] = hit
             return hit
@@ -519,144 +451,92 @@ def output_current(record: Record, dist: Path, *, prune: bool) -> bool:
     return not extra if prune else all(rel.startswith("objects/") for rel in extra)
 
 
-# --- the inputs, as one stat walk sees them ---------------------------------------
 
-def take_snapshot(config: Config, directory: Path, head: str) -> Snapshot | None:
-    """Stamp the file system's clock, then stat the inputs; None when either fails.
 
-    The stamp comes first, then each directory's and file's stat, and only
-    then does discover read. Any change after the stamp (a write, a chmod,
-    an entry added to or removed from a directory) sets the ctime of the file
-    or directory to the stamp or later, so one whose recorded ctime is older
-    than the stamp cannot change, even while this build runs, without the
-    next walk seeing another ctime. Snapshots holding a newer ctime are not
-    recorded (`for_inputs`): a coarse clock gives writes within one tick the
-    same time stamp.
+# --- the door: one build's use of the cache ------------------------------------------------
+
+@dataclass(frozen=True)
+class Hit:
+    """A build the cache proved current: its counts and the diagnostics it reported."""
+
+    skills: int
+    personas: int
+    objects: int
+    report: Report
+
+
+class Session:
+    """Everything the pipeline asks of the cache, in the order it asks.
+
+    `replay_unread` (before discover), `replay` (after it), `memo` (during the stages), `finish`
+    (after the write): the pipeline calls these from one function and knows nothing of keys,
+    snapshots or files.
     """
-    stamp = _fs_now(directory)
-    walked = _stat_walk(config) if stamp is not None else None
-    if walked is None:
-        return None
-    roots, dirs, dir_stats, files = walked
-    return Snapshot(head, stamp, roots, dirs, dir_stats, files)
 
+    def __init__(self, store: Cache, config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], prune: bool):
+        self.store, self.config, self.prune = store, config, prune
+        self.dist = config.root / config.output
+        self.now = take_snapshot(config, store.directory, store.head_key(config_hash, config, head_diags))
+        self.key = ""
+        self.inputs: Snapshot | None = None
+        self._memo_loaded = False
 
-def _fs_now(directory: Path) -> int | None:
-    """The ctime of a new file: file time stamps come from a coarser clock than time.time_ns(),
-    which can be ahead of the stamp of a later write."""
-    path = directory / f".stamp.{os.getpid()}"
-    try:
-        fs.ensure_dir(directory, ignore_all=True)
+    @property
+    def stats(self) -> Stats:
+        return self.store.stats
+
+    def replay_unread(self) -> Hit | None:
+        """The no-op path: inputs unchanged by their stat data, output as the last build left it."""
+        return _hit(self.store.replay_unchanged(self.now, self.dist, prune=self.prune) if self.now else None)
+
+    def replay(self, inputs: Iterable[str], build_hash: str, early: tuple[Diagnostic, ...]) -> Hit | None:
+        """The content path: the inputs hash to the last build's key and the output is unchanged."""
+        self.inputs = for_inputs(self.now, inputs)
+        self.key = self.store.build_key(build_hash, self.config, early)
+        hit = _hit(self.store.replay(self.key, self.dist, prune=self.prune))
+        if hit is not None:
+            self.store.save_inputs(self.inputs)  # so that the next no-op build need not read them
+        return hit
+
+    @property
+    def memo(self) -> Cache:
+        if not self._memo_loaded:
+            self.store.load_memo()
+            self._memo_loaded = True
+        return self.store
+
+    def finish(self, files: Iterable[str] | None, build_hash: str, summary: tuple[int, int, int],
+               diagnostics: tuple[Diagnostic, ...]) -> None:
+        """Keep the memo; and when the build was written (`files`), the record its replay needs."""
+        if self._memo_loaded:
+            self.store.save_memo()
+        if files is not None:
+            self._record(tuple(files), build_hash, summary, diagnostics)
+
+    def _record(self, files: tuple[str, ...], build_hash: str, summary: tuple[int, int, int],
+                diagnostics: tuple[Diagnostic, ...]) -> None:
+        present = write_mod.scan(self.dist)
+        if present is None or any(rel not in present for rel in files):
+            return
+        # The lock is released after the swap: a concurrent build of other sources may have
+        # replaced dist since; its index names another build hash. The hash is near the top.
         try:
-            path.unlink()  # left by a killed build: only a new file has a ctime of now
-        except FileNotFoundError:
-            pass
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            return os.fstat(fd).st_ctime_ns
-        finally:
-            os.close(fd)
-            os.unlink(path)
-    except OSError:
+            if f'"build_hash": "{build_hash}"'.encode() not in fs.read_head(self.dist / INDEX, 4096, follow=False):
+                return
+        except OSError:
+            return
+        record = Record(self.key, str(self.dist.resolve()), {rel: present[rel] for rel in files}, *summary, self.inputs)
+        self.store.save_record(record, diagnostics)
+
+
+def _hit(found: tuple[Record, Report] | None) -> Hit | None:
+    if found is None:
         return None
+    record, report = found
+    return Hit(record.skills, record.personas, record.objects, report)
 
 
-def _stat_walk(config: Config) -> tuple[dict[str, str], dict[str, list[str]], dict[str, list[int]], dict[str, list[int]]] | None:
-    """Listings and stat data below every source and the personas directory, as discover walks them.
-
-    One os.scandir per directory: the entry type comes with the listing, so
-    only directories and files are stat'ed. None for a tree this cannot vouch
-    for: a symlink to a directory (discover follows it, with loop and escape
-    checks this walk does not repeat) or two names with one NFC form.
-    """
-    roots: dict[str, str] = {}
-    dirs: dict[str, list[str]] = {}
-    dir_stats: dict[str, list[int]] = {}
-    files: dict[str, list[int]] = {}
-    try:
-        tops = [(s, config.source_dir(i)) for i, s in enumerate(config.sources)]
-        tops += [(config.personas, config.root / config.personas)] if config.personas else []
-        for top, where in tops:
-            roots[top] = os.path.realpath(where)
-            stack = [(top, str(where))]
-            while stack:
-                rel, path = stack.pop()
-                st = os.stat(path)  # before the listing: an entry added after it changes the ctime
-                dir_stats[rel] = [st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-                listing: list[str] = []
-                with os.scandir(path) as it:
-                    for entry in it:
-                        name = nfc(entry.name)
-                        if ignored(name):
-                            continue
-                        kind = _kind(entry)
-                        if kind is None:
-                            return None
-                        # A symlink is recorded with its target text: retargeting it changes the listing.
-                        listing.append(kind + entry.name + (f"\0{os.readlink(entry.path)}" if kind == "l" else ""))
-                        child = f"{rel}/{name}"
-                        if kind == "d":
-                            stack.append((child, entry.path))
-                        elif kind == "f" or (kind == "l" and entry.is_file()):
-                            if child in files:
-                                return None
-                            st = entry.stat()  # through a symlink: the file discover reads
-                            files[child] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-                dirs[rel] = sorted(listing)
-    except OSError:
-        return None
-    return roots, dirs, dir_stats, files
-
-
-def _kind(entry: os.DirEntry[str]) -> str | None:
-    """d(irectory), f(ile), l(ink to a file or nothing), o(ther); None for a link to a directory."""
-    if entry.is_symlink():
-        return None if entry.is_dir() else "l"
-    if entry.is_dir(follow_symlinks=False):
-        return "d"
-    return "f" if entry.is_file(follow_symlinks=False) else "o"
-
-
-def for_inputs(snapshot: Snapshot | None, inputs: Iterable[str]) -> Snapshot | None:
-    """The snapshot cut down to these input files; None if one is missing or anything is too new to vouch for."""
-    if snapshot is None or any(st[1] >= snapshot.stamp for st in snapshot.dir_stats.values()):
-        return None
-    files: dict[str, list[int]] = {}
-    for rel in inputs:
-        st = snapshot.files.get(rel)
-        if st is None or st[2] >= snapshot.stamp:  # changed in the stamp's clock tick, or after it
-            return None
-        files[rel] = st
-    return replace(snapshot, files=files)
-
-
-def same_inputs(recorded: Snapshot, now: Snapshot) -> bool:
-    """Same config side, same roots, same directories, and every recorded input with the same stat data."""
-    return (
-        recorded.head == now.head and recorded.roots == now.roots and recorded.dir_stats == now.dir_stats
-        and recorded.dirs == now.dirs and all(now.files.get(rel) == st for rel, st in recorded.files.items())
-    )
-
-
-def _encode_snapshot(snap: Snapshot | None) -> dict[str, Any] | None:
-    # Not dataclasses.asdict: it deep-copies 30,000 lists (0.15 s at 10,000 skills).
-    if snap is None:
-        return None
-    return {
-        "head": snap.head, "stamp": snap.stamp, "roots": snap.roots, "dirs": snap.dirs,
-        "dir_stats": snap.dir_stats, "files": snap.files,
-    }
-
-
-def _decode_snapshot(data: Any) -> Snapshot | None:
-    if not isinstance(data, dict):
-        return None
-    try:
-        snap = Snapshot(data["head"], data["stamp"], data["roots"], data["dirs"], data["dir_stats"], data["files"])
-    except (KeyError, TypeError):
-        return None
-    shapes = (
-        (snap.head, str), (snap.stamp, int), (snap.roots, dict), (snap.dirs, dict),
-        (snap.dir_stats, dict), (snap.files, dict),
-    )
-    return snap if all(type(value) is kind for value, kind in shapes) else None
+def session(config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], *, prune: bool) -> Session | None:
+    """The cache's door for one build; None when the cache is off (no key can be kept)."""
+    store = open_cache(config)
+    return None if store is None else Session(store, config, config_hash, head_diags, prune)

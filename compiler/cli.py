@@ -18,6 +18,7 @@ from . import diagnostics as dg
 from . import fs, pipeline, reader, report, schema
 from . import init as init_mod
 from . import write as write_mod
+from .cache import Report
 from .config import UsageError
 from .diagnostics import Diagnostic
 from .render import sha256
@@ -85,6 +86,14 @@ def _say(fmt: str, message: str) -> None:
         click.echo(message, err=True)
 
 
+def _report_recorded(recorded: Report, quiet: bool) -> None:
+    """What _report prints (text, no colour) for a recorded build without errors: nothing is decoded."""
+    if quiet or not recorded.warnings:
+        return
+    sys.stderr.write(recorded.text + f"skillc: 0 error(s), {recorded.warnings} warning(s)\n")
+    sys.stderr.flush()
+
+
 def _compile(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
@@ -117,12 +126,17 @@ def build(config_path: Path | None, strict: bool | None, prune: bool, quiet: boo
         _fail(fmt, dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}"))
     except write_mod.OutputRefused as exc:  # taken over between the early check and the lock
         _fail(fmt, dg.error(".", "SKC704", f"output directory {exc}"))
-    _report(result.diagnostics, quiet, fmt)
+    if isinstance(result, pipeline.Replayed) and fmt == "text" and not result.report.errors \
+            and not report.use_colour(sys.stderr):
+        _report_recorded(result.report, quiet)  # the recorded text: nothing is decoded
+    else:
+        _report(result.diagnostics, quiet, fmt)
     if written is None:
         _say(fmt, "skillc: build failed; the output directory was left untouched")
         sys.exit(1)
     if not quiet:
         counts = result.summary  # also set when the cache replayed the build
+        assert counts is not None and not isinstance(result, pipeline.ConfigFailed)  # written: a build ran
         state = "written" if written.written else "already up to date"
         pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
         _say(fmt, f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
@@ -206,7 +220,7 @@ def init(preset: str | None) -> None:
 def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, command: str) -> None:
     """Print why PERSONA gets what it gets for COMMAND."""
     result = _compile(pipeline.compile_project, _config(config_path), skip_invalid=skip_invalid)
-    if result.program is None:
+    if isinstance(result, pipeline.ConfigFailed):
         _report(result.diagnostics)
         sys.exit(1)
     program = result.program
@@ -236,7 +250,7 @@ def _explain_missing(program, persona: str, command: str) -> None:
         click.echo(dg.printable(f"skillc: error: unknown skill {command!r}; known: {known}"), err=True)
 
 
-def _explain(result: pipeline.Compilation, r) -> None:
+def _explain(result: pipeline.Compiled, r) -> None:
     program = result.program
     persona = program.personas[r.persona]
     skill = program.skills[r.command]
@@ -292,12 +306,19 @@ def diff(old: Path, new: Path, exit_code: bool) -> None:
 def _diff_builds(a: reader.Dist, b: reader.Dist) -> Iterable[str]:
     for persona in sorted(set(a.personas()) | set(b.personas())):
         yield from _diff_text(_safe(a.catalog, persona), _safe(b.catalog, persona), f"{persona}/catalog")
-        ra = a.index["resolutions"].get(persona, {})
-        rb = b.index["resolutions"].get(persona, {})
-        for command in sorted(set(ra) | set(rb)):
+        ra = _visible(a, persona)
+        rb = _visible(b, persona)
+        for command in sorted(ra | rb):
             body_a = a.load(persona, command).body if command in ra else ""
             body_b = b.load(persona, command).body if command in rb else ""
             yield from _diff_text(body_a, body_b, f"{persona}/{command}")
+
+
+def _visible(d: reader.Dist, persona: str) -> set[str]:
+    try:
+        return {s.command for s in d.skills(persona)}
+    except reader.UnknownPersona:
+        return set()
 
 
 def _safe(fn, persona: str) -> str:

@@ -10,7 +10,7 @@ import re
 
 from . import diagnostics as dg
 from .diagnostics import Diagnostic
-from .untrusted import delimiter_positions, escape_delimiter
+from .runtime.format import delimiter_positions, escape_delimiter, wrap_untrusted
 
 __all__ = ["escape_delimiter", "lint_overlay", "wrap_overlay"]
 
@@ -35,7 +35,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 
 
 def lint_overlay(rel: str, text: str) -> tuple[Diagnostic, ...]:
-    # SKC503 finds exactly what escape_delimiter escapes (one rule, in untrusted.py).
+    # SKC503 finds exactly what escape_delimiter escapes (one rule, in runtime/format.py).
     hits = [("SKC503", "tries to open or close the untrusted-data delimiter", at, text[at:at + 16])
             for at in delimiter_positions(text)]
     hits += [(code, what, m.start(), m.group(0)) for code, what, pattern in _RULES for m in pattern.finditer(text)]
@@ -48,6 +48,4 @@ def lint_overlay(rel: str, text: str) -> tuple[Diagnostic, ...]:
 
 
 def wrap_overlay(source: str, text: str) -> str:
-    """The ARIA delimiter block; `source` is a validated relative path, escaped anyway."""
-    attr = source.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-    return f'<untrusted-data source="{attr}">\n{escape_delimiter(text).strip()}\n</untrusted-data>\n'
+    return wrap_untrusted(source, text)

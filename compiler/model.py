@@ -13,7 +13,6 @@ from typing import Any, Mapping
 
 from .diagnostics import Diagnostic
 
-FORMAT_VERSION = 1
 # Written into every output by every build: skillc replaces only a directory that holds it.
 OUTPUT_MARKER = ".skillc-dist"
 OUTPUT_MARKER_TEXT = b"skillc output: written by `skillc build`, replaced wholesale by the next build. Do not edit.\n"

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar, Mapping, Union
 
 from . import cache as cache_mod
 from . import config as config_mod
 from . import diagnostics as dg
 from . import fs
 from .budget import Packing
-from .cache import Cache, Record, Snapshot, Stats
+from .cache import Cache, Report, Stats
 from .diagnostics import Diagnostic
 from .discover import discover
 from .model import Artifacts, Config, Discovery, Program, Resolution
 from .render import Template, TemplateFailure, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
-from .validate import check_skill, validate
-from .write import Comparison, WriteResult, compare, ownership_problem, scan, write
+from .validate import check_skills, validate
+from .write import Comparison, WriteResult, compare, ownership_problem, write
 
 
 @dataclass(frozen=True)
@@ -30,34 +30,65 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class Compilation:
-    config: Config | None
-    program: Program | None = None
-    resolutions: tuple[Resolution, ...] = ()
-    packings: dict[str, Packing] = field(default_factory=dict)
-    artifacts: Artifacts | None = None
-    diagnostics: tuple[Diagnostic, ...] = ()
-    # Set when the build cache proved the output current: no stage after
-    # discover ran, and `diagnostics` are the ones that build recorded.
-    replayed: Summary | None = None
+class ConfigFailed:
+    """The config could not be loaded: nothing else ran."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    ok: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Every stage ran. `artifacts` is None when the template is unusable or failed while rendering."""
+
+    config: Config
+    program: Program
+    resolutions: tuple[Resolution, ...]
+    packings: Mapping[str, Packing]
+    artifacts: Artifacts | None
+    diagnostics: tuple[Diagnostic, ...]
     cache: Stats | None = None          # what the build cache did, when it was on
 
     @property
     def ok(self) -> bool:
-        return (self.artifacts is not None or self.replayed is not None) and not dg.has_errors(self.diagnostics)
+        return self.artifacts is not None and not dg.has_errors(self.diagnostics)
 
     @property
     def summary(self) -> Summary | None:
-        """Counts for the build report, also when the build was replayed."""
-        if self.replayed is not None:
-            return self.replayed
-        if self.program is None or self.artifacts is None:
+        if self.artifacts is None:
             return None
         return Summary(len(self.program.skills), len(self.program.personas), len(self.artifacts.objects))
 
     @property
-    def output(self) -> Path | None:
-        return self.config.root / self.config.output if self.config else None
+    def output(self) -> Path:
+        return self.config.root / self.config.output
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """The build cache proved the output current: no stage after discover ran, and
+    `report` holds what the recorded build reported (it had no errors)."""
+
+    config: Config
+    summary: Summary
+    report: Report
+    cache: Stats | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.report.errors == 0
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Decoded on demand: printing the report needs only its text."""
+        return self.report.diagnostics()
+
+    @property
+    def output(self) -> Path:
+        return self.config.root / self.config.output
+
+
+Compilation = Union[ConfigFailed, Compiled, Replayed]   # what a build did
 
 
 @dataclass(frozen=True)
@@ -70,13 +101,13 @@ class Front:
     diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
 
 
-def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Compilation:
+def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> ConfigFailed | Compiled:
     """Run every stage up to rendering; nothing is written, the cache is not used.
 
     Raises config.UsageError.
     """
     front = _front(config_path, strict, listdir, skip_invalid, verbose, ignore)
-    return front if isinstance(front, Compilation) else _back(front, None)
+    return front if isinstance(front, ConfigFailed) else _back(front, None)
 
 
 @dataclass(frozen=True)
@@ -88,31 +119,31 @@ class Head:
     diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
 
 
-def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any], skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Front | Compilation:
+def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any], skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Front | ConfigFailed:
     head = _head(config_path, strict, skip_invalid, verbose, ignore)
-    return head if isinstance(head, Compilation) else _discovered(head, listdir)
+    return head if isinstance(head, ConfigFailed) else _discovered(head, listdir)
 
 
 def _discovered(head: Head, listdir: Callable[[str], Any]) -> Front:
     return Front(head.config, head.template, discover(head.config, listdir), head.diagnostics)
 
 
-def _head(config_path: Path, strict: bool | None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Head | Compilation:
+def _head(config_path: Path, strict: bool | None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Head | ConfigFailed:
     config, diags = config_mod.load(Path(config_path), strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
     if config is None:
-        return Compilation(None, diagnostics=dg.ordered(diags))
+        return ConfigFailed(dg.ordered(diags))
     diags += _overlaps(config) + _outside_root(config)
     template, problems = load_template(config)
     return Head(config, template, diags + problems)
 
 
-def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compilation:
+def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compiled:
     """validate -> resolve -> catalogs -> artifacts; `memo` skips unchanged per-file work.
 
     digest: the build hash when the caller already has it (hashing every input costs).
     """
     config, template = front.config, front.template
-    program = validate(front.found, memo.check_skill(check_skill) if memo else None, skip_invalid=config.skip_invalid)
+    program = validate(front.found, memo.check_skills(check_skills) if memo else None, skip_invalid=config.skip_invalid)
     diags = front.diagnostics + program.diagnostics
     resolutions = resolve(program)
     if template is None:
@@ -128,9 +159,9 @@ def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compil
     return _finish(config, program, resolutions, packings, art, diags + problems)
 
 
-def _finish(config: Config, program: Program, resolutions: tuple[Resolution, ...], packings: dict[str, Packing], art: Artifacts | None, diags: tuple[Diagnostic, ...]) -> Compilation:
+def _finish(config: Config, program: Program, resolutions: tuple[Resolution, ...], packings: dict[str, Packing], art: Artifacts | None, diags: tuple[Diagnostic, ...]) -> Compiled:
     diags = dg.apply_policy(diags, dict(config.severities), config.strict)
-    return Compilation(config, program, resolutions, packings, art, dg.ordered(diags))
+    return Compiled(config, program, resolutions, packings, art, dg.ordered(diags))
 
 
 def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
@@ -195,7 +226,7 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
     head = _head(config_path, strict, skip_invalid, verbose, ignore)
-    if isinstance(head, Compilation):
+    if isinstance(head, ConfigFailed):
         return head, None
     config, template = head.config, head.template
     dist = config.root / config.output
@@ -205,67 +236,49 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
         refused = dg.error(config.output, "SKC704", f"output directory {problem}")
         result = _back(_discovered(head, os.listdir), None)
         return replace(result, diagnostics=dg.ordered(result.diagnostics + (refused,))), None
-    store = cache_mod.open_cache(config) if cache and template is not None else None
-    if store is None:
+    door = None
+    if cache and template is not None:
+        door = cache_mod.session(config, build_hash(config, (), template), head.diagnostics, prune=prune)
+    if door is None or template is None:
         result = _back(_discovered(head, os.listdir), None)
-        return result, (write(dist, result.artifacts, prune=prune) if result.ok else None)
-    # Before discover reads a byte: inputs that all show their recorded stat data replay the last build.
-    head_key = store.head_key(build_hash(config, (), template), config, head.diagnostics)
-    now = cache_mod.take_snapshot(config, store.directory, head_key)
-    replayed = _replay(store, config, store.replay_unchanged(now, dist, prune=prune) if now else None)
-    if replayed is not None:
-        return replayed, WriteResult(False, 0)
+        return result, _write(result, prune)
+    return _build_cached(head, template, door, prune)
+
+
+def _build_cached(head: Head, template: Template, door: cache_mod.Session, prune: bool) -> tuple[Compilation, WriteResult | None]:
+    """The one place the pipeline uses the cache."""
+    hit = door.replay_unread()  # before discover reads a byte
+    if hit is not None:
+        return _replayed(head, hit, door)
     front = _discovered(head, os.listdir)
-    inputs = cache_mod.for_inputs(now, (f.rel for f in front.found.inputs))
+    digest = build_hash(head.config, front.found.inputs, template)
     # Problems of files discover did not read (escaping links, oversized files) are no input bytes.
     early = front.diagnostics + front.found.diagnostics + tuple(d for s in front.found.skills for d in s.problems)
-    digest = build_hash(config, front.found.inputs, template)
-    key = store.build_key(digest, config, early)
-    replayed = _replay(store, config, store.replay(key, dist, prune=prune))
-    if replayed is not None:
-        store.save_inputs(inputs)  # so that the next no-op build need not read them
-        return replayed, WriteResult(False, 0)
-    store.load_memo()
-    result = replace(_back(front, store, digest), cache=store.stats)
-    store.save_memo()
-    if not result.ok:
-        return result, None
-    written = write(dist, result.artifacts, prune=prune)
-    _save_record(store, key, result, inputs)
+    hit = door.replay((f.rel for f in front.found.inputs), digest, early)
+    if hit is not None:
+        return _replayed(head, hit, door)
+    result = replace(_back(front, door.memo, digest), cache=door.stats)
+    written = _write(result, prune)
+    counts = result.summary
+    files = result.artifacts.files if written is not None and result.artifacts is not None else None
+    door.finish(files, digest, (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0), result.diagnostics)
     return result, written
 
 
-def _replay(store: Cache, config: Config, hit: tuple[Record, tuple[Diagnostic, ...]] | None) -> Compilation | None:
-    """The last build's result, when the cache found its inputs and its output both unchanged."""
-    if hit is None:
-        return None
-    record, diagnostics = hit
-    summary = Summary(record.skills, record.personas, record.objects)
-    return Compilation(config, diagnostics=diagnostics, replayed=summary, cache=store.stats)
+def _replayed(head: Head, hit: cache_mod.Hit, door: cache_mod.Session) -> tuple[Replayed, WriteResult]:
+    summary = Summary(hit.skills, hit.personas, hit.objects)
+    return Replayed(head.config, summary, hit.report, door.stats), WriteResult(False, 0)
 
 
-def _save_record(store: Cache, key: str, result: Compilation, inputs: Snapshot | None) -> None:
-    """Remember the build and the state of its output, for the next build's replay."""
-    dist = result.output
-    present = scan(dist)
-    art, summary = result.artifacts, result.summary
-    if present is None or art is None or summary is None or any(rel not in present for rel in art.files):
-        return
-    # The lock is released after the swap: a concurrent build of other sources
-    # may have replaced dist since; its index names another build hash (one of
-    # the same sources wrote the same bytes). The hash is near the top.
-    try:
-        if f'"build_hash": "{art.build_hash}"'.encode() not in fs.read_head(dist / "_index.json", 4096, follow=False):
-            return
-    except OSError:
-        return
-    files = {rel: present[rel] for rel in art.files}
-    record = Record(key, str(dist.resolve()), files, summary.skills, summary.personas, summary.objects, inputs)
-    store.save_record(record, result.diagnostics)
-
-
-def check(config_path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> tuple[Compilation, Comparison | None]:
+def check(config_path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> tuple[ConfigFailed | Compiled, Comparison | None]:
     result = compile_project(config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
-    if not result.ok:
+    if isinstance(result, ConfigFailed) or not result.ok or result.artifacts is None:
         return result, None
     return result, compare(result.output, result.artifacts)
+
+
+def _write(result: Compiled, prune: bool) -> WriteResult | None:
+    """Write a build without errors; None (nothing written) otherwise."""
+    if not result.ok or result.artifacts is None:
+        return None
+    return write(result.output, result.artifacts, prune=prune)

@@ -6,9 +6,9 @@ Produces every output file as bytes (Artifacts); nothing touches the disk here.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import posixpath
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -22,7 +22,8 @@ from . import diagnostics as dg
 from . import fs
 from .budget import Candidate, Packing, pack
 from .diagnostics import Diagnostic
-from .model import FORMAT_VERSION, OUTPUT_MARKER, OUTPUT_MARKER_TEXT, Artifacts, Config, InputFile, Persona, Program, Resolution, Skill
+from .runtime import format as fmt
+from .model import OUTPUT_MARKER, OUTPUT_MARKER_TEXT, Artifacts, Config, InputFile, Persona, Program, Resolution, Skill
 
 GENERATOR = f"skillc {__version__}"
 
@@ -112,18 +113,10 @@ def _sources(env: jinja2.Environment, name: str) -> tuple[bytes, str | None]:
 
 
 def _escape_text(value: Any) -> Any:
-    # Only what XML text content needs: autoescape's &#39; and &#34; are noise in a prompt.
-    if isinstance(value, str):
-        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return value
+    return fmt.escape_text(value) if isinstance(value, str) else value
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def object_path(digest: str) -> str:
-    return f"objects/{digest[:2]}/{digest}"
+sha256 = fmt.sha256_hex
 
 
 def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
@@ -146,17 +139,18 @@ def catalog_skill(skill: Skill, template: Template, description: str | None = No
     return {k: _escape_text(v) for k, v in values.items()} if template.markup else values
 
 
-def entry_cost(skill: Skill, template: Template) -> int:
-    """Characters one skill's catalog entry adds to a catalog."""
-    return len(template.entry(catalog_skill(skill, template)))
+def entry_cost(entry: dict[str, Any], template: Template) -> int:
+    """Characters one catalog entry (catalog_skill's values) adds to a catalog."""
+    return len(template.entry(entry))
 
 
-def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template, cost: Callable[[Skill, Template], int] = entry_cost) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
+def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template, cost: Callable[[dict[str, Any], Template], int] = entry_cost) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
     """Per persona: the budgeted catalog text and the packing that produced it.
 
     `cost` stands in for entry_cost: the build cache passes a memoised one.
     """
-    costs = {c: cost(s, template) for c, s in program.skills.items()}
+    entries = {c: catalog_skill(s, template) for c, s in program.skills.items()}
+    costs = {c: cost(e, template) for c, e in entries.items()}
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
     diags: list[Diagnostic] = [
@@ -167,8 +161,10 @@ def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ..
     for r in resolutions:
         if r.model:
             listed.setdefault(r.persona, []).append(r)
+    # A skill's candidate is the same for every persona: made once, not once per pair.
+    made = {c: _candidate(program.skills[c], costs[c], template, config) for c in {r.command for r in resolutions if r.model}}
     for persona in program.personas.values():
-        candidates = tuple(_candidate(program.skills[r.command], costs[r.command], template, config) for r in listed.get(persona.id, ()))
+        candidates = tuple(made[r.command] for r in listed.get(persona.id, ()))
         texts[persona.id], packings[persona.id] = _fit_catalog(config, program, persona, template, candidates)
         diags.extend(packings[persona.id].diagnostics)
     return texts, packings, tuple(diags)
@@ -208,43 +204,31 @@ def _render(template: Template, persona: Persona, skills: list[dict[str, Any]], 
     return template.render(persona=who, skills=skills, omitted=omitted, budget=budget)
 
 
-def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template, texts: dict[str, str], packings: dict[str, Packing], digest: str) -> Artifacts:
-    """digest: build_hash of the inputs, computed once by the caller (the cache keys on it too)."""
-    files: dict[str, bytes] = {}
-    objects: set[str] = set()
+def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template,
+              texts: dict[str, str], packings: dict[str, Packing], digest: str) -> Artifacts:
+    """Every file of a format 2 dist/ (see runtime/format.py for the layout).
 
-    def put_object(data: bytes) -> str:
-        digest = sha256(data)
-        files[object_path(digest)] = data
-        objects.add(object_path(digest))
-        return digest
-
-    digests: dict[str, str] = {}
-
-    def put_text(text: str) -> str:
-        # Most personas share a skill's body: hash each distinct text once.
-        digest = digests.get(text)
-        if digest is None:
-            digest = digests[text] = put_object(text.encode("utf-8"))
-        return digest
-
-    skills = {c: _skill_entry(config, s, put_text, put_object) for c, s in program.skills.items()}
+    digest: build_hash of the inputs, computed once by the caller (the cache keys on it too).
+    """
+    out = _Objects()
     personas: dict[str, Any] = {}
     for pid, persona in program.personas.items():
         prompt = texts[pid].encode("utf-8")
-        rel = f"personas/{pid}/prompt{template.suffix}"
-        files[rel] = prompt
-        personas[pid] = _persona_entry(config, persona, rel, prompt, texts[pid], packings[pid])
-    table: dict[str, dict[str, Any]] = {pid: {} for pid in program.personas}
-    included = {pid: set(p.included) for pid, p in packings.items()}  # not a tuple scan per pair
+        copy = fmt.prompt_path(pid, template.suffix)
+        out.files[copy] = prompt
+        meta = _persona_meta(persona, packings[pid])
+        personas[pid] = {"prompt": out.put(prompt), "chars": len(texts[pid]), "meta": out.put(encode(meta)), "copy": copy}
+    # Compared as tuples; only the default and the exceptions become entries (most pairs are the default).
+    by_skill: dict[str, dict[str, _Pair]] = {}
     for r in resolutions:
-        table[r.persona][r.command] = {
-            "access": r.access, "via": r.via, "body": put_text(r.body),
-            "overlay": r.overlay, "model": r.model, "user": r.user,
-            "in_catalog": r.command in included[r.persona],
-        }
+        by_skill.setdefault(r.command, {})[r.persona] = (r.access, r.via, r.body, r.overlay, r.model, r.user)
+    shards: dict[str, dict[str, Any]] = {}
+    for command, skill in program.skills.items():
+        entry = _skill_entry(config, skill, out)
+        entry.update(_default_and_exceptions(tuple(program.personas), by_skill.get(command, {}), out.put_text))
+        shards.setdefault(fmt.shard_of(command), {})[command] = entry
     index = {
-        "format": FORMAT_VERSION,
+        "format": fmt.VERSION,
         "generator": GENERATOR,
         "build_hash": digest,
         "config": {
@@ -252,41 +236,84 @@ def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, .
             "template": config.template_rel, "catalog_chars": config.catalog_chars,
         },
         "personas": personas,
-        "skills": skills,
-        "resolutions": table,
+        "shards": {
+            name: out.put(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
+            for name, skills in sorted(shards.items())
+        },
     }
-    files["_index.json"] = encode_index(index)
-    files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT
-    return Artifacts(dict(sorted(files.items())), frozenset(objects), digest)
+    out.files[fmt.INDEX] = encode(index)
+    out.files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT
+    return Artifacts(dict(sorted(out.files.items())), frozenset(out.objects), digest)
 
 
-def encode_index(index: dict[str, Any]) -> bytes:
-    # orjson's OPT_INDENT_2 writes the very bytes of the stdlib call below (the
-    # index holds only str, bool, None and small ints; tests/test_cache.py
-    # checks the two agree) at a tenth of the cost: 0.07 s instead of 0.8 s
-    # for 10,000 skills. Anything orjson refuses goes the stdlib way.
+class _Objects:
+    """The files of a build being assembled; objects stored once under their hash."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.objects: set[str] = set()
+        self._texts: dict[str, str] = {}
+
+    def put(self, data: bytes) -> str:
+        digest = sha256(data)
+        rel = fmt.object_path(digest)
+        self.files[rel] = data
+        self.objects.add(rel)
+        return digest
+
+    def put_text(self, text: str) -> str:
+        # Most personas share a skill's body: hash each distinct text once.
+        digest = self._texts.get(text)
+        if digest is None:
+            digest = self._texts[text] = self.put(text.encode("utf-8"))
+        return digest
+
+
+_Pair = tuple[str, "str | None", str, "str | None", bool, bool]   # access, via, body text, overlay, model, user
+
+
+def _default_and_exceptions(personas: tuple[str, ...], seen: dict[str, _Pair], put_text: Callable[[str], str]) -> dict[str, Any]:
+    """A skill's resolutions: the most common one (None = not visible) plus each persona that differs.
+
+    Ties go to the resolution of the earliest persona, so the choice is deterministic.
+    """
+    keyed = [seen.get(pid) for pid in personas]
+    counts = Counter(keyed)
+    best = max(counts.values(), default=0)
+    default = next((k for k in keyed if counts[k] == best), None)
+
+    def entry(pair: _Pair | None) -> dict[str, Any] | None:
+        if pair is None:
+            return None
+        access, via, body, overlay, model, user = pair
+        return {"access": access, "via": via, "body": put_text(body), "overlay": overlay, "model": model, "user": user}
+
+    exceptions = {pid: entry(k) for pid, k in zip(personas, keyed) if k != default}
+    return {"default": entry(default), "exceptions": exceptions}
+
+
+def encode(value: dict[str, Any]) -> bytes:
+    # orjson's OPT_INDENT_2 writes the very bytes of format.dumps (the files hold only str, bool,
+    # None and small ints; tests/test_render.py checks the two agree) at a tenth of the cost.
+    # Anything orjson refuses goes the stdlib way.
     try:
         import orjson
 
-        return orjson.dumps(index, option=orjson.OPT_INDENT_2) + b"\n"
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
     except (ImportError, TypeError):
-        return encode_index_stdlib(index)
+        return fmt.dumps(value)
 
 
-def encode_index_stdlib(index: dict[str, Any]) -> bytes:
-    return (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _skill_entry(config: Config, skill: Skill, put_text: Callable[[str], str], put_object: Callable[[bytes], str]) -> dict[str, Any]:
+def _skill_entry(config: Config, skill: Skill, out: _Objects) -> dict[str, Any]:
     return {
         "name": skill.name,
         "description": skill.description,
         "source": config.sources[skill.source],
         "path": skill.path,
         "frontmatter": dict(skill.fields),
-        "body": put_text(skill.body),  # shared with the resolutions' bodies: hashed once
+        "body": out.put_text(skill.body),  # shared with the resolutions' bodies: hashed once
         "resources": [
-            {"path": r.path, "sha256": put_object(r.file.data), "size": len(r.file.data), "executable": r.executable}
+            {"path": r.path, "sha256": out.put(r.file.data), "size": len(r.file.data), "executable": r.executable}
             for r in sorted(skill.resources, key=lambda r: r.path)
         ],
         "parent": skill.parent,
@@ -294,8 +321,10 @@ def _skill_entry(config: Config, skill: Skill, put_text: Callable[[str], str], p
     }
 
 
-def _persona_entry(config: Config, persona: Persona, rel: str, prompt: bytes, text: str, packing: Packing) -> dict[str, Any]:
+def _persona_meta(persona: Persona, packing: Packing) -> dict[str, Any]:
     return {
+        "format": fmt.VERSION,
+        "id": persona.id,
         "name": persona.name,
         "faction": persona.faction,
         "fallback": persona.fallback,
@@ -303,9 +332,8 @@ def _persona_entry(config: Config, persona: Persona, rel: str, prompt: bytes, te
         "unrestricted": persona.unrestricted,
         "allowlist": None if persona.allowlist is None else list(persona.allowlist),
         "budget": packing.budget,
-        "prompt": {"path": rel, "sha256": sha256(prompt), "chars": len(text)},
-        "catalog": {
-            "included": list(packing.included), "left_out": list(packing.left_out),
-            "shortened": list(packing.shortened), "strategy": packing.strategy,
-        },
+        "included": list(packing.included),
+        "left_out": list(packing.left_out),
+        "shortened": list(packing.shortened),
+        "strategy": packing.strategy,
     }

@@ -24,15 +24,27 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     return cls(schema)
 
 
-def index_errors(data: Any) -> list[str]:
-    """Problems of a dist/_index.json document against index.schema.json."""
+DIST_SCHEMAS = ("index", "persona-meta", "shard")   # every JSON file of format 2
+
+
+@functools.lru_cache(maxsize=None)
+def _dist_validator(name: str) -> jsonschema.protocols.Validator:
     from referencing import Registry, Resource
 
-    docs = [json.loads(resources.files(__package__).joinpath("schemas", n).read_text("utf-8"))
-            for n in ("index.schema.json", "frontmatter.schema.json")]
+    docs = [json.loads(resources.files(__package__).joinpath("schemas", f"{n}.schema.json").read_text("utf-8"))
+            for n in (name, "frontmatter")]
     registry = Registry().with_resources([(d["$id"], Resource.from_contents(d)) for d in docs])
-    v = jsonschema.Draft202012Validator(docs[0], registry=registry)
+    return jsonschema.Draft202012Validator(docs[0], registry=registry)
+
+
+def dist_errors(data: Any, name: str = "index") -> list[str]:
+    """Problems of one JSON file of a format 2 dist/ against compiler/schemas/<name>.schema.json."""
+    v = _dist_validator(name)
     return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}" for e in v.iter_errors(data)]
+
+
+def index_errors(data: Any) -> list[str]:
+    return dist_errors(data, "index")
 
 
 def check(doc: Document, data: Any, name: str, code: str) -> tuple[Diagnostic, ...]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from . import diagnostics as dg
 from . import frontmatter, schema
@@ -21,14 +24,14 @@ SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
 KNOWN_FIELDS = frozenset(schema.validator("frontmatter").schema["properties"])
 
 
-def validate(discovery: Discovery, check: SkillCheck | None = None, *, skip_invalid: bool = False) -> Program:
-    """`check` stands in for check_skill: the build cache passes a memoised one.
+def validate(discovery: Discovery, checks: SkillChecks | None = None, *, skip_invalid: bool = False) -> Program:
+    """`checks` stands in for check_skills: the build cache passes a memoised one.
 
     skip_invalid: a skill with errors is left out, its errors reported as
     warnings, instead of failing the build.
     """
     diags: list[Diagnostic] = list(discovery.diagnostics)
-    parsed, per_skill = _skills(discovery.skills, check or check_skill)
+    parsed, per_skill = _skills(discovery.skills, checks or check_skills)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
     personas = _personas(discovery.personas, parsed, diags)
     exclusive = _exclusives(discovery, parsed, personas, diags, set(invalid) if skip_invalid else set())
@@ -47,7 +50,34 @@ def validate(discovery: Discovery, check: SkillCheck | None = None, *, skip_inva
 
 # --- skills -----------------------------------------------------------------
 
-SkillCheck = Callable[[SkillSource], "tuple[Skill | None, tuple[Diagnostic, ...]]"]
+SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
+SkillChecks = Callable[[Sequence[SkillSource]], list[SkillResult]]
+# Below this many files a process pool costs more than it saves (start-up, pickling).
+PARALLEL_THRESHOLD = 1500
+_CHUNK = 200
+
+
+def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
+    """check_skill over many files, on every core when there are enough of them; same results in order."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(sources) < PARALLEL_THRESHOLD or workers < 2:
+        return [check_skill(src) for src in sources]
+    # Resources are not read by the check: keep their bytes out of the pipes.
+    bare = [replace(src, resources=()) for src in sources]
+    try:
+        with ProcessPoolExecutor(workers, mp_context=_fork_context()) as pool:
+            results = list(pool.map(check_skill, bare, chunksize=_CHUNK))
+    except (OSError, BrokenProcessPool):  # no processes here (sandbox, limits): do it in this one
+        return [check_skill(src) for src in sources]
+    return [(None if sk is None else replace(sk, resources=src.resources), d) for (sk, d), src in zip(results, sources)]
+
+
+def _fork_context() -> Any:
+    import multiprocessing
+
+    # fork: the workers start with the compiler already imported; elsewhere the platform default.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
 def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]:
@@ -56,15 +86,17 @@ def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]
     return _skill(src, diags), tuple(diags)
 
 
-def _skills(sources: tuple[SkillSource, ...], check: SkillCheck) -> tuple[dict[str, Skill], dict[str, list[Diagnostic]]]:
+def _skills(sources: tuple[SkillSource, ...], checks: SkillChecks) -> tuple[dict[str, Skill], dict[str, list[Diagnostic]]]:
     """Every skill checked completely: its files' problems and its frontmatter's, together."""
     parsed: dict[str, Skill] = {}
     per_skill: dict[str, list[Diagnostic]] = {}
+    readable = [src for src in sources if src.readable]
+    checked = {src.command: result for src, result in zip(readable, checks(readable))}
     for src in sources:
         found = list(src.problems)
         skill = None
-        if src.readable:
-            skill, more = check(src)
+        if src.command in checked:
+            skill, more = checked[src.command]
             found.extend(more)
         per_skill[src.command] = found
         if skill is not None:

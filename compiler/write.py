@@ -40,7 +40,8 @@ _RENAME_EXCHANGE = 2
 CACHE_DIRNAME = ".skillc-cache"  # the project's cache directory (cache.py); never an output
 # An output written before the marker existed: only these names, and an index skillc wrote.
 _LEGACY_NAMES = frozenset({"_index.json", "personas", "objects"})
-_LEGACY_HEAD = b'{\n  "format": 1,\n  "generator": "skillc '
+# Index heads of builds that may lack the marker (format 1 predates it; format 2 keeps the same head).
+_LEGACY_HEADS = (b'{\n  "format": 1,\n  "generator": "skillc ', b'{\n  "format": 2,\n  "generator": "skillc ')
 
 
 class OutputRefused(Exception):
@@ -154,7 +155,7 @@ def _legacy_output(dist: Path, names: list[str]) -> bool:
     if not set(names) <= _LEGACY_NAMES or "_index.json" not in names:
         return False
     try:
-        return fs.read_head(dist / "_index.json", len(_LEGACY_HEAD), follow=False) == _LEGACY_HEAD
+        return fs.read_head(dist / "_index.json", len(_LEGACY_HEADS[0]), follow=False) in _LEGACY_HEADS
     except OSError:
         return False
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run
+from dist_util import expand
 
 sys.path.insert(0, str(REPO))
 from bench import gen  # noqa: E402
@@ -27,7 +28,7 @@ def test_generated_tree_builds(tree, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     code, out = run("build", "--config", str(tree / "skillc.yaml"))
     assert code == 0, out
-    index = json.loads((tree / "dist" / "_index.json").read_text())
+    index = expand(tree / "dist")
     assert sorted(index["skills"]) == gen.commands(tree)
     assert len(index["skills"]) == N
     assert len(index["personas"]) == 12

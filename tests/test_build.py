@@ -14,7 +14,9 @@ import pytest
 
 from skillc import schema
 from skillc.pipeline import build, compile_project
-from conftest import REPO, snapshot, run
+from dist_util import expand
+from skillc.runtime import format as fmt
+from conftest import REPO, project, run, skill_md, snapshot
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
@@ -69,17 +71,19 @@ def test_committed_example_dist_is_current() -> None:
     assert "is current" in out
 
 
-def test_committed_index_matches_schema() -> None:
-    data = json.loads((REPO / "dist" / "_index.json").read_text("utf-8"))
-    assert schema.index_errors(data) == []
+def test_committed_dist_matches_every_schema() -> None:
+    view = expand(REPO / "dist")  # asserts each file against its schema
+    assert view["skills"] and view["personas"]
 
 
-def test_schema_rejects_a_broken_index() -> None:
-    data = json.loads((REPO / "dist" / "_index.json").read_text("utf-8"))
-    data["format"] = 2
-    first = next(iter(data["resolutions"].values()))
-    next(iter(first.values()))["access"] = "maybe"
-    errors = schema.index_errors(data)
+def test_schema_rejects_a_broken_shard() -> None:
+    index = json.loads((REPO / "dist" / "_index.json").read_text("utf-8"))
+    digest = next(iter(index["shards"].values()))
+    shard = json.loads((REPO / "dist" / fmt.object_path(digest)).read_text("utf-8"))
+    shard["format"] = 1
+    entry = next(iter(shard["skills"].values()))
+    (entry["default"] or next(r for r in entry["exceptions"].values() if r))["access"] = "maybe"
+    errors = schema.dist_errors(shard, "shard")
     assert any(e.startswith("format") for e in errors)
     assert any("access" in e for e in errors)
 
@@ -140,3 +144,35 @@ def test_objects_are_never_rewritten(tmp_path: Path) -> None:
     for path, inode in inodes.items():
         moved = dist / path.relative_to(dist)
         assert moved.stat().st_ino == inode, "object was rewritten instead of linked"
+
+
+def test_each_outcome_has_its_own_type(tmp_path: Path) -> None:
+    from skillc.pipeline import Compiled, ConfigFailed, Replayed
+
+    bad = tmp_path / "bad" / "skillc.yaml"
+    bad.parent.mkdir()
+    bad.write_text("format: 1\nsources: 5\n")
+    failed, written = build(bad)
+    assert isinstance(failed, ConfigFailed) and written is None and not failed.ok
+    cfg = project(tmp_path / "ok", {"skills/a/SKILL.md": skill_md("a")})
+    first, _ = build(cfg)
+    assert isinstance(first, Compiled) and first.ok and first.artifacts is not None
+    again, written = build(cfg)
+    assert isinstance(again, Replayed) and again.summary == first.summary and not written.written
+    assert isinstance(compile_project(cfg), Compiled)
+
+
+def test_parallel_check_gives_the_same_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillc import validate
+
+    files = {f"src/s{i}/SKILL.md": skill_md(f"s{i}", body=f"Body {i}.\n") for i in range(12)}
+    files["src/bad/SKILL.md"] = "---\nname: [\n---\n"
+    files["src/s3/references/r.md"] = "ref\n"
+    cfg = project(tmp_path, files)
+    serial = compile_project(cfg)
+    monkeypatch.setattr(validate, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(validate, "_CHUNK", 3)
+    parallel = compile_project(cfg)
+    assert serial.diagnostics == parallel.diagnostics and serial.diagnostics
+    assert serial.artifacts.files == parallel.artifacts.files and len(parallel.program.skills) == 12
+    assert parallel.program.skills["s3"].resources  # reattached after the pool

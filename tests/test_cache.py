@@ -12,10 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from skillc.runtime import format as fmt
 from skillc import cache, pipeline, render, validate
 from skillc import config as config_mod
 from skillc.discover import discover
 from skillc.pipeline import build
+from click.testing import CliRunner
+
+from skillc.cli import cli
 from conftest import REPO, run
 from hostile_util import snapshot as dist_bytes
 
@@ -584,6 +588,35 @@ def test_check_is_not_fooled_by_a_record(tree):
 def test_orjson_index_is_the_stdlib_bytes(tree):
     result = pipeline.compile_project(tree)
     index = json.loads(result.artifacts.files["_index.json"])
-    assert render.encode_index(index) == render.encode_index_stdlib(index)
+    assert render.encode(index) == fmt.dumps(index)
     tricky = {"s": "\x00\x1f\x7f\u2028\u00e9\U0001f600\"\\/\n\t", "e": {}, "l": [], "n": None, "b": False, "i": -3}
-    assert render.encode_index(tricky) == render.encode_index_stdlib(tricky)
+    assert render.encode(tricky) == fmt.dumps(tricky)
+
+
+def test_noop_build_prints_the_recorded_report_without_decoding_it(tree, monkeypatch):
+    first = CliRunner().invoke(cli, ["build", "--config", str(tree)])
+    assert first.exit_code == 0
+    def refuse(data):
+        raise AssertionError("decoded")
+    monkeypatch.setattr(cache, "decode_report", refuse)
+    again = CliRunner().invoke(cli, ["build", "--config", str(tree)])
+    assert again.exit_code == 0 and "already up to date" in again.stderr
+    strip = lambda text: [l for l in text.splitlines() if not l.startswith("skillc: dist/")]
+    assert strip(again.stderr) == strip(first.stderr) and "warning[" in first.stderr
+
+
+def test_a_new_catalog_field_reaches_the_cost_memo_key(tree, monkeypatch):
+    """The memo keys on the entry the template gets: a field added there cannot go stale."""
+    build(tree)
+    original = render.catalog_skill
+
+    def with_extra(skill, template, description=None):
+        return {**original(skill, template, description), "extra": "x" * (len(skill.command) % 7)}
+
+    monkeypatch.setattr(render, "catalog_skill", with_extra)
+    target = skill_files(tree)[0]
+    target.write_text(target.read_text() + "\nEdited.\n")  # not a replay: the stages run
+    cached, _ = build(tree)
+    assert cached.cache.measured > 0
+    plain, _ = build(tree, cache=False)
+    assert cached.artifacts.files == plain.artifacts.files

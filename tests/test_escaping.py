@@ -10,7 +10,7 @@ import pytest
 from skillc import reader
 from skillc.diagnostics import Diagnostic, Severity, printable
 from skillc.lint import escape_delimiter, lint_overlay, wrap_overlay
-from skillc.untrusted import delimiter_positions
+from skillc.runtime.format import delimiter_positions
 from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, run, skill_md
 
 PERSONA_TEMPLATE = (

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from skillc.pipeline import build
 from conftest import snapshot
+from dist_util import expand
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -29,6 +30,7 @@ def test_golden_dist_matches_byte_for_byte(tmp_path: Path) -> None:
     assert sorted(got) == sorted(expected)
     for rel in expected:
         assert got[rel] == expected[rel], rel
+    expand(expected_dir)  # every file of the golden build holds to its schema
 
 
 def test_golden_diagnostics(tmp_path: Path) -> None:

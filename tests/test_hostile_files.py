@@ -9,6 +9,7 @@ import yaml
 
 from skillc import parse
 from skillc.model import SKILL_MD_CAP
+from dist_util import expand
 from hostile_util import CONFIG, build, project, skill_md
 
 MD = "skills/a/SKILL.md"
@@ -171,7 +172,7 @@ def test_crlf_is_normalised_silently(tmp_path):
     r = one_skill(tmp_path, "---\r\ndescription: x\r\n---\r\nline one\r\nline two\r\n")
     assert r.exit_code == 0, r.stderr
     assert r.diags == ()
-    index = json.loads((tmp_path / "dist/_index.json").read_text())
+    index = expand(tmp_path / "dist")
     body = (tmp_path / "dist/objects" / index["skills"]["a"]["body"][:2] / index["skills"]["a"]["body"]).read_bytes()
     assert body == b"line one\nline two\n"
 
@@ -180,8 +181,8 @@ def test_crlf_and_bom_build_the_same_as_clean(tmp_path):
     clean, dirty = tmp_path / "clean", tmp_path / "dirty"
     build(project(clean, {MD: skill_md()}))
     build(project(dirty, {MD: "\ufeff" + skill_md().replace("\n", "\r\n")}))
-    a = json.loads((clean / "dist/_index.json").read_text())
-    b = json.loads((dirty / "dist/_index.json").read_text())
+    a = expand(clean / "dist")
+    b = expand(dirty / "dist")
     assert a["skills"] == b["skills"] and a["resolutions"] == b["resolutions"]
 
 

@@ -197,7 +197,7 @@ def test_symlink_into_other_source_is_followed(tmp_path):
     os.symlink("../other/b", tmp_path / "skills/b")
     r = build(cfg)
     assert r.exit_code == 0, r.stderr
-    assert "b" in reader.open(tmp_path / "dist").index["skills"]
+    assert "b" in reader.open(tmp_path / "dist").all_commands()
 
 
 def test_symlink_inside_root_is_followed(tmp_path):
@@ -274,7 +274,7 @@ def test_overlay_allowed_extensions(tmp_path, ext):
 def test_every_file_is_a_resource(tmp_path, name):
     r = build(project(tmp_path, {**OK, f"skills/a/scripts/{name}": b"\x7fELF"}))
     assert r.exit_code == 0, r.stderr
-    paths = [x["path"] for x in reader.open(tmp_path / "dist").index["skills"]["a"]["resources"]]
+    paths = [x.path for x in reader.open(tmp_path / "dist").skill_meta("a").resources]
     assert f"scripts/{name}" in paths
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from skillc import cache, pipeline, write
+from skillc import cache, cachestore, pipeline, write
 from skillc.model import OUTPUT_MARKER, OUTPUT_MARKER_TEXT
 from hostile_util import CONFIG, build, make_tree, project, run, skill_md, snapshot, tree_digest
 
@@ -210,7 +210,7 @@ def test_key_file_is_read_only_when_regular_and_small(tmp_path, monkeypatch, kin
     elif kind == "device":
         os.symlink("/dev/zero", key)
     else:
-        key.write_bytes(b"k" * (cache.KEY_CAP + 1))
+        key.write_bytes(b"k" * (cachestore.KEY_CAP + 1))
     monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
     assert cache.load_key() is None
     cfg = project(tmp_path / "p", SKILLS)

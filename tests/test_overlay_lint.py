@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from skillc import reader
 from skillc.lint import escape_delimiter, lint_overlay, wrap_overlay
-from skillc.untrusted import delimiter_positions
+from skillc.runtime.format import delimiter_positions
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
 OVERLAY = "personas/p/skill-overlays/a.md"

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from skillc import reader
+from dist_util import expand
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
 
@@ -29,7 +31,7 @@ def dist(tmp_path) -> Path:
 
 
 def index(dist: Path) -> dict:
-    return json.loads((dist / "_index.json").read_text())
+    return expand(dist)
 
 
 def obj(dist: Path, digest: str) -> Path:
@@ -70,7 +72,7 @@ def test_single_flipped_byte_is_detected(dist):
 
 
 def test_tampered_catalog_is_detected(dist):
-    path = writable(dist / "personas/p/prompt.xml")
+    path = writable(obj(dist, index(dist)["index"]["personas"]["p"]["prompt"]))
     path.write_text("<available_skills>evil</available_skills>\n")
     with pytest.raises(reader.IntegrityError):
         reader.open(dist).catalog("p")
@@ -140,74 +142,71 @@ def replace_index(dist: Path, data: bytes) -> reader.Dist:
 
 
 @pytest.mark.parametrize("data, message", [
-    (b"", "cannot read index"),
-    (b"{", "cannot read index"),
-    (b'{"format": 1, "personas": {}', "cannot read index"),
-    (b"\xff\xfe{}", "cannot read index"),
-    (b"not json at all", "cannot read index"),
-    (b"[]", "format None is not supported"),
-    (b"null", "format None is not supported"),
-    (b'{"format": 2, "personas": {}, "skills": {}, "resolutions": {}}', "format 2 is not supported"),
-    (b'{"format": "1", "personas": {}, "skills": {}, "resolutions": {}}', "format '1' is not supported"),
-    (b'{"personas": {}, "skills": {}, "resolutions": {}}', "format None is not supported"),
-    (b'{"format": 1, "personas": {}, "skills": {}}', "'resolutions' missing"),
-    (b'{"format": 1, "personas": [], "skills": {}, "resolutions": {}}', "'personas' missing"),
+    (b"", "not a valid format 2 file"),
+    (b"{", "not a valid format 2 file"),
+    (b'{"format": 2, "personas": {}', "not a valid format 2 file"),
+    (b"\xff\xfe{}", "not a valid format 2 file"),
+    (b"not json at all", "not a valid format 2 file"),
+    (b"[]", "format None; this reader reads format 2"),
+    (b"null", "format None; this reader reads format 2"),
+    (b'{"format": 1, "personas": {}, "skills": {}, "resolutions": {}}', "format 1; this reader reads format 2"),
+    (b'{"format": "2", "personas": {}}', "format '2'; this reader reads format 2"),
+    (b'{"format": true}', "format True; this reader reads format 2"),
+    (b'{"format": 2, "personas": {}, "shards": {}}', "malformed: \\(root\\): keys"),
+    (b'{"format": 2, "format": 2}', "duplicate key 'format'"),
 ])
 def test_corrupt_or_wrong_version_index(dist, data, message):
-    d = replace_index(dist, data)
-    with pytest.raises(reader.FormatError, match=message.replace("(", r"\(")) as exc:
-        d.personas()
+    with pytest.raises(reader.FormatError, match=message) as exc:
+        replace_index(dist, data)
     assert "_index.json" in str(exc.value)
 
 
-def test_deeply_nested_index(dist, monkeypatch):
+def test_deeply_nested_index(dist):
     deep = b"[" * 100_000 + b"]" * 100_000
     with pytest.raises(reader.FormatError):
-        replace_index(dist, deep).personas()
-    monkeypatch.setattr(reader, "_loads", json.loads)  # the stdlib fallback recurses
-    with pytest.raises(reader.FormatError, match="cannot read index"):
-        replace_index(dist, deep).personas()
+        replace_index(dist, deep)
 
 
 def test_truncated_index(dist):
     raw = (dist / "_index.json").read_bytes()
-    for cut in (1, len(raw) // 3, len(raw) // 2, len(raw) - 3):
+    for cut in range(1, len(raw) - 1, max(1, len(raw) // 60)):
         with pytest.raises(reader.FormatError):
-            replace_index(dist, raw[:cut]).personas()
+            replace_index(dist, raw[:cut])
+
+
+def test_duplicate_key_anywhere_is_refused(dist):
+    raw = (dist / "_index.json").read_text()
+    twice = raw.replace('"personas": {', '"personas": {"p": {}, ', 1)
+    with pytest.raises(reader.FormatError, match="duplicate key 'p'"):
+        replace_index(dist, twice.encode())
+
+
+def raw_index(dist: Path) -> dict:
+    return json.loads((dist / "_index.json").read_text())
 
 
 @pytest.mark.parametrize("mutate, where", [
     (lambda i: i["personas"]["p"].pop("prompt"), "personas.p"),
-    (lambda i: i["personas"]["p"]["prompt"].update(sha256=5), "personas.p"),
-    (lambda i: i["skills"].update(a=[]), "skills.a"),
-    (lambda i: i["skills"]["a"].update(resources="scripts/run.sh"), "skills.a"),
-    (lambda i: i["skills"]["a"]["resources"][0].pop("sha256"), "skills.a"),
-    (lambda i: i["skills"]["a"].update(children=[1]), "skills.a"),
-    (lambda i: i["skills"]["a"]["frontmatter"].update(requires_bins="docker"), "skills.a"),
-    (lambda i: i["resolutions"]["p"]["a"].pop("body"), "resolutions.p.a"),
-    (lambda i: i["resolutions"]["p"]["a"].update(model="yes"), "resolutions.p.a"),
-    (lambda i: i["resolutions"]["p"].update(ghost=i["resolutions"]["p"]["a"]), "resolutions.p.ghost"),
-    (lambda i: i["resolutions"].update(ghost={}), "resolutions.ghost"),
+    (lambda i: i["personas"]["p"].update(prompt=5), "personas.p.prompt"),
+    (lambda i: i["personas"]["p"].update(copy="../../secret.md"), "personas.p.copy"),
+    (lambda i: i["personas"].update({"P!": i["personas"]["p"]}), "personas.P!"),
+    (lambda i: i["shards"].update(zz="0" * 64), "shards.zz"),
+    (lambda i: i["config"].update(catalog_chars=-1), "config.catalog_chars"),
+    (lambda i: i.update(build_hash="x"), "build_hash"),
 ])
 def test_malformed_index_entries(dist, mutate, where):
-    data = index(dist)
+    data = raw_index(dist)
     mutate(data)
-    d = replace_index(dist, json.dumps(data).encode())
-    with pytest.raises(reader.FormatError, match=f"corrupt index: {where} is malformed"):
-        d.personas()
+    with pytest.raises(reader.FormatError, match=f"malformed: {re.escape(where)}"):
+        replace_index(dist, json.dumps(data).encode())
 
 
-@pytest.mark.parametrize("digest", ["../../../../etc/passwd", "zz", "A" * 64, ""])
+@pytest.mark.parametrize("digest", ["../../../../etc/passwd", "zz", "A" * 64, "", "a\x00b"])
 def test_index_pointing_outside_objects(dist, digest):
-    data = index(dist)
-    data["resolutions"]["p"]["a"]["body"] = digest
-    data["skills"]["a"]["resources"][0]["sha256"] = digest
-    data["personas"]["p"]["prompt"]["path"] = "../../secret.md"
-    d = replace_index(dist, json.dumps(data).encode())
-    for call in (lambda: d.load("p", "a"), lambda: d.resource("p", "a", data["skills"]["a"]["resources"][0]["path"]),
-                 lambda: d.catalog("p")):
-        with pytest.raises(reader.FormatError, match="corrupt index entry"):
-            call()
+    data = raw_index(dist)
+    data["personas"]["p"]["prompt"] = digest
+    with pytest.raises(reader.FormatError, match="personas.p.prompt: not a sha256"):
+        replace_index(dist, json.dumps(data).encode())
 
 
 def test_not_a_dist_directory(tmp_path):
@@ -222,4 +221,4 @@ def test_unreadable_index(dist):
         pytest.skip("root reads every file")
     (dist / "_index.json").chmod(0)
     with pytest.raises(reader.FormatError, match="cannot read index"):
-        reader.open(dist).personas()
+        reader.open(dist)

@@ -118,7 +118,7 @@ def test_reader_refuses_a_nul_byte_in_an_index_path(tmp_path: Path) -> None:
     build(config)
     index = tmp_path / "p" / "dist" / "_index.json"
     data = json.loads(index.read_text())
-    data["personas"]["pilot"]["prompt"]["path"] = "a\x00b"
+    data["personas"]["pilot"]["copy"] = "a\x00b"
     index.write_text(json.dumps(data))
     with pytest.raises(reader.FormatError):
-        reader.open(tmp_path / "p" / "dist").catalog("pilot")
+        reader.open(tmp_path / "p" / "dist")

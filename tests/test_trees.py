@@ -10,13 +10,16 @@ import pytest
 
 from skillc import reader
 from skillc.discover import walk
+from dist_util import expand
 from hostile_util import CONFIG, build, make_tree, project, run, skill_md
 
 OK = {"skills/a/SKILL.md": skill_md()}
 
 
 def index(root: Path) -> dict:
-    return reader.open(root / "dist").index
+    """skills by command, and personas with their catalog (the persona meta) under "catalog"."""
+    view = expand(root / "dist")
+    return {"skills": view["skills"], "personas": {p: {**m, "catalog": m} for p, m in view["personas"].items()}}
 
 
 def resources(root: Path, command: str) -> dict[str, dict]:
@@ -241,7 +244,7 @@ def test_home_source_is_labelled_not_expanded(tmp_path, monkeypatch):
     assert r.one("SKC209").path == "~/.claude/skills/p/SKILL.md"
     make_tree(home, {".claude/skills/p/SKILL.md": skill_md()})
     assert build(cfg).exit_code == 0
-    data = (tmp_path / "proj/dist/_index.json").read_text()
+    data = "".join(p.read_text("utf-8", "replace") for p in (tmp_path / "proj/dist").rglob("*") if p.is_file())
     assert str(home) not in data and '"source": "~/.claude/skills"' in data
 
 

@@ -1,0 +1,124 @@
+"""Format 2 of dist/: the one home of its version, layout, object paths and escaping.
+
+dist/
+  _index.json                 small: format, build hash, config, per persona the hashes of its
+                              prompt and meta objects, per shard the hash of its skills object
+  personas/<id>/prompt<ext>   a readable copy of the catalog (the reader reads the object)
+  objects/<aa>/<sha256>       content-addressed: bodies, resources, prompts, persona metas, skill shards
+
+A skill lives in shard `shard_of(command)`; its entry holds its resolution for every persona as a
+default plus per-persona exceptions. Everything but `_index.json` and the prompt copies is an
+object, so an application's open Dist keeps serving the build it opened across rebuilds.
+Imported by the compiler (render, write) and bundled into skillc/reader.py: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+try:  # the C module hashlib wraps: importing hashlib loads OpenSSL, 4 ms of a cold start
+    from _sha2 import sha256 as _sha256  # CPython 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256  # CPython 3.11
+    except ImportError:  # pragma: no cover - another interpreter
+        from hashlib import sha256 as _sha256
+
+VERSION = 2
+INDEX = "_index.json"
+OBJECTS = "objects"
+DELIMITER_TAG = "untrusted-data"
+SHARD_HEX = 2                      # 256 shards: a load() at 100,000 skills parses ~400 entries
+MAX_INDEX_BYTES = 16 << 20
+MAX_OBJECT_BYTES = 1 << 30
+MAX_FILES = 20                     # bundled files listed in a tool result
+
+
+def sha256_hex(data: bytes) -> str:
+    return _sha256(data).hexdigest()
+
+
+def object_path(digest: str) -> str:
+    return f"{OBJECTS}/{digest[:2]}/{digest}"
+
+
+def prompt_path(persona: str, suffix: str) -> str:
+    return f"personas/{persona}/prompt{suffix}"
+
+
+def shard_of(command: str) -> str:
+    return sha256_hex(command.encode("utf-8", "surrogatepass"))[:SHARD_HEX]
+
+
+def dumps(value: object) -> bytes:
+    """The bytes of every JSON file of format 2 (sorted keys nowhere: writers order them)."""
+    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def escape_text(text: str) -> str:
+    """XML text content: only what it needs (autoescape's &#39; and &#34; are noise in a prompt)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_attr(text: str) -> str:
+    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+# The <untrusted-data> delimiter. A spelling is the delimiter when, after each character is
+# NFKC-normalised and
+# case-folded, dashes are read as `-`, and whitespace and invisible format
+# characters (zero-width spaces and joiners, bidi marks, soft hyphens) are
+# dropped, the text reads `<untrusted-data` or `</untrusted-data`. So
+# `＜untrusted-data`, `<un\u200btrusted-data`, `< / UNTRUSTED-DATA` and
+# `<untrusted‐data` are all found. Escaping replaces the character that reads
+# as `<` with `&lt;`: the rest of the text is kept as written.
+_FOLDED = re.compile("</?" + DELIMITER_TAG)
+
+
+def delimiter_positions(text: str) -> list[int]:
+    """Index in text of the `<` (or its look-alike) of every delimiter spelling, in order."""
+    if "<" not in text and text.isascii():  # nothing can read as `<`: the common case, no scan
+        return []
+    chars, origin = _fold(text)
+    return [origin[m.start()] for m in _FOLDED.finditer(chars)]
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    import unicodedata  # here: the reader's cold start does not need it
+
+    out: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            continue
+        if ch.isascii():
+            folded = ch.lower()
+        else:
+            category = unicodedata.category(ch)
+            if category in ("Cf", "Mn", "Me"):  # invisible, or drawn over the previous character
+                continue
+            folded = "-" if category == "Pd" else unicodedata.normalize("NFKC", ch).casefold()
+        out.append(folded)
+        origin.extend([i] * len(folded))
+    return "".join(out), origin
+
+
+def escape_delimiter(text: str) -> str:
+    """Neutralise every spelling of `<untrusted-data` / `</untrusted-data`, so content cannot break out."""
+    positions = delimiter_positions(text)
+    if not positions:
+        return text
+    parts: list[str] = []
+    last = 0
+    for at in positions:
+        parts.append(text[last:at])
+        parts.append("&lt;")
+        last = at + 1
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def wrap_untrusted(source: str, text: str) -> str:
+    """The ARIA delimiter block; `source` is a validated relative path, escaped anyway."""
+    return f'<{DELIMITER_TAG} source="{escape_attr(source)}">\n{escape_delimiter(text).strip()}\n</{DELIMITER_TAG}>\n'

@@ -1,0 +1,289 @@
+"""Reading dist/ files: regular files only, bounded, and every JSON document validated before use.
+
+The checks here are the reader's own, stdlib only, and mirror compiler/schemas/*.schema.json of
+format 2 (the tests hold every golden and generated build to both). A document that fails them
+is refused whole with FormatError: nothing is served from an index the reader has not validated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+from .errors import FormatError, IntegrityError
+from .format import INDEX, MAX_INDEX_BYTES, VERSION, sha256_hex, shard_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_HEXDIGITS = frozenset("0123456789abcdef")
+_ACCESS = ("open", "granted", "stub")
+
+
+class NotRegular(OSError):
+    """Something other than a regular file sits where a dist/ file should be."""
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """The bytes of a regular file, at most `limit` of them; never blocks on a FIFO or a device."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(f"{path}: not a regular file")
+        if st.st_size > limit:
+            raise NotRegular(f"{path}: {st.st_size} bytes, over the limit of {limit}")
+        chunks, left = [], st.st_size + 1  # one byte more: a file that grew is seen
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise NotRegular(f"{path}: grew past the limit of {limit} bytes while read")
+        return data
+    finally:
+        os.close(fd)
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {dup!r}")
+    return out
+
+
+def parse_json(data: bytes, where: str) -> Any:
+    try:
+        return json.loads(data.decode("utf-8"), object_pairs_hook=_unique)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise FormatError(f"{where}: not a valid format {VERSION} file: {exc}") from None
+
+
+def read_index(root: str) -> dict[str, Any]:
+    where = os.path.join(root, INDEX)
+    try:
+        data = read_regular(where, MAX_INDEX_BYTES)
+    except FileNotFoundError:
+        raise FormatError(f"{root}: no {INDEX} (not a skillc dist directory)") from None
+    except OSError as exc:
+        raise FormatError(f"{where}: cannot read index: {exc}") from None
+    doc = parse_json(data, where)
+    check_index(doc, where)
+    return doc  # type: ignore[no-any-return]
+
+
+# -- structural checks -------------------------------------------------------
+
+
+class _Bad(Exception):
+    """Where a document first breaks its shape; turned into FormatError with the file name."""
+
+
+def _fail(path: str, what: str) -> None:
+    raise _Bad(f"{path or '(root)'}: {what}")
+
+
+def _dict(v: Any, path: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        _fail(path, "not an object")
+    if set(v) != set(keys):
+        _fail(path, f"keys {sorted(v)} are not {sorted(keys)}")
+    return v  # type: ignore[no-any-return]
+
+
+def _str(v: Any, path: str) -> str:
+    if not isinstance(v, str):
+        _fail(path, "not a string")
+    return v  # type: ignore[no-any-return]
+
+
+def _opt_str(v: Any, path: str) -> None:
+    if v is not None:
+        _str(v, path)
+
+
+def _bool(v: Any, path: str) -> None:
+    if not isinstance(v, bool):
+        _fail(path, "not a boolean")
+
+
+def _int(v: Any, path: str) -> None:
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        _fail(path, "not a non-negative integer")
+
+
+def _sha(v: Any, path: str) -> None:
+    if not (isinstance(v, str) and len(v) == 64 and _HEXDIGITS.issuperset(v)):
+        _fail(path, "not a sha256")
+
+
+def _relpath(v: Any, path: str) -> None:
+    s = _str(v, path)
+    if not s or s.startswith("/") or "\\" in s or "\x00" in s or ".." in s.split("/"):
+        _fail(path, f"unsafe path {s!r}")
+
+
+def _strs(v: Any, path: str) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        _fail(path, "not a list of strings")
+    return v  # type: ignore[no-any-return]
+
+
+def _id(v: Any, path: str) -> None:
+    s = _str(v, path)
+    parts = s.split("-")
+    if not all(p and p.isascii() and p.isalnum() and p == p.lower() for p in parts):
+        _fail(path, f"{s!r} is not a persona id")
+
+
+def _checked(check: Any, doc: Any, where: str) -> None:
+    try:
+        check(doc)
+    except _Bad as exc:
+        raise FormatError(f"{where}: malformed: {exc}") from None
+
+
+def check_index(doc: Any, where: str) -> None:
+    got = doc.get("format") if isinstance(doc, dict) else None
+    if got != VERSION or isinstance(got, bool):
+        raise FormatError(
+            f"{where}: dist/ is format {got!r}; this reader reads format {VERSION} only "
+            f"(rebuild dist/ with a skillc that writes format {VERSION}, or use the reader that came with that build)"
+        )
+    _checked(_index_shape, doc, where)
+
+
+def _index_shape(doc: Any) -> None:
+    _dict(doc, "", ("format", "generator", "build_hash", "config", "personas", "shards"))
+    _str(doc["generator"], "generator")
+    _sha(doc["build_hash"], "build_hash")
+    c = _dict(doc["config"], "config", ("sources", "personas", "template", "catalog_chars"))
+    _strs(c["sources"], "config.sources")
+    _opt_str(c["personas"], "config.personas")
+    _str(c["template"], "config.template")
+    _int(c["catalog_chars"], "config.catalog_chars")
+    personas = doc["personas"]
+    if not isinstance(personas, dict):
+        _fail("personas", "not an object")
+    for pid, p in personas.items():
+        _id(pid, f"personas.{pid}")
+        e = _dict(p, f"personas.{pid}", ("prompt", "chars", "meta", "copy"))
+        _sha(e["prompt"], f"personas.{pid}.prompt")
+        _sha(e["meta"], f"personas.{pid}.meta")
+        _int(e["chars"], f"personas.{pid}.chars")
+        _relpath(e["copy"], f"personas.{pid}.copy")
+    shards = doc["shards"]
+    if not isinstance(shards, dict):
+        _fail("shards", "not an object")
+    for key, digest in shards.items():
+        if len(key) != len(shard_of("")) or not _HEXDIGITS.issuperset(key):
+            _fail(f"shards.{key}", "not a shard name")
+        _sha(digest, f"shards.{key}")
+
+
+def check_persona_meta(doc: Any, pid: str, where: str) -> None:
+    def shape(doc: Any) -> None:
+        keys = ("format", "id", "name", "faction", "fallback", "chain", "unrestricted", "allowlist",
+                "budget", "included", "left_out", "shortened", "strategy")
+        _dict(doc, "", keys)
+        if doc["format"] != VERSION or doc["id"] != pid:
+            _fail("id", f"not the meta of persona {pid!r} in format {VERSION}")
+        _str(doc["name"], "name")
+        _opt_str(doc["faction"], "faction")
+        if doc["fallback"] is not None:
+            _id(doc["fallback"], "fallback")
+        for i, p in enumerate(_strs(doc["chain"], "chain")):
+            _id(p, f"chain.{i}")
+        _bool(doc["unrestricted"], "unrestricted")
+        if doc["allowlist"] is not None:
+            _strs(doc["allowlist"], "allowlist")
+        _int(doc["budget"], "budget")
+        _strs(doc["included"], "included")
+        _strs(doc["left_out"], "left_out")
+        _strs(doc["shortened"], "shortened")
+        _str(doc["strategy"], "strategy")
+
+    _checked(shape, doc, where)
+
+
+def check_shard(doc: Any, name: str, personas: Any, where: str) -> None:
+    def shape(doc: Any) -> None:
+        _dict(doc, "", ("format", "shard", "skills"))
+        if doc["format"] != VERSION or doc["shard"] != name:
+            _fail("shard", f"not shard {name!r} of format {VERSION}")
+        skills = doc["skills"]
+        if not isinstance(skills, dict):
+            _fail("skills", "not an object")
+        for command, entry in skills.items():
+            if shard_of(command) != name:
+                _fail(f"skills.{command}", f"belongs to shard {shard_of(command)!r}")
+            _skill(entry, f"skills.{command}", personas)
+
+    _checked(shape, doc, where)
+
+
+_SKILL_KEYS = ("name", "description", "source", "path", "frontmatter", "body", "resources",
+               "parent", "children", "default", "exceptions")
+_STR_LISTS = ("allowed-tools", "knowledge", "requires_bins", "requires_env")
+
+
+def _skill(entry: Any, path: str, personas: Any) -> None:
+    s = _dict(entry, path, _SKILL_KEYS)
+    for key in ("name", "description", "source", "path"):
+        _str(s[key], f"{path}.{key}")
+    _frontmatter(s["frontmatter"], f"{path}.frontmatter")
+    _sha(s["body"], f"{path}.body")
+    if not isinstance(s["resources"], list):
+        _fail(f"{path}.resources", "not a list")
+    for i, r in enumerate(s["resources"]):
+        e = _dict(r, f"{path}.resources.{i}", ("path", "sha256", "size", "executable"))
+        _relpath(e["path"], f"{path}.resources.{i}.path")
+        _sha(e["sha256"], f"{path}.resources.{i}.sha256")
+        _int(e["size"], f"{path}.resources.{i}.size")
+        _bool(e["executable"], f"{path}.resources.{i}.executable")
+    _opt_str(s["parent"], f"{path}.parent")
+    _strs(s["children"], f"{path}.children")
+    if s["default"] is not None:
+        _resolution(s["default"], f"{path}.default")
+    if not isinstance(s["exceptions"], dict):
+        _fail(f"{path}.exceptions", "not an object")
+    for pid, r in s["exceptions"].items():
+        if pid not in personas:
+            _fail(f"{path}.exceptions.{pid}", "names no persona of the index")
+        if r is not None:
+            _resolution(r, f"{path}.exceptions.{pid}")
+
+
+def _frontmatter(fm: Any, path: str) -> None:
+    if not isinstance(fm, dict):
+        _fail(path, "not an object")
+    for key in _STR_LISTS:
+        if key in fm:
+            _strs(fm[key], f"{path}.{key}")
+    for key in ("context", "argument-hint", "agent", "model"):
+        if key in fm and not isinstance(fm[key], str):
+            _fail(f"{path}.{key}", "not a string")
+
+
+def _resolution(r: Any, path: str) -> None:
+    e = _dict(r, path, ("access", "via", "body", "overlay", "model", "user"))
+    if e["access"] not in _ACCESS:
+        _fail(f"{path}.access", f"not one of {', '.join(_ACCESS)}")
+    _opt_str(e["via"], f"{path}.via")
+    _sha(e["body"], f"{path}.body")
+    _opt_str(e["overlay"], f"{path}.overlay")
+    _bool(e["model"], f"{path}.model")
+    _bool(e["user"], f"{path}.user")
+
+
+def integrity(data: bytes, digest: str, where: str) -> bytes:
+    if sha256_hex(data) != digest:
+        raise IntegrityError(f"{where}: content does not match its sha256 {digest} (tampered or corrupt)")
+    return data
