@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import difflib
 import gc
-import json
 import os
 import sys
+import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, NoReturn
+from typing import Any, NoReturn
 
 import click
 
-from . import __version__
+from . import __version__, gitrefs, pipeline, reader, report, review
+from . import config as config_mod
 from . import diagnostics as dg
-from . import fs, pipeline, reader, report, schema
 from . import init as init_mod
 from . import write as write_mod
 from .cache import Report
@@ -287,52 +287,80 @@ def _catalog_reason(packing, skill) -> str:
 
 
 @cli.command()
-@click.argument("old", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.argument("new", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.option("--exit-code", is_flag=True, help="Exit 1 when the builds differ.")
-def diff(old: Path, new: Path, exit_code: bool) -> None:
-    """Unified diff of compiled prompts and bodies between two builds, per persona."""
+@click.argument("builds", nargs=-1)
+@click.option("--git", "use_git", is_flag=True,
+              help="BUILDS are git refs: compile the project at REF (and REF2, else the working tree) and compare.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the builds differ at all.")
+@click.option("--fail-on", type=click.Choice(["capabilities"]), default=None,
+              help="Exit 1 only when a capability changes (capability field, audit finding, bundled script).")
+@CONFIG
+def diff(builds: tuple[str, ...], use_git: bool, fmt: str, exit_code: bool, fail_on: str | None,
+         config_path: Path | None) -> None:
+    """Compare two builds: OLD_DIST NEW_DIST, or --git REF [REF2]."""
     try:
-        a, b = reader.open(old), reader.open(new)
-        chunks = list(_diff_builds(a, b))
-    except reader.ReaderError as exc:
-        click.echo(f"skillc: error: {exc}", err=True)
+        with tempfile.TemporaryDirectory(prefix="skillc-diff-") as scratch:
+            old, new = _diff_inputs(builds, use_git, config_path, Path(scratch))
+            result = review.compare(reader.open(old), reader.open(new))
+    except gitrefs.BuildFailed as exc:
+        click.echo(dg.printable(f"skillc: error: {exc}"), err=True)
         sys.exit(1)
-    for chunk in chunks:
-        click.echo(chunk, nl=False)
-    sys.exit(1 if exit_code and chunks else 0)
+    except (gitrefs.RefError, click.UsageError) as exc:
+        click.echo(dg.printable(f"skillc: error: {exc}"), err=True)
+        sys.exit(2)
+    except reader.ReaderError as exc:
+        click.echo(dg.printable(f"skillc: error: {exc}"), err=True)
+        sys.exit(1)
+    render = {"text": review.render_text, "markdown": review.render_markdown, "json": review.render_json}[fmt]
+    click.echo(render(result), nl=False)
+    if (fail_on == "capabilities" and result.capability_changes) or (exit_code and result.changes):
+        sys.exit(1)
 
 
-def _diff_builds(a: reader.Dist, b: reader.Dist) -> Iterable[str]:
-    for persona in sorted(set(a.personas()) | set(b.personas())):
-        yield from _diff_text(_safe(a.catalog, persona), _safe(b.catalog, persona), f"{persona}/catalog")
-        ra = _visible(a, persona)
-        rb = _visible(b, persona)
-        for command in sorted(ra | rb):
-            body_a = a.load(persona, command).body if command in ra else ""
-            body_b = b.load(persona, command).body if command in rb else ""
-            yield from _diff_text(body_a, body_b, f"{persona}/{command}")
+def _diff_inputs(builds: tuple[str, ...], use_git: bool, config_path: Path | None, scratch: Path) -> tuple[Path, Path]:
+    if not use_git:
+        if len(builds) != 2:
+            raise click.UsageError("give two build directories (OLD_DIST NEW_DIST), or --git REF [REF2]")
+        for b in builds:
+            if not Path(b).is_dir():
+                raise click.UsageError(f"{b!r} is not a directory")
+        return Path(builds[0]), Path(builds[1])
+    if len(builds) not in (1, 2):
+        raise click.UsageError("--git takes one ref (compared with the working tree) or two")
+    config = _config(config_path).resolve()
+    root = gitrefs.repository_root(config.parent)
+    config_rel = config.relative_to(root)
+    outputs = []
+    for i, ref in enumerate((*builds, None) if len(builds) == 1 else builds):
+        tree = scratch / f"tree{i}"
+        tree.mkdir()
+        if ref is None:
+            gitrefs.copy_worktree(root, tree)
+        else:
+            gitrefs.checkout(root, gitrefs.resolve_ref(root, ref), tree)
+        outputs.append(gitrefs.build_tree(tree, config_rel))
+    return outputs[0], outputs[1]
 
 
-def _visible(d: reader.Dist, persona: str) -> set[str]:
+@cli.command()
+@CONFIG
+@click.option("--dist", "dist_path", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Audit this build directory instead of the project's output.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def audit(config_path: Path | None, dist_path: Path | None, fmt: str) -> None:
+    """List what every skill can do: tool grants, dynamic context, hooks, executables, hidden text."""
+    if dist_path is None:
+        loaded, problems = config_mod.load(_config(config_path))
+        if loaded is None:
+            _report(problems)
+            sys.exit(1)
+        dist_path = loaded.root / loaded.output
     try:
-        return {s.command for s in d.skills(persona)}
-    except reader.UnknownPersona:
-        return set()
-
-
-def _safe(fn, persona: str) -> str:
-    try:
-        return fn(persona)
-    except reader.UnknownPersona:
-        return ""
-
-
-def _diff_text(old: str, new: str, label: str) -> Iterable[str]:
-    if old == new:
-        return []
-    lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{label}", f"b/{label}")
-    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
+        findings = review.AuditReport(review.audit(reader.open(dist_path)))
+    except reader.ReaderError as exc:
+        click.echo(dg.printable(f"skillc: error: {exc} (run `skillc build` first)"), err=True)
+        sys.exit(1)
+    click.echo(findings.json() if fmt == "json" else findings.text(), nl=False)
 
 
 @cli.command()

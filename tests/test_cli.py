@@ -104,9 +104,10 @@ def test_diff_shows_prompt_and_body_changes_per_persona(tmp_path: Path) -> None:
     run("build", "--config", str(config))
     code, out = run("diff", str(tmp_path / "old"), str(tmp_path / "p" / "dist"))
     assert code == 0
-    assert "--- a/pilot/alpha\n+++ b/pilot/alpha\n" in out
-    assert '-Say "arr" a lot.\n+Say "yo ho".\n' in out
-    assert "a/pilot-x/alpha" in out and "catalog" not in out
+    # one change, said once for both personas (pilot-x falls back to pilot's overlay)
+    assert "base/alpha/SKILL.md: resolved body of 'alpha' changed (in 2 personas: pilot, pilot-x)\n" in out
+    assert '    -Say "arr" a lot.\n    +Say "yo ho".\n' in out
+    assert out.count("resolved body") == 1 and "catalog" not in out
     assert run("diff", "--exit-code", str(tmp_path / "old"), str(tmp_path / "p" / "dist"))[0] == 1
     assert run("diff", "--exit-code", str(tmp_path / "old"), str(tmp_path / "old"))[0] == 0
 

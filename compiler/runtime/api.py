@@ -77,6 +77,7 @@ class PersonaMeta:
     catalog_chars: int
     included: tuple[str, ...]
     left_out: tuple[str, ...]
+    shortened: tuple[str, ...] = ()     # descriptions the budget shortened (strategy shorten / names-only)
 
 
 @dataclass(frozen=True)
@@ -329,12 +330,19 @@ class Dist:
             s["parent"], tuple(s["children"]),
         )
 
+    def read_object(self, digest: str) -> bytes:
+        """The bytes of one object of this build, hash-checked: for tools (diff, audit) that hold a
+        digest from `skill_meta`, `resolution` or `ResourceMeta`."""
+        if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+            raise FormatError(f"{digest!r} is not a sha256 digest")
+        return self._object(digest)
+
     def persona_meta(self, persona: str) -> PersonaMeta:
         m, entry = self._meta(persona), self._entry(persona)
         return PersonaMeta(
             persona, m["name"], m["faction"], m["fallback"], tuple(m["chain"]), m["unrestricted"],
             None if m["allowlist"] is None else tuple(m["allowlist"]), m["budget"], entry["chars"],
-            tuple(m["included"]), tuple(m["left_out"]),
+            tuple(m["included"]), tuple(m["left_out"]), tuple(m.get("shortened", ())),
         )
 
     def resolution(self, persona: str, command: str) -> Resolution:
