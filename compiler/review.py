@@ -233,6 +233,8 @@ def _text_of(dist: reader.Dist, r: reader.ResourceMeta | None) -> str | None:
     if r is None:
         return ""
     data = dist.read_object(r.sha256)
+    if b"\x00" in data:  # valid UTF-8 can hold NUL bytes; no text file does
+        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
