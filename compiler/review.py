@@ -462,7 +462,8 @@ def _summary_row(s: PersonaSummary) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("<", "&lt;")
+    # A list item, not a table cell: only raw HTML from skill text must not reach the page.
+    return text.replace("<", "&lt;")
 
 
 def render_json(review: Review) -> str:
