@@ -24,15 +24,20 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skillc import diagnostics as dg  # noqa: E402
-from skillc import pipeline  # noqa: E402
+from skillc import diagnostics as dg
+from skillc import pipeline
 
 
 def sources(collection: Path) -> list[Path]:
     root = collection / "skills" if (collection / "skills").is_dir() else collection
-    hidden = sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith(".") and p.name not in (".git",)
-                    and any(p.rglob("SKILL.md")))
-    visible = any(not any(part.startswith(".") for part in p.relative_to(root).parts) for p in root.rglob("SKILL.md"))
+    hidden = sorted(
+        p
+        for p in root.iterdir()
+        if p.is_dir() and p.name.startswith(".") and p.name not in (".git",) and any(p.rglob("SKILL.md"))
+    )
+    visible = any(
+        not any(part.startswith(".") for part in p.relative_to(root).parts) for p in root.rglob("SKILL.md")
+    )
     return [root, *hidden] if visible or not hidden else hidden
 
 
@@ -53,10 +58,14 @@ def report(collection: Path) -> dict[str, object]:
         bundled = sum(1 + len(s.resources) for s in program.skills.values())
         on_disk = _files_of(program)
         return {
-            "name": collection.name, "sources": [str(p.relative_to(collection)) for p in srcs],
+            "name": collection.name,
+            "sources": [str(p.relative_to(collection)) for p in srcs],
             "exit": 0 if written is not None else 1,
-            "found": len(program.skills) + len(program.invalid), "compiled": len(program.skills),
-            "left_out": dict(program.invalid), "bundled": bundled, "excluded": on_disk - bundled,
+            "found": len(program.skills) + len(program.invalid),
+            "compiled": len(program.skills),
+            "left_out": dict(program.invalid),
+            "bundled": bundled,
+            "excluded": on_disk - bundled,
             "warnings": _codes(d for d in result.diagnostics if d.severity is dg.Severity.WARNING),
             "strict": _codes(d for d in strict.diagnostics if d.severity is dg.Severity.ERROR),
             "strict_lines": [d.format() for d in strict.diagnostics if d.code not in ("SKC305",)][:40],
@@ -69,7 +78,9 @@ def _files_of(program) -> int:
     count = 0
     for skill in program.skills.values():
         for here, subdirs, names in os.walk(skill.dir_rel):
-            subdirs[:] = [d for d in subdirs if os.path.join(here, d) not in dirs and d not in (".git", ".hg", ".svn")]
+            subdirs[:] = [
+                d for d in subdirs if os.path.join(here, d) not in dirs and d not in (".git", ".hg", ".svn")
+            ]
             count += sum(os.path.isfile(os.path.join(here, n)) for n in names)
     return count
 
@@ -79,16 +90,21 @@ def _codes(diags) -> dict[str, int]:
 
 
 def table(rows: list[dict[str, object]]) -> str:
-    out = ["| collection | sources | skills found | compiled | left out (codes) | files bundled | files excluded "
-           "| exit | warnings | `--strict` errors |", "|" + " --- |" * 10]
+    out = [
+        "| collection | sources | skills found | compiled | left out (codes) | files bundled | files excluded "
+        "| exit | warnings | `--strict` errors |",
+        "|" + " --- |" * 10,
+    ]
     for r in rows:
         if "crash" in r:
             out.append(f"| {r['name']} | crash | | | | | | 1 | | |")
             continue
         left = ", ".join(f"{c} ({'/'.join(codes)})" for c, codes in r["left_out"].items()) or "none"
         fmt = lambda d: ", ".join(f"{k} x{v}" for k, v in d.items()) or "none"  # noqa: E731
-        out.append(f"| {r['name']} | {', '.join(r['sources'])} | {r['found']} | {r['compiled']} | {left} "
-                   f"| {r['bundled']} | {r['excluded']} | {r['exit']} | {fmt(r['warnings'])} | {fmt(r['strict'])} |")
+        out.append(
+            f"| {r['name']} | {', '.join(r['sources'])} | {r['found']} | {r['compiled']} | {left} "
+            f"| {r['bundled']} | {r['excluded']} | {r['exit']} | {fmt(r['warnings'])} | {fmt(r['strict'])} |"
+        )
     return "\n".join(out)
 
 
@@ -98,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated collection names")
     ap.add_argument("--details", action="store_true", help="print what --strict fails on")
     args = ap.parse_args(argv)
-    names = [n for n in args.only.split(",") if n] or sorted(p.name for p in args.corpus.iterdir() if p.is_dir())
+    names = [n for n in args.only.split(",") if n] or sorted(
+        p.name for p in args.corpus.iterdir() if p.is_dir()
+    )
     rows = [report(args.corpus / n) for n in names]
     print(table(rows))
     for r in rows:

@@ -115,13 +115,17 @@ def reader_env() -> dict:
     return env
 
 
-def wall(argv: list[str], stdin: bytes | None = None, cwd: Path | None = None, env: dict | None = None) -> tuple[float, subprocess.CompletedProcess]:
+def wall(
+    argv: list[str], stdin: bytes | None = None, cwd: Path | None = None, env: dict | None = None
+) -> tuple[float, subprocess.CompletedProcess]:
     t0 = time.perf_counter()
-    p = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env or child_env())
+    p = subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=env or child_env())
     return time.perf_counter() - t0, p
 
 
-def median_wall(argv: list[str], n: int, cwd: Path | None = None, env: dict | None = None) -> tuple[float | None, str]:
+def median_wall(
+    argv: list[str], n: int, cwd: Path | None = None, env: dict | None = None
+) -> tuple[float | None, str]:
     wall(argv, cwd=cwd, env=env)  # warm-up: writes bytecode, fills the page cache
     times = []
     for _ in range(n):
@@ -142,7 +146,8 @@ class Builder:
         os.sync()  # start from settled disk writeback, not the previous run's
         p = subprocess.run(
             [sys.executable, "-c", _MEASURE, json.dumps(argv), str(self.logfile), str(config.parent)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(),
+            capture_output=True,
+            env=child_env(),
         )
         if p.returncode != 0:
             raise RuntimeError(p.stderr.decode(errors="replace")[-1500:])
@@ -248,12 +253,19 @@ def bench_size(n: int, args, builder_prefix: list[str], workdir: Path) -> dict:
     if dist.is_dir() and (dist / "_index.json").exists():
         d = str(dist.resolve())
         code = f"from skillc import reader; reader.open({d!r}).catalog({args.persona!r})"
-        row["cold"], err = median_wall([sys.executable, "-c", code], max(11, args.repeat), cwd=tree, env=reader_env())
+        row["cold"], err = median_wall(
+            [sys.executable, "-c", code], max(11, args.repeat), cwd=tree, env=reader_env()
+        )
         if err:
             row.setdefault("error", f"reader cold start: {err}")
         cmds = commands(tree)
         step = max(1, len(cmds) // 2000)
-        _, p = wall([sys.executable, "-c", _READER, d, args.persona], stdin=json.dumps(cmds[::step]).encode(), cwd=tree, env=reader_env())
+        _, p = wall(
+            [sys.executable, "-c", _READER, d, args.persona],
+            stdin=json.dumps(cmds[::step]).encode(),
+            cwd=tree,
+            env=reader_env(),
+        )
         if p.returncode == 0:
             row["reader"] = json.loads(p.stdout)
         else:
@@ -268,25 +280,47 @@ def bench_size(n: int, args, builder_prefix: list[str], workdir: Path) -> dict:
 
 def table(rows: list[dict], py_start: float | None) -> str:
     head = [
-        "N", "SKILL.md files", "sources MiB", "full build s", "no-op s", "no-op -q s", "touch 1 s", "edit 1 s",
-        "peak RSS MiB", "dist MiB", "dist files", "reader cold ms", "load() us", "skills-ref to-prompt s",
+        "N",
+        "SKILL.md files",
+        "sources MiB",
+        "full build s",
+        "no-op s",
+        "no-op -q s",
+        "touch 1 s",
+        "edit 1 s",
+        "peak RSS MiB",
+        "dist MiB",
+        "dist files",
+        "reader cold ms",
+        "load() us",
+        "skills-ref to-prompt s",
         "skills-ref / reader cold",
     ]
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" for _ in head) + "|"]
     for r in rows:
         rd = r.get("reader") or {}
         cells = [
-            str(r["N"]), str(r["files"]), fmt(r.get("src_bytes"), ".1f", 1 / 2**20),
-            fmt(r.get("full"), ".3f"), fmt(r.get("noop"), ".3f"), fmt(r.get("noop_q"), ".3f"), fmt(r.get("touch"), ".3f"),
-            fmt(r.get("edit"), ".3f"), fmt(r.get("rss"), ".0f", 1 / 2**20),
-            fmt(r.get("dist_bytes"), ".1f", 1 / 2**20), fmt(r.get("dist_files"), "d"),
-            fmt(r.get("cold"), ".0f", 1e3), fmt(rd.get("first_median_us"), ".0f"),
+            str(r["N"]),
+            str(r["files"]),
+            fmt(r.get("src_bytes"), ".1f", 1 / 2**20),
+            fmt(r.get("full"), ".3f"),
+            fmt(r.get("noop"), ".3f"),
+            fmt(r.get("noop_q"), ".3f"),
+            fmt(r.get("touch"), ".3f"),
+            fmt(r.get("edit"), ".3f"),
+            fmt(r.get("rss"), ".0f", 1 / 2**20),
+            fmt(r.get("dist_bytes"), ".1f", 1 / 2**20),
+            fmt(r.get("dist_files"), "d"),
+            fmt(r.get("cold"), ".0f", 1e3),
+            fmt(rd.get("first_median_us"), ".0f"),
             fmt(r.get("skills_ref"), ".3f"),
             f"{r['skills_ref'] / r['cold']:.0f}x" if r.get("skills_ref") and r.get("cold") else "-",
         ]
         out.append("| " + " | ".join(cells) + " |")
     out.append("")
-    out.append("| N | reader import ms | open() ms | catalog() ms | catalog chars | load() 1st median / p95 us | load() 2nd median / p95 us | load() calls | errors |")
+    out.append(
+        "| N | reader import ms | open() ms | catalog() ms | catalog chars | load() 1st median / p95 us | load() 2nd median / p95 us | load() calls | errors |"
+    )
     out.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         rd = r.get("reader") or {}

@@ -54,7 +54,11 @@ def invocation(skill_dirs: list[Path]) -> tuple[list[str], bytes | None, str]:
         label = f"{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(cli))} to-prompt DIR x{len(paths)}"
         return [*cli, "to-prompt", *paths], None, label
     stdin = ("\n".join(paths) + "\n").encode()
-    return [sys.executable, "-c", _API_CHILD], stdin, f"python -c 'skills_ref.to_prompt(dirs)' ({len(paths)} dirs on stdin)"
+    return (
+        [sys.executable, "-c", _API_CHILD],
+        stdin,
+        f"python -c 'skills_ref.to_prompt(dirs)' ({len(paths)} dirs on stdin)",
+    )
 
 
 def time_skills_ref(skill_dirs: list[Path], repeat: int = 3, verbose: bool = True) -> float | None:
@@ -73,7 +77,7 @@ def time_skills_ref(skill_dirs: list[Path], repeat: int = 3, verbose: bool = Tru
     for _ in range(repeat):
         t0 = time.perf_counter()
         try:
-            p = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            p = subprocess.run(argv, input=stdin, capture_output=True)
         except OSError as e:  # E2BIG despite the estimate: retry through the API
             if stdin is not None:
                 raise
@@ -81,10 +85,13 @@ def time_skills_ref(skill_dirs: list[Path], repeat: int = 3, verbose: bool = Tru
             stdin = ("\n".join(map(str, skill_dirs)) + "\n").encode()
             label = f"python -c 'skills_ref.to_prompt(dirs)' (after {e.strerror})"
             t0 = time.perf_counter()
-            p = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            p = subprocess.run(argv, input=stdin, capture_output=True)
         times.append(time.perf_counter() - t0)
         if p.returncode != 0:
-            print(f"note: skills-ref failed ({label}): {p.stderr.decode(errors='replace')[-2000:]}", file=sys.stderr)
+            print(
+                f"note: skills-ref failed ({label}): {p.stderr.decode(errors='replace')[-2000:]}",
+                file=sys.stderr,
+            )
             return None
         out_len = len(p.stdout)
     med = statistics.median(times)

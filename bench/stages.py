@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import itertools
 import os
 import sys
 import time
@@ -37,6 +38,7 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
     from skillc.resolve import resolve
     from skillc.validate import validate
     from skillc.write import write
+
     mark("import")
     config, _ = config_mod.load(config_path)
     template, _ = load_template(config)
@@ -49,11 +51,13 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
     mark("resolve")
     texts, packings, _ = catalogs(config, program, resolutions, template)
     mark("catalogs (budget + Jinja)")
-    art = artifacts(config, program, resolutions, template, texts, packings, build_hash(config, found.inputs, template))
+    art = artifacts(
+        config, program, resolutions, template, texts, packings, build_hash(config, found.inputs, template)
+    )
     mark("artifacts (objects + index)")
     write(config.root / config.output, art)
     mark("write")
-    return [(label, t1 - t0) for (_, t0), (label, t1) in zip(t, t[1:])]
+    return [(label, t1 - t0) for (_, t0), (label, t1) in itertools.pairwise(t)]
 
 
 def noop_stages(config_path: Path) -> list[tuple[str, float]]:
@@ -65,6 +69,7 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     from skillc import cache, pipeline
     from skillc.cli import _report_recorded
     from skillc.render import build_hash
+
     mark("import")
     head = pipeline._head(config_path, None)
     mark("config + template")
@@ -76,7 +81,9 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     mark(f"stat walk: {len(now.dirs)} directories, {len(now.files)} files (reads no input)")
     record = store._record()
     mark("load build.json")
-    assert record is not None and record.inputs is not None, "no record with stat data: run `skillc build` (again)"
+    assert record is not None and record.inputs is not None, (
+        "no record with stat data: run `skillc build` (again)"
+    )
     assert cache.same_inputs(record.inputs, now), "inputs changed since the last build"
     mark("compare with the recorded stat data")
     assert cache.output_current(record, head.config.root / head.config.output, prune=False)
@@ -88,7 +95,7 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     mark("print it as the CLI does")
     rows = cache.decode_report(cache.read_signed(store.directory, "rows.json", store.key))
     mark(f"(not on the no-op path) read and decode {len(rows)} diagnostics")
-    return [(label, t1 - t0) for (_, t0), (label, t1) in zip(t, t[1:])]
+    return [(label, t1 - t0) for (_, t0), (label, t1) in itertools.pairwise(t)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable  # --python: a virtual environment without an editable install (its .pth costs start-up)
+PYTHON = (
+    sys.executable
+)  # --python: a virtual environment without an editable install (its .pth costs start-up)
 sys.path.insert(0, str(REPO))
 
 from bench.gen import commands, generate, skill_dirs  # noqa: E402
@@ -48,7 +50,9 @@ print(json.dumps([time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CH
 
 def run(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one process (the largest of its children, for a pool)."""
-    out = subprocess.run([sys.executable, "-c", RSS, json.dumps(argv)], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", RSS, json.dumps(argv)], env=env, capture_output=True, text=True
+    )
     took, rss, code = json.loads(out.stdout)
     if code != 0:
         raise SystemExit(f"failed ({code}): {' '.join(argv)}")
@@ -116,8 +120,12 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
     return [
         ("floor: `python -c pass`", floor, "1", ""),
         ("import reader + open + catalog() of the last persona", cat, f"{cat / floor:.2f}x floor", "<= 1.5x"),
-        ("load() of one skill, new process", load, f"{load / floor:.2f}x floor, {load_rss / mib:.0f} MiB",
-         "<= 1.8x, < 20 MiB"),
+        (
+            "load() of one skill, new process",
+            load,
+            f"{load / floor:.2f}x floor, {load_rss / mib:.0f} MiB",
+            "<= 1.8x, < 20 MiB",
+        ),
         ("naive loader: glob SKILL.md + yaml.CSafeLoader", naive, "1", ""),
         ("`skillc build --no-cache`", full, f"{full / naive:.2f}x naive, {full_rss / mib:.0f} MiB", "<= 4x"),
         ("no-op rebuild", noop, f"{noop / naive:.2f}x naive", "<= 0.4x"),
@@ -127,10 +135,18 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
 
 
 def table(n: int, personas: int, rows: list[tuple[str, float, str, str]]) -> str:
-    out = [f"### {n:,} skills x {personas} personas", "", "| figure | value | ratio | target |", "| --- | --- | --- | --- |"]
+    out = [
+        f"### {n:,} skills x {personas} personas",
+        "",
+        "| figure | value | ratio | target |",
+        "| --- | --- | --- | --- |",
+    ]
     for label, value, ratio, target in rows:
-        shown = f"{value:.1f}" if "MB" in ratio and "floor" not in ratio and "naive" not in ratio else \
-            (f"{value * 1e3:.0f} ms" if value < 1 else f"{value:.2f} s")
+        shown = (
+            f"{value:.1f}"
+            if "MB" in ratio and "floor" not in ratio and "naive" not in ratio
+            else (f"{value * 1e3:.0f} ms" if value < 1 else f"{value:.2f} s")
+        )
         out.append(f"| {label} | {shown} | {ratio} | {target} |")
     return "\n".join(out) + "\n"
 
@@ -146,8 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     global PYTHON
     PYTHON = args.python
-    head = (f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}; workdir {args.workdir}\n")
+    head = (
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}; workdir {args.workdir}\n"
+    )
     parts = [head]
     for n in (int(x) for x in args.skills.split(",")):
         started = time.perf_counter()

@@ -60,16 +60,17 @@ import hashlib
 import os
 import stat
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import orjson
 
 from . import fs
 from . import write as write_mod
+from .cachestore import load_key, read_signed, write_signed
 from .diagnostics import Diagnostic, Severity
-from .cachestore import key_path, load_key, read_signed, write_signed
 from .model import Config, Skill, SkillSource
 from .runtime.format import INDEX
 from .snapshot import Snapshot, decode_snapshot, encode_snapshot, for_inputs, same_inputs, take_snapshot
@@ -85,11 +86,11 @@ SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
 class Stats:
     """What the cache did in one build (tests and the benchmark read it)."""
 
-    checked: int = 0        # SKILL.md files parsed and validated (memo misses)
-    reused: int = 0         # SKILL.md results taken from the memo
-    measured: int = 0       # catalog entries rendered to measure their cost
+    checked: int = 0  # SKILL.md files parsed and validated (memo misses)
+    reused: int = 0  # SKILL.md results taken from the memo
+    measured: int = 0  # catalog entries rendered to measure their cost
     replayed: bool = False  # the whole build was skipped
-    unread: bool = False    # ... and the inputs were proven unchanged by their stat data, none was read
+    unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class Record:
 
     key: str
     dist: str
-    files: dict[str, list[int]]     # path in the output -> [size, mtime_ns, ctime_ns, inode, mode]
+    files: dict[str, list[int]]  # path in the output -> [size, mtime_ns, ctime_ns, inode, mode]
     skills: int
     personas: int
     objects: int
@@ -106,6 +107,7 @@ class Record:
 
 
 # --- what the cached results depend on ------------------------------------
+
 
 def fingerprint() -> str:
     """The compiler's own sources and schemas, Python, and the parsing libraries.
@@ -138,12 +140,13 @@ def _digest(*parts: str | bytes) -> str:
 
 # --- encoding: JSON only, checked to round-trip ------------------------------
 
+
 def encode_diags(diags: tuple[Diagnostic, ...]) -> list[list[Any]]:
     return [[d.path, d.line, d.col, d.severity.value, d.code, d.message] for d in diags]
 
 
 _SEVERITY = {s.value: s for s in Severity}  # a dict lookup: Severity(value) is slow for 100,000 rows
-_VALUE = {s: s.value for s in Severity}     # and so is the enum's .value property
+_VALUE = {s: s.value for s in Severity}  # and so is the enum's .value property
 
 
 def decode_diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
@@ -158,24 +161,31 @@ def encode_report(diags: tuple[Diagnostic, ...]) -> dict[str, Any]:
     third of the size and quicker to load.
     """
     texts: dict[str, int] = {}
-    rows = [[d.path, d.line, d.col, _VALUE[d.severity], d.code, texts.setdefault(d.message, len(texts))] for d in diags]
+    rows = [
+        [d.path, d.line, d.col, _VALUE[d.severity], d.code, texts.setdefault(d.message, len(texts))]
+        for d in diags
+    ]
     return {"messages": list(texts), "rows": rows}
 
 
 def encode_text(diags: tuple[Diagnostic, ...]) -> dict[str, Any]:
     """The printed form: a no-op build prints it as it is, without reading or decoding a row."""
     errors = sum(d.severity is Severity.ERROR for d in diags)
-    return {"text": "".join(d.format() + "\n" for d in diags), "errors": errors, "warnings": len(diags) - errors}
+    return {
+        "text": "".join(d.format() + "\n" for d in diags),
+        "errors": errors,
+        "warnings": len(diags) - errors,
+    }
 
 
 @dataclass(frozen=True, eq=False)
 class Report:
     """A recorded build's diagnostics: printed from `text`, decoded into Diagnostics only on demand."""
 
-    text: str                     # every diagnostic as `Diagnostic.format()` prints it, one per line
+    text: str  # every diagnostic as `Diagnostic.format()` prints it, one per line
     errors: int
     warnings: int
-    rows: Callable[[], Any]       # reads the rows file (signed, keyed like the report)
+    rows: Callable[[], Any]  # reads the rows file (signed, keyed like the report)
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         data = self.rows()
@@ -200,7 +210,10 @@ def _report_of(data: Any, rows: Callable[[], Any]) -> Report | None:
 
 def decode_report(data: dict[str, Any]) -> tuple[Diagnostic, ...]:
     texts = data["messages"]
-    return tuple(Diagnostic(p, line, col, _SEVERITY[sev], code, texts[m]) for p, line, col, sev, code, m in data["rows"])
+    return tuple(
+        Diagnostic(p, line, col, _SEVERITY[sev], code, texts[m])
+        for p, line, col, sev, code, m in data["rows"]
+    )
 
 
 def _json_exact(value: Any) -> bool:
@@ -221,22 +234,36 @@ def _json_exact(value: Any) -> bool:
 def _encode_skill(skill: Skill | None) -> dict[str, Any] | None:
     if skill is None:
         return None
-    return {"name": skill.name, "description": skill.description, "body": skill.body, "fields": dict(skill.fields),
-            "anchors": {k: list(v) for k, v in skill.anchors.items()}}
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "body": skill.body,
+        "fields": dict(skill.fields),
+        "anchors": {k: list(v) for k, v in skill.anchors.items()},
+    }
 
 
 def _decode_skill(entry: dict[str, Any] | None, src: SkillSource) -> Skill | None:
     if entry is None:
         return None
     return Skill(
-        command=src.command, name=entry["name"], description=entry["description"], source=src.source,
-        path=src.skill_md.rel, dir_rel=src.dir_rel, body=entry["body"], fields=entry["fields"],
-        resources=src.resources, parent=None, children=(),
+        command=src.command,
+        name=entry["name"],
+        description=entry["description"],
+        source=src.source,
+        path=src.skill_md.rel,
+        dir_rel=src.dir_rel,
+        body=entry["body"],
+        fields=entry["fields"],
+        resources=src.resources,
+        parent=None,
+        children=(),
         anchors={k: (v[0], v[1]) for k, v in entry["anchors"].items()},
     )
 
 
 # --- the cache of one build -------------------------------------------------
+
 
 @dataclass
 class Cache:
@@ -245,13 +272,13 @@ class Cache:
     directory: Path
     key: bytes
     fingerprint: str
-    skills: dict[str, Any] = field(default_factory=dict)     # memo key -> {"skill", "diags"}
-    costs: dict[str, int] = field(default_factory=dict)      # entry fields -> characters
-    costs_template: str = ""                                  # the template those costs were measured with
+    skills: dict[str, Any] = field(default_factory=dict)  # memo key -> {"skill", "diags"}
+    costs: dict[str, int] = field(default_factory=dict)  # entry fields -> characters
+    costs_template: str = ""  # the template those costs were measured with
     used_skills: dict[str, Any] = field(default_factory=dict)
     used_costs: dict[str, int] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
-    loaded: tuple[Record | None] | None = None              # build.json, once read
+    loaded: tuple[Record | None] | None = None  # build.json, once read
 
     # -- whole-build short circuit ---------------------------------------
 
@@ -311,10 +338,22 @@ class Cache:
     def _read_record(self) -> Record | None:
         data = read_signed(self.directory, _BUILD, self.key)
         try:
-            if data["format"] != FORMAT or data["fingerprint"] != self.fingerprint or not isinstance(data["files"], dict):
+            if (
+                data["format"] != FORMAT
+                or data["fingerprint"] != self.fingerprint
+                or not isinstance(data["files"], dict)
+            ):
                 return None
             inputs = decode_snapshot(data.get("inputs"))
-            return Record(data["key"], data["dist"], data["files"], data["skills"], data["personas"], data["objects"], inputs)
+            return Record(
+                data["key"],
+                data["dist"],
+                data["files"],
+                data["skills"],
+                data["personas"],
+                data["objects"],
+                inputs,
+            )
         except (KeyError, TypeError):
             return None
 
@@ -331,32 +370,52 @@ class Cache:
             self._write_record(replace(record, inputs=inputs))
 
     def _write_record(self, record: Record) -> None:
-        write_signed(self.directory, _BUILD, self.key, {
-            "format": FORMAT, "fingerprint": self.fingerprint, "key": record.key, "dist": record.dist,
-            "files": record.files, "skills": record.skills, "personas": record.personas, "objects": record.objects,
-            "inputs": encode_snapshot(record.inputs),
-        })
+        write_signed(
+            self.directory,
+            _BUILD,
+            self.key,
+            {
+                "format": FORMAT,
+                "fingerprint": self.fingerprint,
+                "key": record.key,
+                "dist": record.dist,
+                "files": record.files,
+                "skills": record.skills,
+                "personas": record.personas,
+                "objects": record.objects,
+                "inputs": encode_snapshot(record.inputs),
+            },
+        )
 
     # -- per-file memo -----------------------------------------------------
 
     def load_memo(self) -> None:
         """Read memo.json; only a build that is not replayed needs it."""
         data = read_signed(self.directory, _MEMO, self.key)
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("fingerprint") != self.fingerprint:
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != FORMAT
+            or data.get("fingerprint") != self.fingerprint
+        ):
             return
         if isinstance(data.get("skills"), dict) and isinstance(data.get("costs"), dict):
             self.skills, self.costs = data["skills"], data["costs"]
             self.costs_template = str(data.get("template", ""))
 
-    def check_skills(self, checks: Callable[[Sequence[SkillSource]], list[SkillResult]]) -> Callable[[Sequence[SkillSource]], list[SkillResult]]:
+    def check_skills(
+        self, checks: Callable[[Sequence[SkillSource]], list[SkillResult]]
+    ) -> Callable[[Sequence[SkillSource]], list[SkillResult]]:
         """`checks` memoised per file by the SKILL.md's bytes and everything else it reads from src;
         the misses go to `checks` in one batch (which may spread them over the cores)."""
 
         def cached(sources: Sequence[SkillSource]) -> list[SkillResult]:
-            keys = [_digest("skill", s.skill_md.rel, s.command, s.dir_rel, str(s.source), s.skill_md.data) for s in sources]
-            results: list[SkillResult | None] = [self._hit(k, s) for k, s in zip(keys, sources)]
+            keys = [
+                _digest("skill", s.skill_md.rel, s.command, s.dir_rel, str(s.source), s.skill_md.data)
+                for s in sources
+            ]
+            results: list[SkillResult | None] = [self._hit(k, s) for k, s in zip(keys, sources, strict=False)]
             misses = [i for i, r in enumerate(results) if r is None]
-            for i, (skill, diags) in zip(misses, checks([sources[i] for i in misses])):
+            for i, (skill, diags) in zip(misses, checks([sources[i] for i in misses]), strict=False):
                 results[i] = (skill, diags)
                 self._remember(keys[i], sources[i], skill, diags)
             self.stats.checked += len(misses)
@@ -376,13 +435,21 @@ class Cache:
         self.used_skills[key] = hit
         return result
 
-    def _remember(self, key: str, src: SkillSource, skill: Skill | None, diags: tuple[Diagnostic, ...]) -> None:
-        entry = {"skill": _encode_skill(skill), "diags": encode_diags(diags)}
+    def _remember(
+        self, key: str, src: SkillSource, skill: Skill | None, diags: tuple[Diagnostic, ...]
+    ) -> None:
+        entry: dict[str, Any] = {"skill": _encode_skill(skill), "diags": encode_diags(diags)}
         # Remember only what JSON keeps as it is and decodes to the very same result.
-        if _json_exact(entry) and _decode_skill(entry["skill"], src) == skill and decode_diags(entry["diags"]) == diags:
+        if (
+            _json_exact(entry)
+            and _decode_skill(entry["skill"], src) == skill
+            and decode_diags(entry["diags"]) == diags
+        ):
             self.used_skills[key] = entry
 
-    def entry_cost(self, measure: Callable[[dict[str, Any], Any], int]) -> Callable[[dict[str, Any], Any], int]:
+    def entry_cost(
+        self, measure: Callable[[dict[str, Any], Any], int]
+    ) -> Callable[[dict[str, Any], Any], int]:
         """`measure(entry, template)` memoised by the template and the catalog entry itself
         (whatever render.catalog_entry hands the template, so the two cannot drift apart)."""
 
@@ -411,10 +478,18 @@ class Cache:
         """Keep only what this build used, so the memo follows the tree."""
         if self.used_skills.keys() == self.skills.keys() and self.used_costs == self.costs:
             return  # nothing new: skip rewriting megabytes
-        write_signed(self.directory, _MEMO, self.key, {
-            "format": FORMAT, "fingerprint": self.fingerprint, "skills": self.used_skills,
-            "template": self.costs_template, "costs": self.used_costs,
-        })
+        write_signed(
+            self.directory,
+            _MEMO,
+            self.key,
+            {
+                "format": FORMAT,
+                "fingerprint": self.fingerprint,
+                "skills": self.used_skills,
+                "template": self.costs_template,
+                "costs": self.used_costs,
+            },
+        )
 
 
 def open_cache(config: Config) -> Cache | None:
@@ -435,6 +510,7 @@ def open_cache(config: Config) -> Cache | None:
 
 # --- the output directory, as the build record describes it ------------------
 
+
 def output_current(record: Record, dist: Path, *, prune: bool) -> bool:
     """dist holds every file the recorded build left, unchanged, and nothing a build would remove."""
     if str(dist.resolve()) != record.dist:
@@ -451,9 +527,8 @@ def output_current(record: Record, dist: Path, *, prune: bool) -> bool:
     return not extra if prune else all(rel.startswith("objects/") for rel in extra)
 
 
-
-
 # --- the door: one build's use of the cache ------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -473,7 +548,9 @@ class Session:
     snapshots or files.
     """
 
-    def __init__(self, store: Cache, config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], prune: bool):
+    def __init__(
+        self, store: Cache, config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], prune: bool
+    ):
         self.store, self.config, self.prune = store, config, prune
         self.dist = config.root / config.output
         self.now = take_snapshot(config, store.directory, store.head_key(config_hash, config, head_diags))
@@ -505,27 +582,41 @@ class Session:
             self._memo_loaded = True
         return self.store
 
-    def finish(self, files: Iterable[str] | None, build_hash: str, summary: tuple[int, int, int],
-               diagnostics: tuple[Diagnostic, ...]) -> None:
+    def finish(
+        self,
+        files: Iterable[str] | None,
+        build_hash: str,
+        summary: tuple[int, int, int],
+        diagnostics: tuple[Diagnostic, ...],
+    ) -> None:
         """Keep the memo; and when the build was written (`files`), the record its replay needs."""
         if self._memo_loaded:
             self.store.save_memo()
         if files is not None:
             self._record(tuple(files), build_hash, summary, diagnostics)
 
-    def _record(self, files: tuple[str, ...], build_hash: str, summary: tuple[int, int, int],
-                diagnostics: tuple[Diagnostic, ...]) -> None:
+    def _record(
+        self,
+        files: tuple[str, ...],
+        build_hash: str,
+        summary: tuple[int, int, int],
+        diagnostics: tuple[Diagnostic, ...],
+    ) -> None:
         present = write_mod.scan(self.dist)
         if present is None or any(rel not in present for rel in files):
             return
         # The lock is released after the swap: a concurrent build of other sources may have
         # replaced dist since; its index names another build hash. The hash is near the top.
         try:
-            if f'"build_hash": "{build_hash}"'.encode() not in fs.read_head(self.dist / INDEX, 4096, follow=False):
+            if f'"build_hash": "{build_hash}"'.encode() not in fs.read_head(
+                self.dist / INDEX, 4096, follow=False
+            ):
                 return
         except OSError:
             return
-        record = Record(self.key, str(self.dist.resolve()), {rel: present[rel] for rel in files}, *summary, self.inputs)
+        record = Record(
+            self.key, str(self.dist.resolve()), {rel: present[rel] for rel in files}, *summary, self.inputs
+        )
         self.store.save_record(record, diagnostics)
 
 
@@ -536,7 +627,9 @@ def _hit(found: tuple[Record, Report] | None) -> Hit | None:
     return Hit(record.skills, record.personas, record.objects, report)
 
 
-def session(config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], *, prune: bool) -> Session | None:
+def session(
+    config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], *, prune: bool
+) -> Session | None:
     """The cache's door for one build; None when the cache is off (no key can be kept)."""
     store = open_cache(config)
     return None if store is None else Session(store, config, config_hash, head_diags, prune)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -14,7 +15,7 @@ import orjson
 from . import fs
 from . import write as write_mod
 
-FILE_CAP = 1 << 30      # a cache file larger than this is foreign: never read into memory
+FILE_CAP = 1 << 30  # a cache file larger than this is foreign: never read into memory
 KEY_CAP = 4096
 _MAGIC = b"skillc-cache/1 "
 
@@ -63,7 +64,7 @@ def read_signed(directory: Path, name: str, key: bytes) -> Any:
     except OSError:
         return None
     head, _, payload = raw.partition(b"\n")
-    if not head.startswith(_MAGIC) or not hmac.compare_digest(head[len(_MAGIC):], _mac(key, name, payload)):
+    if not head.startswith(_MAGIC) or not hmac.compare_digest(head[len(_MAGIC) :], _mac(key, name, payload)):
         return None
     try:
         return orjson.loads(payload)
@@ -84,7 +85,5 @@ def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
                 fh.write(_MAGIC + _mac(key, name, payload) + b"\n" + payload)
             os.replace(tmp, directory / name)
     except (OSError, TypeError):
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass

@@ -7,9 +7,9 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 
@@ -18,32 +18,65 @@ from . import config as config_mod
 from . import diagnostics as dg
 from . import init as init_mod
 from . import write as write_mod
+from .budget import Packing
 from .cache import Report
 from .config import UsageError
 from .diagnostics import Diagnostic
+from .model import Program, Resolution, Skill
 from .render import sha256
 
-CONFIG_HELP = "Path of skillc.yaml (default: found in this directory or the nearest parent up to the repository root)."
-CONFIG = click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
-                      help=CONFIG_HELP)
-FORMAT = click.option("--format", "fmt", type=click.Choice(report.FORMATS), default="text", show_default=True,
-                      help="Diagnostics as text (stderr) or json lines, GitHub annotations, SARIF 2.1.0 (stdout).")
-IGNORE = click.option("--ignore", "ignore", multiple=True, metavar="CODE",
-                      help="Do not report this warning code (repeatable); --strict then promotes what is left.")
-STRICT = click.option("--strict/--no-strict", default=None, help="Treat warnings as errors (default: the config's `strict`).")
-SKIP = click.option("--skip-invalid/--no-skip-invalid", default=None,
-                    help="Leave out skills with errors (reported as warnings) instead of failing (default: the config's `skip_invalid`).")
-VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Name every skill a budget left out or shortened.")
+P = ParamSpec("P")
+T = TypeVar("T")
+
+CONFIG_HELP = (
+    "Path of skillc.yaml (default: found in this directory or the nearest parent up to the repository root)."
+)
+CONFIG = click.option(
+    "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
+)
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(report.FORMATS),
+    default="text",
+    show_default=True,
+    help="Diagnostics as text (stderr) or json lines, GitHub annotations, SARIF 2.1.0 (stdout).",
+)
+IGNORE = click.option(
+    "--ignore",
+    "ignore",
+    multiple=True,
+    metavar="CODE",
+    help="Do not report this warning code (repeatable); --strict then promotes what is left.",
+)
+STRICT = click.option(
+    "--strict/--no-strict", default=None, help="Treat warnings as errors (default: the config's `strict`)."
+)
+SKIP = click.option(
+    "--skip-invalid/--no-skip-invalid",
+    default=None,
+    help="Leave out skills with errors (reported as warnings) instead of failing (default: the config's `skip_invalid`).",
+)
+VERBOSE = click.option(
+    "-v", "--verbose", is_flag=True, help="Name every skill a budget left out or shortened."
+)
 
 
 class _Group(click.Group):
     """Exit codes of a compiler: Ctrl-C is 130 (128 + SIGINT), as a shell reports it, not click's 1."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            rv = super().main(*args, standalone_mode=False, **kwargs)
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.Abort:  # click's name for KeyboardInterrupt (and EOF at a prompt)
             click.echo("skillc: interrupted", err=True)
             sys.exit(130)
@@ -55,8 +88,9 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="skillc")
-@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help=CONFIG_HELP)
+@click.option(
+    "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
+)
 @click.pass_context
 def cli(ctx: click.Context, config_path: Path | None) -> None:
     """skillc: compile agent skills into immutable, deterministic artifacts."""
@@ -70,8 +104,11 @@ def _config(config_path: Path | None) -> Path:
         return Path(named)
     found = init_mod.find_config(Path.cwd())
     if found is None:
-        click.echo("skillc: error: no skillc.yaml in this directory or its parents (up to the repository root); "
-                   "run `skillc init` to create one, or pass --config", err=True)
+        click.echo(
+            "skillc: error: no skillc.yaml in this directory or its parents (up to the repository root); "
+            "run `skillc init` to create one, or pass --config",
+            err=True,
+        )
         sys.exit(2)
     return found
 
@@ -94,7 +131,8 @@ def _report_recorded(recorded: Report, quiet: bool) -> None:
     sys.stderr.flush()
 
 
-def _compile(fn, *args, **kwargs):
+def _compile(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run a pipeline entry point; a config that is not there is a usage error (exit 2)."""
     try:
         return fn(*args, **kwargs)
     except UsageError as exc:
@@ -107,41 +145,67 @@ def _compile(fn, *args, **kwargs):
 @STRICT
 @click.option("--prune", is_flag=True, help="Remove objects no longer referenced by the index.")
 @click.option("-q", "--quiet", is_flag=True, help="Print errors only.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the incremental cache (.skillc-cache/).")
+@click.option(
+    "--no-cache", is_flag=True, help="Neither read nor write the incremental cache (.skillc-cache/)."
+)
 @SKIP
 @VERBOSE
 @FORMAT
 @IGNORE
-def build(config_path: Path | None, strict: bool | None, prune: bool, quiet: bool, no_cache: bool,
-          skip_invalid: bool | None, verbose: bool, fmt: str, ignore: tuple[str, ...]) -> None:
+def build(
+    config_path: Path | None,
+    strict: bool | None,
+    prune: bool,
+    quiet: bool,
+    no_cache: bool,
+    skip_invalid: bool | None,
+    verbose: bool,
+    fmt: str,
+    ignore: tuple[str, ...],
+) -> None:
     """Compile the sources into the output directory, atomically."""
     started = time.perf_counter()
     config_path = _config(config_path)
     try:
-        result, written = _compile(pipeline.build, config_path, strict=strict, prune=prune, cache=not no_cache,
-                                   skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
+        result, written = _compile(
+            pipeline.build,
+            config_path,
+            strict=strict,
+            prune=prune,
+            cache=not no_cache,
+            skip_invalid=skip_invalid,
+            verbose=verbose,
+            ignore=ignore,
+        )
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
         _fail(fmt, dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}"))
     except write_mod.OutputRefused as exc:  # taken over between the early check and the lock
         _fail(fmt, dg.error(".", "SKC704", f"output directory {exc}"))
-    if isinstance(result, pipeline.Replayed) and fmt == "text" and not result.report.errors \
-            and not report.use_colour(sys.stderr):
+    if (
+        isinstance(result, pipeline.Replayed)
+        and fmt == "text"
+        and not result.report.errors
+        and not report.use_colour(sys.stderr)
+    ):
         _report_recorded(result.report, quiet)  # the recorded text: nothing is decoded
     else:
         _report(result.diagnostics, quiet, fmt)
     if written is None:
         _say(fmt, "skillc: build failed; the output directory was left untouched")
         sys.exit(1)
-    if not quiet:
+    if not quiet and not isinstance(result, pipeline.ConfigFailed):  # written: a build ran or was replayed
         counts = result.summary  # also set when the cache replayed the build
-        assert counts is not None and not isinstance(result, pipeline.ConfigFailed)  # written: a build ran
+        assert counts is not None
         state = "written" if written.written else "already up to date"
         pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
-        _say(fmt, f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
-                  f"{counts.personas} personas, {counts.objects} objects{pruned} "
-                  f"({time.perf_counter() - started:.2f}s)")
+        _say(
+            fmt,
+            f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
+            f"{counts.personas} personas, {counts.objects} objects{pruned} "
+            f"({time.perf_counter() - started:.2f}s)",
+        )
 
 
 def _fail(fmt: str, problem: Diagnostic) -> NoReturn:
@@ -157,11 +221,23 @@ def _fail(fmt: str, problem: Diagnostic) -> NoReturn:
 @VERBOSE
 @FORMAT
 @IGNORE
-def validate(config_path: Path | None, strict: bool | None, skip_invalid: bool | None, verbose: bool, fmt: str,
-             ignore: tuple[str, ...]) -> None:
+def validate(
+    config_path: Path | None,
+    strict: bool | None,
+    skip_invalid: bool | None,
+    verbose: bool,
+    fmt: str,
+    ignore: tuple[str, ...],
+) -> None:
     """Run every check and write nothing."""
-    result = _compile(pipeline.compile_project, _config(config_path), strict=strict, skip_invalid=skip_invalid,
-                      verbose=verbose, ignore=ignore)
+    result = _compile(
+        pipeline.compile_project,
+        _config(config_path),
+        strict=strict,
+        skip_invalid=skip_invalid,
+        verbose=verbose,
+        ignore=ignore,
+    )
     _report(result.diagnostics, fmt=fmt)
     sys.exit(0 if result.ok else 1)
 
@@ -173,12 +249,24 @@ def validate(config_path: Path | None, strict: bool | None, skip_invalid: bool |
 @VERBOSE
 @FORMAT
 @IGNORE
-def check(config_path: Path | None, strict: bool | None, skip_invalid: bool | None, verbose: bool, fmt: str,
-          ignore: tuple[str, ...]) -> None:
+def check(
+    config_path: Path | None,
+    strict: bool | None,
+    skip_invalid: bool | None,
+    verbose: bool,
+    fmt: str,
+    ignore: tuple[str, ...],
+) -> None:
     """CI: fail if the output directory is stale or invalid. Writes nothing."""
-    result, cmp = _compile(pipeline.check, _config(config_path), strict=strict, skip_invalid=skip_invalid,
-                           verbose=verbose, ignore=ignore)
-    if cmp is None:
+    result, cmp = _compile(
+        pipeline.check,
+        _config(config_path),
+        strict=strict,
+        skip_invalid=skip_invalid,
+        verbose=verbose,
+        ignore=ignore,
+    )
+    if cmp is None or isinstance(result, pipeline.ConfigFailed) or result.artifacts is None:
         _report(result.diagnostics, quiet=True, fmt=fmt)
         _say(fmt, "skillc: check failed: the sources do not compile")
         sys.exit(1)
@@ -193,14 +281,21 @@ def check(config_path: Path | None, strict: bool | None, skip_invalid: bool | No
         _say(fmt, f"skillc: {out}/ is stale ({len(stale)} file(s)); run `skillc build` and commit it")
         sys.exit(1)
     if cmp.extra_objects:
-        _say(fmt, f"skillc: note: {len(cmp.extra_objects)} unreferenced object(s) from earlier builds; "
-                  "`skillc build --prune` removes them")
+        _say(
+            fmt,
+            f"skillc: note: {len(cmp.extra_objects)} unreferenced object(s) from earlier builds; "
+            "`skillc build --prune` removes them",
+        )
     _say(fmt, f"skillc: {out}/ is current (build {result.artifacts.build_hash[:12]})")
 
 
 @cli.command()
-@click.option("--preset", type=click.Choice(sorted(init_mod.PRESETS)), default=None,
-              help="Layout to configure; default: detected from the folders present.")
+@click.option(
+    "--preset",
+    type=click.Choice(sorted(init_mod.PRESETS)),
+    default=None,
+    help="Layout to configure; default: detected from the folders present.",
+)
 def init(preset: str | None) -> None:
     """Write a commented skillc.yaml for this directory (never over an existing one)."""
     try:
@@ -208,8 +303,10 @@ def init(preset: str | None) -> None:
     except init_mod.InitError as exc:
         click.echo(f"skillc: error: {exc}", err=True)
         sys.exit(1)
-    click.echo(f"skillc: wrote {target.name} ({chosen.summary}: {', '.join(chosen.sources)}); "
-               "next: `skillc build`", err=True)
+    click.echo(
+        f"skillc: wrote {target.name} ({chosen.summary}: {', '.join(chosen.sources)}); next: `skillc build`",
+        err=True,
+    )
 
 
 @cli.command()
@@ -235,22 +332,32 @@ def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, c
     _explain(result, hit)
 
 
-def _explain_missing(program, persona: str, command: str) -> None:
+def _explain_missing(program: Program, persona: str, command: str) -> None:
     p = program.personas[persona]
     invalid = dict(program.invalid)
     if command in invalid:
-        click.echo(dg.printable(f"{persona} x {command}: left out of the build: the skill has errors "
-                                f"({', '.join(invalid[command])}) and --skip-invalid is on; "
-                                "`skillc validate` lists them"), err=True)
+        click.echo(
+            dg.printable(
+                f"{persona} x {command}: left out of the build: the skill has errors "
+                f"({', '.join(invalid[command])}) and --skip-invalid is on; "
+                "`skillc validate` lists them"
+            ),
+            err=True,
+        )
     elif command in program.skills:
-        click.echo(dg.printable(f"{persona} x {command}: not visible: the persona's allowlist does not name it "
-                                f"({p.manifest_rel}: skills)"), err=True)
+        click.echo(
+            dg.printable(
+                f"{persona} x {command}: not visible: the persona's allowlist does not name it "
+                f"({p.manifest_rel}: skills)"
+            ),
+            err=True,
+        )
     else:
         known = ", ".join(sorted(program.skills))
         click.echo(dg.printable(f"skillc: error: unknown skill {command!r}; known: {known}"), err=True)
 
 
-def _explain(result: pipeline.Compiled, r) -> None:
+def _explain(result: pipeline.Compiled, r: Resolution) -> None:
     program = result.program
     persona = program.personas[r.persona]
     skill = program.skills[r.command]
@@ -261,24 +368,30 @@ def _explain(result: pipeline.Compiled, r) -> None:
         f"  persona: {persona.name} ({persona.manifest_rel or 'implicit'}); fallback chain: {chain}; "
         f"unrestricted_skills: {str(persona.unrestricted).lower()}",
         f"  skill: {skill.path} (source {result.config.sources[skill.source]!r})",
-        "  allowlist: " + ("every skill" if persona.allowlist is None else "named in the persona's skills list"),
+        "  allowlist: "
+        + ("every skill" if persona.allowlist is None else "named in the persona's skills list"),
         *(f"  {step}" for step in r.trace),
     ]
     if packing is not None and r.model:
         lines.append("  catalog: " + _catalog_reason(packing, skill))
-    lines.append(f"  result: access={r.access}" + (f" via {r.via}" if r.via else "")
-                 + f", body sha256 {sha256(r.body.encode('utf-8'))[:16]}, overlay {r.overlay or 'none'}")
+    lines.append(
+        f"  result: access={r.access}"
+        + (f" via {r.via}" if r.via else "")
+        + f", body sha256 {sha256(r.body.encode('utf-8'))[:16]}, overlay {r.overlay or 'none'}"
+    )
     # Names, paths and manifest values are untrusted: printed escaped, like diagnostics.
     click.echo("\n".join(dg.printable(line) for line in lines))
 
 
-def _catalog_reason(packing, skill) -> str:
+def _catalog_reason(packing: Packing, skill: Skill) -> str:
     """Why the budget kept, cut or shortened this skill's catalog entry."""
     how = f"budget {packing.budget} characters, strategy {packing.strategy}"
     rank = f"priority rank {packing.ranks.get(skill.command, '?')} of {len(packing.ranks)}"
     if skill.command not in packing.included:
-        return (f"left out: the catalog is over its budget ({how}); {rank}, and every skill ranked "
-                f"below it was cut first (always first, then budgets.priority, then command order)")
+        return (
+            f"left out: the catalog is over its budget ({how}); {rank}, and every skill ranked "
+            f"below it was cut first (always first, then budgets.priority, then command order)"
+        )
     if skill.command in packing.descriptions:
         short = packing.descriptions[skill.command]
         what = "description removed" if not short else f"description shortened to {len(short)} characters"
@@ -288,15 +401,31 @@ def _catalog_reason(packing, skill) -> str:
 
 @cli.command()
 @click.argument("builds", nargs=-1)
-@click.option("--git", "use_git", is_flag=True,
-              help="BUILDS are git refs: compile the project at REF (and REF2, else the working tree) and compare.")
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option(
+    "--git",
+    "use_git",
+    is_flag=True,
+    help="BUILDS are git refs: compile the project at REF (and REF2, else the working tree) and compare.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
+)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the builds differ at all.")
-@click.option("--fail-on", type=click.Choice(["capabilities"]), default=None,
-              help="Exit 1 only when a capability changes (capability field, audit finding, bundled script).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["capabilities"]),
+    default=None,
+    help="Exit 1 only when a capability changes (capability field, audit finding, bundled script).",
+)
 @CONFIG
-def diff(builds: tuple[str, ...], use_git: bool, fmt: str, exit_code: bool, fail_on: str | None,
-         config_path: Path | None) -> None:
+def diff(
+    builds: tuple[str, ...],
+    use_git: bool,
+    fmt: str,
+    exit_code: bool,
+    fail_on: str | None,
+    config_path: Path | None,
+) -> None:
     """Compare two builds: OLD_DIST NEW_DIST, or --git REF [REF2]."""
     try:
         with tempfile.TemporaryDirectory(prefix="skillc-diff-") as scratch:
@@ -317,7 +446,9 @@ def diff(builds: tuple[str, ...], use_git: bool, fmt: str, exit_code: bool, fail
         sys.exit(1)
 
 
-def _diff_inputs(builds: tuple[str, ...], use_git: bool, config_path: Path | None, scratch: Path) -> tuple[Path, Path]:
+def _diff_inputs(
+    builds: tuple[str, ...], use_git: bool, config_path: Path | None, scratch: Path
+) -> tuple[Path, Path]:
     if not use_git:
         if len(builds) != 2:
             raise click.UsageError("give two build directories (OLD_DIST NEW_DIST), or --git REF [REF2]")
@@ -344,8 +475,13 @@ def _diff_inputs(builds: tuple[str, ...], use_git: bool, config_path: Path | Non
 
 @cli.command()
 @CONFIG
-@click.option("--dist", "dist_path", default=None, type=click.Path(file_okay=False, path_type=Path),
-              help="Audit this build directory instead of the project's output.")
+@click.option(
+    "--dist",
+    "dist_path",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Audit this build directory instead of the project's output.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def audit(config_path: Path | None, dist_path: Path | None, fmt: str) -> None:
     """List what every skill can do: tool grants, dynamic context, hooks, executables, hidden text."""
@@ -383,5 +519,8 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # a bug, never bad input: say so instead of a traceback
         if os.environ.get("SKILLC_DEBUG"):
             raise
-        click.echo(f"skillc: internal error: {type(exc).__name__}: {exc} (set SKILLC_DEBUG=1 for a traceback)", err=True)
+        click.echo(
+            f"skillc: internal error: {type(exc).__name__}: {exc} (set SKILLC_DEBUG=1 for a traceback)",
+            err=True,
+        )
         sys.exit(1)

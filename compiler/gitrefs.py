@@ -87,11 +87,10 @@ def build_tree(tree: Path, config_rel: Path) -> Path:
         raise RefError(f"{config_rel} does not exist in that tree")
     loaded, _ = config_mod.load(config)
     if loaded is not None and (loaded.root / loaded.output).is_dir():
-        fs.remove_tree(
-            loaded.root / loaded.output
-        )  # that tree's committed build: this compiler makes its own
+        # That tree's committed build: this compiler makes its own.
+        fs.remove_tree(loaded.root / loaded.output)
     result, written = pipeline.build(config, cache=False)
-    if written is None or result.output is None:
+    if written is None or isinstance(result, pipeline.ConfigFailed):
         problems = "; ".join(d.format() for d in result.diagnostics if d.severity.value == "error")[:2000]
         raise BuildFailed(f"the project does not compile there: {problems}")
     return result.output

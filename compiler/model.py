@@ -7,15 +7,18 @@ stages testable one at a time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .diagnostics import Diagnostic
 
 # Written into every output by every build: skillc replaces only a directory that holds it.
 OUTPUT_MARKER = ".skillc-dist"
-OUTPUT_MARKER_TEXT = b"skillc output: written by `skillc build`, replaced wholesale by the next build. Do not edit.\n"
+OUTPUT_MARKER_TEXT = (
+    b"skillc output: written by `skillc build`, replaced wholesale by the next build. Do not edit.\n"
+)
 DEFAULT_BUDGET = 30_000
 SKILL_MD_CAP = 256 * 1024
 # Never resources: version-control metadata and OS litter (gitignore syntax, applied before
@@ -28,9 +31,9 @@ PERSONA_FILE_EXTENSIONS = (".md", ".yaml", ".json")
 
 @dataclass(frozen=True)
 class Config:
-    root: Path                      # directory holding the config; every path is relative to it
+    root: Path  # directory holding the config; every path is relative to it
     config_rel: str
-    sources: tuple[str, ...]        # lowest precedence first, as labels: the path as written (normalised)
+    sources: tuple[str, ...]  # lowest precedence first, as labels: the path as written (normalised)
     personas: str | None
     output: str
     template: Path
@@ -43,11 +46,11 @@ class Config:
     # Where each source is on this machine (`~` expanded, absolute); index and
     # diagnostics use the labels in `sources`, so builds agree across machines.
     source_dirs: tuple[Path, ...] = ()
-    exclude: tuple[str, ...] = ()   # resources.exclude, gitignore syntax, after DEFAULT_EXCLUDES
+    exclude: tuple[str, ...] = ()  # resources.exclude, gitignore syntax, after DEFAULT_EXCLUDES
     skip_invalid: bool = False
     budget_strategy: str = "drop"
     budget_priority: tuple[str, ...] = ()
-    verbose: bool = False           # SKC601 names every skill the budget touched
+    verbose: bool = False  # SKC601 names every skill the budget touched
     # code -> error | warning | ignore: the config's `diagnostics:` with `--ignore` on top, sorted
     severities: tuple[tuple[str, str], ...] = ()
 
@@ -60,14 +63,14 @@ class Config:
 
 @dataclass(frozen=True)
 class InputFile:
-    rel: str          # POSIX path relative to the project root (a source's label for outside sources)
+    rel: str  # POSIX path relative to the project root (a source's label for outside sources)
     data: bytes
-    executable: bool = False   # any x bit set; recorded for resources, part of the build hash
+    executable: bool = False  # any x bit set; recorded for resources, part of the build hash
 
 
 @dataclass(frozen=True)
 class Resource:
-    path: str         # POSIX path relative to the skill directory
+    path: str  # POSIX path relative to the skill directory
     file: InputFile
 
     @property
@@ -78,14 +81,14 @@ class Resource:
 @dataclass(frozen=True)
 class SkillSource:
     command: str
-    source: int       # index into Config.sources
+    source: int  # index into Config.sources
     dir_rel: str
     skill_md: InputFile
     resources: tuple[Resource, ...]
     # Discovery's errors and warnings for files of this skill (resources, names):
     # with --skip-invalid an error here leaves the skill out, after its frontmatter is checked too.
     problems: tuple[Diagnostic, ...] = ()
-    readable: bool = True      # False: SKILL.md itself could not be read (its error is in problems)
+    readable: bool = True  # False: SKILL.md itself could not be read (its error is in problems)
 
 
 @dataclass(frozen=True)
@@ -93,23 +96,23 @@ class PersonaSource:
     id: str
     dir_rel: str
     manifest: InputFile | None
-    overlays: tuple[tuple[str, InputFile], ...]      # (command, file)
+    overlays: tuple[tuple[str, InputFile], ...]  # (command, file)
 
 
 @dataclass(frozen=True)
 class ExclusiveSource:
     persona: str
     dir_rel: str
-    bodies: tuple[tuple[str, InputFile], ...]        # (command, file)
+    bodies: tuple[tuple[str, InputFile], ...]  # (command, file)
 
 
 @dataclass(frozen=True)
 class Discovery:
-    skills: tuple[SkillSource, ...]                  # sorted by command, precedence applied
+    skills: tuple[SkillSource, ...]  # sorted by command, precedence applied
     personas: tuple[PersonaSource, ...]
     exclusives: tuple[ExclusiveSource, ...]
-    inputs: tuple[InputFile, ...]                    # every input file, sorted, for the build hash
-    diagnostics: tuple[Diagnostic, ...]              # not tied to one skill (skill problems: SkillSource)
+    inputs: tuple[InputFile, ...]  # every input file, sorted, for the build hash
+    diagnostics: tuple[Diagnostic, ...]  # not tied to one skill (skill problems: SkillSource)
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ class Document:
     """A YAML-frontmatter document after parsing."""
 
     rel: str
-    data: Mapping[str, Any] | None                   # None when the frontmatter is unusable
+    data: Mapping[str, Any] | None  # None when the frontmatter is unusable
     positions: Mapping[tuple[Any, ...], tuple[int, int]]
     body: str
     body_line: int
@@ -126,13 +129,13 @@ class Document:
     def pos(self, *keys: Any) -> tuple[int, int]:
         """Line/col of a value, or of its nearest known ancestor."""
         for end in range(len(keys), -1, -1):
-            hit = self.positions.get(("v",) + tuple(keys[:end]))
+            hit = self.positions.get(("v", *tuple(keys[:end])))
             if hit:
                 return hit
         return (1, 1)
 
     def key_pos(self, *keys: Any) -> tuple[int, int]:
-        return self.positions.get(("k",) + tuple(keys)) or self.pos(*keys)
+        return self.positions.get(("k", *tuple(keys))) or self.pos(*keys)
 
 
 @dataclass(frozen=True)
@@ -141,10 +144,10 @@ class Skill:
     name: str
     description: str
     source: int
-    path: str                      # SKILL.md, relative to the project root
+    path: str  # SKILL.md, relative to the project root
     dir_rel: str
     body: str
-    fields: Mapping[str, Any]      # normalised frontmatter, keys as in the spec
+    fields: Mapping[str, Any]  # normalised frontmatter, keys as in the spec
     resources: tuple[Resource, ...]
     parent: str | None
     children: tuple[str, ...]
@@ -161,13 +164,14 @@ class Persona:
     id: str
     name: str
     fallback: str | None
-    chain: tuple[str, ...]          # fallback chain, nearest first, without the persona itself
+    chain: tuple[str, ...]  # fallback chain, nearest first, without the persona itself
     unrestricted: bool
     faction: str | None
-    allowlist: tuple[str, ...] | None   # None = every skill
+    allowlist: tuple[str, ...] | None  # None = every skill
     manifest_rel: str | None
-    overlays: Mapping[str, tuple[str, str]]   # command -> (rel, text)
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    overlays: Mapping[str, tuple[str, str]]  # command -> (rel, text)
+    # (line, col) of the manifest's values, for diagnostics raised after loading (fallback, allowlist)
+    positions: Mapping[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -186,10 +190,10 @@ class Program:
 class Resolution:
     persona: str
     command: str
-    access: str                     # open | granted | stub
-    via: str | None                 # persona | fallback:<id> | unrestricted
+    access: str  # open | granted | stub
+    via: str | None  # persona | fallback:<id> | unrestricted
     body: str
-    overlay: str | None             # overlay source path, relative to the project root
+    overlay: str | None  # overlay source path, relative to the project root
     model: bool
     user: bool
     trace: tuple[str, ...]
@@ -200,5 +204,5 @@ class Artifacts:
     """Everything the write stage puts on disk, path -> bytes."""
 
     files: Mapping[str, bytes]
-    objects: frozenset[str]         # relative paths of object files among `files`
+    objects: frozenset[str]  # relative paths of object files among `files`
     build_hash: str

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Mapping, Union
+from typing import Any, ClassVar
 
 from . import cache as cache_mod
 from . import config as config_mod
 from . import diagnostics as dg
-from . import fs
 from .budget import Packing
 from .cache import Cache, Report, Stats
 from .diagnostics import Diagnostic
@@ -47,7 +47,7 @@ class Compiled:
     packings: Mapping[str, Packing]
     artifacts: Artifacts | None
     diagnostics: tuple[Diagnostic, ...]
-    cache: Stats | None = None          # what the build cache did, when it was on
+    cache: Stats | None = None  # what the build cache did, when it was on
 
     @property
     def ok(self) -> bool:
@@ -88,7 +88,7 @@ class Replayed:
         return self.config.root / self.config.output
 
 
-Compilation = Union[ConfigFailed, Compiled, Replayed]   # what a build did
+Compilation = ConfigFailed | Compiled | Replayed  # what a build did
 
 
 @dataclass(frozen=True)
@@ -98,10 +98,18 @@ class Front:
     config: Config
     template: Template | None
     found: Discovery
-    diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
+    diagnostics: tuple[Diagnostic, ...]  # config, overlap and template problems
 
 
-def compile_project(config_path: Path, *, strict: bool | None = None, listdir: Callable[[str], Any] = os.listdir, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> ConfigFailed | Compiled:
+def compile_project(
+    config_path: Path,
+    *,
+    strict: bool | None = None,
+    listdir: Callable[[str], Any] = os.listdir,
+    skip_invalid: bool | None = None,
+    verbose: bool = False,
+    ignore: tuple[str, ...] = (),
+) -> ConfigFailed | Compiled:
     """Run every stage up to rendering; nothing is written, the cache is not used.
 
     Raises config.UsageError.
@@ -116,10 +124,17 @@ class Head:
 
     config: Config
     template: Template | None
-    diagnostics: tuple[Diagnostic, ...]      # config, overlap and template problems
+    diagnostics: tuple[Diagnostic, ...]  # config, overlap and template problems
 
 
-def _front(config_path: Path, strict: bool | None, listdir: Callable[[str], Any], skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Front | ConfigFailed:
+def _front(
+    config_path: Path,
+    strict: bool | None,
+    listdir: Callable[[str], Any],
+    skip_invalid: bool | None = None,
+    verbose: bool = False,
+    ignore: tuple[str, ...] = (),
+) -> Front | ConfigFailed:
     head = _head(config_path, strict, skip_invalid, verbose, ignore)
     return head if isinstance(head, ConfigFailed) else _discovered(head, listdir)
 
@@ -128,8 +143,16 @@ def _discovered(head: Head, listdir: Callable[[str], Any]) -> Front:
     return Front(head.config, head.template, discover(head.config, listdir), head.diagnostics)
 
 
-def _head(config_path: Path, strict: bool | None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> Head | ConfigFailed:
-    config, diags = config_mod.load(Path(config_path), strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
+def _head(
+    config_path: Path,
+    strict: bool | None,
+    skip_invalid: bool | None = None,
+    verbose: bool = False,
+    ignore: tuple[str, ...] = (),
+) -> Head | ConfigFailed:
+    config, diags = config_mod.load(
+        Path(config_path), strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore
+    )
     if config is None:
         return ConfigFailed(dg.ordered(diags))
     diags += _overlaps(config) + _outside_root(config)
@@ -143,7 +166,9 @@ def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compil
     digest: the build hash when the caller already has it (hashing every input costs).
     """
     config, template = front.config, front.template
-    program = validate(front.found, memo.check_skills(check_skills) if memo else None, skip_invalid=config.skip_invalid)
+    program = validate(
+        front.found, memo.check_skills(check_skills) if memo else None, skip_invalid=config.skip_invalid
+    )
     diags = front.diagnostics + program.diagnostics
     resolutions = resolve(program)
     if template is None:
@@ -153,13 +178,20 @@ def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compil
         texts, packings, problems = catalogs(config, program, resolutions, template, cost)
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, "SKC104", f"template failed while rendering: {exc}")
-        return _finish(config, program, resolutions, {}, None, diags + (failed,))
+        return _finish(config, program, resolutions, {}, None, (*diags, failed))
     digest = digest or build_hash(config, front.found.inputs, template)
     art = artifacts(config, program, resolutions, template, texts, packings, digest)
     return _finish(config, program, resolutions, packings, art, diags + problems)
 
 
-def _finish(config: Config, program: Program, resolutions: tuple[Resolution, ...], packings: dict[str, Packing], art: Artifacts | None, diags: tuple[Diagnostic, ...]) -> Compiled:
+def _finish(
+    config: Config,
+    program: Program,
+    resolutions: tuple[Resolution, ...],
+    packings: dict[str, Packing],
+    art: Artifacts | None,
+    diags: tuple[Diagnostic, ...],
+) -> Compiled:
     diags = dg.apply_policy(diags, dict(config.severities), config.strict)
     return Compiled(config, program, resolutions, packings, art, dg.ordered(diags))
 
@@ -175,12 +207,16 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
         if _inside(where.resolve(), out) or _inside(out, where.resolve())
     ]
     problems += [
-        dg.error(config.config_rel, "SKC103", f"output {config.output!r} would replace the {what} {path.name!r}")
+        dg.error(
+            config.config_rel, "SKC103", f"output {config.output!r} would replace the {what} {path.name!r}"
+        )
         for what, path in (("config file", config.root / config.config_rel), ("template", config.template))
         if _inside(path.resolve(), out)
     ]
     if out.exists() and not out.is_dir():
-        problems.append(dg.error(config.config_rel, "SKC103", f"output {config.output!r} exists and is not a directory"))
+        problems.append(
+            dg.error(config.config_rel, "SKC103", f"output {config.output!r} exists and is not a directory")
+        )
     return tuple(problems) + _reserved_output(config)
 
 
@@ -195,8 +231,14 @@ def _reserved_output(config: Config) -> tuple[Diagnostic, ...]:
     elif folded and folded[0] == cache_mod.DIRNAME:
         why = f"is the build cache directory {cache_mod.DIRNAME}/"
     else:
-        link = next((config.root.joinpath(*parts[:i]) for i in range(1, len(parts) + 1)
-                     if config.root.joinpath(*parts[:i]).is_symlink()), None)
+        link = next(
+            (
+                config.root.joinpath(*parts[:i])
+                for i in range(1, len(parts) + 1)
+                if config.root.joinpath(*parts[:i]).is_symlink()
+            ),
+            None,
+        )
         if link is not None:
             # Refused rather than resolved: swapping a symlink for a directory would leave the link's
             # target behind as debris, and writing through it would put the output somewhere else.
@@ -212,7 +254,11 @@ def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
     named += [("personas", config.personas)] if config.personas else []
     named.append(("output", config.output))  # written to: through a symlink it would land elsewhere
     return tuple(
-        dg.error(config.config_rel, "SKC103", f"{key} {path!r} resolves outside the project ({(root / path).resolve()})")
+        dg.error(
+            config.config_rel,
+            "SKC103",
+            f"{key} {path!r} resolves outside the project ({(root / path).resolve()})",
+        )
         for key, path in named
         if (key == "output" or (root / path).exists()) and not _inside((root / path).resolve(), root)
     )
@@ -222,7 +268,16 @@ def _inside(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
 
-def build(config_path: Path, *, strict: bool | None = None, prune: bool = False, cache: bool = True, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> tuple[Compilation, WriteResult | None]:
+def build(
+    config_path: Path,
+    *,
+    strict: bool | None = None,
+    prune: bool = False,
+    cache: bool = True,
+    skip_invalid: bool | None = None,
+    verbose: bool = False,
+    ignore: tuple[str, ...] = (),
+) -> tuple[Compilation, WriteResult | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
     head = _head(config_path, strict, skip_invalid, verbose, ignore)
@@ -235,7 +290,7 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
         # Nothing is written, but every other problem is still reported in this run.
         refused = dg.error(config.output, "SKC704", f"output directory {problem}")
         result = _back(_discovered(head, os.listdir), None)
-        return replace(result, diagnostics=dg.ordered(result.diagnostics + (refused,))), None
+        return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None
     if cache and template is not None:
         door = cache_mod.session(config, build_hash(config, (), template), head.diagnostics, prune=prune)
@@ -245,7 +300,9 @@ def build(config_path: Path, *, strict: bool | None = None, prune: bool = False,
     return _build_cached(head, template, door, prune)
 
 
-def _build_cached(head: Head, template: Template, door: cache_mod.Session, prune: bool) -> tuple[Compilation, WriteResult | None]:
+def _build_cached(
+    head: Head, template: Template, door: cache_mod.Session, prune: bool
+) -> tuple[Compilation, WriteResult | None]:
     """The one place the pipeline uses the cache."""
     hit = door.replay_unread()  # before discover reads a byte
     if hit is not None:
@@ -253,7 +310,9 @@ def _build_cached(head: Head, template: Template, door: cache_mod.Session, prune
     front = _discovered(head, os.listdir)
     digest = build_hash(head.config, front.found.inputs, template)
     # Problems of files discover did not read (escaping links, oversized files) are no input bytes.
-    early = front.diagnostics + front.found.diagnostics + tuple(d for s in front.found.skills for d in s.problems)
+    early = (
+        front.diagnostics + front.found.diagnostics + tuple(d for s in front.found.skills for d in s.problems)
+    )
     hit = door.replay((f.rel for f in front.found.inputs), digest, early)
     if hit is not None:
         return _replayed(head, hit, door)
@@ -261,7 +320,12 @@ def _build_cached(head: Head, template: Template, door: cache_mod.Session, prune
     written = _write(result, prune)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
-    door.finish(files, digest, (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0), result.diagnostics)
+    door.finish(
+        files,
+        digest,
+        (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0),
+        result.diagnostics,
+    )
     return result, written
 
 
@@ -270,8 +334,17 @@ def _replayed(head: Head, hit: cache_mod.Hit, door: cache_mod.Session) -> tuple[
     return Replayed(head.config, summary, hit.report, door.stats), WriteResult(False, 0)
 
 
-def check(config_path: Path, *, strict: bool | None = None, skip_invalid: bool | None = None, verbose: bool = False, ignore: tuple[str, ...] = ()) -> tuple[ConfigFailed | Compiled, Comparison | None]:
-    result = compile_project(config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore)
+def check(
+    config_path: Path,
+    *,
+    strict: bool | None = None,
+    skip_invalid: bool | None = None,
+    verbose: bool = False,
+    ignore: tuple[str, ...] = (),
+) -> tuple[ConfigFailed | Compiled, Comparison | None]:
+    result = compile_project(
+        config_path, strict=strict, skip_invalid=skip_invalid, verbose=verbose, ignore=ignore
+    )
     if isinstance(result, ConfigFailed) or not result.ok or result.artifacts is None:
         return result, None
     return result, compare(result.output, result.artifacts)

@@ -32,14 +32,15 @@ VERSION = 2
 INDEX = "_index.json"
 OBJECTS = "objects"
 DELIMITER_TAG = "untrusted-data"
-SHARD_HEX = 2                      # 256 shards: a load() at 100,000 skills parses ~400 entries
+SHARD_HEX = 2  # 256 shards: a load() at 100,000 skills parses ~400 entries
 MAX_INDEX_BYTES = 16 << 20
 MAX_OBJECT_BYTES = 1 << 30
-MAX_FILES = 20                     # bundled files listed in a tool result
+MAX_FILES = 20  # bundled files listed in a tool result
 
 
 def sha256_hex(data: bytes) -> str:
-    return _sha256(data).hexdigest()
+    digest: str = _sha256(data).hexdigest()
+    return digest
 
 
 def object_path(digest: str) -> str:
@@ -129,7 +130,7 @@ def wrap_untrusted(source: str, text: str) -> str:
 # ---- errors.py ------------------------------------------------------------------------------------
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only; typing costs start-up time at run time
-    from typing import Sequence
+    from collections.abc import Sequence
 
 
 class ReaderError(Exception):
@@ -353,8 +354,21 @@ def _index_shape(doc: Any) -> None:
 
 def check_persona_meta(doc: Any, pid: str, where: str) -> None:
     def shape(doc: Any) -> None:
-        keys = ("format", "id", "name", "faction", "fallback", "chain", "unrestricted", "allowlist",
-                "budget", "included", "left_out", "shortened", "strategy")
+        keys = (
+            "format",
+            "id",
+            "name",
+            "faction",
+            "fallback",
+            "chain",
+            "unrestricted",
+            "allowlist",
+            "budget",
+            "included",
+            "left_out",
+            "shortened",
+            "strategy",
+        )
         _dict(doc, "", keys)
         if doc["format"] != VERSION or doc["id"] != pid:
             _fail("id", f"not the meta of persona {pid!r} in format {VERSION}")
@@ -392,8 +406,19 @@ def check_shard(doc: Any, name: str, personas: Any, where: str) -> None:
     _checked(shape, doc, where)
 
 
-_SKILL_KEYS = ("name", "description", "source", "path", "frontmatter", "body", "resources",
-               "parent", "children", "default", "exceptions")
+_SKILL_KEYS = (
+    "name",
+    "description",
+    "source",
+    "path",
+    "frontmatter",
+    "body",
+    "resources",
+    "parent",
+    "children",
+    "default",
+    "exceptions",
+)
 _STR_LISTS = ("allowed-tools", "knowledge", "requires_bins", "requires_env")
 
 
@@ -458,8 +483,8 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Sequence
-
+    from collections.abc import Sequence
+    from typing import Any
 
 
 @dataclass(frozen=True)
@@ -492,8 +517,11 @@ class LoadedSkill:
 
 
 def render_skill(s: LoadedSkill) -> str:
-    parts = [f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.name)}">',
-             s.body.rstrip("\n"), ""]
+    parts = [
+        f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.name)}">',
+        s.body.rstrip("\n"),
+        "",
+    ]
     if s.files:
         parts.append("Bundled files (load with the resource tool, paths relative to this skill):")
         parts.extend(f"  - {f}" for f in s.files)
@@ -514,7 +542,9 @@ def render_skill(s: LoadedSkill) -> str:
     return "\n".join(parts) + "\n"
 
 
-def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[str] = (), skill_dir: str | None = None) -> str:
+def substitute(
+    body: str, args: str | Sequence[str] | None, *, names: Sequence[str] = (), skill_dir: str | None = None
+) -> str:
     """Claude Code's argument substitution.
 
     `$ARGUMENTS` is the argument string as typed; `$ARGUMENTS[N]` and `$N`
@@ -535,7 +565,9 @@ def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[s
         try:
             parts = [str(a) for a in args]
         except TypeError:
-            raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}") from None
+            raise ReaderError(
+                f"args must be a string or a sequence of strings, not {type(args).__name__}"
+            ) from None
         raw = " ".join(parts)
     raw = escape_delimiter(raw)
     parts = [escape_delimiter(p) for p in parts]
@@ -545,7 +577,7 @@ def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[s
 
     def replace(m: re.Match[str]) -> str:
         nonlocal used
-        slashes, token = m.group("slashes"), m.group(0)[len(m.group("slashes")):]
+        slashes, token = m.group("slashes"), m.group(0)[len(m.group("slashes")) :]
         if len(slashes) % 2 == 1:  # escaped: drop the escaping backslash, keep the placeholder
             return slashes[:-1] + token
         if m.group("dir") is not None:
@@ -610,8 +642,9 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
-    from typing import Any, Callable, Mapping, Sequence
+    from typing import Any
 
 
 @dataclass(frozen=True)
@@ -662,7 +695,7 @@ class PersonaMeta:
     catalog_chars: int
     included: tuple[str, ...]
     left_out: tuple[str, ...]
-    shortened: tuple[str, ...] = ()     # descriptions the budget shortened (strategy shorten / names-only)
+    shortened: tuple[str, ...] = ()  # descriptions the budget shortened (strategy shorten / names-only)
 
 
 @dataclass(frozen=True)
@@ -676,7 +709,7 @@ class Resolution:
     body_sha256: str
 
 
-def open(path: str | os.PathLike[str]) -> Dist:  # noqa: A001 - the API the issue names
+def open(path: str | os.PathLike[str]) -> Dist:
     """Open a dist/ directory: reads and validates its top-level index (FormatError if unusable)."""
     return Dist(path)
 
@@ -796,10 +829,19 @@ class Dist:
             r = self._visible(skill, persona)
             if r is not None:
                 fm = skill["frontmatter"]
-                out.append(SkillInfo(
-                    command, skill["name"], skill["description"], r["access"], r["model"], r["user"],
-                    command in included, fm.get("argument-hint"), fm.get("context", "inline"),
-                ))
+                out.append(
+                    SkillInfo(
+                        command,
+                        skill["name"],
+                        skill["description"],
+                        r["access"],
+                        r["model"],
+                        r["user"],
+                        command in included,
+                        fm.get("argument-hint"),
+                        fm.get("context", "inline"),
+                    )
+                )
         return out
 
     def commands(self, persona: str) -> list[str]:
@@ -813,13 +855,20 @@ class Dist:
         fm = skill["frontmatter"]
         stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
         return LoadedSkill(
-            persona=persona, command=command, name=skill["name"], description=skill["description"],
+            persona=persona,
+            command=command,
+            name=skill["name"],
+            description=skill["description"],
             body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments"))),
-            access=r["access"], overlay=r["overlay"],
+            access=r["access"],
+            overlay=r["overlay"],
             files=tuple(res["path"] for res in self._resources(skill, r))[:MAX_FILES],
-            sub_skills=() if stub else self._sub_skills(persona, skill), context=fm.get("context", "inline"),
-            agent=fm.get("agent"), model=fm.get("model"),
-            allowed_tools=tuple(fm.get("allowed-tools", ())), knowledge=() if stub else tuple(fm.get("knowledge", ())),
+            sub_skills=() if stub else self._sub_skills(persona, skill),
+            context=fm.get("context", "inline"),
+            agent=fm.get("agent"),
+            model=fm.get("model"),
+            allowed_tools=tuple(fm.get("allowed-tools", ())),
+            knowledge=() if stub else tuple(fm.get("knowledge", ())),
         )
 
     def _sub_skills(self, persona: str, skill: dict[str, Any]) -> tuple[SubSkill, ...]:
@@ -836,7 +885,8 @@ class Dist:
     @staticmethod
     def _resources(skill: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
         # A stub exposes nothing of the exclusive skill but the stub itself.
-        return [] if r["access"] == "stub" else skill["resources"]  # type: ignore[no-any-return]
+        listed: list[dict[str, Any]] = [] if r["access"] == "stub" else skill["resources"]
+        return listed
 
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
         """Resource paths of a skill; kind filters by top directory (scripts, references, assets)."""
@@ -848,14 +898,19 @@ class Dist:
         """The bytes of one resource; only paths listed in the index are served."""
         skill, r = self._resolved(persona, command)
         if r["access"] == "stub":
-            raise UnknownResource(f"{path!r}: {command!r} is exclusive to another persona; only its stub is served")
+            raise UnknownResource(
+                f"{path!r}: {command!r} is exclusive to another persona; only its stub is served"
+            )
         for res in self._resources(skill, r):
             if res["path"] == path:
                 return self._object(res["sha256"], res["size"])
         raise UnknownResource(f"{path!r} is not a resource of {command!r}")
 
     def missing_requirements(
-        self, persona: str, command: str, env: Mapping[str, str] | None = None,
+        self,
+        persona: str,
+        command: str,
+        env: Mapping[str, str] | None = None,
         which: Callable[[str], str | None] | None = None,
     ) -> list[str]:
         """sven's availability guards, checked on this machine: ['bin:docker', 'env:TOKEN'].
@@ -872,7 +927,13 @@ class Dist:
         missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if which(b) is None]
         return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
 
-    def materialize(self, persona: str, command: str, dest: str | os.PathLike[str], args: str | Sequence[str] | None = None) -> Path:
+    def materialize(
+        self,
+        persona: str,
+        command: str,
+        dest: str | os.PathLike[str],
+        args: str | Sequence[str] | None = None,
+    ) -> Path:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
         SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}`
@@ -887,7 +948,9 @@ class Dist:
         if any(rel == "SKILL.md" for rel, _ in files):
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
         try:
-            if os.path.lexists(root) and (not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)):
+            if os.path.lexists(root) and (
+                not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)
+            ):
                 raise ReaderError(f"{root}: destination exists and is not an empty directory")
             os.makedirs(root, exist_ok=True)
             body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
@@ -910,24 +973,42 @@ class Dist:
         if s is None:
             raise UnknownSkill("*", command, self.all_commands())
         return SkillMeta(
-            command, s["name"], s["description"], s["source"], s["path"], dict(s["frontmatter"]), s["body"],
+            command,
+            s["name"],
+            s["description"],
+            s["source"],
+            s["path"],
+            dict(s["frontmatter"]),
+            s["body"],
             tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
-            s["parent"], tuple(s["children"]),
+            s["parent"],
+            tuple(s["children"]),
         )
 
     def read_object(self, digest: str) -> bytes:
         """The bytes of one object of this build, hash-checked: for tools (diff, audit) that hold a
         digest from `skill_meta`, `resolution` or `ResourceMeta`."""
-        if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        if not (
+            isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+        ):
             raise FormatError(f"{digest!r} is not a sha256 digest")
         return self._object(digest)
 
     def persona_meta(self, persona: str) -> PersonaMeta:
         m, entry = self._meta(persona), self._entry(persona)
         return PersonaMeta(
-            persona, m["name"], m["faction"], m["fallback"], tuple(m["chain"]), m["unrestricted"],
-            None if m["allowlist"] is None else tuple(m["allowlist"]), m["budget"], entry["chars"],
-            tuple(m["included"]), tuple(m["left_out"]), tuple(m.get("shortened", ())),
+            persona,
+            m["name"],
+            m["faction"],
+            m["fallback"],
+            tuple(m["chain"]),
+            m["unrestricted"],
+            None if m["allowlist"] is None else tuple(m["allowlist"]),
+            m["budget"],
+            entry["chars"],
+            tuple(m["included"]),
+            tuple(m["left_out"]),
+            tuple(m.get("shortened", ())),
         )
 
     def resolution(self, persona: str, command: str) -> Resolution:
@@ -941,7 +1022,9 @@ def _safe_rel(rel: Any) -> str:
     if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel:
         raise FormatError(f"corrupt index: resource path {rel!r}")
     parts = rel.split("/")
-    if any(p in ("", ".", "..") for p in parts) or (len(rel) > 1 and rel[1] == ":" and rel[0].isascii() and rel[0].isalpha()):
+    if any(p in ("", ".", "..") for p in parts) or (
+        len(rel) > 1 and rel[1] == ":" and rel[0].isascii() and rel[0].isalpha()
+    ):
         raise FormatError(f"corrupt index: resource path {rel!r}")
     return rel
 

@@ -9,21 +9,31 @@ import hashlib
 import os
 import posixpath
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jinja2
 import jinja2.meta
 from jinja2.loaders import split_template_path
 
-from . import __version__
+from . import __version__, fs
 from . import diagnostics as dg
-from . import fs
 from .budget import Candidate, Packing, pack
 from .diagnostics import Diagnostic
+from .model import (
+    OUTPUT_MARKER,
+    OUTPUT_MARKER_TEXT,
+    Artifacts,
+    Config,
+    InputFile,
+    Persona,
+    Program,
+    Resolution,
+    Skill,
+)
 from .runtime import format as fmt
-from .model import OUTPUT_MARKER, OUTPUT_MARKER_TEXT, Artifacts, Config, InputFile, Persona, Program, Resolution, Skill
 
 GENERATOR = f"skillc {__version__}"
 
@@ -38,6 +48,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., str]:
             return str(fn(*args, **kwargs))
         except Exception as exc:  # a template is the project's code: whatever it raises is its author's error
             raise TemplateFailure(f"{type(exc).__name__}: {exc}") from None
+
     return call
 
 
@@ -47,7 +58,7 @@ class Template:
     entry: Callable[[dict[str, Any]], str]
     suffix: str
     source: bytes
-    markup: bool      # .xml/.html: values arrive escaped for text content
+    markup: bool  # .xml/.html: values arrive escaped for text content
 
 
 def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ...]]:
@@ -65,14 +76,24 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
         template = env.get_template(path.name)
         # The macro lives in the template module; building it renders the
         # body once, so give it an empty but complete context.
-        module = template.make_module({"skills": [], "omitted": 0, "budget": 0, "persona": {"id": "", "name": "", "faction": None}})
+        module = template.make_module(
+            {"skills": [], "omitted": 0, "budget": 0, "persona": {"id": "", "name": "", "faction": None}}
+        )
         entry = module.entry  # type: ignore[attr-defined]
     except jinja2.TemplateSyntaxError as exc:
-        return None, (dg.error(config.template_rel, "SKC104", f"template syntax error: {exc.message}", exc.lineno or 1, 1),)
+        return None, (
+            dg.error(
+                config.template_rel, "SKC104", f"template syntax error: {exc.message}", exc.lineno or 1, 1
+            ),
+        )
     except AttributeError as exc:
-        return None, (dg.error(config.template_rel, "SKC104", f"template must define a macro entry(skill): {exc}"),)
+        return None, (
+            dg.error(config.template_rel, "SKC104", f"template must define a macro entry(skill): {exc}"),
+        )
     except Exception as exc:  # the template body ran with an empty context and raised
-        return None, (dg.error(config.template_rel, "SKC104", f"template failed: {type(exc).__name__}: {exc}"),)
+        return None, (
+            dg.error(config.template_rel, "SKC104", f"template failed: {type(exc).__name__}: {exc}"),
+        )
     suffix = Path(path.name.removesuffix(".j2")).suffix or ".txt"
     return Template(_guard(template.render), _guard(entry), suffix, sources, markup), ()
 
@@ -84,7 +105,9 @@ MARKUP_SUFFIXES = (".xml", ".html", ".htm", ".xhtml")  # values escaped for XML 
 class _RegularFileLoader(jinja2.FileSystemLoader):
     """FileSystemLoader that reads regular files only, bounded: an included FIFO must not hang a build."""
 
-    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
         filename = posixpath.join(self.searchpath[0], *split_template_path(template))
         try:
             text = fs.read_regular(filename, TEMPLATE_CAP).decode("utf-8")
@@ -107,7 +130,10 @@ def _sources(env: jinja2.Environment, name: str) -> tuple[bytes, str | None]:
         except jinja2.TemplateNotFound as exc:
             return b"", f"template {current!r}: not found: {exc}"
         if None in refs:
-            return b"", f"template {current!r} includes a template by a computed name; skillc must know every file a build depends on"
+            return (
+                b"",
+                f"template {current!r} includes a template by a computed name; skillc must know every file a build depends on",
+            )
         todo.extend(r for r in refs if r is not None)
     return "".join(f"{n}\0{sha256(s.encode())}\n" for n, s in sorted(seen.items())).encode(), None
 
@@ -121,7 +147,11 @@ sha256 = fmt.sha256_hex
 
 def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
     h = hashlib.sha256()
-    for label, data in (("generator", GENERATOR.encode()), ("config", config.config_bytes), ("template", template.source)):
+    for label, data in (
+        ("generator", GENERATOR.encode()),
+        ("config", config.config_bytes),
+        ("template", template.source),
+    ):
         h.update(f"{label}\0{sha256(data)}\n".encode())
     for f in inputs:
         mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
@@ -132,9 +162,11 @@ def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template
 def catalog_skill(skill: Skill, template: Template, description: str | None = None) -> dict[str, Any]:
     """description: the budget's shortened (or removed, "") description instead of the skill's."""
     values = {
-        "command": skill.command, "name": skill.name,
+        "command": skill.command,
+        "name": skill.name,
         "description": skill.description if description is None else description,
-        "location": skill.path, "always": bool(skill.flag("always", False)),
+        "location": skill.path,
+        "always": bool(skill.flag("always", False)),
     }
     return {k: _escape_text(v) for k, v in values.items()} if template.markup else values
 
@@ -144,7 +176,13 @@ def entry_cost(entry: dict[str, Any], template: Template) -> int:
     return len(template.entry(entry))
 
 
-def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template, cost: Callable[[dict[str, Any], Template], int] = entry_cost) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
+def catalogs(
+    config: Config,
+    program: Program,
+    resolutions: tuple[Resolution, ...],
+    template: Template,
+    cost: Callable[[dict[str, Any], Template], int] = entry_cost,
+) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
     """Per persona: the budgeted catalog text and the packing that produced it.
 
     `cost` stands in for entry_cost: the build cache passes a memoised one.
@@ -155,14 +193,18 @@ def catalogs(config: Config, program: Program, resolutions: tuple[Resolution, ..
     packings: dict[str, Packing] = {}
     diags: list[Diagnostic] = [
         dg.warning(config.config_rel, "SKC412", f"budgets.personas names unknown persona {pid!r}")
-        for pid, _ in config.persona_budgets if pid not in program.personas
+        for pid, _ in config.persona_budgets
+        if pid not in program.personas
     ]
     listed: dict[str, list[Resolution]] = {}  # grouped once: a scan of every pair per persona was quadratic
     for r in resolutions:
         if r.model:
             listed.setdefault(r.persona, []).append(r)
     # A skill's candidate is the same for every persona: made once, not once per pair.
-    made = {c: _candidate(program.skills[c], costs[c], template, config) for c in {r.command for r in resolutions if r.model}}
+    made = {
+        c: _candidate(program.skills[c], costs[c], template, config)
+        for c in {r.command for r in resolutions if r.model}
+    }
     for persona in program.personas.values():
         candidates = tuple(made[r.command] for r in listed.get(persona.id, ()))
         texts[persona.id], packings[persona.id] = _fit_catalog(config, program, persona, template, candidates)
@@ -174,10 +216,14 @@ def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> C
     bare = -1
     if config.budget_strategy == "names-only":  # one more render per skill, only for this strategy
         bare = len(template.entry(catalog_skill(skill, template, "")))
-    return Candidate(skill.command, bool(skill.flag("always", False)), cost, skill.path, skill.description, bare)
+    return Candidate(
+        skill.command, bool(skill.flag("always", False)), cost, skill.path, skill.description, bare
+    )
 
 
-def _fit_catalog(config: Config, program: Program, persona: Persona, template: Template, candidates: tuple[Candidate, ...]) -> tuple[str, Packing]:
+def _fit_catalog(
+    config: Config, program: Program, persona: Persona, template: Template, candidates: tuple[Candidate, ...]
+) -> tuple[str, Packing]:
     """Pack, render, and pack tighter while shortened entries came out longer than estimated."""
     budget = config.budget_for(persona.id)
 
@@ -186,9 +232,20 @@ def _fit_catalog(config: Config, program: Program, persona: Persona, template: T
 
     slack = 0
     for _ in range(8):
-        packing = pack(persona.id, budget, candidates, frame, strategy=config.budget_strategy,
-                       priority=config.budget_priority, verbose=config.verbose, where=config.config_rel, slack=slack)
-        skills = [catalog_skill(program.skills[c], template, packing.descriptions.get(c)) for c in packing.included]
+        packing = pack(
+            persona.id,
+            budget,
+            candidates,
+            frame,
+            strategy=config.budget_strategy,
+            priority=config.budget_priority,
+            verbose=config.verbose,
+            where=config.config_rel,
+            slack=slack,
+        )
+        skills = [
+            catalog_skill(program.skills[c], template, packing.descriptions.get(c)) for c in packing.included
+        ]
         text = _render(template, persona, skills, len(packing.left_out), budget)
         if len(text) <= budget or not packing.descriptions:
             break
@@ -196,7 +253,9 @@ def _fit_catalog(config: Config, program: Program, persona: Persona, template: T
     return text, packing
 
 
-def _render(template: Template, persona: Persona, skills: list[dict[str, Any]], omitted: int, budget: int) -> str:
+def _render(
+    template: Template, persona: Persona, skills: list[dict[str, Any]], omitted: int, budget: int
+) -> str:
     # Manifests are untrusted like skills: their values are escaped exactly as catalog entries are.
     who = {"id": persona.id, "name": persona.name, "faction": persona.faction}
     if template.markup:
@@ -204,8 +263,15 @@ def _render(template: Template, persona: Persona, skills: list[dict[str, Any]], 
     return template.render(persona=who, skills=skills, omitted=omitted, budget=budget)
 
 
-def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, ...], template: Template,
-              texts: dict[str, str], packings: dict[str, Packing], digest: str) -> Artifacts:
+def artifacts(
+    config: Config,
+    program: Program,
+    resolutions: tuple[Resolution, ...],
+    template: Template,
+    texts: dict[str, str],
+    packings: dict[str, Packing],
+    digest: str,
+) -> Artifacts:
     """Every file of a format 2 dist/ (see runtime/format.py for the layout).
 
     digest: build_hash of the inputs, computed once by the caller (the cache keys on it too).
@@ -217,7 +283,12 @@ def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, .
         copy = fmt.prompt_path(pid, template.suffix)
         out.files[copy] = prompt
         meta = _persona_meta(persona, packings[pid])
-        personas[pid] = {"prompt": out.put(prompt), "chars": len(texts[pid]), "meta": out.put(encode(meta)), "copy": copy}
+        personas[pid] = {
+            "prompt": out.put(prompt),
+            "chars": len(texts[pid]),
+            "meta": out.put(encode(meta)),
+            "copy": copy,
+        }
     # Compared as tuples; only the default and the exceptions become entries (most pairs are the default).
     by_skill: dict[str, dict[str, _Pair]] = {}
     for r in resolutions:
@@ -225,15 +296,19 @@ def artifacts(config: Config, program: Program, resolutions: tuple[Resolution, .
     shards: dict[str, dict[str, Any]] = {}
     for command, skill in program.skills.items():
         entry = _skill_entry(config, skill, out)
-        entry.update(_default_and_exceptions(tuple(program.personas), by_skill.get(command, {}), out.put_text))
+        entry.update(
+            _default_and_exceptions(tuple(program.personas), by_skill.get(command, {}), out.put_text)
+        )
         shards.setdefault(fmt.shard_of(command), {})[command] = entry
     index = {
         "format": fmt.VERSION,
         "generator": GENERATOR,
         "build_hash": digest,
         "config": {
-            "sources": list(config.sources), "personas": config.personas,
-            "template": config.template_rel, "catalog_chars": config.catalog_chars,
+            "sources": list(config.sources),
+            "personas": config.personas,
+            "template": config.template_rel,
+            "catalog_chars": config.catalog_chars,
         },
         "personas": personas,
         "shards": {
@@ -269,10 +344,14 @@ class _Objects:
         return digest
 
 
-_Pair = tuple[str, "str | None", str, "str | None", bool, bool]   # access, via, body text, overlay, model, user
+_Pair = tuple[
+    str, "str | None", str, "str | None", bool, bool
+]  # access, via, body text, overlay, model, user
 
 
-def _default_and_exceptions(personas: tuple[str, ...], seen: dict[str, _Pair], put_text: Callable[[str], str]) -> dict[str, Any]:
+def _default_and_exceptions(
+    personas: tuple[str, ...], seen: dict[str, _Pair], put_text: Callable[[str], str]
+) -> dict[str, Any]:
     """A skill's resolutions: the most common one (None = not visible) plus each persona that differs.
 
     Ties go to the resolution of the earliest persona, so the choice is deterministic.
@@ -286,9 +365,16 @@ def _default_and_exceptions(personas: tuple[str, ...], seen: dict[str, _Pair], p
         if pair is None:
             return None
         access, via, body, overlay, model, user = pair
-        return {"access": access, "via": via, "body": put_text(body), "overlay": overlay, "model": model, "user": user}
+        return {
+            "access": access,
+            "via": via,
+            "body": put_text(body),
+            "overlay": overlay,
+            "model": model,
+            "user": user,
+        }
 
-    exceptions = {pid: entry(k) for pid, k in zip(personas, keyed) if k != default}
+    exceptions = {pid: entry(k) for pid, k in zip(personas, keyed, strict=False) if k != default}
     return {"default": entry(default), "exceptions": exceptions}
 
 
@@ -313,7 +399,12 @@ def _skill_entry(config: Config, skill: Skill, out: _Objects) -> dict[str, Any]:
         "frontmatter": dict(skill.fields),
         "body": out.put_text(skill.body),  # shared with the resolutions' bodies: hashed once
         "resources": [
-            {"path": r.path, "sha256": out.put(r.file.data), "size": len(r.file.data), "executable": r.executable}
+            {
+                "path": r.path,
+                "sha256": out.put(r.file.data),
+                "size": len(r.file.data),
+                "executable": r.executable,
+            }
             for r in sorted(skill.resources, key=lambda r: r.path)
         ],
         "parent": skill.parent,

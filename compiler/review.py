@@ -325,8 +325,8 @@ def _resolution_changes(
     command: str, where: str, pid: str, ra: reader.Resolution | None, rb: reader.Resolution | None
 ) -> list[Change]:
     if ra is None or rb is None:
-        state = ("visible", None) if rb is None else (None, "visible")
-        return [Change("access", command, where, "visibility", *state, personas=(pid,))]
+        old, new = ("visible", None) if rb is None else (None, "visible")
+        return [Change("access", command, where, "visibility", old, new, personas=(pid,))]
     out = []
     for name, va, vb, capability in (
         ("access", ra.access, rb.access, True),

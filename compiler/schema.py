@@ -14,7 +14,7 @@ from .diagnostics import Diagnostic
 from .model import Document
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     """The validator for compiler/schemas/<name>.schema.json (read once, never mutated)."""
     text = resources.files(__package__).joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
@@ -24,15 +24,24 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     return cls(schema)
 
 
-DIST_SCHEMAS = ("index", "persona-meta", "shard")   # every JSON file of format 2
+@functools.cache
+def properties(name: str) -> frozenset[str]:
+    """The top-level property names a schema knows (read on first use, not at import)."""
+    doc = validator(name).schema
+    return frozenset(doc["properties"]) if isinstance(doc, dict) else frozenset()
 
 
-@functools.lru_cache(maxsize=None)
+DIST_SCHEMAS = ("index", "persona-meta", "shard")  # every JSON file of format 2
+
+
+@functools.cache
 def _dist_validator(name: str) -> jsonschema.protocols.Validator:
     from referencing import Registry, Resource
 
-    docs = [json.loads(resources.files(__package__).joinpath("schemas", f"{n}.schema.json").read_text("utf-8"))
-            for n in (name, "frontmatter")]
+    docs = [
+        json.loads(resources.files(__package__).joinpath("schemas", f"{n}.schema.json").read_text("utf-8"))
+        for n in (name, "frontmatter")
+    ]
     registry = Registry().with_resources([(d["$id"], Resource.from_contents(d)) for d in docs])
     return jsonschema.Draft202012Validator(docs[0], registry=registry)
 
@@ -40,7 +49,9 @@ def _dist_validator(name: str) -> jsonschema.protocols.Validator:
 def dist_errors(data: Any, name: str = "index") -> list[str]:
     """Problems of one JSON file of a format 2 dist/ against compiler/schemas/<name>.schema.json."""
     v = _dist_validator(name)
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}" for e in v.iter_errors(data)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}" for e in v.iter_errors(data)
+    ]
 
 
 def index_errors(data: Any) -> list[str]:
@@ -48,7 +59,9 @@ def index_errors(data: Any) -> list[str]:
 
 
 def check(doc: Document, data: Any, name: str, code: str) -> tuple[Diagnostic, ...]:
-    errors = sorted(validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    errors = sorted(
+        validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+    )
     return tuple(_diagnostic(doc, err, code) for err in errors)
 
 

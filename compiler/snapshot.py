@@ -5,10 +5,12 @@ The cache's no-op path compares two of these (see cache.py for the guarantee and
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from . import fs
 from .discover import ignored
@@ -24,14 +26,14 @@ class Snapshot:
     stat changes its stat data too (see `take_snapshot` for the clock).
     """
 
-    head: str                       # key of config, template, flags and their diagnostics (no input bytes)
-    stamp: int                      # file system time taken before the walk, in ns
-    roots: dict[str, str]           # each walked root (config path) -> its real path
-    dirs: dict[str, list[str]]      # each walked directory -> its entries, "<kind><name>", sorted
+    head: str  # key of config, template, flags and their diagnostics (no input bytes)
+    stamp: int  # file system time taken before the walk, in ns
+    roots: dict[str, str]  # each walked root (config path) -> its real path
+    dirs: dict[str, list[str]]  # each walked directory -> its entries, "<kind><name>", sorted
     # ... and its [mtime_ns, ctime_ns, inode]: a listing can change and change back
     # while a build runs; the directory's ctime cannot (see `take_snapshot`).
     dir_stats: dict[str, list[int]]
-    files: dict[str, list[int]]     # path -> [size, mtime_ns, ctime_ns, inode] (inputs only, once recorded)
+    files: dict[str, list[int]]  # path -> [size, mtime_ns, ctime_ns, inode] (inputs only, once recorded)
 
 
 def take_snapshot(config: Config, directory: Path, head: str) -> Snapshot | None:
@@ -47,7 +49,9 @@ def take_snapshot(config: Config, directory: Path, head: str) -> Snapshot | None
     same time stamp.
     """
     stamp = _fs_now(directory)
-    walked = _stat_walk(config) if stamp is not None else None
+    if stamp is None:
+        return None
+    walked = _stat_walk(config)
     if walked is None:
         return None
     roots, dirs, dir_stats, files = walked
@@ -60,10 +64,8 @@ def _fs_now(directory: Path) -> int | None:
     path = directory / f".stamp.{os.getpid()}"
     try:
         fs.ensure_dir(directory, ignore_all=True)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             path.unlink()  # left by a killed build: only a new file has a ctime of now
-        except FileNotFoundError:
-            pass
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             return os.fstat(fd).st_ctime_ns
@@ -74,7 +76,9 @@ def _fs_now(directory: Path) -> int | None:
         return None
 
 
-def _stat_walk(config: Config) -> tuple[dict[str, str], dict[str, list[str]], dict[str, list[int]], dict[str, list[int]]] | None:
+def _stat_walk(
+    config: Config,
+) -> tuple[dict[str, str], dict[str, list[str]], dict[str, list[int]], dict[str, list[int]]] | None:
     """Listings and stat data below every source and the personas directory, as discover walks them.
 
     One os.scandir per directory: the entry type comes with the listing, so
@@ -106,7 +110,9 @@ def _stat_walk(config: Config) -> tuple[dict[str, str], dict[str, list[str]], di
                         if kind is None:
                             return None
                         # A symlink is recorded with its target text: retargeting it changes the listing.
-                        listing.append(kind + entry.name + (f"\0{os.readlink(entry.path)}" if kind == "l" else ""))
+                        listing.append(
+                            kind + entry.name + (f"\0{os.readlink(entry.path)}" if kind == "l" else "")
+                        )
                         child = f"{rel}/{name}"
                         if kind == "d":
                             stack.append((child, entry.path))
@@ -146,8 +152,11 @@ def for_inputs(snapshot: Snapshot | None, inputs: Iterable[str]) -> Snapshot | N
 def same_inputs(recorded: Snapshot, now: Snapshot) -> bool:
     """Same config side, same roots, same directories, and every recorded input with the same stat data."""
     return (
-        recorded.head == now.head and recorded.roots == now.roots and recorded.dir_stats == now.dir_stats
-        and recorded.dirs == now.dirs and all(now.files.get(rel) == st for rel, st in recorded.files.items())
+        recorded.head == now.head
+        and recorded.roots == now.roots
+        and recorded.dir_stats == now.dir_stats
+        and recorded.dirs == now.dirs
+        and all(now.files.get(rel) == st for rel, st in recorded.files.items())
     )
 
 
@@ -156,8 +165,12 @@ def encode_snapshot(snap: Snapshot | None) -> dict[str, Any] | None:
     if snap is None:
         return None
     return {
-        "head": snap.head, "stamp": snap.stamp, "roots": snap.roots, "dirs": snap.dirs,
-        "dir_stats": snap.dir_stats, "files": snap.files,
+        "head": snap.head,
+        "stamp": snap.stamp,
+        "roots": snap.roots,
+        "dirs": snap.dirs,
+        "dir_stats": snap.dir_stats,
+        "files": snap.files,
     }
 
 
@@ -165,11 +178,17 @@ def decode_snapshot(data: Any) -> Snapshot | None:
     if not isinstance(data, dict):
         return None
     try:
-        snap = Snapshot(data["head"], data["stamp"], data["roots"], data["dirs"], data["dir_stats"], data["files"])
+        snap = Snapshot(
+            data["head"], data["stamp"], data["roots"], data["dirs"], data["dir_stats"], data["files"]
+        )
     except (KeyError, TypeError):
         return None
     shapes = (
-        (snap.head, str), (snap.stamp, int), (snap.roots, dict), (snap.dirs, dict),
-        (snap.dir_stats, dict), (snap.files, dict),
+        (snap.head, str),
+        (snap.stamp, int),
+        (snap.roots, dict),
+        (snap.dirs, dict),
+        (snap.dir_stats, dict),
+        (snap.files, dict),
     )
     return snap if all(type(value) is kind for value, kind in shapes) else None

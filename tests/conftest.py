@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import pytest
 from click.testing import CliRunner
+from hostile_util import snapshot  # noqa: F401  (re-exported: one way to read a dist/)
 
 from skillc.cli import cli
-from hostile_util import snapshot  # noqa: F401  (re-exported: one way to read a dist/)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -26,7 +26,12 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     return root
 
 
-def skill_md(name: str | None, description: str = "Does a thing. Use when a thing is needed.", body: str = "Do the thing.\n", **fields: object) -> str:
+def skill_md(
+    name: str | None,
+    description: str = "Does a thing. Use when a thing is needed.",
+    body: str = "Do the thing.\n",
+    **fields: object,
+) -> str:
     lines = ["---"]
     if name is not None:
         lines.append(f"name: {name}")
@@ -60,7 +65,6 @@ def project(root: Path, files: Mapping[str, str | bytes], config: str | None = N
 def run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     return result.exit_code, result.output
-
 
 
 @pytest.fixture

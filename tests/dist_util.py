@@ -23,8 +23,10 @@ def _valid(data: Any, name: str, where: str) -> Any:
 def expand(dist: Path) -> dict[str, Any]:
     """The whole build, schema-checked: index, persona metas, skills, and every pair's resolution."""
     index = _valid(json.loads((dist / fmt.INDEX).read_bytes()), "index", fmt.INDEX)
-    metas = {pid: _valid(json.loads(_object(dist, p["meta"])), "persona-meta", f"meta of {pid}")
-             for pid, p in index["personas"].items()}
+    metas = {
+        pid: _valid(json.loads(_object(dist, p["meta"])), "persona-meta", f"meta of {pid}")
+        for pid, p in index["personas"].items()
+    }
     skills: dict[str, Any] = {}
     for name, digest in index["shards"].items():
         shard = _valid(json.loads(_object(dist, digest)), "shard", f"shard {name}")

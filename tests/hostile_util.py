@@ -16,7 +16,9 @@ from click.testing import CliRunner
 
 from skillc.cli import cli
 
-DIAG = re.compile(r"^(?P<path>.*):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning)\[(?P<code>SKC\d{3})\]: (?P<msg>.*)$")
+DIAG = re.compile(
+    r"^(?P<path>.*):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning)\[(?P<code>SKC\d{3})\]: (?P<msg>.*)$"
+)
 
 CONFIG = "format: 1\nsources:\n  - skills\noutput: dist\n"
 CONFIG_PERSONAS = CONFIG + "personas: personas\n"
@@ -79,7 +81,8 @@ def run(*args: str, config: Path) -> Run:
     stderr = result.stderr
     diags = tuple(
         Diag(m["path"], int(m["line"]), int(m["col"]), m["sev"], m["code"], m["msg"])
-        for m in map(DIAG.match, stderr.splitlines()) if m
+        for m in map(DIAG.match, stderr.splitlines())
+        if m
     )
     exc = result.exception if not isinstance(result.exception, SystemExit) else None
     return Run(result.exit_code, stderr, result.stdout, diags, exc)

@@ -6,23 +6,31 @@ from __future__ import annotations
 import os
 
 import pytest
+from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, run, skill_md
 
 from skillc import reader
-from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, run, skill_md
 
 
 @pytest.fixture
 def exclusive(tmp_path):
-    cfg = project(tmp_path, {
-        "skills/secret/SKILL.md": skill_md(description="Exclusive.", body="Only for P. Ask P.\n",
-                                           persona_exclusive="p", knowledge="[docs/secret-plan.md]"),
-        "skills/secret/references/plan.md": "the secret plan\n",
-        "skills/secret/scripts/run.sh": "echo secret\n",
-        "skills/secret/child/SKILL.md": skill_md(description="A part of the secret skill."),
-        "personas/p/manifest.yaml": "name: P\n",
-        "personas/q/manifest.yaml": "name: Q\n",
-        "personas/p-exclusive/secret.md": "The real instructions.\n",
-    }, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/secret/SKILL.md": skill_md(
+                description="Exclusive.",
+                body="Only for P. Ask P.\n",
+                persona_exclusive="p",
+                knowledge="[docs/secret-plan.md]",
+            ),
+            "skills/secret/references/plan.md": "the secret plan\n",
+            "skills/secret/scripts/run.sh": "echo secret\n",
+            "skills/secret/child/SKILL.md": skill_md(description="A part of the secret skill."),
+            "personas/p/manifest.yaml": "name: P\n",
+            "personas/q/manifest.yaml": "name: Q\n",
+            "personas/p-exclusive/secret.md": "The real instructions.\n",
+        },
+        CONFIG_PERSONAS,
+    )
     assert build(cfg).exit_code == 0
     return reader.open(tmp_path / "dist")
 
@@ -40,7 +48,9 @@ def test_stub_persona_sees_only_the_stub(exclusive):
     loaded = exclusive.load("q", "secret")
     assert loaded.access == "stub" and loaded.body == "Only for P. Ask P.\n"
     assert loaded.files == () and loaded.knowledge == () and loaded.sub_skills == ()
-    assert exclusive.resources("q", "secret") == [] and exclusive.resources("q", "secret", kind="scripts") == []
+    assert (
+        exclusive.resources("q", "secret") == [] and exclusive.resources("q", "secret", kind="scripts") == []
+    )
     for path in ("references/plan.md", "scripts/run.sh", "SKILL.md"):
         with pytest.raises(reader.UnknownResource):
             exclusive.resource("q", "secret", path)
@@ -50,6 +60,7 @@ def test_stub_persona_sees_only_the_stub(exclusive):
 
 
 # --- silent drops ----------------------------------------------------------------
+
 
 def test_directory_name_over_64_characters_is_an_error(tmp_path):
     long = "a" * 65
@@ -65,18 +76,25 @@ def test_directory_name_of_64_characters_is_fine(tmp_path):
     assert build(cfg).exit_code == 0
 
 
-@pytest.mark.parametrize("body, kept", [
-    ("---\n\n## First section\n\nKeep me.\n\n---\n\n## Second\n", "## First section"),
-    ("---\nIntro paragraph, plain prose.\n---\nRest.\n", "Intro paragraph"),
-    ("---\n- a list\n- of items\n---\nRest.\n", "- a list"),
-    ("---\n# heading only\n---\nRest.\n", "# heading only"),
-])
+@pytest.mark.parametrize(
+    "body, kept",
+    [
+        ("---\n\n## First section\n\nKeep me.\n\n---\n\n## Second\n", "## First section"),
+        ("---\nIntro paragraph, plain prose.\n---\nRest.\n", "Intro paragraph"),
+        ("---\n- a list\n- of items\n---\nRest.\n", "- a list"),
+        ("---\n# heading only\n---\nRest.\n", "# heading only"),
+    ],
+)
 def test_redirect_body_opening_with_a_rule_keeps_its_first_section(tmp_path, body, kept):
-    cfg = project(tmp_path, {
-        "skills/secret/SKILL.md": skill_md(persona_exclusive="p"),
-        "personas/p/manifest.yaml": "name: P\n",
-        "personas/p-exclusive/secret.md": body,
-    }, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/secret/SKILL.md": skill_md(persona_exclusive="p"),
+            "personas/p/manifest.yaml": "name: P\n",
+            "personas/p-exclusive/secret.md": body,
+        },
+        CONFIG_PERSONAS,
+    )
     r = build(cfg)
     assert r.exit_code == 0, r.stderr
     loaded = reader.open(tmp_path / "dist").load("p", "secret").body
@@ -84,28 +102,40 @@ def test_redirect_body_opening_with_a_rule_keeps_its_first_section(tmp_path, bod
 
 
 def test_redirect_body_with_real_frontmatter_drops_only_the_frontmatter(tmp_path):
-    cfg = project(tmp_path, {
-        "skills/secret/SKILL.md": skill_md(persona_exclusive="p"),
-        "personas/p/manifest.yaml": "name: P\n",
-        "personas/p-exclusive/secret.md": "---\ntitle: x\n---\nThe body.\n",
-    }, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/secret/SKILL.md": skill_md(persona_exclusive="p"),
+            "personas/p/manifest.yaml": "name: P\n",
+            "personas/p-exclusive/secret.md": "---\ntitle: x\n---\nThe body.\n",
+        },
+        CONFIG_PERSONAS,
+    )
     assert build(cfg).exit_code == 0
     assert reader.open(tmp_path / "dist").load("p", "secret").body == "The body.\n"
 
 
 # --- config ---------------------------------------------------------------------
 
+
 def test_source_listed_twice_is_one_config_warning(tmp_path):
     config = "format: 1\nsources:\n  - skills\n  - other\n  - ./skills\noutput: dist\n"
-    cfg = project(tmp_path, {"skills/a/SKILL.md": skill_md(), "other/a/SKILL.md": skill_md(description="Other.")},
-                  config)
+    cfg = project(
+        tmp_path,
+        {"skills/a/SKILL.md": skill_md(), "other/a/SKILL.md": skill_md(description="Other.")},
+        config,
+    )
     r = build(cfg)
     assert r.exit_code == 0, r.stderr
     d = r.one("SKC105")
     assert (d.path, d.line, d.col, d.severity) == ("skillc.yaml", 3, 5, "warning")
-    assert [x.message for x in r.find("SKC305")] == ["command 'a' from this source overrides other/a/SKILL.md"]
-    assert not any("overrides itself" in x.message or "skills/a/SKILL.md overrides skills/a" in x.message
-                   for x in r.diags)
+    assert [x.message for x in r.find("SKC305")] == [
+        "command 'a' from this source overrides other/a/SKILL.md"
+    ]
+    assert not any(
+        "overrides itself" in x.message or "skills/a/SKILL.md overrides skills/a" in x.message
+        for x in r.diags
+    )
     assert reader.open(tmp_path / "dist").skills("default")[0].description == "Does a thing."
 
 

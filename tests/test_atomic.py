@@ -12,21 +12,25 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile_util import build, make_tree, project, run, skill_md, snapshot, tree_digest
 
 from skillc import pipeline, reader
 from skillc import write as write_mod
-from hostile_util import build, make_tree, project, run, skill_md, snapshot, tree_digest
 
 CONFIG = "format: 1\nsources: [skills]\noutput: dist\nbudgets:\n  catalog_chars: 1000000\n"
 KILLS = 12
 
 
 def small(tmp_path: Path) -> Path:
-    return project(tmp_path, {
-        "skills/a/SKILL.md": skill_md(body="Version one.\n"),
-        "skills/a/references/r.md": "ref one\n",
-        "skills/b/SKILL.md": skill_md(),
-    }, CONFIG)
+    return project(
+        tmp_path,
+        {
+            "skills/a/SKILL.md": skill_md(body="Version one.\n"),
+            "skills/a/references/r.md": "ref one\n",
+            "skills/b/SKILL.md": skill_md(),
+        },
+        CONFIG,
+    )
 
 
 def leftovers(root: Path) -> list[str]:
@@ -35,13 +39,17 @@ def leftovers(root: Path) -> list[str]:
 
 # --- failed builds ------------------------------------------------------------
 
-@pytest.mark.parametrize("breakage", [
-    {"skills/a/SKILL.md": "no frontmatter\n"},
-    {"skills/a/SKILL.md": skill_md(description="d" * 1025)},
-    {"skills/c/SKILL.md": b"\xff\xfe"},
-    {"skills/a/references/big.bin": b"x" * (1024 * 1024 + 1)},  # over resources.max_bytes
-    {"templates/catalog.xml.j2": "{% macro entry(s) %}{{ s.command }"},
-])
+
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        {"skills/a/SKILL.md": "no frontmatter\n"},
+        {"skills/a/SKILL.md": skill_md(description="d" * 1025)},
+        {"skills/c/SKILL.md": b"\xff\xfe"},
+        {"skills/a/references/big.bin": b"x" * (1024 * 1024 + 1)},  # over resources.max_bytes
+        {"templates/catalog.xml.j2": "{% macro entry(s) %}{{ s.command }"},
+    ],
+)
 def test_failed_build_leaves_previous_dist_byte_identical(tmp_path, breakage):
     cfg = small(tmp_path)
     assert build(cfg).exit_code == 0
@@ -97,6 +105,7 @@ def test_stale_temp_directories_are_recovered(tmp_path):
 
 # --- SIGKILL at random moments -------------------------------------------------
 
+
 def big_tree(version: int) -> dict[str, str]:
     files: dict[str, str] = {}
     for i in range(300):
@@ -104,7 +113,9 @@ def big_tree(version: int) -> dict[str, str]:
         v = version if i % 3 else 1
         if version == 2 and i == 7:
             continue
-        files[f"skills/s{i:03d}/SKILL.md"] = skill_md(description=f"Skill {i} v{v}.", body=f"Body {i} v{v}.\n" * 20)
+        files[f"skills/s{i:03d}/SKILL.md"] = skill_md(
+            description=f"Skill {i} v{v}.", body=f"Body {i} v{v}.\n" * 20
+        )
         files[f"skills/s{i:03d}/references/r.md"] = f"reference {i} v{v}\n" * 20
     if version == 2:
         files["skills/zz-new/SKILL.md"] = skill_md(description="New in v2.")
@@ -126,7 +137,9 @@ def restore(src: Path, dst: Path) -> None:
 def spawn(cfg: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "skillc", "build", "-q", "--config", str(cfg)],
-        cwd=cfg.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=cfg.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -177,6 +190,7 @@ def test_sigkill_leaves_old_or_new_dist(versions):
 
 
 # --- concurrency ----------------------------------------------------------------
+
 
 def test_two_builds_at_once(versions, tmp_path):
     cfg, pristine, _old, new, _seconds = versions

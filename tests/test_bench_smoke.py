@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, run
 from dist_util import expand
 
 sys.path.insert(0, str(REPO))
-from bench import gen  # noqa: E402
+from bench import gen
 
 N = 50
 
@@ -34,7 +32,9 @@ def test_generated_tree_builds(tree, tmp_path, monkeypatch):
     assert len(index["personas"]) == 12
     skills = index["skills"].values()
     assert any(s["parent"] for s in skills), "nested skills"
-    assert any(s["source"].endswith("src-b") and "Project override" in s["description"] for s in skills), "overrides"
+    assert any(s["source"].endswith("src-b") and "Project override" in s["description"] for s in skills), (
+        "overrides"
+    )
     assert any(s["resources"] for s in skills), "references and scripts"
     table = index["resolutions"]
     accesses = {r["access"] for rows in table.values() for r in rows.values()}
@@ -46,7 +46,7 @@ def test_generated_tree_builds(tree, tmp_path, monkeypatch):
 
 def test_skill_files_are_realistic(tree):
     dirs = gen.skill_dirs(tree)
-    assert len(dirs) >= N                       # plus the src-b overrides
+    assert len(dirs) >= N  # plus the src-b overrides
     sizes = [(d / "SKILL.md").stat().st_size for d in dirs]
     assert min(sizes) >= gen.SKILL_MIN and max(sizes) <= gen.SKILL_MAX
     overlays = list(tree.glob("personas/*/skill-overlays/**/*.md"))
@@ -67,13 +67,19 @@ def test_generator_refuses_a_non_empty_directory(tree):
 
 
 def test_corpus_report_counts_a_small_collection(tmp_path, capsys):
-    from bench import corpus
     from hostile_util import make_tree, skill_md
 
-    make_tree(tmp_path / "c1", {
-        "skills/.curated/a/SKILL.md": skill_md(), "skills/.curated/a/LICENSE": "MIT\n",
-        "skills/.curated/a/.DS_Store": b"x", "skills/.curated/b/SKILL.md": skill_md(description="d" * 1025),
-    })
+    from bench import corpus
+
+    make_tree(
+        tmp_path / "c1",
+        {
+            "skills/.curated/a/SKILL.md": skill_md(),
+            "skills/.curated/a/LICENSE": "MIT\n",
+            "skills/.curated/a/.DS_Store": b"x",
+            "skills/.curated/b/SKILL.md": skill_md(description="d" * 1025),
+        },
+    )
     assert corpus.main([str(tmp_path)]) == 0
     row = capsys.readouterr().out.splitlines()[2]
     assert row.startswith("| c1 | skills/.curated | 2 | 1 | b (SKC204) | 2 | 1 | 0 |"), row

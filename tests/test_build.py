@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO, project, run, skill_md, snapshot
+from dist_util import expand
 
 from skillc import schema
 from skillc.pipeline import build, compile_project
-from dist_util import expand
 from skillc.runtime import format as fmt
-from conftest import REPO, project, run, skill_md, snapshot
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
@@ -59,8 +59,12 @@ def test_output_ignores_mtime_hash_seed_and_locale(tmp_path: Path) -> None:
     for path in (tmp_path / "skills").rglob("*"):
         os.utime(path, (1_000_000, 1_000_000))
     env = {**os.environ, "PYTHONHASHSEED": "12345", "LC_ALL": "C", "LANG": "C"}
-    proc = subprocess.run([sys.executable, "-m", "skillc", "build", "-q", "--config", str(config)],
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillc", "build", "-q", "--config", str(config)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert snapshot(tmp_path / "dist") == first
 
@@ -92,12 +96,28 @@ def test_example_exercises_every_feature() -> None:
     result = compile_project(REPO / "skillc.yaml")
     assert result.ok
     program, res = result.program, {(r.persona, r.command): r for r in result.resolutions}
-    assert {"aria-mk4", "aura-c", "vind", "throne", "paria", "paria-a", "paria-s", "paria-g", "paria-b", "paria-n", "forge"} <= set(program.personas)
+    assert {
+        "aria-mk4",
+        "aura-c",
+        "vind",
+        "throne",
+        "paria",
+        "paria-a",
+        "paria-s",
+        "paria-g",
+        "paria-b",
+        "paria-n",
+        "forge",
+    } <= set(program.personas)
     assert res[("paria-g", "mark-assessment")].via == "fallback:paria"
     assert res[("forge", "mark-assessment")].via == "unrestricted"
     assert res[("aria-mk4", "mark-assessment")].access == "stub"
-    assert res[("paria-g", "threat-assessment")].overlay.endswith("paria-g/skill-overlays/threat-assessment.md")
-    assert res[("paria-n", "threat-assessment")].overlay.endswith("personas/paria/skill-overlays/threat-assessment.md")
+    assert res[("paria-g", "threat-assessment")].overlay.endswith(
+        "paria-g/skill-overlays/threat-assessment.md"
+    )
+    assert res[("paria-n", "threat-assessment")].overlay.endswith(
+        "personas/paria/skill-overlays/threat-assessment.md"
+    )
     assert program.skills["sven"].children == ("sven/implement", "sven/plan", "sven/review")
     assert program.skills["code-review"].flag("context") == "fork"
     assert res[("aria-mk4", "commit")].model is False and res[("aria-mk4", "commit")].user is True
@@ -123,7 +143,9 @@ def test_objects_of_earlier_builds_are_kept_until_prune(tmp_path: Path) -> None:
     config = tmp_path / "p" / "skillc.yaml"
     build(config)
     old = set(snapshot(tmp_path / "p" / "dist"))
-    (tmp_path / "p" / "local" / "gamma" / "SKILL.md").write_text("---\ndescription: changed gamma\n---\nChanged.\n")
+    (tmp_path / "p" / "local" / "gamma" / "SKILL.md").write_text(
+        "---\ndescription: changed gamma\n---\nChanged.\n"
+    )
     build(config)
     after = set(snapshot(tmp_path / "p" / "dist"))
     assert old <= after  # nothing of the old build vanished: running readers keep working
@@ -139,7 +161,9 @@ def test_objects_are_never_rewritten(tmp_path: Path) -> None:
     build(config)
     dist = tmp_path / "p" / "dist"
     inodes = {p: p.stat().st_ino for p in (dist / "objects").rglob("*") if p.is_file()}
-    (tmp_path / "p" / "local" / "gamma" / "SKILL.md").write_text("---\ndescription: changed gamma\n---\nChanged.\n")
+    (tmp_path / "p" / "local" / "gamma" / "SKILL.md").write_text(
+        "---\ndescription: changed gamma\n---\nChanged.\n"
+    )
     build(config)
     for path, inode in inodes.items():
         moved = dist / path.relative_to(dist)

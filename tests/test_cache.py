@@ -11,20 +11,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from skillc.runtime import format as fmt
-from skillc import cache, pipeline, render, validate
-from skillc import config as config_mod
-from skillc.discover import discover
-from skillc.pipeline import build
 from click.testing import CliRunner
-
-from skillc.cli import cli
 from conftest import REPO, run
 from hostile_util import snapshot as dist_bytes
 
+from skillc import cache, cachestore, pipeline, render, validate
+from skillc import config as config_mod
+from skillc.cli import cli
+from skillc.discover import discover
+from skillc.pipeline import build
+from skillc.runtime import format as fmt
+
 sys.path.insert(0, str(REPO))
-from bench.gen import generate  # noqa: E402
+from bench.gen import generate
 
 N = 40
 
@@ -82,7 +81,7 @@ def edit(config: Path) -> None:
     files = skill_files(config)
     files[3].write_text(files[3].read_text() + "\nOne more line.\n")
     text = files[7].read_text()
-    files[7].write_text(text.replace("description: \"", "description: \"Changed. ", 1))
+    files[7].write_text(text.replace('description: "', 'description: "Changed. ', 1))
     overlay = next(root.glob("personas/*/skill-overlays/**/*.md"))
     overlay.write_text(overlay.read_text() + "\nAlso this.\n")
     manifest = root / "personas" / "base" / "manifest.yaml"
@@ -96,6 +95,7 @@ def edit(config: Path) -> None:
 
 
 # --- same bytes -----------------------------------------------------------------
+
 
 def test_cached_builds_give_the_bytes_of_a_cold_build(tree, tmp_path):
     first, _ = build(tree)
@@ -125,11 +125,16 @@ def test_no_op_rebuild_runs_no_stage_after_discover(tree, monkeypatch):
 
 def test_replayed_build_prints_what_the_full_build_printed(tree):
     (tree.parent / "skills/src-a/odd-field/SKILL.md").parent.mkdir(parents=True)
-    (tree.parent / "skills/src-a/odd-field/SKILL.md").write_text("---\ndescription: x\nshiny: yes\n---\nBody.\n")
+    (tree.parent / "skills/src-a/odd-field/SKILL.md").write_text(
+        "---\ndescription: x\nshiny: yes\n---\nBody.\n"
+    )
     code, first = run("build", "--config", str(tree))
     code2, second = run("build", "--config", str(tree))
     assert code == code2 == 0
-    strip = lambda out: [line for line in out.splitlines() if "(0." not in line and "s)" not in line[-3:]]
+
+    def strip(out):
+        return [line for line in out.splitlines() if "(0." not in line and "s)" not in line[-3:]]
+
     assert "SKC205" in first and strip(first) == strip(second)
     assert "already up to date" in second
 
@@ -143,7 +148,7 @@ def test_one_edited_skill_is_the_only_one_parsed(tree, monkeypatch):
     rel = target.relative_to(tree.parent).as_posix()
     assert seen == [rel]
     assert result.cache.checked == 1 and result.cache.reused == len(skill_files(tree)) - 1
-    assert result.cache.measured == 0   # a body edit leaves the catalog entry alone
+    assert result.cache.measured == 0  # a body edit leaves the catalog entry alone
     target.write_text(target.read_text().replace('description: "', 'description: "New. ', 1))
     result, _ = build(tree)
     assert result.cache.checked == 1 and result.cache.measured == 1
@@ -172,7 +177,10 @@ def test_reverting_an_edit_reuses_the_memo(tree, monkeypatch):
 
 # --- when the output is not what the record says ------------------------------------
 
-@pytest.mark.parametrize("damage", ["edit prompt", "delete object", "stray file", "delete dist", "replace index"])
+
+@pytest.mark.parametrize(
+    "damage", ["edit prompt", "delete object", "stray file", "delete dist", "replace index"]
+)
 def test_changed_output_is_rebuilt(tree, tmp_path, damage):
     build(tree)
     dist = tree.parent / "dist"
@@ -190,7 +198,7 @@ def test_changed_output_is_rebuilt(tree, tmp_path, damage):
         data = index.read_bytes()
         index.unlink()
         index.write_bytes(data)  # same bytes, new file: the record cannot vouch for it
-    result, written = build(tree)
+    result, _written = build(tree)
     assert not result.cache.replayed
     assert dist_bytes(dist) == good
 
@@ -208,7 +216,9 @@ def test_prune_is_not_skipped_while_old_objects_remain(tree):
 
 def test_strict_is_part_of_the_key(tree):
     (tree.parent / "skills/src-a/odd-field/SKILL.md").parent.mkdir(parents=True)
-    (tree.parent / "skills/src-a/odd-field/SKILL.md").write_text("---\ndescription: x\nshiny: yes\n---\nBody.\n")
+    (tree.parent / "skills/src-a/odd-field/SKILL.md").write_text(
+        "---\ndescription: x\nshiny: yes\n---\nBody.\n"
+    )
     ok, _ = build(tree)
     assert ok.ok
     strict, written = build(tree, strict=True)
@@ -216,6 +226,7 @@ def test_strict_is_part_of_the_key(tree):
 
 
 # --- the no-op fast path: inputs by their stat data -----------------------------------
+
 
 def settle(root: Path) -> None:
     """Wait until the file system clock is past the ctime of everything below root.
@@ -263,7 +274,7 @@ def same_size_edit(path: Path) -> None:
 
 
 EDITS = {
-    "size, old mtime": lambda p: (p.write_bytes(p.read_bytes() + b"\nMore.\n")),
+    "size, old mtime": lambda p: p.write_bytes(p.read_bytes() + b"\nMore.\n"),
     "same size, new mtime": same_size_edit,
     # What a stat check on size and mtime alone misses; the ctime still moves.
     "same size, old mtime": same_size_edit,
@@ -303,13 +314,19 @@ def remove_resource(root: Path) -> None:
 
 def remove_skill(root: Path) -> None:
     # a skill without sub-skills, so nothing else moves
-    skill = next(p.parent for p in sorted(root.glob("skills/src-a/*/SKILL.md")) if not any(p.parent.glob("*/SKILL.md")))
+    skill = next(
+        p.parent for p in sorted(root.glob("skills/src-a/*/SKILL.md")) if not any(p.parent.glob("*/SKILL.md"))
+    )
     shutil.rmtree(skill)
 
 
 def add_overlay(root: Path) -> None:
     overlay = next(root.glob("personas/*/skill-overlays/**/*.md"))
-    other = next(p for p in sorted((root / "personas").iterdir()) if p.is_dir() and (p / "manifest.yaml").exists() and p != overlay.parents[1])
+    other = next(
+        p
+        for p in sorted((root / "personas").iterdir())
+        if p.is_dir() and (p / "manifest.yaml").exists() and p != overlay.parents[1]
+    )
     target = other / overlay.relative_to(overlay.parents[1])
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("An overlay added later.\n")
@@ -321,8 +338,12 @@ def add_ignored_then_real(root: Path) -> None:
 
 
 CHANGES = {
-    "add skill": add_skill, "add resource": add_resource, "remove resource": remove_resource,
-    "remove skill": remove_skill, "add overlay": add_overlay, "add stray file": add_ignored_then_real,
+    "add skill": add_skill,
+    "add resource": add_resource,
+    "remove resource": remove_resource,
+    "remove skill": remove_skill,
+    "add overlay": add_overlay,
+    "add stray file": add_ignored_then_real,
 }
 
 
@@ -404,7 +425,10 @@ def test_fast_replay_prints_what_the_full_build_printed(tree, monkeypatch):
     no_discover(monkeypatch)
     code2, second = run("build", "--config", str(tree))
     assert code == code2 == 0
-    strip = lambda out: [line for line in out.splitlines() if not line.endswith("s)")]
+
+    def strip(out):
+        return [line for line in out.splitlines() if not line.endswith("s)")]
+
     for code in ("SKC305", "SKC309", "SKC410", "SKC205"):
         assert code in first
     assert strip(first) == strip(second) and "already up to date" in second
@@ -425,7 +449,7 @@ def test_stat_data_as_new_as_the_stamp_is_not_recorded(tree):
     inputs = [f.rel for f in discover(config).inputs]
     newest = max([snap.files[rel][2] for rel in inputs] + [st[1] for st in snap.dir_stats.values()])
     assert cache.for_inputs(replace(snap, stamp=newest + 1), inputs) is not None
-    assert cache.for_inputs(replace(snap, stamp=newest), inputs) is None   # changed in the stamp's tick
+    assert cache.for_inputs(replace(snap, stamp=newest), inputs) is None  # changed in the stamp's tick
     assert cache.for_inputs(replace(snap, stamp=newest + 1), [*inputs, "skills/src-a/unseen.md"]) is None
 
 
@@ -444,9 +468,9 @@ def test_the_documented_blind_spot_and_its_ways_out(tree, tmp_path):
     assert parent in record["inputs"]["dir_stats"]
     cache.write_signed(d, "build.json", cache.load_key(), record)
     stale, _ = build(tree)
-    assert stale.cache.unread                                  # the blind spot
-    assert run("check", "--config", str(tree))[0] == 1          # check never uses the cache
-    fresh, written = build(tree, cache=False, prune=True)
+    assert stale.cache.unread  # the blind spot
+    assert run("check", "--config", str(tree))[0] == 1  # check never uses the cache
+    _fresh, written = build(tree, cache=False, prune=True)
     assert written.written
     assert dist_bytes(tree.parent / "dist") == cold(tree, tmp_path)[0]
 
@@ -537,10 +561,11 @@ def test_no_key_means_no_cache(tree, tmp_path, monkeypatch):
 
 def test_key_file_is_private(tree, tmp_path):
     build(tree)
-    assert cache.key_path().stat().st_mode & 0o077 == 0
+    assert cachestore.key_path().stat().st_mode & 0o077 == 0
 
 
 # --- the CLI --------------------------------------------------------------------------
+
 
 def test_no_cache_flag_neither_reads_nor_writes(tree):
     code, _ = run("build", "--no-cache", "--config", str(tree))
@@ -548,7 +573,11 @@ def test_no_cache_flag_neither_reads_nor_writes(tree):
 
 
 def snapshot(d: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(d.iterdir()) if p.is_file()} if d.exists() else {}
+    return (
+        {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(d.iterdir()) if p.is_file()}
+        if d.exists()
+        else {}
+    )
 
 
 def test_check_and_validate_leave_the_cache_alone(tree):
@@ -561,7 +590,7 @@ def test_check_and_validate_leave_the_cache_alone(tree):
     target = skill_files(tree)[0]
     target.write_text(target.read_text() + "\nEdited.\n")
     code, out = run("check", "--config", str(tree))
-    assert code == 1 and "SKC701" in out      # stale, whatever the cache says
+    assert code == 1 and "SKC701" in out  # stale, whatever the cache says
     assert run("validate", "--config", str(tree))[0] == 0
     assert snapshot(d) == before
 
@@ -585,23 +614,36 @@ def test_check_is_not_fooled_by_a_record(tree):
 
 # --- the index encoder ----------------------------------------------------------------
 
+
 def test_orjson_index_is_the_stdlib_bytes(tree):
     result = pipeline.compile_project(tree)
     index = json.loads(result.artifacts.files["_index.json"])
     assert render.encode(index) == fmt.dumps(index)
-    tricky = {"s": "\x00\x1f\x7f\u2028\u00e9\U0001f600\"\\/\n\t", "e": {}, "l": [], "n": None, "b": False, "i": -3}
+    tricky = {
+        "s": '\x00\x1f\x7f\u2028\u00e9\U0001f600"\\/\n\t',
+        "e": {},
+        "l": [],
+        "n": None,
+        "b": False,
+        "i": -3,
+    }
     assert render.encode(tricky) == fmt.dumps(tricky)
 
 
 def test_noop_build_prints_the_recorded_report_without_decoding_it(tree, monkeypatch):
     first = CliRunner().invoke(cli, ["build", "--config", str(tree)])
     assert first.exit_code == 0
+
     def refuse(data):
         raise AssertionError("decoded")
+
     monkeypatch.setattr(cache, "decode_report", refuse)
     again = CliRunner().invoke(cli, ["build", "--config", str(tree)])
     assert again.exit_code == 0 and "already up to date" in again.stderr
-    strip = lambda text: [l for l in text.splitlines() if not l.startswith("skillc: dist/")]
+
+    def strip(text: str) -> list[str]:
+        return [line for line in text.splitlines() if not line.startswith("skillc: dist/")]
+
     assert strip(again.stderr) == strip(first.stderr) and "warning[" in first.stderr
 
 

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import snapshot, project, run, skill_md
+from conftest import project, run, skill_md, snapshot
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
@@ -20,15 +19,20 @@ def _golden(tmp_path: Path) -> Path:
 
 
 def test_build_reports_all_errors_and_exits_1(tmp_path: Path) -> None:
-    config = project(tmp_path, {
-        "src/a/SKILL.md": skill_md("A"),
-        "src/b/SKILL.md": skill_md("b", description="x" * 1025),
-        "src/c/SKILL.md": "no frontmatter\n",
-    })
+    config = project(
+        tmp_path,
+        {
+            "src/a/SKILL.md": skill_md("A"),
+            "src/b/SKILL.md": skill_md("b", description="x" * 1025),
+            "src/c/SKILL.md": "no frontmatter\n",
+        },
+    )
     code, out = run("build", "--config", str(config))
     assert code == 1
     assert "src/a/SKILL.md:2:7: error[SKC204]: name: 'A' must be lowercase" in out
-    assert "src/b/SKILL.md:3:14: error[SKC204]: description: is 1025 characters long; the limit is 1024" in out
+    assert (
+        "src/b/SKILL.md:3:14: error[SKC204]: description: is 1025 characters long; the limit is 1024" in out
+    )
     assert "src/c/SKILL.md:1:1: error[SKC202]: no frontmatter: the file must start with a '---' line" in out
     assert "3 error(s)" in out
     assert not (tmp_path / "dist").exists()
@@ -119,7 +123,9 @@ def test_codes_lists_every_code() -> None:
 
 def test_console_entry_point_never_shows_a_traceback(tmp_path: Path) -> None:
     config = project(tmp_path, {"src/a/SKILL.md": b"---\ndescription: \xff\xfe\n---\n"})
-    proc = subprocess.run([sys.executable, "-m", "skillc", "build", "--config", str(config)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillc", "build", "--config", str(config)], capture_output=True, text=True
+    )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "src/a/SKILL.md:2:14: error[SKC201]: not valid UTF-8 (byte 0xff)" in proc.stderr

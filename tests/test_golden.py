@@ -10,9 +10,10 @@ import os
 import shutil
 from pathlib import Path
 
-from skillc.pipeline import build
 from conftest import snapshot
 from dist_util import expand
+
+from skillc.pipeline import build
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import yaml
+from dist_util import expand
+from hostile_util import CONFIG, build, project, skill_md
 
 from skillc import parse
 from skillc.model import SKILL_MD_CAP
-from dist_util import expand
-from hostile_util import CONFIG, build, project, skill_md
 
 MD = "skills/a/SKILL.md"
 
@@ -29,13 +27,17 @@ def assert_error_at(r, code, line, col, path=MD):
 
 # --- frontmatter shape ------------------------------------------------------
 
-@pytest.mark.parametrize("content, reason", [
-    ("Just a body.\n", "no frontmatter"),
-    ("", "no frontmatter"),
-    ("\n\n---\ndescription: x\n---\nbody\n", "no frontmatter"),
-    ("---\ndescription: x\nbody without end\n", "unterminated frontmatter"),
-    ("---\n", "unterminated frontmatter"),
-])
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("Just a body.\n", "no frontmatter"),
+        ("", "no frontmatter"),
+        ("\n\n---\ndescription: x\n---\nbody\n", "no frontmatter"),
+        ("---\ndescription: x\nbody without end\n", "unterminated frontmatter"),
+        ("---\n", "unterminated frontmatter"),
+    ],
+)
 def test_missing_or_unterminated_frontmatter(tmp_path, content, reason):
     d = assert_error_at(one_skill(tmp_path, content), "SKC202", 1, 1)
     assert d.message.startswith(reason)
@@ -54,14 +56,18 @@ def test_empty_frontmatter_is_missing_description(tmp_path):
 
 # --- YAML -------------------------------------------------------------------
 
-@pytest.mark.parametrize("fm, line, col", [
-    ("description: x\n  bad: indent\n", 3, 6),
-    ("description: x\nname: 'unclosed\n", 4, 1),
-    ("description: [a, b\n", 3, 1),
-    ("description: x\n\tname: tab\n", 3, 1),
-    ("description: x\nkey: @reserved\n", 3, 6),
-    ("description: x\nname: a\x07b\n", 3, 8),
-])
+
+@pytest.mark.parametrize(
+    "fm, line, col",
+    [
+        ("description: x\n  bad: indent\n", 3, 6),
+        ("description: x\nname: 'unclosed\n", 4, 1),
+        ("description: [a, b\n", 3, 1),
+        ("description: x\n\tname: tab\n", 3, 1),
+        ("description: x\nkey: @reserved\n", 3, 6),
+        ("description: x\nname: a\x07b\n", 3, 8),
+    ],
+)
 def test_yaml_syntax_error_has_line_and_column(tmp_path, fm, line, col):
     d = assert_error_at(one_skill(tmp_path, f"---\n{fm}---\nbody\n"), "SKC203", line, col)
     assert d.message.startswith("YAML syntax error")
@@ -111,15 +117,18 @@ def test_merge_key_rejected(tmp_path):
     assert_error_at(one_skill(tmp_path, "---\ndescription: x\n<<: {name: a}\n---\nbody\n"), "SKC204", 3, 1)
 
 
-@pytest.mark.parametrize("tag", [
-    "!!python/object/apply:os.system ['touch {marker}']",
-    "!!python/object/new:os.system ['touch {marker}']",
-    "!!python/name:os.system",
-    "!!python/object:builtins.object {{}}",
-    "!custom x",
-    "!!binary aGVsbG8=",
-    "!!set {{a: null}}",
-])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "!!python/object/apply:os.system ['touch {marker}']",
+        "!!python/object/new:os.system ['touch {marker}']",
+        "!!python/name:os.system",
+        "!!python/object:builtins.object {{}}",
+        "!custom x",
+        "!!binary aGVsbG8=",
+        "!!set {{a: null}}",
+    ],
+)
 def test_custom_tags_never_execute(tmp_path, tag):
     marker = tmp_path / "PWNED"
     r = one_skill(tmp_path, f"---\ndescription: {tag.format(marker=marker)}\n---\nbody\n")
@@ -130,20 +139,27 @@ def test_custom_tags_never_execute(tmp_path, tag):
 
 def test_custom_tag_in_config_and_manifest_never_executes(tmp_path):
     marker = tmp_path / "PWNED"
-    cfg = project(tmp_path, {MD: skill_md()}, f"sources: !!python/object/apply:os.system ['touch {marker}']\n")
+    cfg = project(
+        tmp_path, {MD: skill_md()}, f"sources: !!python/object/apply:os.system ['touch {marker}']\n"
+    )
     r = build(cfg)
     assert_error_at(r, "SKC212", 1, 10, path="skillc.yaml")
     cfg.write_text("sources: [skills]\npersonas: personas\n")
     (tmp_path / "personas/p").mkdir(parents=True)
-    (tmp_path / "personas/p/manifest.yaml").write_text(f"name: !!python/object/apply:os.system ['touch {marker}']\n")
+    (tmp_path / "personas/p/manifest.yaml").write_text(
+        f"name: !!python/object/apply:os.system ['touch {marker}']\n"
+    )
     assert_error_at(build(cfg), "SKC212", 1, 7, path="personas/p/manifest.yaml")
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("fm, line, col", [
-    ("description: x\nname: a\ndescription: y\n", 4, 1),
-    ("description: x\nmetadata:\n  k: 1\n  k: 2\n", 5, 3),
-])
+@pytest.mark.parametrize(
+    "fm, line, col",
+    [
+        ("description: x\nname: a\ndescription: y\n", 4, 1),
+        ("description: x\nmetadata:\n  k: 1\n  k: 2\n", 5, 3),
+    ],
+)
 def test_duplicate_keys(tmp_path, fm, line, col):
     d = assert_error_at(one_skill(tmp_path, f"---\n{fm}---\nbody\n"), "SKC209", line, col)
     assert "duplicate key" in d.message
@@ -162,6 +178,7 @@ def test_deep_nesting(tmp_path):
 
 # --- encodings --------------------------------------------------------------
 
+
 def test_bom_is_removed_silently(tmp_path):
     r = one_skill(tmp_path, "\ufeff" + skill_md())
     assert r.exit_code == 0, r.stderr
@@ -173,7 +190,9 @@ def test_crlf_is_normalised_silently(tmp_path):
     assert r.exit_code == 0, r.stderr
     assert r.diags == ()
     index = expand(tmp_path / "dist")
-    body = (tmp_path / "dist/objects" / index["skills"]["a"]["body"][:2] / index["skills"]["a"]["body"]).read_bytes()
+    body = (
+        tmp_path / "dist/objects" / index["skills"]["a"]["body"][:2] / index["skills"]["a"]["body"]
+    ).read_bytes()
     assert body == b"line one\nline two\n"
 
 
@@ -186,12 +205,15 @@ def test_crlf_and_bom_build_the_same_as_clean(tmp_path):
     assert a["skills"] == b["skills"] and a["resolutions"] == b["resolutions"]
 
 
-@pytest.mark.parametrize("data, line, col", [
-    ("---\ndescription: café\n---\n".encode("latin-1"), 2, 17),
-    (b"---\ndescription: x\n---\nok\n\xc3\x28\n", 5, 1),
-    (b"\xff\xfedescription: x", 1, 1),
-    ("---\ndescription: x\n---\n".encode("utf-16"), 1, 4),
-])
+@pytest.mark.parametrize(
+    "data, line, col",
+    [
+        ("---\ndescription: café\n---\n".encode("latin-1"), 2, 17),
+        (b"---\ndescription: x\n---\nok\n\xc3\x28\n", 5, 1),
+        (b"\xff\xfedescription: x", 1, 1),
+        ("---\ndescription: x\n---\n".encode("utf-16"), 1, 4),
+    ],
+)
 def test_non_utf8(tmp_path, data, line, col):
     d = assert_error_at(one_skill(tmp_path, data), "SKC201", line, col)
     assert d.message.startswith("not valid UTF-8") or d.message.startswith("binary file")
@@ -204,16 +226,22 @@ def test_binary_file(tmp_path):
 
 
 def test_binary_overlay_and_manifest(tmp_path):
-    cfg = project(tmp_path, {
-        MD: skill_md(has_persona_overlay="true"),
-        "personas/p/manifest.yaml": b"name: P\x00\n",
-        "personas/q/manifest.yaml": "name: Q\n",
-        "personas/q/skill-overlays/a.md": b"\x00\x01\x02",
-    }, CONFIG + "personas: personas\n")
+    cfg = project(
+        tmp_path,
+        {
+            MD: skill_md(has_persona_overlay="true"),
+            "personas/p/manifest.yaml": b"name: P\x00\n",
+            "personas/q/manifest.yaml": "name: Q\n",
+            "personas/q/skill-overlays/a.md": b"\x00\x01\x02",
+        },
+        CONFIG + "personas: personas\n",
+    )
     r = build(cfg)
     assert r.exit_code == 1
     assert sorted((d.path, d.line, d.col) for d in r.find("SKC201")) == [
-        ("personas/p/manifest.yaml", 1, 8), ("personas/q/skill-overlays/a.md", 1, 1)]
+        ("personas/p/manifest.yaml", 1, 8),
+        ("personas/q/skill-overlays/a.md", 1, 1),
+    ]
 
 
 def test_empty_file(tmp_path):
@@ -229,6 +257,7 @@ def test_empty_body_warns(tmp_path):
 
 # --- sizes and field limits -------------------------------------------------
 
+
 def test_skill_md_over_cap(tmp_path):
     content = skill_md(body="x" * SKILL_MD_CAP)
     d = assert_error_at(one_skill(tmp_path, content), "SKC207", 1, 1)
@@ -242,7 +271,9 @@ def test_skill_md_at_cap_is_fine(tmp_path):
 
 
 def test_resource_over_cap(tmp_path):
-    cfg = project(tmp_path, {MD: skill_md(), "skills/a/big.txt": "x" * 101}, CONFIG + "resources:\n  max_bytes: 100\n")
+    cfg = project(
+        tmp_path, {MD: skill_md(), "skills/a/big.txt": "x" * 101}, CONFIG + "resources:\n  max_bytes: 100\n"
+    )
     d = assert_error_at(build(cfg), "SKC207", 1, 1, path="skills/a/big.txt")
     assert "resources.max_bytes is 100" in d.message
 
@@ -268,10 +299,16 @@ def test_name_64_chars_is_fine(tmp_path):
     assert build(project(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name=name)})).exit_code == 0
 
 
-@pytest.mark.parametrize("name, why", [
-    ("Bad", "must be lowercase"), ("bad--name", "consecutive hyphens"), ("-bad", "start or end with a hyphen"),
-    ("bad-", "start or end with a hyphen"), ("bad_name", "only letters, digits and hyphens"),
-])
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("Bad", "must be lowercase"),
+        ("bad--name", "consecutive hyphens"),
+        ("-bad", "start or end with a hyphen"),
+        ("bad-", "start or end with a hyphen"),
+        ("bad_name", "only letters, digits and hyphens"),
+    ],
+)
 def test_invalid_names(tmp_path, name, why):
     r = build(project(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name=name)}))
     d = assert_error_at(r, "SKC204", 3, 7, path=f"skills/{name}/SKILL.md")

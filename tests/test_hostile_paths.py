@@ -6,10 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
+from hostile_util import CONFIG, CONFIG_PERSONAS, build, make_tree, project, skill_md, snapshot
 
 from skillc import reader
-
-from hostile_util import CONFIG, CONFIG_PERSONAS, build, make_tree, project, skill_md, snapshot
 
 OK = {"skills/a/SKILL.md": skill_md()}
 
@@ -23,15 +22,19 @@ def assert_failed_cleanly(r, root: Path) -> None:
 
 # --- skillc.yaml ------------------------------------------------------------
 
-@pytest.mark.parametrize("value, reason", [
-    ("../x", "contains '..'"),
-    ("skills/../../x", "contains '..'"),
-    ("~other/skills", "another user's home"),
-    ("C:/skills", "is a Windows drive path"),
-    ("'C:\\skills'", "contains a backslash"),
-    ("'skills\\core'", "contains a backslash"),
-    ('"ski\\0lls"', "contains a NUL byte"),
-])
+
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ("../x", "contains '..'"),
+        ("skills/../../x", "contains '..'"),
+        ("~other/skills", "another user's home"),
+        ("C:/skills", "is a Windows drive path"),
+        ("'C:\\skills'", "contains a backslash"),
+        ("'skills\\core'", "contains a backslash"),
+        ('"ski\\0lls"', "contains a NUL byte"),
+    ],
+)
 def test_config_source_path_refused(tmp_path, value, reason):
     cfg = project(tmp_path, OK, f"format: 1\nsources:\n  - skills\n  - {value}\n")
     r = build(cfg)
@@ -41,14 +44,17 @@ def test_config_source_path_refused(tmp_path, value, reason):
     assert reason in d.message and d.message.startswith("sources.1:")
 
 
-@pytest.mark.parametrize("key, value, col", [
-    ("personas", "../personas", 11),
-    ("output", "/tmp/dist", 9),
-    ("output", "~/dist", 9),
-    ("output", "'..\\dist'", 9),
-    ("template", "../../etc/passwd", 11),
-    ("template", '"t\\0.j2"', 11),
-])
+@pytest.mark.parametrize(
+    "key, value, col",
+    [
+        ("personas", "../personas", 11),
+        ("output", "/tmp/dist", 9),
+        ("output", "~/dist", 9),
+        ("output", "'..\\dist'", 9),
+        ("template", "../../etc/passwd", 11),
+        ("template", '"t\\0.j2"', 11),
+    ],
+)
 def test_config_other_paths_refused(tmp_path, key, value, col):
     cfg = project(tmp_path, OK, f"sources: [skills]\n{key}: {value}\n")
     r = build(cfg)
@@ -65,16 +71,22 @@ def test_output_equal_to_project_refused(tmp_path):
 
 # --- persona manifests ------------------------------------------------------
 
-@pytest.mark.parametrize("value, reason", [
-    ("../other", "contains '..'"),
-    ("/abs", "is an absolute path"),
-    ("~root", "starts with '~'"),
-    ("C:x", "is a Windows drive path"),
-    ("'C:\\x'", "contains a backslash"),
-    ('"p\\0"', "contains a NUL byte"),
-])
+
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ("../other", "contains '..'"),
+        ("/abs", "is an absolute path"),
+        ("~root", "starts with '~'"),
+        ("C:x", "is a Windows drive path"),
+        ("'C:\\x'", "contains a backslash"),
+        ('"p\\0"', "contains a NUL byte"),
+    ],
+)
 def test_manifest_fallback_path_refused(tmp_path, value, reason):
-    cfg = project(tmp_path, {**OK, "personas/p/manifest.yaml": f"name: P\nfallback: {value}\n"}, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path, {**OK, "personas/p/manifest.yaml": f"name: P\nfallback: {value}\n"}, CONFIG_PERSONAS
+    )
     r = build(cfg)
     assert_failed_cleanly(r, tmp_path)
     d = r.one("SKC301")
@@ -93,7 +105,11 @@ def test_manifest_allowlist_paths_refused(tmp_path):
 
 
 def test_manifest_allowlist_star_and_nested_commands_allowed(tmp_path):
-    files = {**OK, "skills/a/sub/SKILL.md": skill_md(), "personas/p/manifest.yaml": "name: P\nskills: ['a/sub', a]\n"}
+    files = {
+        **OK,
+        "skills/a/sub/SKILL.md": skill_md(),
+        "personas/p/manifest.yaml": "name: P\nskills: ['a/sub', a]\n",
+    }
     r = build(project(tmp_path, files, CONFIG_PERSONAS))
     assert r.exit_code == 0, r.stderr
     assert not r.find("SKC301")
@@ -101,15 +117,19 @@ def test_manifest_allowlist_star_and_nested_commands_allowed(tmp_path):
 
 # --- names on disk ----------------------------------------------------------
 
-@pytest.mark.parametrize("name, reason", [
-    ("back\\slash", "contains a backslash"),
-    ("new\nline", "contains a control character"),
-    ("tab\there", "contains a control character"),
-    ("esc\x1b[31m", "contains a control character"),
-    ("evil\u202egpj.md", "contains a bidirectional control character"),
-    ("~home", "starts with '~'"),
-    ("C:drive", "looks like a Windows drive"),
-])
+
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("back\\slash", "contains a backslash"),
+        ("new\nline", "contains a control character"),
+        ("tab\there", "contains a control character"),
+        ("esc\x1b[31m", "contains a control character"),
+        ("evil\u202egpj.md", "contains a bidirectional control character"),
+        ("~home", "starts with '~'"),
+        ("C:drive", "looks like a Windows drive"),
+    ],
+)
 def test_unsafe_directory_name_refused(tmp_path, name, reason):
     cfg = project(tmp_path, {**OK, f"skills/{name}/SKILL.md": skill_md()})
     r = build(cfg)
@@ -150,6 +170,7 @@ def test_newline_in_name_cannot_forge_a_diagnostic_line(tmp_path):
 
 # --- symlinks ---------------------------------------------------------------
 
+
 @pytest.fixture
 def outside(tmp_path) -> Path:
     out = tmp_path.parent / f"{tmp_path.name}-outside"  # outside the project (tmp_path)
@@ -163,7 +184,12 @@ def test_file_symlink_outside_root(tmp_path, outside):
     r = build(cfg)
     assert_failed_cleanly(r, tmp_path)
     d = r.one("SKC302")
-    assert (d.path, d.line, d.col, d.message) == ("skills/a/notes.md", 1, 1, "symlink resolves outside the project")
+    assert (d.path, d.line, d.col, d.message) == (
+        "skills/a/notes.md",
+        1,
+        1,
+        "symlink resolves outside the project",
+    )
 
 
 def test_absolute_symlink_to_system_file(tmp_path):
@@ -213,7 +239,10 @@ def test_symlink_loop_between_files(tmp_path):
     os.symlink("one.md", tmp_path / "skills/a/two.md")
     r = build(cfg)
     assert_failed_cleanly(r, tmp_path)
-    assert [(d.path, d.line, d.col) for d in r.find("SKC303")] == [("skills/a/one.md", 1, 1), ("skills/a/two.md", 1, 1)]
+    assert [(d.path, d.line, d.col) for d in r.find("SKC303")] == [
+        ("skills/a/one.md", 1, 1),
+        ("skills/a/two.md", 1, 1),
+    ]
 
 
 def test_directory_symlink_to_ancestor_is_a_loop(tmp_path):
@@ -240,21 +269,32 @@ def test_symlink_in_personas_escaping(tmp_path, outside):
     os.symlink(outside / "secret.md", tmp_path / "personas/p/skill-overlays/a.md")
     r = build(cfg)
     assert_failed_cleanly(r, tmp_path)
-    assert sorted(d.path for d in r.find("SKC302")) == ["personas/p/skill-overlays.md", "personas/p/skill-overlays/a.md"]
+    assert sorted(d.path for d in r.find("SKC302")) == [
+        "personas/p/skill-overlays.md",
+        "personas/p/skill-overlays/a.md",
+    ]
 
 
 # --- extensions -------------------------------------------------------------
 
-@pytest.mark.parametrize("rel", [
-    "personas/p/skill-overlays/a.txt",
-    "personas/p/skill-overlays/a.py",
-    "personas/p/skill-overlays/a",
-    "personas/p/skill-overlays/a.MD.sh",
-    "personas/p-exclusive/a.html",
-    "personas/p-exclusive/a.yml",
-])
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "personas/p/skill-overlays/a.txt",
+        "personas/p/skill-overlays/a.py",
+        "personas/p/skill-overlays/a",
+        "personas/p/skill-overlays/a.MD.sh",
+        "personas/p-exclusive/a.html",
+        "personas/p-exclusive/a.yml",
+    ],
+)
 def test_overlay_and_redirect_extensions(tmp_path, rel):
-    files = {"skills/a/SKILL.md": skill_md(has_persona_overlay="true"), "personas/p/manifest.yaml": "name: P\n", rel: "x\n"}
+    files = {
+        "skills/a/SKILL.md": skill_md(has_persona_overlay="true"),
+        "personas/p/manifest.yaml": "name: P\n",
+        rel: "x\n",
+    }
     r = build(project(tmp_path, files, CONFIG_PERSONAS))
     assert_failed_cleanly(r, tmp_path)
     d = r.one("SKC304")
@@ -264,8 +304,11 @@ def test_overlay_and_redirect_extensions(tmp_path, rel):
 
 @pytest.mark.parametrize("ext", [".md", ".yaml", ".json"])
 def test_overlay_allowed_extensions(tmp_path, ext):
-    files = {"skills/a/SKILL.md": skill_md(has_persona_overlay="true"), "personas/p/manifest.yaml": "name: P\n",
-             f"personas/p/skill-overlays/a{ext}": "Talk like a pirate.\n"}
+    files = {
+        "skills/a/SKILL.md": skill_md(has_persona_overlay="true"),
+        "personas/p/manifest.yaml": "name: P\n",
+        f"personas/p/skill-overlays/a{ext}": "Talk like a pirate.\n",
+    }
     r = build(project(tmp_path, files, CONFIG_PERSONAS))
     assert r.exit_code == 0, r.stderr
 
@@ -279,13 +322,16 @@ def test_every_file_is_a_resource(tmp_path, name):
 
 
 def test_allowed_extensions_is_refused_with_a_pointer_to_exclude(tmp_path):
-    cfg = project(tmp_path, {**OK, "skills/a/data.csv": "a,b\n"}, CONFIG + "resources:\n  allowed_extensions: [.md]\n")
+    cfg = project(
+        tmp_path, {**OK, "skills/a/data.csv": "a,b\n"}, CONFIG + "resources:\n  allowed_extensions: [.md]\n"
+    )
     r = build(cfg)
     assert r.exit_code == 1
     assert "resources.exclude" in r.one("SKC102").message
 
 
 # --- collisions -------------------------------------------------------------
+
 
 def test_case_only_collision(tmp_path):
     files = {"skills/deploy/SKILL.md": skill_md(), "skills/Deploy/SKILL.md": skill_md()}
@@ -327,12 +373,15 @@ def test_failed_path_checks_leave_previous_dist(tmp_path):
     assert snapshot(tmp_path / "dist") == before
 
 
-@pytest.mark.parametrize("entry, reason", [
-    ("../../etc/passwd", "contains '..'"),
-    ("/etc/shadow", "is an absolute path"),
-    ("~/.ssh/id_rsa", "starts with '~'"),
-    ("'docs\\p2p.md'", "contains a backslash"),
-])
+@pytest.mark.parametrize(
+    "entry, reason",
+    [
+        ("../../etc/passwd", "contains '..'"),
+        ("/etc/shadow", "is an absolute path"),
+        ("~/.ssh/id_rsa", "starts with '~'"),
+        ("'docs\\p2p.md'", "contains a backslash"),
+    ],
+)
 def test_knowledge_entries_are_paths_too(tmp_path, entry, reason):
     content = f"---\ndescription: x\nknowledge:\n  - ok.md\n  - {entry}\n---\nbody\n"
     r = build(project(tmp_path, {"skills/a/SKILL.md": content}))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
 SKILLS = {
@@ -30,10 +29,13 @@ def test_unknown_fallback(tmp_path):
 
 
 def test_two_persona_cycle(tmp_path):
-    r = personas(tmp_path, {
-        "personas/a/manifest.yaml": "name: A\nfallback: b\n",
-        "personas/b/manifest.yaml": "name: B\nfallback: a\n",
-    })
+    r = personas(
+        tmp_path,
+        {
+            "personas/a/manifest.yaml": "name: A\nfallback: b\n",
+            "personas/b/manifest.yaml": "name: B\nfallback: a\n",
+        },
+    )
     assert r.exit_code == 1
     got = sorted((at(d), d.message) for d in r.find("SKC403"))
     assert got == [
@@ -48,18 +50,23 @@ def test_self_cycle(tmp_path):
 
 
 def test_chain_into_a_cycle_terminates(tmp_path):
-    r = personas(tmp_path, {
-        "personas/entry/manifest.yaml": "name: E\nfallback: x\n",
-        "personas/x/manifest.yaml": "name: X\nfallback: y\n",
-        "personas/y/manifest.yaml": "name: Y\nfallback: z\n",
-        "personas/z/manifest.yaml": "name: Z\nfallback: x\n",
-    })
+    r = personas(
+        tmp_path,
+        {
+            "personas/entry/manifest.yaml": "name: E\nfallback: x\n",
+            "personas/x/manifest.yaml": "name: X\nfallback: y\n",
+            "personas/y/manifest.yaml": "name: Y\nfallback: z\n",
+            "personas/z/manifest.yaml": "name: Z\nfallback: x\n",
+        },
+    )
     assert r.exit_code == 1
     assert sorted(d.path for d in r.find("SKC403")) == [f"personas/{p}/manifest.yaml" for p in "xyz"]
 
 
 def test_exclusive_directory_for_unknown_persona(tmp_path):
-    r = personas(tmp_path, {"personas/p/manifest.yaml": "name: P\n", "personas/ghost-exclusive/b.md": "secret\n"})
+    r = personas(
+        tmp_path, {"personas/p/manifest.yaml": "name: P\n", "personas/ghost-exclusive/b.md": "secret\n"}
+    )
     assert r.exit_code == 1
     d = r.one("SKC404")
     assert at(d) == ("personas/ghost-exclusive", 1, 1, "error")
@@ -87,7 +94,10 @@ def test_exclusive_skill_without_body(tmp_path):
 
 
 def test_overlay_for_missing_skill(tmp_path):
-    files = {"personas/p/manifest.yaml": "name: P\n", "personas/p/skill-overlays/ghost.md": "Talk like a pirate.\n"}
+    files = {
+        "personas/p/manifest.yaml": "name: P\n",
+        "personas/p/skill-overlays/ghost.md": "Talk like a pirate.\n",
+    }
     r = personas(tmp_path, files)
     assert r.exit_code == 0, r.stderr
     d = r.one("SKC407")
@@ -102,21 +112,24 @@ def test_overlay_for_skill_without_flag(tmp_path):
     assert at(personas(tmp_path, files).one("SKC408")) == ("personas/p/skill-overlays/b.md", 1, 1, "warning")
 
 
-@pytest.mark.parametrize("manifest, code, line, col", [
-    ("name: [\n", "SKC203", 2, 1),
-    ("name: P\n  fallback: x\n", "SKC203", 2, 11),
-    ("name: 'P\n", "SKC203", 2, 1),
-    ("{{{{\n", "SKC203", 2, 1),
-    ("name: P\nname: Q\n", "SKC209", 2, 1),
-    ("name: &n P\nfaction: *n\n", "SKC208", 1, 7),
-    ("- name\n- P\n", "SKC401", 1, 1),
-    ("just a string\n", "SKC401", 1, 1),
-    ("", "SKC401", 1, 1),
-    ("name: P\nsecret_prompt: x\n", "SKC401", 1, 1),
-    ("name: 5\n", "SKC401", 1, 7),
-    ("name: P\nskills: a\n", "SKC401", 2, 9),
-    ("name: P\nunrestricted_skills: 'yes'\n", "SKC401", 2, 22),
-])
+@pytest.mark.parametrize(
+    "manifest, code, line, col",
+    [
+        ("name: [\n", "SKC203", 2, 1),
+        ("name: P\n  fallback: x\n", "SKC203", 2, 11),
+        ("name: 'P\n", "SKC203", 2, 1),
+        ("{{{{\n", "SKC203", 2, 1),
+        ("name: P\nname: Q\n", "SKC209", 2, 1),
+        ("name: &n P\nfaction: *n\n", "SKC208", 1, 7),
+        ("- name\n- P\n", "SKC401", 1, 1),
+        ("just a string\n", "SKC401", 1, 1),
+        ("", "SKC401", 1, 1),
+        ("name: P\nsecret_prompt: x\n", "SKC401", 1, 1),
+        ("name: 5\n", "SKC401", 1, 7),
+        ("name: P\nskills: a\n", "SKC401", 2, 9),
+        ("name: P\nunrestricted_skills: 'yes'\n", "SKC401", 2, 22),
+    ],
+)
 def test_manifest_not_valid(tmp_path, manifest, code, line, col):
     r = personas(tmp_path, {"personas/p/manifest.yaml": manifest})
     assert r.exit_code == 1 and r.exception is None, r.stderr

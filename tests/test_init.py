@@ -7,11 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import skill_md, write_tree
 
 from skillc import init as init_mod
 from skillc.cli import cli
-
-from conftest import skill_md, write_tree
 
 
 def _invoke(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
@@ -20,14 +19,18 @@ def _invoke(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize(("preset", "sources", "personas"), [
-    ("claude-code", [".claude/skills"], None),
-    ("agents", [".agents/skills"], None),
-    ("codex", [".agents/skills", ".codex/skills"], None),
-    ("aria", ["skills/core", "skills/project"], "skills/personas"),
-])
-def test_presets_write_a_config_that_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            preset: str, sources: list[str], personas: str | None) -> None:
+@pytest.mark.parametrize(
+    ("preset", "sources", "personas"),
+    [
+        ("claude-code", [".claude/skills"], None),
+        ("agents", [".agents/skills"], None),
+        ("codex", [".agents/skills", ".codex/skills"], None),
+        ("aria", ["skills/core", "skills/project"], "skills/personas"),
+    ],
+)
+def test_presets_write_a_config_that_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, preset: str, sources: list[str], personas: str | None
+) -> None:
     code, out = _invoke(tmp_path, "init", "--preset", preset, monkeypatch=monkeypatch)
     assert code == 0, out
     data = yaml.safe_load((tmp_path / "skillc.yaml").read_text())
@@ -53,9 +56,18 @@ def test_init_never_overwrites(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert (tmp_path / "skillc.yaml").read_text() == "mine\n"
 
 
-def test_config_is_found_upward_but_not_above_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_tree(tmp_path, {"skillc.yaml": "sources: [src]\n", "src/a/SKILL.md": skill_md("a"),
-                          "repo/.git/HEAD": "ref: refs/heads/main\n", "repo/deep/er/x.txt": ""})
+def test_config_is_found_upward_but_not_above_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "skillc.yaml": "sources: [src]\n",
+            "src/a/SKILL.md": skill_md("a"),
+            "repo/.git/HEAD": "ref: refs/heads/main\n",
+            "repo/deep/er/x.txt": "",
+        },
+    )
     deep = tmp_path / "src" / "a"
     code, out = _invoke(deep, "validate", monkeypatch=monkeypatch)
     assert code == 0, out
@@ -64,10 +76,14 @@ def test_config_is_found_upward_but_not_above_the_repository(tmp_path: Path, mon
     assert code == 2 and "skillc init" in out
 
 
-def test_config_option_before_or_after_the_subcommand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_option_before_or_after_the_subcommand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write_tree(tmp_path, {"p/conf.yaml": "sources: [src]\n", "p/src/a/SKILL.md": skill_md("a")})
     cfg = str(tmp_path / "p" / "conf.yaml")
     assert _invoke(tmp_path, "--config", cfg, "validate", monkeypatch=monkeypatch)[0] == 0
     assert _invoke(tmp_path, "validate", "--config", cfg, monkeypatch=monkeypatch)[0] == 0
-    code, out = _invoke(tmp_path, "validate", "--config", str(tmp_path / "missing.yaml"), monkeypatch=monkeypatch)
+    code, out = _invoke(
+        tmp_path, "validate", "--config", str(tmp_path / "missing.yaml"), monkeypatch=monkeypatch
+    )
     assert code == 2 and "not found" in out

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile_util import CONFIG, build, make_tree, project, run, skill_md, snapshot, tree_digest
 
 from skillc import cache, cachestore, pipeline, write
 from skillc.model import OUTPUT_MARKER, OUTPUT_MARKER_TEXT
-from hostile_util import CONFIG, build, make_tree, project, run, skill_md, snapshot, tree_digest
 
 SKILLS = {"skills/a/SKILL.md": skill_md(), "skills/a/references/r.md": "ref\n"}
 
@@ -30,6 +30,7 @@ def with_output(output: str) -> str:
 
 # --- ownership ---------------------------------------------------------------------
 
+
 def test_every_build_marks_its_output(tmp_path):
     cfg = project(tmp_path, SKILLS)
     assert build(cfg).exit_code == 0
@@ -39,7 +40,9 @@ def test_every_build_marks_its_output(tmp_path):
 
 @pytest.mark.parametrize("cache_flag", [(), ("--no-cache",)])
 def test_hand_written_directory_is_never_replaced(tmp_path, cache_flag):
-    cfg = project(tmp_path, {**SKILLS, "docs/notes.md": "my notes\n", "docs/sub/x.txt": "x\n"}, with_output("docs"))
+    cfg = project(
+        tmp_path, {**SKILLS, "docs/notes.md": "my notes\n", "docs/sub/x.txt": "x\n"}, with_output("docs")
+    )
     before = tree_digest(tmp_path / "docs")
     r = build(cfg, *cache_flag)
     assert r.exit_code == 1 and r.exception is None
@@ -54,12 +57,16 @@ def test_empty_directory_is_fine_and_becomes_skillc_s(tmp_path):
     (tmp_path / "out").mkdir()
     assert build(cfg).exit_code == 0
     assert (tmp_path / "out" / OUTPUT_MARKER).is_file()
-    (tmp_path / "out" / "stray.md").write_text("x")  # a file added to skillc's output is replaced: it is marked
+    (tmp_path / "out" / "stray.md").write_text(
+        "x"
+    )  # a file added to skillc's output is replaced: it is marked
     assert build(cfg).exit_code == 0 and not (tmp_path / "out" / "stray.md").exists()
 
 
 def test_marker_with_other_content_is_not_a_marker(tmp_path):
-    cfg = project(tmp_path, {**SKILLS, "out/.skillc-dist": "mine\n", "out/keep.md": "keep\n"}, with_output("out"))
+    cfg = project(
+        tmp_path, {**SKILLS, "out/.skillc-dist": "mine\n", "out/keep.md": "keep\n"}, with_output("out")
+    )
     assert build(cfg).exit_code == 1
     assert (tmp_path / "out/keep.md").read_text() == "keep\n"
 
@@ -89,10 +96,17 @@ def test_write_itself_refuses_an_unmarked_output(tmp_path):
     assert (tmp_path / "dist/notes.md").read_text() == "n\n"
 
 
-@pytest.mark.parametrize("output, why", [
-    (".git", ".git"), (".git/hooks", ".git"), ("sub/.git", ".git"), (".GIT", ".git"),
-    (".skillc-cache", "cache"), (".skillc-cache/out", "cache"),
-])
+@pytest.mark.parametrize(
+    "output, why",
+    [
+        (".git", ".git"),
+        (".git/hooks", ".git"),
+        ("sub/.git", ".git"),
+        (".GIT", ".git"),
+        (".skillc-cache", "cache"),
+        (".skillc-cache/out", "cache"),
+    ],
+)
 def test_reserved_outputs_are_refused(tmp_path, output, why):
     cfg = project(tmp_path, {**SKILLS, ".git/HEAD": "ref: refs/heads/main\n"}, with_output(output))
     before = state(tmp_path)
@@ -128,6 +142,7 @@ def test_output_below_a_symlinked_directory_is_refused(tmp_path):
 
 # --- the lock and the cache ---------------------------------------------------------
 
+
 def test_nothing_but_the_output_and_the_ignored_cache_is_written(tmp_path):
     cfg = project(tmp_path, SKILLS)
     assert build(cfg, "--no-cache").exit_code == 0
@@ -145,8 +160,12 @@ def test_cache_ignores_itself_in_git(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     assert build(cfg).exit_code == 0
     subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
-    staged = subprocess.run(["git", "-C", str(tmp_path), "diff", "--cached", "--name-only"],
-                            capture_output=True, text=True, check=True).stdout.split()
+    staged = subprocess.run(
+        ["git", "-C", str(tmp_path), "diff", "--cached", "--name-only"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert not [p for p in staged if p.startswith(".skillc-cache")]
     assert "dist/.skillc-dist" in staged
 
@@ -169,12 +188,12 @@ def test_something_planted_at_the_cache_directory_is_never_used(tmp_path, plant)
         r = build(cfg)
         assert r.exit_code == 0 and r.exception is None, r.stderr
     assert list(outside.iterdir()) == []
-    assert os.path.lexists(where) and not where.is_dir() or where.is_symlink()
+    assert (os.path.lexists(where) and not where.is_dir()) or where.is_symlink()
     assert run("check", config=cfg).exit_code == 0
 
 
 def test_builds_of_one_output_share_a_lock_without_a_lock_file(tmp_path):
-    cfg = project(tmp_path, SKILLS)
+    project(tmp_path, SKILLS)
     with write.lock(tmp_path / "dist"):
         assert sorted(p.name for p in tmp_path.iterdir()) == ["skillc.yaml", "skills"]
 
@@ -223,7 +242,7 @@ def test_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", "rel-cache")
     monkeypatch.chdir(tmp_path)
-    assert cache.key_path() == home / ".cache/skillc/key"
+    assert cachestore.key_path() == home / ".cache/skillc/key"
     cfg = project(tmp_path / "p", SKILLS)
     assert build(cfg).exit_code == 0
     assert not (tmp_path / "rel-cache").exists() and (home / ".cache/skillc/key").is_file()
@@ -242,6 +261,7 @@ def test_planted_tmp_and_old_symlinks_are_removed_not_followed(tmp_path):
 
 
 # --- deep trees ------------------------------------------------------------------------
+
 
 @pytest.fixture
 def deep_cleanup(tmp_path):
@@ -284,6 +304,7 @@ def test_a_deep_leftover_tmp_tree_does_not_break_later_builds(tmp_path, deep_cle
 
 # --- Ctrl-C -------------------------------------------------------------------------------
 
+
 def test_keyboard_interrupt_exits_130(tmp_path, monkeypatch):
     cfg = project(tmp_path, SKILLS)
 
@@ -304,8 +325,11 @@ def test_sigint_during_a_real_build_exits_130_old_or_new(tmp_path):
         (tmp_path / path).write_text(skill_md(body="Changed.\n"))
     outcomes = set()
     for delay in (0.3, 0.6, 0.9, 1.2):
-        proc = subprocess.Popen([sys.executable, "-m", "skillc", "build", "-q", "--no-cache", "--config", str(cfg)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "skillc", "build", "-q", "--no-cache", "--config", str(cfg)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         err = proc.communicate(timeout=60)[1].decode()
@@ -323,6 +347,7 @@ def test_sigint_during_a_real_build_exits_130_old_or_new(tmp_path):
 
 
 # --- the no-op cached build and the output -------------------------------------------------
+
 
 def test_object_edited_in_place_with_mtime_restored_is_repaired(tmp_path):
     cfg = project(tmp_path, SKILLS)

@@ -6,29 +6,61 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from hostile_util import CONFIG_PERSONAS, DIAG, build, project, skill_md, snapshot, tree_digest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillc import reader
-from hostile_util import CONFIG_PERSONAS, DIAG, build, project, skill_md, snapshot, tree_digest
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 FIELDS = [
-    "name", "description", "license", "metadata", "allowed-tools", "always", "context", "sven",
-    "has_persona_overlay", "persona_exclusive", "requires_bins", "fallback", "skills",
-    "unrestricted_skills", "faction", "a", "p",
+    "name",
+    "description",
+    "license",
+    "metadata",
+    "allowed-tools",
+    "always",
+    "context",
+    "sven",
+    "has_persona_overlay",
+    "persona_exclusive",
+    "requires_bins",
+    "fallback",
+    "skills",
+    "unrestricted_skills",
+    "faction",
+    "a",
+    "p",
 ]
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=40),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=40),
     st.sampled_from(["a", "p", "*", "../x", "/abs", "~", "C:\\x", "a" * 65, "A--b", "</untrusted-data>"]),
 )
 VALUES = st.recursive(
     SCALARS,
-    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), kids, max_size=4),
+    lambda kids: (
+        st.lists(kids, max_size=4)
+        | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), kids, max_size=4)
+    ),
     max_leaves=12,
 )
-YAML_CHARS = st.sampled_from(list("-:{}[]&*!|>'\"%@`#,? \n\t\r\x00\x07\ufeff\u2028é") + ["---", "...", "!!python/object:os.system", "*a", "&a", "<<"] + FIELDS)
+YAML_CHARS = st.sampled_from(
+    [
+        *list("-:{}[]&*!|>'\"%@`#,? \n\t\r\x00\x07\ufeff\u2028é"),
+        "---",
+        "...",
+        "!!python/object:os.system",
+        "*a",
+        "&a",
+        "<<",
+        *FIELDS,
+    ]
+)
 
 
 def dumped(value) -> str:
@@ -43,8 +75,12 @@ YAML_TEXT = st.one_of(
 RAW = st.one_of(
     st.binary(max_size=600),
     YAML_TEXT.map(lambda t: t.encode("utf-8", "surrogatepass")),
-    st.tuples(YAML_TEXT, st.text(max_size=80)).map(lambda p: f"---\n{p[0]}---\n{p[1]}".encode("utf-8", "surrogatepass")),
-    st.tuples(YAML_TEXT, st.binary(max_size=40)).map(lambda p: b"---\n" + p[0].encode("utf-8", "surrogatepass") + p[1]),
+    st.tuples(YAML_TEXT, st.text(max_size=80)).map(
+        lambda p: f"---\n{p[0]}---\n{p[1]}".encode("utf-8", "surrogatepass")
+    ),
+    st.tuples(YAML_TEXT, st.binary(max_size=40)).map(
+        lambda p: b"---\n" + p[0].encode("utf-8", "surrogatepass") + p[1]
+    ),
 )
 
 BASE = {
@@ -103,7 +139,14 @@ def test_random_manifest(data):
 
 
 @SETTINGS
-@given(st.one_of(RAW, YAML_TEXT.map(lambda t: ("sources: [skills]\npersonas: personas\n" + t).encode("utf-8", "surrogatepass"))))
+@given(
+    st.one_of(
+        RAW,
+        YAML_TEXT.map(
+            lambda t: ("sources: [skills]\npersonas: personas\n" + t).encode("utf-8", "surrogatepass")
+        ),
+    )
+)
 def test_random_config(data):
     with tempfile.TemporaryDirectory() as tmp:
         assert_clean_build(Path(tmp), "skillc.yaml", data)

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from skillc import reader
-from conftest import REPO
 
 GOLDEN = Path(__file__).parent / "golden" / "expected"
 
@@ -26,22 +26,25 @@ def test_catalog_is_the_precomputed_fragment(dist: reader.Dist) -> None:
 
 def test_load_resolves_overlay_and_substitutes_arguments(dist: reader.Dist) -> None:
     skill = dist.load("pilot-x", "alpha", args='"Jita 4-4" Amarr')
-    assert skill.body.startswith("# Alpha\n\nWork on \"Jita 4-4\" Amarr, first Jita 4-4.\n")
+    assert skill.body.startswith('# Alpha\n\nWork on "Jita 4-4" Amarr, first Jita 4-4.\n')
     assert skill.overlay == "personas/pilot/skill-overlays/alpha.md"
     assert '<untrusted-data source="personas/pilot/skill-overlays/alpha.md">' in skill.body
     assert skill.files == ("LICENSE", "references/list.md", "scripts/run")
     assert skill.sub_skills == (reader.SubSkill("alpha/child", "child", "Child of alpha. Use after alpha."),)
 
 
-@pytest.mark.parametrize("body, args, expected", [
-    ("Do $ARGUMENTS.", "a b", "Do a b."),
-    ("Take $ARGUMENTS[1] then $0.", "a b", "Take b then a."),
-    ("Take $1 and $5.", ["x", "y"], "Take y and $5."),
-    ("No placeholder.", "a b", "No placeholder.\n\nARGUMENTS: a b\n"),
-    ("No placeholder.", None, "No placeholder."),
-    ("No placeholder.", "", "No placeholder."),
-    ("Quote $0", "'unbalanced", "Quote 'unbalanced"),
-])
+@pytest.mark.parametrize(
+    "body, args, expected",
+    [
+        ("Do $ARGUMENTS.", "a b", "Do a b."),
+        ("Take $ARGUMENTS[1] then $0.", "a b", "Take b then a."),
+        ("Take $1 and $5.", ["x", "y"], "Take y and $5."),
+        ("No placeholder.", "a b", "No placeholder.\n\nARGUMENTS: a b\n"),
+        ("No placeholder.", None, "No placeholder."),
+        ("No placeholder.", "", "No placeholder."),
+        ("Quote $0", "'unbalanced", "Quote 'unbalanced"),
+    ],
+)
 def test_argument_substitution(body: str, args, expected: str) -> None:
     assert reader.substitute(body, args) == expected
 
@@ -86,7 +89,10 @@ def test_render_is_sven_skill_content(dist: reader.Dist) -> None:
     text = dist.load("pilot", "alpha").render()
     assert text.startswith('<skill_content command="alpha" name="alpha">\n# Alpha')
     assert "  - references/list.md\n" in text
-    assert '  <sub_skill command="alpha/child" name="child">Child of alpha. Use after alpha.</sub_skill>\n' in text
+    assert (
+        '  <sub_skill command="alpha/child" name="child">Child of alpha. Use after alpha.</sub_skill>\n'
+        in text
+    )
     assert text.endswith("</skill_content>\n")
 
 
@@ -94,7 +100,12 @@ def test_missing_requirements_checks_this_machine() -> None:
     dist = reader.open(REPO / "dist")
     missing = dist.missing_requirements("aria-mk4", "deploy-check", env={}, which=lambda name: None)
     assert missing == ["bin:docker", "env:DEPLOY_TOKEN"]
-    assert dist.missing_requirements("aria-mk4", "deploy-check", env={"DEPLOY_TOKEN": "t"}, which=lambda n: "/bin/" + n) == []
+    assert (
+        dist.missing_requirements(
+            "aria-mk4", "deploy-check", env={"DEPLOY_TOKEN": "t"}, which=lambda n: "/bin/" + n
+        )
+        == []
+    )
 
 
 def test_reader_never_imports_yaml_jinja2_or_jsonschema() -> None:
@@ -115,8 +126,17 @@ def test_reader_source_imports_only_the_standard_library() -> None:
     import ast
 
     tree = ast.parse((REPO / "compiler" / "reader.py").read_text("utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    imported |= {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
     # _sha2 (3.12+) and _sha256 (3.11): the C module hashlib wraps, each tried in turn
     builtin_hashes = {"_sha2", "_sha256"}
     assert imported <= set(sys.stdlib_module_names) | {"__future__"} | builtin_hashes

@@ -6,28 +6,28 @@ import os
 import stat
 
 import pytest
+from hostile_util import build, project, skill_md
 
 from skillc import reader
 from skillc.reader import substitute
-from hostile_util import build, project, skill_md
 
 CASES = [
     # (body, args, names, expected)
     ("Fix $ARGUMENTS now", "42 high", (), "Fix 42 high now"),
-    ("Fix $ARGUMENTS", "a  'b c'", (), "Fix a  'b c'"),                       # as typed
+    ("Fix $ARGUMENTS", "a  'b c'", (), "Fix a  'b c'"),  # as typed
     ("$0 from $1 to $2", "'search bar' React Vue", (), "search bar from React to Vue"),
     ("$ARGUMENTS[0]/$ARGUMENTS[1]", 'x "y z"', (), "x/y z"),
-    ("cost is $5", "a", (), "cost is $5"),                                       # no such word: unchanged
+    ("cost is $5", "a", (), "cost is $5"),  # no such word: unchanged
     ("$ARGUMENTS[3]", "a", (), "$ARGUMENTS[3]"),
-    ("issue $issue on $branch", "42", ("issue", "branch"), "issue 42 on "),      # missing named: empty
-    ("$issuer $issue.", "7", ("issue",), "$issuer 7."),                          # a longer word is not the name
-    ("price \\$1.00", "a", (), "price $1.00\n\nARGUMENTS: a\n"),                # escaped, and no placeholder used
-    ("\\\\$0", "a", (), "\\\\a"),                                                 # a doubled backslash does not escape
+    ("issue $issue on $branch", "42", ("issue", "branch"), "issue 42 on "),  # missing named: empty
+    ("$issuer $issue.", "7", ("issue",), "$issuer 7."),  # a longer word is not the name
+    ("price \\$1.00", "a", (), "price $1.00\n\nARGUMENTS: a\n"),  # escaped, and no placeholder used
+    ("\\\\$0", "a", (), "\\\\a"),  # a doubled backslash does not escape
     ("no placeholders", "x y", (), "no placeholders\n\nARGUMENTS: x y\n"),
     ("no placeholders", "", (), "no placeholders"),
-    ("$" + "9" * 5000, "x", (), "$" + "9" * 5000),                               # never int() a huge index
+    ("$" + "9" * 5000, "x", (), "$" + "9" * 5000),  # never int() a huge index
     ("body", None, (), "body"),
-    ("$0 $1", ["a b", "c"], (), "a b c"),                                        # a list: already split
+    ("$0 $1", ["a b", "c"], (), "a b c"),  # a list: already split
 ]
 
 
@@ -53,8 +53,12 @@ def test_unbalanced_quotes_fall_back_to_words():
 
 @pytest.fixture
 def dist(tmp_path):
-    md = skill_md(description="d", body="Run ${CLAUDE_SKILL_DIR}/scripts/go for $issue.\n", arguments="[issue]")
-    cfg = project(tmp_path, {"skills/a/SKILL.md": md, "skills/a/scripts/go": "#!/bin/sh\n", "skills/a/ref/r.md": "r\n"})
+    md = skill_md(
+        description="d", body="Run ${CLAUDE_SKILL_DIR}/scripts/go for $issue.\n", arguments="[issue]"
+    )
+    cfg = project(
+        tmp_path, {"skills/a/SKILL.md": md, "skills/a/scripts/go": "#!/bin/sh\n", "skills/a/ref/r.md": "r\n"}
+    )
     os.chmod(tmp_path / "skills/a/scripts/go", 0o755)
     assert build(cfg).exit_code == 0
     return reader.open(tmp_path / "dist")
@@ -68,7 +72,7 @@ def test_materialize_writes_the_resolved_folder_with_exec_bits(dist, tmp_path):
     dest = tmp_path / "task" / "a"
     out = dist.materialize("default", "a", dest, args="7")
     text = (dest / "SKILL.md").read_text()
-    assert out == dest and f"Run {dest}/scripts/go for 7." in text and text.startswith("---\nname: \"a\"")
+    assert out == dest and f"Run {dest}/scripts/go for 7." in text and text.startswith('---\nname: "a"')
     assert os.stat(dest / "scripts/go").st_mode & stat.S_IXUSR
     assert not os.stat(dest / "ref/r.md").st_mode & stat.S_IXUSR
 

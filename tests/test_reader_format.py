@@ -11,25 +11,29 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from skillc import pipeline, reader
-from skillc.runtime import bundle
-from skillc.runtime import format as fmt
 from conftest import REPO
 from dist_util import expand
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
+from skillc import pipeline, reader
+from skillc.runtime import bundle
+from skillc.runtime import format as fmt
+
 
 @pytest.fixture
 def proj(tmp_path) -> Path:
-    cfg = project(tmp_path, {
-        "skills/a/SKILL.md": skill_md(body="Body of a.\n"),
-        "skills/a/scripts/run.sh": "echo hi\n",
-        "skills/b/SKILL.md": skill_md(),
-        "personas/p/manifest.yaml": "name: P\n",
-        "personas/q/manifest.yaml": "name: Q\n",
-        "personas/q/skill-overlays/a.md": "Be brief.\n",
-    }, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/a/SKILL.md": skill_md(body="Body of a.\n"),
+            "skills/a/scripts/run.sh": "echo hi\n",
+            "skills/b/SKILL.md": skill_md(),
+            "personas/p/manifest.yaml": "name: P\n",
+            "personas/q/manifest.yaml": "name: Q\n",
+            "personas/q/skill-overlays/a.md": "Be brief.\n",
+        },
+        CONFIG_PERSONAS,
+    )
     assert build(cfg).exit_code == 0
     return cfg
 
@@ -53,8 +57,10 @@ def _pythons() -> list[str]:
     """This interpreter and any other CPython 3.11-3.13 on the machine (pyenv's, or on PATH)."""
     found = [sys.executable]
     for version in ("3.11", "3.12", "3.13"):
-        for candidate in (*sorted(Path("/root/.pyenv/versions").glob(f"{version}.*/bin/python")),
-                          shutil.which(f"python{version}")):
+        for candidate in (
+            *sorted(Path("/root/.pyenv/versions").glob(f"{version}.*/bin/python")),
+            shutil.which(f"python{version}"),
+        ):
             if candidate and os.access(candidate, os.X_OK):
                 found.append(str(candidate))
                 break
@@ -71,13 +77,18 @@ def test_reader_imports_only_the_standard_library(tmp_path, python):
 
 def test_copied_reader_serves_the_example(tmp_path):
     (tmp_path / "reader.py").write_bytes((REPO / "compiler" / "reader.py").read_bytes())
-    code = "import sys; sys.path.insert(0, sys.argv[1]); import reader; d = reader.open(sys.argv[2]); " \
-           "print(len(d.catalog(d.personas()[0])) > 0, d.load(d.personas()[0], d.skills(d.personas()[0])[0].command).name)"
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import reader; d = reader.open(sys.argv[2]); "
+        "print(len(d.catalog(d.personas()[0])) > 0, d.load(d.personas()[0], d.skills(d.personas()[0])[0].command).name)"
+    )
     for python in _pythons()[1:]:
-        out = subprocess.run([python, "-I", "-c", code, str(tmp_path), str(REPO / "dist")], capture_output=True, text=True)
+        out = subprocess.run(
+            [python, "-I", "-c", code, str(tmp_path), str(REPO / "dist")], capture_output=True, text=True
+        )
         assert out.returncode == 0 and out.stdout.startswith("True "), (python, out.stderr)
-    out = subprocess.run([sys.executable, "-I", "-c", code, str(tmp_path), str(REPO / "dist")],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(tmp_path), str(REPO / "dist")], capture_output=True, text=True
+    )
     assert out.returncode == 0 and out.stdout.startswith("True "), out.stderr
 
 
@@ -90,8 +101,13 @@ def test_reader_answers_what_the_compiler_resolved():
         assert visible == {c for p, c in seen if p == persona}
         for command in visible:
             got, want = d.resolution(persona, command), seen[(persona, command)]
-            assert (got.access, got.via, got.overlay, got.model, got.user) == \
-                   (want.access, want.via, want.overlay, want.model, want.user)
+            assert (got.access, got.via, got.overlay, got.model, got.user) == (
+                want.access,
+                want.via,
+                want.overlay,
+                want.model,
+                want.user,
+            )
             assert d.load(persona, command).body == want.body
             assert got.in_catalog == (command in result.packings[persona].included)
 
@@ -105,12 +121,15 @@ def test_most_pairs_are_not_written_out():
 
 def test_format_1_is_refused_naming_both_versions(proj):
     dist = proj.parent / "dist"
-    (dist / "_index.json").write_text(json.dumps({"format": 1, "personas": {}, "skills": {}, "resolutions": {}}))
+    (dist / "_index.json").write_text(
+        json.dumps({"format": 1, "personas": {}, "skills": {}, "resolutions": {}})
+    )
     with pytest.raises(reader.FormatError, match="format 1; this reader reads format 2"):
         reader.open(dist)
 
 
 # --- an open Dist across rebuilds ------------------------------------------------------------
+
 
 def _edit_and_rebuild(proj: Path, *extra: str) -> None:
     (proj.parent / "skills/a/SKILL.md").write_text(skill_md(body="New body.\n", description="Changed."))
@@ -132,13 +151,14 @@ def test_open_dist_keeps_serving_the_build_it_opened(proj):
 def test_pruned_rebuild_says_reopen_not_tampering(proj):
     d = reader.open(proj.parent / "dist")
     _edit_and_rebuild(proj, "--prune")
-    with pytest.raises(reader.DistRebuilt, match="rebuilt since it was opened.*reader.open") as exc:
+    with pytest.raises(reader.DistRebuilt, match=r"rebuilt since it was opened.*reader\.open") as exc:
         d.load("p", "a")
     assert "tamper" not in str(exc.value)
     assert isinstance(exc.value, reader.ReaderError)
 
 
 # --- regular files only, bounded ----------------------------------------------------------------
+
 
 def _object_of(dist: Path, digest: str) -> Path:
     return dist / fmt.object_path(digest)
@@ -207,13 +227,17 @@ def test_long_argument_index_is_no_argument():
 
 
 def test_stub_sees_no_resources(tmp_path):
-    cfg = project(tmp_path, {
-        "skills/x/SKILL.md": skill_md(body="Ask the owner.\n", persona_exclusive="owner"),
-        "skills/x/scripts/s.sh": "echo secret\n",
-        "personas/owner-exclusive/x.md": "Secret.\n",
-        "personas/owner/manifest.yaml": "name: O\n",
-        "personas/other/manifest.yaml": "name: X\n",
-    }, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/x/SKILL.md": skill_md(body="Ask the owner.\n", persona_exclusive="owner"),
+            "skills/x/scripts/s.sh": "echo secret\n",
+            "personas/owner-exclusive/x.md": "Secret.\n",
+            "personas/owner/manifest.yaml": "name: O\n",
+            "personas/other/manifest.yaml": "name: X\n",
+        },
+        CONFIG_PERSONAS,
+    )
     r = build(cfg)
     assert r.exit_code == 0, r.stderr
     d = reader.open(tmp_path / "dist")

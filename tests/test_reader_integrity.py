@@ -8,23 +8,27 @@ import re
 from pathlib import Path
 
 import pytest
-
-from skillc import reader
 from dist_util import expand
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
+
+from skillc import reader
 
 
 @pytest.fixture
 def dist(tmp_path) -> Path:
-    cfg = project(tmp_path, {
-        "skills/a/SKILL.md": skill_md(body="Body of a.\n"),
-        "skills/a/scripts/run.sh": "echo hi\n",
-        "skills/a/references/r.md": "ref\n",
-        "skills/b/SKILL.md": skill_md(),
-        "skills/b/references/b-only.md": "b\n",
-        "personas/p/manifest.yaml": "name: P\n",
-        "secret.md": "not a resource\n",
-    }, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/a/SKILL.md": skill_md(body="Body of a.\n"),
+            "skills/a/scripts/run.sh": "echo hi\n",
+            "skills/a/references/r.md": "ref\n",
+            "skills/b/SKILL.md": skill_md(),
+            "skills/b/references/b-only.md": "b\n",
+            "personas/p/manifest.yaml": "name: P\n",
+            "secret.md": "not a resource\n",
+        },
+        CONFIG_PERSONAS,
+    )
     r = build(cfg)
     assert r.exit_code == 0, r.stderr
     return tmp_path / "dist"
@@ -102,20 +106,23 @@ def test_object_replaced_by_directory(dist):
         reader.open(dist).load("p", "a")
 
 
-@pytest.mark.parametrize("path", [
-    "SKILL.md",
-    "../../secret.md",
-    "../b/references/b-only.md",
-    "references/b-only.md",
-    "/etc/passwd",
-    "scripts/../references/r.md",
-    "scripts/run.sh/",
-    "./scripts/run.sh",
-    "SCRIPTS/RUN.SH",
-    "scripts\\run.sh",
-    "scripts/run.sh\x00",
-    "",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "SKILL.md",
+        "../../secret.md",
+        "../b/references/b-only.md",
+        "references/b-only.md",
+        "/etc/passwd",
+        "scripts/../references/r.md",
+        "scripts/run.sh/",
+        "./scripts/run.sh",
+        "SCRIPTS/RUN.SH",
+        "scripts\\run.sh",
+        "scripts/run.sh\x00",
+        "",
+    ],
+)
 def test_resource_refuses_unlisted_paths(dist, path):
     with pytest.raises(reader.UnknownResource):
         reader.open(dist).resource("p", "a", path)
@@ -130,31 +137,44 @@ def test_resource_of_unknown_skill_or_persona(dist):
 
 
 def test_errors_share_one_base(dist):
-    for cls in (reader.FormatError, reader.IntegrityError, reader.UnknownSkill, reader.UnknownPersona, reader.UnknownResource):
+    for cls in (
+        reader.FormatError,
+        reader.IntegrityError,
+        reader.UnknownSkill,
+        reader.UnknownPersona,
+        reader.UnknownResource,
+    ):
         assert issubclass(cls, reader.ReaderError)
 
 
 # --- the index ---------------------------------------------------------------
+
 
 def replace_index(dist: Path, data: bytes) -> reader.Dist:
     (dist / "_index.json").write_bytes(data)
     return reader.open(dist)
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"", "not a valid format 2 file"),
-    (b"{", "not a valid format 2 file"),
-    (b'{"format": 2, "personas": {}', "not a valid format 2 file"),
-    (b"\xff\xfe{}", "not a valid format 2 file"),
-    (b"not json at all", "not a valid format 2 file"),
-    (b"[]", "format None; this reader reads format 2"),
-    (b"null", "format None; this reader reads format 2"),
-    (b'{"format": 1, "personas": {}, "skills": {}, "resolutions": {}}', "format 1; this reader reads format 2"),
-    (b'{"format": "2", "personas": {}}', "format '2'; this reader reads format 2"),
-    (b'{"format": true}', "format True; this reader reads format 2"),
-    (b'{"format": 2, "personas": {}, "shards": {}}', "malformed: \\(root\\): keys"),
-    (b'{"format": 2, "format": 2}', "duplicate key 'format'"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "not a valid format 2 file"),
+        (b"{", "not a valid format 2 file"),
+        (b'{"format": 2, "personas": {}', "not a valid format 2 file"),
+        (b"\xff\xfe{}", "not a valid format 2 file"),
+        (b"not json at all", "not a valid format 2 file"),
+        (b"[]", "format None; this reader reads format 2"),
+        (b"null", "format None; this reader reads format 2"),
+        (
+            b'{"format": 1, "personas": {}, "skills": {}, "resolutions": {}}',
+            "format 1; this reader reads format 2",
+        ),
+        (b'{"format": "2", "personas": {}}', "format '2'; this reader reads format 2"),
+        (b'{"format": true}', "format True; this reader reads format 2"),
+        (b'{"format": 2, "personas": {}, "shards": {}}', "malformed: \\(root\\): keys"),
+        (b'{"format": 2, "format": 2}', "duplicate key 'format'"),
+    ],
+)
 def test_corrupt_or_wrong_version_index(dist, data, message):
     with pytest.raises(reader.FormatError, match=message) as exc:
         replace_index(dist, data)
@@ -185,15 +205,18 @@ def raw_index(dist: Path) -> dict:
     return json.loads((dist / "_index.json").read_text())
 
 
-@pytest.mark.parametrize("mutate, where", [
-    (lambda i: i["personas"]["p"].pop("prompt"), "personas.p"),
-    (lambda i: i["personas"]["p"].update(prompt=5), "personas.p.prompt"),
-    (lambda i: i["personas"]["p"].update(copy="../../secret.md"), "personas.p.copy"),
-    (lambda i: i["personas"].update({"P!": i["personas"]["p"]}), "personas.P!"),
-    (lambda i: i["shards"].update(zz="0" * 64), "shards.zz"),
-    (lambda i: i["config"].update(catalog_chars=-1), "config.catalog_chars"),
-    (lambda i: i.update(build_hash="x"), "build_hash"),
-])
+@pytest.mark.parametrize(
+    "mutate, where",
+    [
+        (lambda i: i["personas"]["p"].pop("prompt"), "personas.p"),
+        (lambda i: i["personas"]["p"].update(prompt=5), "personas.p.prompt"),
+        (lambda i: i["personas"]["p"].update(copy="../../secret.md"), "personas.p.copy"),
+        (lambda i: i["personas"].update({"P!": i["personas"]["p"]}), "personas.P!"),
+        (lambda i: i["shards"].update(zz="0" * 64), "shards.zz"),
+        (lambda i: i["config"].update(catalog_chars=-1), "config.catalog_chars"),
+        (lambda i: i.update(build_hash="x"), "build_hash"),
+    ],
+)
 def test_malformed_index_entries(dist, mutate, where):
     data = raw_index(dist)
     mutate(data)
@@ -205,12 +228,12 @@ def test_malformed_index_entries(dist, mutate, where):
 def test_index_pointing_outside_objects(dist, digest):
     data = raw_index(dist)
     data["personas"]["p"]["prompt"] = digest
-    with pytest.raises(reader.FormatError, match="personas.p.prompt: not a sha256"):
+    with pytest.raises(reader.FormatError, match=r"personas\.p\.prompt: not a sha256"):
         replace_index(dist, json.dumps(data).encode())
 
 
 def test_not_a_dist_directory(tmp_path):
-    with pytest.raises(reader.FormatError, match="no _index.json"):
+    with pytest.raises(reader.FormatError, match=r"no _index\.json"):
         reader.open(tmp_path)
     with pytest.raises(reader.FormatError):
         reader.open(tmp_path / "nope")

@@ -8,12 +8,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from conftest import project, skill_md
 
 from skillc import report
 from skillc.cli import cli
 from skillc.diagnostics import Diagnostic, Severity, error, warning
-
-from conftest import project, skill_md
 
 DIAGS = (
     error("skills/a,b/SKILL.md", "SKC204", "description: is 1025 characters long; the limit is 1024", 3, 14),
@@ -33,41 +32,82 @@ SARIF_SUBSET = {
     },
     "definitions": {
         "run": {
-            "type": "object", "required": ["tool"],
+            "type": "object",
+            "required": ["tool"],
             "properties": {
-                "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {"$ref": "#/definitions/driver"}}},
+                "tool": {
+                    "type": "object",
+                    "required": ["driver"],
+                    "properties": {"driver": {"$ref": "#/definitions/driver"}},
+                },
                 "results": {"type": "array", "items": {"$ref": "#/definitions/result"}},
                 "columnKind": {"enum": ["utf16CodeUnits", "unicodeCodePoints"]},
             },
         },
         "driver": {
-            "type": "object", "required": ["name"],
+            "type": "object",
+            "required": ["name"],
             "properties": {
-                "name": {"type": "string"}, "version": {"type": "string"},
+                "name": {"type": "string"},
+                "version": {"type": "string"},
                 "informationUri": {"type": "string", "format": "uri"},
-                "rules": {"type": "array", "uniqueItems": True, "items": {
-                    "type": "object", "required": ["id"],
-                    "properties": {"id": {"type": "string"}, "shortDescription": {"$ref": "#/definitions/message"},
-                                   "helpUri": {"type": "string", "format": "uri"}}}},
+                "rules": {
+                    "type": "array",
+                    "uniqueItems": True,
+                    "items": {
+                        "type": "object",
+                        "required": ["id"],
+                        "properties": {
+                            "id": {"type": "string"},
+                            "shortDescription": {"$ref": "#/definitions/message"},
+                            "helpUri": {"type": "string", "format": "uri"},
+                        },
+                    },
+                },
             },
         },
-        "message": {"type": "object", "anyOf": [{"required": ["text"]}, {"required": ["id"]}],
-                    "properties": {"text": {"type": "string"}}},
+        "message": {
+            "type": "object",
+            "anyOf": [{"required": ["text"]}, {"required": ["id"]}],
+            "properties": {"text": {"type": "string"}},
+        },
         "result": {
-            "type": "object", "required": ["message"], "additionalProperties": False,
+            "type": "object",
+            "required": ["message"],
+            "additionalProperties": False,
             "properties": {
-                "ruleId": {"type": "string"}, "ruleIndex": {"type": "integer", "minimum": -1},
+                "ruleId": {"type": "string"},
+                "ruleIndex": {"type": "integer", "minimum": -1},
                 "level": {"enum": ["none", "note", "warning", "error"]},
                 "message": {"$ref": "#/definitions/message"},
-                "locations": {"type": "array", "items": {"type": "object", "properties": {"physicalLocation": {
-                    "type": "object", "anyOf": [{"required": ["address"]}, {"required": ["artifactLocation"]}],
-                    "properties": {
-                        "artifactLocation": {"type": "object", "properties": {
-                            "uri": {"type": "string", "format": "uri-reference"}, "uriBaseId": {"type": "string"}}},
-                        "region": {"type": "object", "properties": {
-                            "startLine": {"type": "integer", "minimum": 1},
-                            "startColumn": {"type": "integer", "minimum": 1}}},
-                    }}}}},
+                "locations": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "physicalLocation": {
+                                "type": "object",
+                                "anyOf": [{"required": ["address"]}, {"required": ["artifactLocation"]}],
+                                "properties": {
+                                    "artifactLocation": {
+                                        "type": "object",
+                                        "properties": {
+                                            "uri": {"type": "string", "format": "uri-reference"},
+                                            "uriBaseId": {"type": "string"},
+                                        },
+                                    },
+                                    "region": {
+                                        "type": "object",
+                                        "properties": {
+                                            "startLine": {"type": "integer", "minimum": 1},
+                                            "startColumn": {"type": "integer", "minimum": 1},
+                                        },
+                                    },
+                                },
+                            }
+                        },
+                    },
+                },
             },
         },
     },
@@ -76,15 +116,23 @@ SARIF_SUBSET = {
 
 def test_json_lines_have_the_six_fields() -> None:
     rows = [json.loads(line) for line in report.json_lines(DIAGS)]
-    assert rows[0] == {"file": "skills/a,b/SKILL.md", "line": 3, "column": 14, "severity": "error",
-                       "code": "SKC204", "message": "description: is 1025 characters long; the limit is 1024"}
+    assert rows[0] == {
+        "file": "skills/a,b/SKILL.md",
+        "line": 3,
+        "column": 14,
+        "severity": "error",
+        "code": "SKC204",
+        "message": "description: is 1025 characters long; the limit is 1024",
+    }
     assert rows[1]["severity"] == "warning" and rows[1]["message"].startswith("unknown")
 
 
 def test_github_annotations_escape_properties_and_data() -> None:
     lines = report.github_lines(DIAGS)
-    assert lines[0] == ("::error file=skills/a%2Cb/SKILL.md,line=3,col=14,title=SKC204::"
-                        "description: is 1025 characters long; the limit is 1024")
+    assert lines[0] == (
+        "::error file=skills/a%2Cb/SKILL.md,line=3,col=14,title=SKC204::"
+        "description: is 1025 characters long; the limit is 1024"
+    )
     # a newline would end the command and start another one: escaped, as is '%'
     assert lines[1].endswith("::unknown frontmatter field 'x'\\n100%25 sure: yes")
     assert len(lines) == 2 and all("\n" not in line for line in lines)
@@ -97,7 +145,10 @@ def test_sarif_matches_the_schema_and_points_at_rules() -> None:
     rules = run["tool"]["driver"]["rules"]
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
-    assert run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "skills/a%2Cb/SKILL.md"
+    assert (
+        run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        == "skills/a%2Cb/SKILL.md"
+    )
 
 
 def test_the_schema_check_can_fail() -> None:
@@ -108,8 +159,13 @@ def test_the_schema_check_can_fail() -> None:
 
 
 def _broken(tmp_path: Path) -> Path:
-    return project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="x" * 1100),
-                              "src/b/SKILL.md": skill_md("b", colour="red")})
+    return project(
+        tmp_path,
+        {
+            "src/a/SKILL.md": skill_md("a", description="x" * 1100),
+            "src/b/SKILL.md": skill_md("b", colour="red"),
+        },
+    )
 
 
 @pytest.mark.parametrize("command", ["build", "validate", "check"])
@@ -133,7 +189,10 @@ def test_sarif_from_the_cli_is_one_document(tmp_path: Path) -> None:
 def test_github_format_from_the_cli(tmp_path: Path) -> None:
     config = _broken(tmp_path)
     result = CliRunner().invoke(cli, ["validate", "--config", str(config), "--format", "github"])
-    assert any(line.startswith("::error file=src/a/SKILL.md,line=3,col=14,title=SKC204::") for line in result.stdout.splitlines())
+    assert any(
+        line.startswith("::error file=src/a/SKILL.md,line=3,col=14,title=SKC204::")
+        for line in result.stdout.splitlines()
+    )
     assert any(line.startswith("::warning file=src/b/SKILL.md") for line in result.stdout.splitlines())
 
 
@@ -148,7 +207,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     monkeypatch.setenv("NO_COLOR", "1")
     assert not report.use_colour(_Tty())  # type: ignore[arg-type]
     monkeypatch.delenv("NO_COLOR")
-    assert not report.use_colour(open(__file__))  # noqa: SIM115 - a file is no terminal
+    assert not report.use_colour(open(__file__))
     coloured = report.text_lines(DIAGS, colour=True)
     assert "\x1b[1;31merror[SKC204]\x1b[0m" in coloured[0]
     assert report.text_lines(DIAGS) == [d.format() for d in DIAGS]

@@ -16,8 +16,10 @@ from skillc import reader, review
 from skillc.pipeline import build
 
 CONFIG = "sources: [base, extra]\npersonas: personas\ntemplate: t.xml.j2\n"
-TEMPLATE = "{% macro entry(s) %}<skill>{{ s.command }}: {{ s.description }}</skill>\n{% endmacro %}" \
-           "<available_skills>\n{% for s in skills %}{{ entry(s) }}{% endfor %}</available_skills>\n"
+TEMPLATE = (
+    "{% macro entry(s) %}<skill>{{ s.command }}: {{ s.description }}</skill>\n{% endmacro %}"
+    "<available_skills>\n{% for s in skills %}{{ entry(s) }}{% endfor %}</available_skills>\n"
+)
 BASE = {
     "skillc.yaml": CONFIG,
     "t.xml.j2": TEMPLATE,
@@ -49,6 +51,7 @@ def _edit(rel: str, old: str, new: str) -> Callable[[Path], None]:
     def change(root: Path) -> None:
         path = root / rel
         path.write_text(path.read_text().replace(old, new, 1) if old else path.read_text() + new)
+
     return change
 
 
@@ -58,11 +61,18 @@ def _one(r: review.Review, kind: str, field: str) -> review.Change:
     return hits[0]
 
 
-@pytest.mark.parametrize(("field", "line"), [
-    ("allowed-tools", "allowed-tools: Bash(*)\n"), ("model", "model: opus\n"), ("context", "context: fork\n"),
-    ("user-invocable", "user-invocable: false\n"), ("disable-model-invocation", "disable-model-invocation: true\n"),
-    ("requires_bins", "requires_bins: [docker]\n"), ("hooks", "hooks: {PreToolUse: [{matcher: Bash}]}\n"),
-])
+@pytest.mark.parametrize(
+    ("field", "line"),
+    [
+        ("allowed-tools", "allowed-tools: Bash(*)\n"),
+        ("model", "model: opus\n"),
+        ("context", "context: fork\n"),
+        ("user-invocable", "user-invocable: false\n"),
+        ("disable-model-invocation", "disable-model-invocation: true\n"),
+        ("requires_bins", "requires_bins: [docker]\n"),
+        ("hooks", "hooks: {PreToolUse: [{matcher: Bash}]}\n"),
+    ],
+)
 def test_capability_fields_come_first_and_are_marked(tmp_path: Path, field: str, line: str) -> None:
     r = _builds(tmp_path, _edit("base/beta/SKILL.md", "description:", line + "description:"))
     c = _one(r, "frontmatter", field)
@@ -81,6 +91,7 @@ def test_resources_text_binary_and_executable_bit(tmp_path: Path) -> None:
     def change(root: Path) -> None:
         (root / "base/alpha/scripts/run.sh").write_text('echo hi\nos.system("rm -rf /")\n')
         (root / "base/alpha/assets/logo.bin").write_bytes(b"\x00\x02binary!")
+
     r = _builds(tmp_path, change)
     script = _one(r, "resource", "scripts/run.sh")
     assert script.capability and '+os.system("rm -rf /")' in script.diff  # a script the model runs
@@ -93,7 +104,9 @@ def test_resources_text_binary_and_executable_bit(tmp_path: Path) -> None:
 
 
 def test_added_injection_and_hidden_unicode_are_audit_changes(tmp_path: Path) -> None:
-    r = _builds(tmp_path, _edit("base/beta/SKILL.md", "", "Context: !`git log -5`\n```!\nls\n```\nzero\u200bwidth\n"))
+    r = _builds(
+        tmp_path, _edit("base/beta/SKILL.md", "", "Context: !`git log -5`\n```!\nls\n```\nzero\u200bwidth\n")
+    )
     details = {c.new for c in r.changes if c.kind == "audit"}
     assert "!`git log -5`" in details and "```!" in details
     assert any(d and d.startswith("U+200B") for d in details)
@@ -102,8 +115,11 @@ def test_added_injection_and_hidden_unicode_are_audit_changes(tmp_path: Path) ->
 
 def test_persona_settings(tmp_path: Path) -> None:
     def change(root: Path) -> None:
-        (root / "personas/crew/manifest.yaml").write_text("name: Crew\nfallback: pilot\nunrestricted_skills: true\nskills: [beta]\n")
+        (root / "personas/crew/manifest.yaml").write_text(
+            "name: Crew\nfallback: pilot\nunrestricted_skills: true\nskills: [beta]\n"
+        )
         (root / "skillc.yaml").write_text(CONFIG + "budgets:\n  personas:\n    pilot: 5000\n")
+
     r = _builds(tmp_path, change)
     fields = {c.field: c for c in r.changes if c.kind == "persona"}
     assert fields["fallback chain"].new == "pilot" and fields["unrestricted_skills"].capability
@@ -114,6 +130,7 @@ def test_persona_settings(tmp_path: Path) -> None:
 def test_access_overlay_and_visibility_per_pair(tmp_path: Path) -> None:
     def change(root: Path) -> None:
         write_tree(root, {"personas/pilot-x/skill-overlays/alpha.md": "Say yo.\n"})
+
     r = _builds(tmp_path, change)
     overlay = _one(r, "access", "overlay")
     assert overlay.personas == ("pilot-x",) and overlay.new == "personas/pilot-x/skill-overlays/alpha.md"
@@ -123,12 +140,20 @@ def test_access_overlay_and_visibility_per_pair(tmp_path: Path) -> None:
 
 def test_exclusive_skill_changes_access(tmp_path: Path) -> None:
     def change(root: Path) -> None:
-        write_tree(root, {"base/beta/SKILL.md": skill_md("beta", body="Only pilots.\n", persona_exclusive="pilot"),
-                          "personas/pilot-exclusive/beta.md": "Pilot body.\n"})
+        write_tree(
+            root,
+            {
+                "base/beta/SKILL.md": skill_md("beta", body="Only pilots.\n", persona_exclusive="pilot"),
+                "personas/pilot-exclusive/beta.md": "Pilot body.\n",
+            },
+        )
+
     r = _builds(tmp_path, change)
     access = [c for c in r.changes if c.kind == "access" and c.field == "access"]
-    assert {(c.old, c.new, c.personas) for c in access} == {("open", "stub", ("crew",)),
-                                                            ("open", "granted", ("pilot", "pilot-x"))}
+    assert {(c.old, c.new, c.personas) for c in access} == {
+        ("open", "stub", ("crew",)),
+        ("open", "granted", ("pilot", "pilot-x")),
+    }
     assert all(c.capability for c in access)
 
 
@@ -146,6 +171,7 @@ def test_skills_added_removed_and_moved(tmp_path: Path) -> None:
         write_tree(root, {"base/gamma/SKILL.md": skill_md("gamma")})
         shutil.rmtree(root / "base/alpha")
         (root / "personas/pilot/skill-overlays/alpha.md").unlink()
+
     r = _builds(tmp_path, change)
     skills = {(c.subject, c.field, c.old, c.new) for c in r.changes if c.kind == "skill"}
     assert ("gamma", "skill", None, "added") in skills and ("alpha", "skill", "removed", None) in skills
@@ -187,19 +213,28 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert run("diff", "--exit-code", old, new)[0] == 1
     assert run("diff", "--fail-on", "capabilities", old, new)[0] == 0  # a description is no capability
     _builds(tmp_path / "c", _edit("base/beta/SKILL.md", "description:", "model: opus\ndescription:"))
-    assert run("diff", "--fail-on", "capabilities", str(tmp_path / "c/old"), str(tmp_path / "c/p/dist"))[0] == 1
+    assert (
+        run("diff", "--fail-on", "capabilities", str(tmp_path / "c/old"), str(tmp_path / "c/p/dist"))[0] == 1
+    )
     assert run("diff", old)[0] == 2
 
 
 def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = write_tree(tmp_path / "repo", {**{f"proj/{k}": v for k, v in BASE.items()}, "proj/extra/.keep": ""})
+    root = write_tree(
+        tmp_path / "repo", {**{f"proj/{k}": v for k, v in BASE.items()}, "proj/extra/.keep": ""}
+    )
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "one")
@@ -221,7 +256,9 @@ def test_diff_against_git_refs(repo: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert code == 2 and "names no commit" in out
 
 
-def test_shallow_clone_says_how_to_get_the_history(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shallow_clone_says_how_to_get_the_history(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clone = tmp_path / "shallow"
     _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
     monkeypatch.chdir(clone / "proj")
@@ -231,15 +268,27 @@ def test_shallow_clone_says_how_to_get_the_history(repo: Path, tmp_path: Path, m
 
 
 def test_audit_lists_what_each_skill_can_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = write_tree(tmp_path, {**BASE, "base/beta/SKILL.md": skill_md(
-        "beta", body="Run !`date` now.\n\u202eevil\n", **{"allowed-tools": "Read Bash(git:*)"})})
+    root = write_tree(
+        tmp_path,
+        {
+            **BASE,
+            "base/beta/SKILL.md": skill_md(
+                "beta", body="Run !`date` now.\n\u202eevil\n", **{"allowed-tools": "Read Bash(git:*)"}
+            ),
+        },
+    )
     (root / "extra").mkdir()
     (root / "base/alpha/scripts/run.sh").chmod(0o755)
     assert run("build", "--config", str(root / "skillc.yaml"))[0] == 0
     code, out = run("audit", "--config", str(root / "skillc.yaml"))
     assert code == 0
-    for line in ("beta: allowed-tools: Read", "beta: allowed-tools: Bash(git:*)", "beta: injection: !`date`",
-                 "alpha: executable: scripts/run.sh", "beta: hidden-unicode: U+202E RIGHT-TO-LEFT OVERRIDE x1"):
+    for line in (
+        "beta: allowed-tools: Read",
+        "beta: allowed-tools: Bash(git:*)",
+        "beta: injection: !`date`",
+        "alpha: executable: scripts/run.sh",
+        "beta: hidden-unicode: U+202E RIGHT-TO-LEFT OVERRIDE x1",
+    ):
         assert line in out
     code, out = run("audit", "--config", str(root / "skillc.yaml"), "--format", "json")
     assert {"command": "beta", "kind": "injection", "detail": "!`date`"} in json.loads(out)

@@ -8,10 +8,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import project, run, skill_md, snapshot
 
 from skillc import reader
 from skillc.pipeline import build, compile_project
-from conftest import project, run, skill_md, snapshot
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
@@ -32,12 +32,24 @@ def test_build_repairs_a_tampered_object_instead_of_linking_it_back(tmp_path: Pa
     assert run("check", "--config", str(config))[0] == 0
 
 
-@pytest.mark.parametrize("config_text, message", [
-    ("sources: [src]\noutput: t\ntemplate: t/c.xml.j2\n", "output 't' would replace the template 'c.xml.j2'"),
-    ("sources: [src]\noutput: skillc.yaml\n", "output 'skillc.yaml' would replace the config file 'skillc.yaml'"),
-])
-def test_output_may_not_replace_the_config_or_the_template(tmp_path: Path, config_text: str, message: str) -> None:
+@pytest.mark.parametrize(
+    "config_text, message",
+    [
+        (
+            "sources: [src]\noutput: t\ntemplate: t/c.xml.j2\n",
+            "output 't' would replace the template 'c.xml.j2'",
+        ),
+        (
+            "sources: [src]\noutput: skillc.yaml\n",
+            "output 'skillc.yaml' would replace the config file 'skillc.yaml'",
+        ),
+    ],
+)
+def test_output_may_not_replace_the_config_or_the_template(
+    tmp_path: Path, config_text: str, message: str
+) -> None:
     from conftest import REPO
+
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config=config_text)
     (tmp_path / "t").mkdir()
     shutil.copy(REPO / "templates" / "catalog.xml.j2", tmp_path / "t" / "c.xml.j2")
@@ -65,13 +77,20 @@ def test_output_through_a_symlink_out_of_the_project_is_refused(tmp_path: Path) 
     assert list(elsewhere.iterdir()) == []
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("{% for s in skills %}{{ s.nope }}{% endfor %}", "template failed while rendering: UndefinedError"),
-    ("{{ 1 // budget }}", "template failed: ZeroDivisionError"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("{% for s in skills %}{{ s.nope }}{% endfor %}", "template failed while rendering: UndefinedError"),
+        ("{{ 1 // budget }}", "template failed: ZeroDivisionError"),
+    ],
+)
 def test_template_errors_at_render_time_are_diagnostics(tmp_path: Path, body: str, expected: str) -> None:
     template = "{% macro entry(skill) %}<s>{{ skill.name }}</s>{% endmacro %}" + body
-    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a"), "t.xml.j2": template}, config="sources: [src]\ntemplate: t.xml.j2\n")
+    config = project(
+        tmp_path,
+        {"src/a/SKILL.md": skill_md("a"), "t.xml.j2": template},
+        config="sources: [src]\ntemplate: t.xml.j2\n",
+    )
     code, out = run("build", "--config", str(config))
     assert code == 1 and "Traceback" not in out and "internal error" not in out
     assert f"t.xml.j2:1:1: error[SKC104]: {expected}" in out
@@ -90,7 +109,11 @@ def test_included_templates_feed_the_build_hash(tmp_path: Path) -> None:
 
 def test_computed_include_names_are_refused(tmp_path: Path) -> None:
     template = "{% macro entry(skill) %}x{% endmacro %}{% include persona.id ~ '.txt' %}"
-    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a"), "t.xml.j2": template}, config="sources: [src]\ntemplate: t.xml.j2\n")
+    config = project(
+        tmp_path,
+        {"src/a/SKILL.md": skill_md("a"), "t.xml.j2": template},
+        config="sources: [src]\ntemplate: t.xml.j2\n",
+    )
     code, out = run("build", "--config", str(config))
     assert code == 1 and "error[SKC104]: template 't.xml.j2' includes a template by a computed name" in out
 
@@ -100,16 +123,27 @@ def test_names_differing_only_in_unicode_normalisation_are_refused(tmp_path: Pat
     config = project(tmp_path, {f"src/{nfc}/SKILL.md": skill_md(None), f"src/{nfd}/SKILL.md": skill_md(None)})
     code, out = run("build", "--config", str(config))
     assert code == 1
-    assert f"src/{nfc}:1:1: error[SKC306]: two entries named '{nfc}' that differ only in Unicode normalisation" in out
+    assert (
+        f"src/{nfc}:1:1: error[SKC306]: two entries named '{nfc}' that differ only in Unicode normalisation"
+        in out
+    )
 
 
 @pytest.mark.parametrize("spelling", ["src/", "./src", "src/."])
 def test_path_spellings_give_identical_bytes(tmp_path: Path, spelling: str) -> None:
     files = {"src/a/SKILL.md": skill_md("a")}
     plain = compile_project(project(tmp_path / "plain", files, config="sources: [src]\n")).artifacts.files
-    other = compile_project(project(tmp_path / "other", files, config=f"sources: ['{spelling}']\n")).artifacts.files
+    other = compile_project(
+        project(tmp_path / "other", files, config=f"sources: ['{spelling}']\n")
+    ).artifacts.files
+
     # build_hash covers the config's bytes, which differ; every path in the output must not
-    strip = lambda files: {k: v.replace(json.loads(files["_index.json"])["build_hash"].encode(), b"") for k, v in files.items()}
+    def strip(files):
+        return {
+            k: v.replace(json.loads(files["_index.json"])["build_hash"].encode(), b"")
+            for k, v in files.items()
+        }
+
     assert strip(other) == strip(plain)
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import skill_md, write_tree
 
 from skillc.pipeline import compile_project
-from conftest import skill_md, write_tree
 
 PERSONAS = {
     # id: (name, faction, fallback, unrestricted) -- the seed's resolution table
@@ -32,8 +32,12 @@ PERSONAS = {
 def aria_tree(root: Path, *, variant_overlay: bool) -> Path:
     files: dict[str, str] = {
         "skillc.yaml": "sources: [.claude/skills]\npersonas: personas\n",
-        ".claude/skills/threat-assessment/SKILL.md": skill_md("threat-assessment", body="Assess threats.\n", has_persona_overlay=True),
-        ".claude/skills/mark-assessment/SKILL.md": skill_md("mark-assessment", body="Only PARIA pilots can use this.\n", persona_exclusive="paria"),
+        ".claude/skills/threat-assessment/SKILL.md": skill_md(
+            "threat-assessment", body="Assess threats.\n", has_persona_overlay=True
+        ),
+        ".claude/skills/mark-assessment/SKILL.md": skill_md(
+            "mark-assessment", body="Only PARIA pilots can use this.\n", persona_exclusive="paria"
+        ),
         "personas/paria-exclusive/mark-assessment.md": "# Mark assessment\nSize up the mark.\n",
         "personas/paria/skill-overlays/threat-assessment.md": "Frame threats as opportunities.\n",
     }
@@ -66,11 +70,11 @@ def aria(tmp_path: Path):
 @pytest.mark.parametrize(
     "persona, access, via",
     [
-        ("paria", "granted", "persona"),          # direct match
+        ("paria", "granted", "persona"),  # direct match
         ("paria-g", "granted", "fallback:paria"),  # fallback match
         ("paria-s", "granted", "fallback:paria"),  # fallback match
-        ("aria-mk4", "stub", None),                # no
-        ("forge", "granted", "unrestricted"),      # unrestricted_skills
+        ("aria-mk4", "stub", None),  # no
+        ("forge", "granted", "unrestricted"),  # unrestricted_skills
         ("vind", "stub", None),
     ],
 )
@@ -86,7 +90,9 @@ def test_access_table(aria, persona: str, access: str, via: str | None) -> None:
 
 
 def test_every_persona_variant_of_paria_is_granted(aria) -> None:
-    granted = sorted(r.persona for r in aria.resolutions if r.command == "mark-assessment" and r.access == "granted")
+    granted = sorted(
+        r.persona for r in aria.resolutions if r.command == "mark-assessment" and r.access == "granted"
+    )
     assert granted == ["forge", "paria", "paria-a", "paria-b", "paria-g", "paria-n", "paria-s"]
 
 
@@ -114,7 +120,10 @@ def test_example_3_variant_overlay_wins(tmp_path: Path) -> None:
     assert r.overlay == "personas/paria-g/skill-overlays/threat-assessment.md"
     assert "Guristas framing." in r.body and "Frame threats" not in r.body
     # the other variants still fall back to PARIA's overlay
-    assert resolution(result, "paria-s", "threat-assessment").overlay == "personas/paria/skill-overlays/threat-assessment.md"
+    assert (
+        resolution(result, "paria-s", "threat-assessment").overlay
+        == "personas/paria/skill-overlays/threat-assessment.md"
+    )
 
 
 def test_example_4_empire_persona_gets_base_only(aria) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillc import diagnostics as dg
-
 from conftest import REPO, project, run, skill_md
 
+from skillc import diagnostics as dg
+
 CONFIG = "sources: [src]\n"
-FILES = {"src/a/SKILL.md": skill_md("a", colour="red"), "src/b/SKILL.md": skill_md("b", description="x" * 1100)}
+FILES = {
+    "src/a/SKILL.md": skill_md("a", colour="red"),
+    "src/b/SKILL.md": skill_md("b", description="x" * 1100),
+}
 
 
 def test_policy_ignores_raises_and_promotes() -> None:

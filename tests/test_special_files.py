@@ -12,15 +12,19 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from hostile_util import CONFIG, CONFIG_PERSONAS, DIAG, build, make_tree, project, skill_md
 
 TIMEOUT = 60
 
 
 def cli(cfg: Path, *args: str) -> tuple[int, str]:
-    proc = subprocess.run([sys.executable, "-m", "skillc", *args, "--config", str(cfg)],
-                          capture_output=True, text=True, timeout=TIMEOUT, cwd=cfg.parent)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillc", *args, "--config", str(cfg)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=cfg.parent,
+    )
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, proc.stderr
 
@@ -43,17 +47,27 @@ def plant(path: Path, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "dir"])
-@pytest.mark.parametrize("where", [
-    "skills/b/SKILL.md", "skills/a/references/r.md", "personas/q/manifest.yaml",
-    "personas/p/skill-overlays/a.md", "personas/p-exclusive/a.md",
-])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "skills/b/SKILL.md",
+        "skills/a/references/r.md",
+        "personas/q/manifest.yaml",
+        "personas/p/skill-overlays/a.md",
+        "personas/p-exclusive/a.md",
+    ],
+)
 def test_non_regular_input_is_an_error(tmp_path, kind, where):
     if kind == "dir" and where.startswith(("skills/a/", "personas/p/skill", "personas/p-excl")):
         pytest.skip("a directory there is an ordinary directory")
-    cfg = project(tmp_path, {
-        "skills/a/SKILL.md": skill_md(has_persona_overlay="true"),
-        "personas/p/manifest.yaml": "name: P\n",
-    }, CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/a/SKILL.md": skill_md(has_persona_overlay="true"),
+            "personas/p/manifest.yaml": "name: P\n",
+        },
+        CONFIG_PERSONAS,
+    )
     plant(tmp_path / where, kind)
     for command in ("build", "validate", "check"):
         code, err = cli(cfg, command)
@@ -77,7 +91,9 @@ def test_non_regular_template_is_an_error(tmp_path, kind, where):
     config = CONFIG + "template: templates/catalog.xml.j2\n"
     files = {"skills/a/SKILL.md": skill_md()}
     if where.endswith("part.j2"):
-        files["templates/catalog.xml.j2"] = "{% macro entry(s) %}{{ s.command }}{% endmacro %}{% include 'part.j2' %}"
+        files["templates/catalog.xml.j2"] = (
+            "{% macro entry(s) %}{{ s.command }}{% endmacro %}{% include 'part.j2' %}"
+        )
     cfg = project(tmp_path, files, config)
     plant(tmp_path / where, kind)
     code, err = cli(cfg, "build")
@@ -86,6 +102,7 @@ def test_non_regular_template_is_an_error(tmp_path, kind, where):
 
 
 # --- a hostile committed output ------------------------------------------------------
+
 
 @pytest.fixture
 def built(tmp_path) -> Path:
@@ -103,8 +120,10 @@ def objects(dist: Path) -> list[Path]:
 def test_check_and_build_against_a_hostile_output(built, kind, which):
     dist = built.parent / "dist"
     target = {
-        "_index.json": dist / "_index.json", "object": objects(dist)[0],
-        "prompt": dist / "personas/default/prompt.xml", "stray": dist / "personas/stray.md",
+        "_index.json": dist / "_index.json",
+        "object": objects(dist)[0],
+        "prompt": dist / "personas/default/prompt.xml",
+        "stray": dist / "personas/stray.md",
         "marker": dist / ".skillc-dist",
     }[which]
     if target.exists():
@@ -141,9 +160,16 @@ def test_fifo_named_skill_md_is_reported_not_dropped(tmp_path):
 
 
 def test_directory_named_skill_md_or_manifest_is_reported(tmp_path):
-    cfg = project(tmp_path, {"skills/a/SKILL.md": skill_md(), "skills/b/SKILL.md/x.md": "x\n",
-                             "personas/p/manifest.yaml/x.md": "x\n", "personas/q/manifest.yaml": "name: Q\n"},
-                  CONFIG_PERSONAS)
+    cfg = project(
+        tmp_path,
+        {
+            "skills/a/SKILL.md": skill_md(),
+            "skills/b/SKILL.md/x.md": "x\n",
+            "personas/p/manifest.yaml/x.md": "x\n",
+            "personas/q/manifest.yaml": "name: Q\n",
+        },
+        CONFIG_PERSONAS,
+    )
     r = build(cfg)
     assert r.exit_code == 1
     assert sorted(d.path for d in r.find("SKC310")) == ["personas/p/manifest.yaml", "skills/b/SKILL.md"]

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 import pytest
+from dist_util import expand
+from hostile_util import CONFIG, build, make_tree, project, run, skill_md
 
 from skillc import reader
 from skillc.discover import walk
-from dist_util import expand
-from hostile_util import CONFIG, build, make_tree, project, run, skill_md
 
 OK = {"skills/a/SKILL.md": skill_md()}
 
@@ -19,7 +18,10 @@ OK = {"skills/a/SKILL.md": skill_md()}
 def index(root: Path) -> dict:
     """skills by command, and personas with their catalog (the persona meta) under "catalog"."""
     view = expand(root / "dist")
-    return {"skills": view["skills"], "personas": {p: {**m, "catalog": m} for p, m in view["personas"].items()}}
+    return {
+        "skills": view["skills"],
+        "personas": {p: {**m, "catalog": m} for p, m in view["personas"].items()},
+    }
 
 
 def resources(root: Path, command: str) -> dict[str, dict]:
@@ -28,23 +30,47 @@ def resources(root: Path, command: str) -> dict[str, dict]:
 
 # --- resources ----------------------------------------------------------------
 
+
 def test_every_regular_file_ships_with_its_executable_bit(tmp_path):
-    files = {**OK, "skills/a/fonts/x.ttf": b"\0\1", "skills/a/LICENSE": "MIT\n", "skills/a/assets/.env.example": "K=\n",
-             "skills/a/scripts/task-brief": "#!/bin/sh\n", "skills/a/data.db-wal": b"w", "skills/a/x.tar.gz": b"z",
-             "skills/a/.DS_Store": b"junk", "skills/a/Thumbs.db": b"junk", "skills/a/.git/HEAD": "ref\n"}
+    files = {
+        **OK,
+        "skills/a/fonts/x.ttf": b"\0\1",
+        "skills/a/LICENSE": "MIT\n",
+        "skills/a/assets/.env.example": "K=\n",
+        "skills/a/scripts/task-brief": "#!/bin/sh\n",
+        "skills/a/data.db-wal": b"w",
+        "skills/a/x.tar.gz": b"z",
+        "skills/a/.DS_Store": b"junk",
+        "skills/a/Thumbs.db": b"junk",
+        "skills/a/.git/HEAD": "ref\n",
+    }
     cfg = project(tmp_path, files)
     os.chmod(tmp_path / "skills/a/scripts/task-brief", 0o755)
     r = build(cfg)
     assert r.exit_code == 0, r.stderr
     got = resources(tmp_path, "a")
-    assert sorted(got) == ["LICENSE", "assets/.env.example", "data.db-wal", "fonts/x.ttf", "scripts/task-brief", "x.tar.gz"]
+    assert sorted(got) == [
+        "LICENSE",
+        "assets/.env.example",
+        "data.db-wal",
+        "fonts/x.ttf",
+        "scripts/task-brief",
+        "x.tar.gz",
+    ]
     assert got["scripts/task-brief"]["executable"] is True and got["LICENSE"]["executable"] is False
 
 
 def test_exclude_takes_gitignore_patterns_and_can_take_a_default_back(tmp_path):
-    files = {**OK, "skills/a/build/out.o": b"o", "skills/a/notes.log": "x", "skills/a/keep.log": "x",
-             "skills/a/.DS_Store": b"x"}
-    cfg = project(tmp_path, files, CONFIG + "resources:\n  exclude: ['build/', '*.log', '!keep.log', '!.DS_Store']\n")
+    files = {
+        **OK,
+        "skills/a/build/out.o": b"o",
+        "skills/a/notes.log": "x",
+        "skills/a/keep.log": "x",
+        "skills/a/.DS_Store": b"x",
+    }
+    cfg = project(
+        tmp_path, files, CONFIG + "resources:\n  exclude: ['build/', '*.log', '!keep.log', '!.DS_Store']\n"
+    )
     assert build(cfg).exit_code == 0
     assert sorted(resources(tmp_path, "a")) == [".DS_Store", "keep.log"]
 
@@ -85,7 +111,10 @@ def test_without_skip_invalid_errors_fail_and_every_problem_is_reported(tmp_path
     assert r.exit_code == 1
     # c's bad resource does not hide its bad frontmatter
     assert {(d.path, d.code) for d in r.diags if d.severity == "error"} == {
-        ("skills/b/SKILL.md", "SKC204"), ("skills/c/SKILL.md", "SKC204"), ("skills/c/link.md", "SKC302")}
+        ("skills/b/SKILL.md", "SKC204"),
+        ("skills/c/SKILL.md", "SKC204"),
+        ("skills/c/link.md", "SKC302"),
+    }
 
 
 @pytest.mark.parametrize("how", ["flag", "config"])
@@ -113,12 +142,17 @@ def test_skip_invalid_does_not_hide_config_errors(tmp_path):
 
 # --- frontmatter the harnesses accept ----------------------------------------------
 
+
 def test_argument_hint_list_version_number_and_metadata_are_normalised(tmp_path):
     md = "---\ndescription: d\nargument-hint: [file]\nversion: 1.10\nmetadata:\n  n: 2\n  ok: true\n---\nbody\n"
     r = build(project(tmp_path, {"skills/a/SKILL.md": md}))
     assert r.exit_code == 0, r.stderr
     fm = index(tmp_path)["skills"]["a"]["frontmatter"]
-    assert fm["argument-hint"] == "[file]" and fm["version"] == "1.1" and fm["metadata"] == {"n": "2", "ok": "true"}
+    assert (
+        fm["argument-hint"] == "[file]"
+        and fm["version"] == "1.1"
+        and fm["metadata"] == {"n": "2", "ok": "true"}
+    )
     messages = [d.message for d in r.find("SKC214")]
     assert any('argument-hint: "[file]"' in m for m in messages)
     assert any("reads 1.10 as the number 1.1" in m and 'version: "1.10"' in m for m in messages)
@@ -135,45 +169,61 @@ def test_scalar_text_fields_are_read_as_written_like_skills_ref(tmp_path):
 
 
 def test_claude_code_fields_are_known_and_typed(tmp_path):
-    md = ("---\ndescription: d\nwhen_to_use: when\narguments: [issue, branch]\ndisallowed-tools: Bash Write\n"
-          "effort: high\nbackground: false\nhooks: {PreToolUse: []}\npaths: 'src/**, docs/*'\nshell: bash\n---\nb\n")
+    md = (
+        "---\ndescription: d\nwhen_to_use: when\narguments: [issue, branch]\ndisallowed-tools: Bash Write\n"
+        "effort: high\nbackground: false\nhooks: {PreToolUse: []}\npaths: 'src/**, docs/*'\nshell: bash\n---\nb\n"
+    )
     r = run("build", "--strict", config=project(tmp_path, {"skills/a/SKILL.md": md}))
     assert r.exit_code == 0, r.stderr
     fm = index(tmp_path)["skills"]["a"]["frontmatter"]
     assert fm["disallowed-tools"] == ["Bash", "Write"] and fm["paths"] == ["src/**", "docs/*"]
-    bad = run("build", config=project(tmp_path / "x", {"skills/a/SKILL.md": md.replace("effort: high", "effort: huge")}))
+    bad = run(
+        "build",
+        config=project(tmp_path / "x", {"skills/a/SKILL.md": md.replace("effort: high", "effort: huge")}),
+    )
     assert bad.exit_code == 1 and bad.one("SKC204").message.startswith("effort:")
 
 
 # The cases of skills-ref's own validator tests (skills-ref/tests/test_validator.py), same verdicts.
 SPEC_CASES = [
     ("my-skill", "my-skill", True),
-    ("MySkill", "myskill", False),          # uppercase
-    ("a" * 65, "a" * 65, False),            # too long
-    ("-my-skill", "-my-skill", False),      # leading hyphen
-    ("my--skill", "my--skill", False),      # consecutive hyphens
-    ("my_skill", "my_skill", False),        # invalid character
+    ("MySkill", "myskill", False),  # uppercase
+    ("a" * 65, "a" * 65, False),  # too long
+    ("-my-skill", "-my-skill", False),  # leading hyphen
+    ("my--skill", "my--skill", False),  # consecutive hyphens
+    ("my_skill", "my_skill", False),  # invalid character
     ("correct-name", "wrong-name", False),  # directory mismatch
-    ("技能", "技能", True),                   # Chinese
-    ("мой-навык", "мой-навык", True),       # Russian with hyphens
-    ("навык", "навык", True),               # Russian lowercase
-    ("НАВЫК", "навык", False),              # Russian uppercase
-    ("cafe\u0301", "caf\u00e9", True),      # NFKC: decomposed name, composed directory
+    ("技能", "技能", True),  # Chinese
+    ("мой-навык", "мой-навык", True),  # Russian with hyphens
+    ("навык", "навык", True),  # Russian lowercase
+    ("НАВЫК", "навык", False),  # Russian uppercase
+    ("cafe\u0301", "caf\u00e9", True),  # NFKC: decomposed name, composed directory
 ]
 
 
 @pytest.mark.parametrize("name, directory, ok", SPEC_CASES)
 def test_names_follow_the_spec_as_skills_ref_does(tmp_path, name, directory, ok):
-    r = build(project(tmp_path, {f"skills/{directory}/SKILL.md": f"---\nname: {name}\ndescription: A test skill\n---\nBody\n"}))
+    r = build(
+        project(
+            tmp_path,
+            {f"skills/{directory}/SKILL.md": f"---\nname: {name}\ndescription: A test skill\n---\nBody\n"},
+        )
+    )
     assert (r.exit_code == 0) is ok, r.stderr
 
 
-@pytest.mark.parametrize("extra, ok", [
-    ("license: MIT\nmetadata:\n  author: x\n  version: '1.0'\ncompatibility: Python 3\n", True),
-    ("allowed-tools: Bash(jq:*) Read\n", True),
-    ("compatibility: " + "c" * 501 + "\n", False),
-    ("description2: x\n", False),     # unexpected field: skills-ref error, skillc warning (an error with --strict)
-])
+@pytest.mark.parametrize(
+    "extra, ok",
+    [
+        ("license: MIT\nmetadata:\n  author: x\n  version: '1.0'\ncompatibility: Python 3\n", True),
+        ("allowed-tools: Bash(jq:*) Read\n", True),
+        ("compatibility: " + "c" * 501 + "\n", False),
+        (
+            "description2: x\n",
+            False,
+        ),  # unexpected field: skills-ref error, skillc warning (an error with --strict)
+    ],
+)
 def test_spec_field_verdicts_match_skills_ref_under_strict(tmp_path, extra, ok):
     md = f"---\nname: my-skill\ndescription: A test skill\n{extra}---\nBody\n"
     r = run("build", "--strict", config=project(tmp_path, {"skills/my-skill/SKILL.md": md}))
@@ -181,22 +231,35 @@ def test_spec_field_verdicts_match_skills_ref_under_strict(tmp_path, extra, ok):
 
 
 def test_description_too_long_and_blank(tmp_path):
-    assert build(project(tmp_path / "1", {"skills/a/SKILL.md": skill_md(description="d" * 1025)})).exit_code == 1
+    assert (
+        build(project(tmp_path / "1", {"skills/a/SKILL.md": skill_md(description="d" * 1025)})).exit_code == 1
+    )
     assert build(project(tmp_path / "2", {"skills/a/SKILL.md": skill_md(description="'   '")})).exit_code == 1
 
 
 # --- discovery -------------------------------------------------------------------
 
+
 def test_lowercase_skill_md_is_accepted_with_a_warning_and_uppercase_wins(tmp_path):
-    r = build(project(tmp_path, {"skills/a/skill.md": skill_md(), "skills/b/SKILL.md": skill_md(body="upper\n"),
-                                 "skills/b/skill.md": skill_md(body="lower\n")}))
+    r = build(
+        project(
+            tmp_path,
+            {
+                "skills/a/skill.md": skill_md(),
+                "skills/b/SKILL.md": skill_md(body="upper\n"),
+                "skills/b/skill.md": skill_md(body="lower\n"),
+            },
+        )
+    )
     assert r.exit_code == 0, r.stderr
     assert r.one("SKC312").path == "skills/a/skill.md"
     assert "skill.md" in resources(tmp_path, "b")
 
 
 def test_a_source_with_only_hidden_skills_warns_naming_them(tmp_path):
-    cfg = project(tmp_path, {"skills/.curated/x/SKILL.md": skill_md(), "skills/.system/y/SKILL.md": skill_md()})
+    cfg = project(
+        tmp_path, {"skills/.curated/x/SKILL.md": skill_md(), "skills/.system/y/SKILL.md": skill_md()}
+    )
     r = build(cfg)
     d = r.one("SKC313")
     assert "skills/.curated" in d.message and "skills/.system" in d.message
@@ -206,8 +269,11 @@ def test_a_source_with_only_hidden_skills_warns_naming_them(tmp_path):
 
 
 def test_claude_layout_symlink_inside_the_project_is_followed(tmp_path):
-    cfg = project(tmp_path, {"shared/x/SKILL.md": skill_md(), "shared/x/ref.md": "r\n"},
-                  CONFIG.replace("  - skills\n", "  - .claude/skills\n"))
+    cfg = project(
+        tmp_path,
+        {"shared/x/SKILL.md": skill_md(), "shared/x/ref.md": "r\n"},
+        CONFIG.replace("  - skills\n", "  - .claude/skills\n"),
+    )
     (tmp_path / ".claude/skills").mkdir(parents=True)
     os.symlink("../../shared/x", tmp_path / ".claude/skills/x")
     r = build(cfg)
@@ -244,15 +310,25 @@ def test_home_source_is_labelled_not_expanded(tmp_path, monkeypatch):
     assert r.one("SKC209").path == "~/.claude/skills/p/SKILL.md"
     make_tree(home, {".claude/skills/p/SKILL.md": skill_md()})
     assert build(cfg).exit_code == 0
-    data = "".join(p.read_text("utf-8", "replace") for p in (tmp_path / "proj/dist").rglob("*") if p.is_file())
+    data = "".join(
+        p.read_text("utf-8", "replace") for p in (tmp_path / "proj/dist").rglob("*") if p.is_file()
+    )
     assert str(home) not in data and '"source": "~/.claude/skills"' in data
 
 
 # --- budgets ---------------------------------------------------------------------
 
+
 def budget_tree(tmp_path: Path, strategy: str, budget: int = 900, priority: str = "[]") -> Path:
-    files = {f"skills/s{i:02d}/SKILL.md": skill_md(description=f"Skill number {i} " + "word " * 20) for i in range(12)}
-    return project(tmp_path, files, CONFIG + f"budgets:\n  catalog_chars: {budget}\n  strategy: {strategy}\n  priority: {priority}\n")
+    files = {
+        f"skills/s{i:02d}/SKILL.md": skill_md(description=f"Skill number {i} " + "word " * 20)
+        for i in range(12)
+    }
+    return project(
+        tmp_path,
+        files,
+        CONFIG + f"budgets:\n  catalog_chars: {budget}\n  strategy: {strategy}\n  priority: {priority}\n",
+    )
 
 
 def test_drop_warns_once_per_persona_and_verbose_names_all(tmp_path):

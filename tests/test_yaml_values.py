@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, skill_md
 
 from skillc import parse
-from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, skill_md
 
 BAD_VALUES = [
     ("!!bool maybe", "SKC203"),
@@ -48,7 +48,9 @@ def test_load_yaml_locates_a_refused_value(monkeypatch, value, code, loader):
     assert [(d.code, d.line, d.col, d.severity.value) for d in diags] == [(code, 13, 8, "error")], diags
 
 
-@pytest.mark.parametrize("value", ["true", "1", "1.5", "2020-01-01", "~", "null", '"tab\\there"', '"line\\nbreak"'])
+@pytest.mark.parametrize(
+    "value", ["true", "1", "1.5", "2020-01-01", "~", "null", '"tab\\there"', '"line\\nbreak"']
+)
 def test_good_values_still_load(value):
     data, _pos, diags = parse.load_yaml(f"k: {value}\n", "f.yaml", 0)
     assert diags == () and "k" in data
@@ -67,23 +69,39 @@ def test_merge_keys_are_refused(key):
 
 # --- every document kind, end to end ---------------------------------------------
 
+
 def kinds(value: str) -> dict[str, tuple[dict[str, str], str, str, int]]:
     """kind -> (files, config, path of the bad document, line of the value)."""
     ok_persona = {"personas/p/manifest.yaml": "name: P\n"}
     return {
-        "frontmatter": ({"skills/a/SKILL.md": f"---\ndescription: x\nlicense: {value}\n---\nbody\n"},
-                        CONFIG, "skills/a/SKILL.md", 3),
-        "manifest": ({"skills/a/SKILL.md": skill_md(), "personas/p/manifest.yaml": f"name: P\nfaction: {value}\n"},
-                     CONFIG_PERSONAS, "personas/p/manifest.yaml", 2),
-        "redirect body": ({"skills/a/SKILL.md": skill_md(persona_exclusive="p"), **ok_persona,
-                           "personas/p-exclusive/a.md": f"---\ntitle: {value}\n---\nThe real body.\n"},
-                          CONFIG_PERSONAS, "personas/p-exclusive/a.md", 2),
+        "frontmatter": (
+            {"skills/a/SKILL.md": f"---\ndescription: x\nlicense: {value}\n---\nbody\n"},
+            CONFIG,
+            "skills/a/SKILL.md",
+            3,
+        ),
+        "manifest": (
+            {"skills/a/SKILL.md": skill_md(), "personas/p/manifest.yaml": f"name: P\nfaction: {value}\n"},
+            CONFIG_PERSONAS,
+            "personas/p/manifest.yaml",
+            2,
+        ),
+        "redirect body": (
+            {
+                "skills/a/SKILL.md": skill_md(persona_exclusive="p"),
+                **ok_persona,
+                "personas/p-exclusive/a.md": f"---\ntitle: {value}\n---\nThe real body.\n",
+            },
+            CONFIG_PERSONAS,
+            "personas/p-exclusive/a.md",
+            2,
+        ),
         "config": ({"skills/a/SKILL.md": skill_md()}, CONFIG + f"strict: {value}\n", "skillc.yaml", 5),
     }
 
 
 @pytest.mark.parametrize("kind", ["frontmatter", "manifest", "redirect body", "config"])
-@pytest.mark.parametrize("value, code", [v for v in BAD_VALUES if v[1] != "SKC212"][::3] + [BAD_VALUES[-5]])
+@pytest.mark.parametrize("value, code", [*[v for v in BAD_VALUES if v[1] != "SKC212"][::3], BAD_VALUES[-5]])
 def test_every_document_kind_reports_a_located_error(tmp_path, kind, value, code):
     files, config, path, line = kinds(value)[kind]
     r = build(project(tmp_path, files, config))
@@ -92,15 +110,23 @@ def test_every_document_kind_reports_a_located_error(tmp_path, kind, value, code
     assert r.exit_code == 1, r.stderr
     hits = [d for d in r.diags if d.path == path and d.line == line and d.severity == "error"]
     assert code in [d.code for d in hits], r.stderr
-    assert set(d.code for d in hits) <= {code, "SKC102", "SKC204", "SKC401"}, r.stderr
+    assert {d.code for d in hits} <= {code, "SKC102", "SKC204", "SKC401"}, r.stderr
     assert not (tmp_path / "dist").exists()
 
 
 def test_control_characters_never_reach_a_prompt(tmp_path):
-    r = build(project(tmp_path, {
-        "skills/a/SKILL.md": '---\ndescription: "Looks fine\\e]0;owned\\a"\n---\nbody\n',
-        "personas/p/manifest.yaml": 'name: "P\\0"\n',
-    }, CONFIG_PERSONAS))
+    r = build(
+        project(
+            tmp_path,
+            {
+                "skills/a/SKILL.md": '---\ndescription: "Looks fine\\e]0;owned\\a"\n---\nbody\n',
+                "personas/p/manifest.yaml": 'name: "P\\0"\n',
+            },
+            CONFIG_PERSONAS,
+        )
+    )
     assert r.exit_code == 1
     assert sorted((d.path, d.code) for d in r.diags if d.severity == "error") == [
-        ("personas/p/manifest.yaml", "SKC215"), ("skills/a/SKILL.md", "SKC215")]
+        ("personas/p/manifest.yaml", "SKC215"),
+        ("skills/a/SKILL.md", "SKC215"),
+    ]

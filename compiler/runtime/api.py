@@ -18,15 +18,24 @@ import json
 import os
 from dataclasses import dataclass
 
-from .errors import DistRebuilt, FormatError, IntegrityError, ReaderError, UnknownPersona, UnknownResource, UnknownSkill
-from .format import INDEX, MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path, shard_of
+from .errors import (
+    DistRebuilt,
+    FormatError,
+    IntegrityError,
+    ReaderError,
+    UnknownPersona,
+    UnknownResource,
+    UnknownSkill,
+)
+from .format import MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path, shard_of
 from .index import check_persona_meta, check_shard, integrity, parse_json, read_index, read_regular
 from .prompts import LoadedSkill, SubSkill, _names, substitute
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
-    from typing import Any, Callable, Mapping, Sequence
+    from typing import Any
 
 
 @dataclass(frozen=True)
@@ -77,7 +86,7 @@ class PersonaMeta:
     catalog_chars: int
     included: tuple[str, ...]
     left_out: tuple[str, ...]
-    shortened: tuple[str, ...] = ()     # descriptions the budget shortened (strategy shorten / names-only)
+    shortened: tuple[str, ...] = ()  # descriptions the budget shortened (strategy shorten / names-only)
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,7 @@ class Resolution:
     body_sha256: str
 
 
-def open(path: str | os.PathLike[str]) -> Dist:  # noqa: A001 - the API the issue names
+def open(path: str | os.PathLike[str]) -> Dist:
     """Open a dist/ directory: reads and validates its top-level index (FormatError if unusable)."""
     return Dist(path)
 
@@ -211,10 +220,19 @@ class Dist:
             r = self._visible(skill, persona)
             if r is not None:
                 fm = skill["frontmatter"]
-                out.append(SkillInfo(
-                    command, skill["name"], skill["description"], r["access"], r["model"], r["user"],
-                    command in included, fm.get("argument-hint"), fm.get("context", "inline"),
-                ))
+                out.append(
+                    SkillInfo(
+                        command,
+                        skill["name"],
+                        skill["description"],
+                        r["access"],
+                        r["model"],
+                        r["user"],
+                        command in included,
+                        fm.get("argument-hint"),
+                        fm.get("context", "inline"),
+                    )
+                )
         return out
 
     def commands(self, persona: str) -> list[str]:
@@ -228,13 +246,20 @@ class Dist:
         fm = skill["frontmatter"]
         stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
         return LoadedSkill(
-            persona=persona, command=command, name=skill["name"], description=skill["description"],
+            persona=persona,
+            command=command,
+            name=skill["name"],
+            description=skill["description"],
             body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments"))),
-            access=r["access"], overlay=r["overlay"],
+            access=r["access"],
+            overlay=r["overlay"],
             files=tuple(res["path"] for res in self._resources(skill, r))[:MAX_FILES],
-            sub_skills=() if stub else self._sub_skills(persona, skill), context=fm.get("context", "inline"),
-            agent=fm.get("agent"), model=fm.get("model"),
-            allowed_tools=tuple(fm.get("allowed-tools", ())), knowledge=() if stub else tuple(fm.get("knowledge", ())),
+            sub_skills=() if stub else self._sub_skills(persona, skill),
+            context=fm.get("context", "inline"),
+            agent=fm.get("agent"),
+            model=fm.get("model"),
+            allowed_tools=tuple(fm.get("allowed-tools", ())),
+            knowledge=() if stub else tuple(fm.get("knowledge", ())),
         )
 
     def _sub_skills(self, persona: str, skill: dict[str, Any]) -> tuple[SubSkill, ...]:
@@ -251,7 +276,8 @@ class Dist:
     @staticmethod
     def _resources(skill: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
         # A stub exposes nothing of the exclusive skill but the stub itself.
-        return [] if r["access"] == "stub" else skill["resources"]  # type: ignore[no-any-return]
+        listed: list[dict[str, Any]] = [] if r["access"] == "stub" else skill["resources"]
+        return listed
 
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
         """Resource paths of a skill; kind filters by top directory (scripts, references, assets)."""
@@ -263,14 +289,19 @@ class Dist:
         """The bytes of one resource; only paths listed in the index are served."""
         skill, r = self._resolved(persona, command)
         if r["access"] == "stub":
-            raise UnknownResource(f"{path!r}: {command!r} is exclusive to another persona; only its stub is served")
+            raise UnknownResource(
+                f"{path!r}: {command!r} is exclusive to another persona; only its stub is served"
+            )
         for res in self._resources(skill, r):
             if res["path"] == path:
                 return self._object(res["sha256"], res["size"])
         raise UnknownResource(f"{path!r} is not a resource of {command!r}")
 
     def missing_requirements(
-        self, persona: str, command: str, env: Mapping[str, str] | None = None,
+        self,
+        persona: str,
+        command: str,
+        env: Mapping[str, str] | None = None,
         which: Callable[[str], str | None] | None = None,
     ) -> list[str]:
         """sven's availability guards, checked on this machine: ['bin:docker', 'env:TOKEN'].
@@ -287,7 +318,13 @@ class Dist:
         missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if which(b) is None]
         return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
 
-    def materialize(self, persona: str, command: str, dest: str | os.PathLike[str], args: str | Sequence[str] | None = None) -> Path:
+    def materialize(
+        self,
+        persona: str,
+        command: str,
+        dest: str | os.PathLike[str],
+        args: str | Sequence[str] | None = None,
+    ) -> Path:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
         SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}`
@@ -302,7 +339,9 @@ class Dist:
         if any(rel == "SKILL.md" for rel, _ in files):
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
         try:
-            if os.path.lexists(root) and (not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)):
+            if os.path.lexists(root) and (
+                not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)
+            ):
                 raise ReaderError(f"{root}: destination exists and is not an empty directory")
             os.makedirs(root, exist_ok=True)
             body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
@@ -325,24 +364,42 @@ class Dist:
         if s is None:
             raise UnknownSkill("*", command, self.all_commands())
         return SkillMeta(
-            command, s["name"], s["description"], s["source"], s["path"], dict(s["frontmatter"]), s["body"],
+            command,
+            s["name"],
+            s["description"],
+            s["source"],
+            s["path"],
+            dict(s["frontmatter"]),
+            s["body"],
             tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
-            s["parent"], tuple(s["children"]),
+            s["parent"],
+            tuple(s["children"]),
         )
 
     def read_object(self, digest: str) -> bytes:
         """The bytes of one object of this build, hash-checked: for tools (diff, audit) that hold a
         digest from `skill_meta`, `resolution` or `ResourceMeta`."""
-        if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        if not (
+            isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+        ):
             raise FormatError(f"{digest!r} is not a sha256 digest")
         return self._object(digest)
 
     def persona_meta(self, persona: str) -> PersonaMeta:
         m, entry = self._meta(persona), self._entry(persona)
         return PersonaMeta(
-            persona, m["name"], m["faction"], m["fallback"], tuple(m["chain"]), m["unrestricted"],
-            None if m["allowlist"] is None else tuple(m["allowlist"]), m["budget"], entry["chars"],
-            tuple(m["included"]), tuple(m["left_out"]), tuple(m.get("shortened", ())),
+            persona,
+            m["name"],
+            m["faction"],
+            m["fallback"],
+            tuple(m["chain"]),
+            m["unrestricted"],
+            None if m["allowlist"] is None else tuple(m["allowlist"]),
+            m["budget"],
+            entry["chars"],
+            tuple(m["included"]),
+            tuple(m["left_out"]),
+            tuple(m.get("shortened", ())),
         )
 
     def resolution(self, persona: str, command: str) -> Resolution:
@@ -356,7 +413,9 @@ def _safe_rel(rel: Any) -> str:
     if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel:
         raise FormatError(f"corrupt index: resource path {rel!r}")
     parts = rel.split("/")
-    if any(p in ("", ".", "..") for p in parts) or (len(rel) > 1 and rel[1] == ":" and rel[0].isascii() and rel[0].isalpha()):
+    if any(p in ("", ".", "..") for p in parts) or (
+        len(rel) > 1 and rel[1] == ":" and rel[0].isascii() and rel[0].isalpha()
+    ):
         raise FormatError(f"corrupt index: resource path {rel!r}")
     return rel
 

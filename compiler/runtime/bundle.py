@@ -11,7 +11,7 @@ import ast
 import sys
 from pathlib import Path
 
-MODULES = ("format", "errors", "index", "prompts", "api")   # each uses only the ones before it
+MODULES = ("format", "errors", "index", "prompts", "api")  # each uses only the ones before it
 HERE = Path(__file__).resolve().parent
 TARGET = HERE.parent / "reader.py"
 HEADER = (
@@ -39,7 +39,9 @@ def _body(name: str, names: dict[str, str]) -> str:
     drop: set[int] = set()
     for node in tree.body:
         internal = isinstance(node, ast.ImportFrom) and (node.level > 0 or node.module == "__future__")
-        docstring = node is tree.body[0] and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        docstring = (
+            node is tree.body[0] and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        )
         if internal or docstring:
             drop.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):

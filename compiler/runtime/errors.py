@@ -4,7 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only; typing costs start-up time at run time
-    from typing import Sequence
+    from collections.abc import Sequence
 
 
 class ReaderError(Exception):

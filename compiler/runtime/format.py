@@ -29,14 +29,15 @@ VERSION = 2
 INDEX = "_index.json"
 OBJECTS = "objects"
 DELIMITER_TAG = "untrusted-data"
-SHARD_HEX = 2                      # 256 shards: a load() at 100,000 skills parses ~400 entries
+SHARD_HEX = 2  # 256 shards: a load() at 100,000 skills parses ~400 entries
 MAX_INDEX_BYTES = 16 << 20
 MAX_OBJECT_BYTES = 1 << 30
-MAX_FILES = 20                     # bundled files listed in a tool result
+MAX_FILES = 20  # bundled files listed in a tool result
 
 
 def sha256_hex(data: bytes) -> str:
-    return _sha256(data).hexdigest()
+    digest: str = _sha256(data).hexdigest()
+    return digest
 
 
 def object_path(digest: str) -> str:

@@ -190,8 +190,21 @@ def _index_shape(doc: Any) -> None:
 
 def check_persona_meta(doc: Any, pid: str, where: str) -> None:
     def shape(doc: Any) -> None:
-        keys = ("format", "id", "name", "faction", "fallback", "chain", "unrestricted", "allowlist",
-                "budget", "included", "left_out", "shortened", "strategy")
+        keys = (
+            "format",
+            "id",
+            "name",
+            "faction",
+            "fallback",
+            "chain",
+            "unrestricted",
+            "allowlist",
+            "budget",
+            "included",
+            "left_out",
+            "shortened",
+            "strategy",
+        )
         _dict(doc, "", keys)
         if doc["format"] != VERSION or doc["id"] != pid:
             _fail("id", f"not the meta of persona {pid!r} in format {VERSION}")
@@ -229,8 +242,19 @@ def check_shard(doc: Any, name: str, personas: Any, where: str) -> None:
     _checked(shape, doc, where)
 
 
-_SKILL_KEYS = ("name", "description", "source", "path", "frontmatter", "body", "resources",
-               "parent", "children", "default", "exceptions")
+_SKILL_KEYS = (
+    "name",
+    "description",
+    "source",
+    "path",
+    "frontmatter",
+    "body",
+    "resources",
+    "parent",
+    "children",
+    "default",
+    "exceptions",
+)
 _STR_LISTS = ("allowed-tools", "knowledge", "requires_bins", "requires_env")
 
 

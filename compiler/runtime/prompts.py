@@ -10,8 +10,8 @@ from .format import escape_attr, escape_delimiter, escape_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Sequence
-
+    from collections.abc import Sequence
+    from typing import Any
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,11 @@ class LoadedSkill:
 
 
 def render_skill(s: LoadedSkill) -> str:
-    parts = [f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.name)}">',
-             s.body.rstrip("\n"), ""]
+    parts = [
+        f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.name)}">',
+        s.body.rstrip("\n"),
+        "",
+    ]
     if s.files:
         parts.append("Bundled files (load with the resource tool, paths relative to this skill):")
         parts.extend(f"  - {f}" for f in s.files)
@@ -66,7 +69,9 @@ def render_skill(s: LoadedSkill) -> str:
     return "\n".join(parts) + "\n"
 
 
-def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[str] = (), skill_dir: str | None = None) -> str:
+def substitute(
+    body: str, args: str | Sequence[str] | None, *, names: Sequence[str] = (), skill_dir: str | None = None
+) -> str:
     """Claude Code's argument substitution.
 
     `$ARGUMENTS` is the argument string as typed; `$ARGUMENTS[N]` and `$N`
@@ -87,7 +92,9 @@ def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[s
         try:
             parts = [str(a) for a in args]
         except TypeError:
-            raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}") from None
+            raise ReaderError(
+                f"args must be a string or a sequence of strings, not {type(args).__name__}"
+            ) from None
         raw = " ".join(parts)
     raw = escape_delimiter(raw)
     parts = [escape_delimiter(p) for p in parts]
@@ -97,7 +104,7 @@ def substitute(body: str, args: str | Sequence[str] | None, *, names: Sequence[s
 
     def replace(m: re.Match[str]) -> str:
         nonlocal used
-        slashes, token = m.group("slashes"), m.group(0)[len(m.group("slashes")):]
+        slashes, token = m.group("slashes"), m.group(0)[len(m.group("slashes")) :]
         if len(slashes) % 2 == 1:  # escaped: drop the escaping backslash, keep the placeholder
             return slashes[:-1] + token
         if m.group("dir") is not None:
