@@ -166,6 +166,7 @@ def build(
     """Compile the sources into the output directory, atomically."""
     started = time.perf_counter()
     config_path = _config(config_path)
+    progress = report.progress_for(fmt, quiet)
     try:
         result, written = _compile(
             pipeline.build,
@@ -176,6 +177,7 @@ def build(
             skip_invalid=skip_invalid,
             verbose=verbose,
             ignore=ignore,
+            progress=progress,
         )
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
@@ -183,6 +185,8 @@ def build(
         _fail(fmt, dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}"))
     except write_mod.OutputRefused as exc:  # taken over between the early check and the lock
         _fail(fmt, dg.error(".", "SKC704", f"output directory {exc}"))
+    finally:
+        progress.done()
     if (
         isinstance(result, pipeline.Replayed)
         and fmt == "text"

@@ -139,7 +139,16 @@ def _front(
     return head if isinstance(head, ConfigFailed) else _discovered(head, listdir)
 
 
-def _discovered(head: Head, listdir: Callable[[str], Any]) -> Front:
+# Told each stage as it starts ("validating 10000 SKILL.md files"): the CLI shows it on a terminal.
+Progress = Callable[[str], None]
+
+
+def _silent(_: str) -> None:
+    """The default Progress: library callers see nothing."""
+
+
+def _discovered(head: Head, listdir: Callable[[str], Any], progress: Progress = _silent) -> Front:
+    progress(f"discovering {len(head.config.sources)} source(s)")
     return Front(head.config, head.template, discover(head.config, listdir), head.diagnostics)
 
 
@@ -160,20 +169,25 @@ def _head(
     return Head(config, template, diags + problems)
 
 
-def _back(front: Front, memo: Cache | None, digest: str | None = None) -> Compiled:
+def _back(
+    front: Front, memo: Cache | None, digest: str | None = None, progress: Progress = _silent
+) -> Compiled:
     """validate -> resolve -> catalogs -> artifacts; `memo` skips unchanged per-file work.
 
     digest: the build hash when the caller already has it (hashing every input costs).
     """
     config, template = front.config, front.template
+    progress(f"validating {len(front.found.skills)} SKILL.md file(s)")
     program = validate(
         front.found, memo.check_skills(check_skills) if memo else None, skip_invalid=config.skip_invalid
     )
     diags = front.diagnostics + program.diagnostics
+    progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolutions = resolve(program)
     if template is None:
         return _finish(config, program, resolutions, {}, None, diags)
     cost = memo.entry_cost(entry_cost) if memo else entry_cost
+    progress(f"rendering {len(program.personas)} catalog(s) and the index")
     try:
         texts, packings, problems = catalogs(config, program, resolutions, template, cost)
     except TemplateFailure as exc:
@@ -277,6 +291,7 @@ def build(
     skip_invalid: bool | None = None,
     verbose: bool = False,
     ignore: tuple[str, ...] = (),
+    progress: Progress = _silent,
 ) -> tuple[Compilation, WriteResult | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
@@ -295,19 +310,19 @@ def build(
     if cache and template is not None:
         door = cache_mod.session(config, build_hash(config, (), template), head.diagnostics, prune=prune)
     if door is None or template is None:
-        result = _back(_discovered(head, os.listdir), None)
-        return result, _write(result, prune)
-    return _build_cached(head, template, door, prune)
+        result = _back(_discovered(head, os.listdir, progress), None, progress=progress)
+        return result, _write(result, prune, progress)
+    return _build_cached(head, template, door, prune, progress)
 
 
 def _build_cached(
-    head: Head, template: Template, door: cache_mod.Session, prune: bool
+    head: Head, template: Template, door: cache_mod.Session, prune: bool, progress: Progress
 ) -> tuple[Compilation, WriteResult | None]:
     """The one place the pipeline uses the cache."""
     hit = door.replay_unread()  # before discover reads a byte
     if hit is not None:
         return _replayed(head, hit, door)
-    front = _discovered(head, os.listdir)
+    front = _discovered(head, os.listdir, progress)
     digest = build_hash(head.config, front.found.inputs, template)
     # Problems of files discover did not read (escaping links, oversized files) are no input bytes.
     early = (
@@ -316,8 +331,8 @@ def _build_cached(
     hit = door.replay((f.rel for f in front.found.inputs), digest, early)
     if hit is not None:
         return _replayed(head, hit, door)
-    result = replace(_back(front, door.memo, digest), cache=door.stats)
-    written = _write(result, prune)
+    result = replace(_back(front, door.memo, digest, progress), cache=door.stats)
+    written = _write(result, prune, progress)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     door.finish(
@@ -350,8 +365,9 @@ def check(
     return result, compare(result.output, result.artifacts)
 
 
-def _write(result: Compiled, prune: bool) -> WriteResult | None:
+def _write(result: Compiled, prune: bool, progress: Progress = _silent) -> WriteResult | None:
     """Write a build without errors; None (nothing written) otherwise."""
     if not result.ok or result.artifacts is None:
         return None
+    progress(f"writing {len(result.artifacts.files)} file(s) to {result.config.output}/")
     return write(result.output, result.artifacts, prune=prune)

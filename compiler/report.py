@@ -38,6 +38,32 @@ def _isatty(stream: IO[str]) -> bool:
         return False
 
 
+class Progress:
+    """Stage names on a terminal's stderr, each line replacing the last, erased when the build ends.
+
+    Only for people: off unless stderr is a terminal, and never with -q or a machine format.
+    """
+
+    def __init__(self, stream: IO[str], enabled: bool) -> None:
+        self.stream, self.enabled, self.shown = stream, enabled, False
+
+    def __call__(self, message: str) -> None:
+        if self.enabled:
+            self.stream.write(f"\r\x1b[2Kskillc: {message} ...")
+            self.stream.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self.shown = False
+
+
+def progress_for(fmt: str, quiet: bool) -> Progress:
+    return Progress(sys.stderr, fmt == "text" and not quiet and _isatty(sys.stderr))
+
+
 def text_lines(diags: tuple[Diagnostic, ...], *, colour: bool = False) -> list[str]:
     lines = [d.format() for d in diags]
     if not colour:

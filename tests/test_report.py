@@ -223,3 +223,28 @@ def test_text_is_the_compiler_format(tmp_path: Path) -> None:
 def test_severity_enum_is_what_sarif_levels_accept() -> None:
     assert {s.value for s in Severity} <= {"none", "note", "warning", "error"}
     assert isinstance(DIAGS[0], Diagnostic)
+
+
+def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shown: list[str] = []
+    lines = report.Progress(_Tty(), True)  # type: ignore[arg-type]
+    lines.stream = type("S", (), {"write": lambda self, s: shown.append(s), "flush": lambda self: None})()
+    lines("validating 3 SKILL.md file(s)")
+    lines.done()
+    assert shown[0].endswith("skillc: validating 3 SKILL.md file(s) ...") and shown[-1] == "\r\x1b[2K"
+    assert not report.Progress(_Tty(), False).enabled  # type: ignore[arg-type]
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
+    seen: list[str] = []
+    from skillc import pipeline
+
+    pipeline.build(config, cache=False, progress=seen.append)
+    assert [s.split()[0] for s in seen] == ["discovering", "validating", "resolving", "rendering", "writing"]
+    # the CLI's stderr under CliRunner is no terminal: no progress, no escape codes
+    result = CliRunner().invoke(cli, ["build", "--config", str(config)])
+    assert "\x1b" not in result.output and " ..." not in result.output
+    monkeypatch.setattr(report, "_isatty", lambda stream: True)
+    assert report.progress_for("text", quiet=False).enabled
+    assert (
+        not report.progress_for("json", quiet=False).enabled
+        and not report.progress_for("text", quiet=True).enabled
+    )
