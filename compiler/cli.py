@@ -13,7 +13,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 
-from . import __version__, gitrefs, pipeline, reader, report, review
+from . import __version__, gitrefs, pipeline, reader, report, review, schema
 from . import config as config_mod
 from . import diagnostics as dg
 from . import init as init_mod
@@ -242,8 +242,16 @@ def validate(
         verbose=verbose,
         ignore=ignore,
     )
-    _report(result.diagnostics, fmt=fmt)
-    sys.exit(0 if result.ok else 1)
+    diagnostics = result.diagnostics
+    if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
+        # What the build would write, held to the format's schemas (a failure here is a skillc bug).
+        where = f"{result.config.output}/_index.json"
+        diagnostics += tuple(
+            dg.error(where, "SKC702", f"the build would break its schema: {problem}")
+            for problem in schema.artifact_errors(result.artifacts.files)[:20]
+        )
+    _report(diagnostics, fmt=fmt)
+    sys.exit(0 if result.ok and not dg.has_errors(diagnostics) else 1)
 
 
 @cli.command()

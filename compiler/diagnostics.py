@@ -74,7 +74,7 @@ CODES: dict[str, str] = {
     "SKC602": "always-on skills alone exceed the budget",
     # output (7xx)
     "SKC701": "output directory is stale",
-    "SKC702": "output directory is invalid",
+    "SKC702": "what the build would write breaks the artifact schemas (a skillc bug)",
     "SKC703": "cannot write the output directory",
     "SKC704": "output directory was not written by skillc: refusing to replace it",
 }

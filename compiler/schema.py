@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -52,6 +53,28 @@ def dist_errors(data: Any, name: str = "index") -> list[str]:
     return [
         f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}" for e in v.iter_errors(data)
     ]
+
+
+def artifact_errors(files: Mapping[str, bytes]) -> list[str]:
+    """Every JSON file a build would write (index, persona metas, shards) held to its schema.
+
+    `skillc validate` runs this on what the build would write; `check` does not (it compares bytes).
+    """
+    from .runtime import format as fmt
+
+    try:
+        index = json.loads(files[fmt.INDEX])
+        named = [(fmt.INDEX, "index", index)]
+        named += [
+            (f"meta of {pid}", "persona-meta", json.loads(files[fmt.object_path(p["meta"])]))
+            for pid, p in index["personas"].items()
+        ]
+        named += [
+            (f"shard {s}", "shard", json.loads(files[fmt.object_path(d)])) for s, d in index["shards"].items()
+        ]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return [f"{fmt.INDEX}: unreadable: {type(exc).__name__}: {exc}"]
+    return [f"{where}: {e}" for where, name, data in named for e in dist_errors(data, name)]
 
 
 def index_errors(data: Any) -> list[str]:

@@ -54,3 +54,16 @@ def test_unknown_codes_are_refused(tmp_path: Path) -> None:
 def test_the_example_passes_check_strict() -> None:
     code, out = run("check", "--config", str(REPO / "skillc.yaml"), "--strict")
     assert code == 0, out
+
+
+def test_validate_holds_what_the_build_would_write_to_the_schemas(tmp_path: Path) -> None:
+    from skillc import pipeline, schema
+
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, CONFIG)
+    result = pipeline.compile_project(config)
+    assert isinstance(result, pipeline.Compiled) and result.artifacts is not None
+    files = dict(result.artifacts.files)
+    assert schema.artifact_errors(files) == []
+    files["_index.json"] = files["_index.json"].replace(b'"format": 2', b'"format": 3')
+    assert any("format" in e for e in schema.artifact_errors(files))
+    assert run("validate", "--config", str(config))[0] == 0
