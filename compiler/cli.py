@@ -518,6 +518,14 @@ def codes() -> None:
         click.echo(f"{code}  {text}")
 
 
+def _exit_now(code: int) -> NoReturn:
+    """Leave with `code` at once. After a Ctrl-C, CPython may end a process that saw an interrupt by
+    re-raising SIGINT during shutdown (exit status -2 instead of 130); the status is decided here."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     # A build allocates hundreds of thousands of long-lived objects and frees
     # little; the default gen-0 threshold (700) rescans them thousands of times.
@@ -527,7 +535,11 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="skillc")
     except KeyboardInterrupt:
         click.echo("skillc: interrupted", err=True)
-        sys.exit(130)
+        _exit_now(130)
+    except SystemExit as exc:
+        if exc.code == 130:  # interrupted, and already said so
+            _exit_now(130)
+        raise
     except Exception as exc:  # a bug, never bad input: say so instead of a traceback
         if os.environ.get("SKILLC_DEBUG"):
             raise
