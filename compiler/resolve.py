@@ -70,7 +70,11 @@ def skill_facts(skill: Skill) -> Facts:
 
 
 def _model_line(reasons: tuple[str, ...]) -> str:
-    return f"model: hidden ({'; '.join(reasons)})" if reasons else "model: may invoke, listed in the catalog"
+    return (
+        f"model: hidden ({'; '.join(reasons)})"
+        if reasons
+        else "model: may invoke; a catalog candidate (see catalog)"
+    )
 
 
 def resolve(program: Program) -> tuple[Resolution, ...]:
