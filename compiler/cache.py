@@ -71,7 +71,7 @@ from . import fs
 from . import write as write_mod
 from .cachestore import load_key, read_signed, write_signed
 from .diagnostics import Diagnostic, Severity
-from .model import Config, Skill, SkillSource
+from .model import Config, Outcome, Skill, SkillSource
 from .runtime.format import INDEX
 from .snapshot import Snapshot, decode_snapshot, encode_snapshot, for_inputs, same_inputs, take_snapshot
 
@@ -89,6 +89,9 @@ class Stats:
     checked: int = 0  # SKILL.md files parsed and validated (memo misses)
     reused: int = 0  # SKILL.md results taken from the memo
     measured: int = 0  # catalog entries rendered to measure their cost
+    resolved: int = 0  # persona x skill pairs resolved (memo misses)
+    kept: int = 0  # persona x skill pairs whose resolution came from the memo
+    rendered: int = 0  # persona catalogs packed and rendered (memo misses)
     replayed: bool = False  # the whole build was skipped
     unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
 
@@ -275,8 +278,10 @@ class Cache:
     skills: dict[str, Any] = field(default_factory=dict)  # memo key -> {"skill", "diags"}
     costs: dict[str, int] = field(default_factory=dict)  # entry fields -> characters
     costs_template: str = ""  # the template those costs were measured with
+    outcomes: dict[str, Any] = field(default_factory=dict)  # resolution key -> encoded Outcome
     used_skills: dict[str, Any] = field(default_factory=dict)
     used_costs: dict[str, int] = field(default_factory=dict)
+    used_outcomes: dict[str, Any] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     loaded: tuple[Record | None] | None = None  # build.json, once read
 
@@ -401,6 +406,8 @@ class Cache:
         if isinstance(data.get("skills"), dict) and isinstance(data.get("costs"), dict):
             self.skills, self.costs = data["skills"], data["costs"]
             self.costs_template = str(data.get("template", ""))
+        if isinstance(data.get("outcomes"), dict):
+            self.outcomes = data["outcomes"]
 
     def check_skills(
         self, checks: Callable[[Sequence[SkillSource]], list[SkillResult]]
@@ -474,9 +481,17 @@ class Cache:
 
         return cached
 
+    def resolutions(self) -> Outcomes:
+        """The resolve stage's memo: outcomes by the key resolve derives from what they read."""
+        return Outcomes(self)
+
     def save_memo(self) -> None:
         """Keep only what this build used, so the memo follows the tree."""
-        if self.used_skills.keys() == self.skills.keys() and self.used_costs == self.costs:
+        if (
+            self.used_skills.keys() == self.skills.keys()
+            and self.used_costs == self.costs
+            and self.used_outcomes.keys() == self.outcomes.keys()
+        ):
             return  # nothing new: skip rewriting megabytes
         write_signed(
             self.directory,
@@ -488,8 +503,44 @@ class Cache:
                 "skills": self.used_skills,
                 "template": self.costs_template,
                 "costs": self.used_costs,
+                "outcomes": self.used_outcomes,
             },
         )
+
+
+class Outcomes:
+    """resolve.Memo over the cache: an Outcome stored as a list, its body left out when it is the skill's."""
+
+    def __init__(self, cache: Cache):
+        self.cache = cache
+
+    def outcome(self, key: str, skill: Skill, pairs: int) -> Outcome | None:
+        hit = self.cache.outcomes.get(key)
+        try:
+            access, via, body, overlay, model, user, trace = hit  # type: ignore[misc]
+            found = Outcome(
+                access, via, skill.body if body is None else body, overlay, model, user, tuple(trace)
+            )
+        except (TypeError, ValueError):
+            return None
+        self.cache.used_outcomes[key] = hit
+        self.cache.stats.kept += pairs
+        return found
+
+    def remember(self, key: str, skill: Skill, outcome: Outcome, pairs: int) -> None:
+        self.cache.stats.resolved += pairs
+        o = outcome
+        row = [
+            o.access,
+            o.via,
+            None if o.body == skill.body else o.body,
+            o.overlay,
+            o.model,
+            o.user,
+            list(o.trace),
+        ]
+        if _json_exact(row):
+            self.cache.used_outcomes[key] = row
 
 
 def open_cache(config: Config) -> Cache | None:

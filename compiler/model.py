@@ -200,6 +200,43 @@ class Resolution:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """What one persona gets of one skill: a Resolution without the pair it belongs to."""
+
+    access: str  # open | granted | stub
+    via: str | None  # persona | fallback:<id> | unrestricted
+    body: str
+    overlay: str | None  # overlay source path, relative to the project root
+    model: bool
+    user: bool
+    trace: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SkillResolutions:
+    """Every persona's resolution of one skill: persona id -> Outcome, in persona order, for the
+    personas that see the skill. Most skills give every persona the very same Outcome object, so a
+    build holds one per skill plus one per persona that differs, not one per persona x skill pair."""
+
+    command: str
+    outcomes: Mapping[str, Outcome]
+
+
+# The resolve stage's result: command -> its resolutions, in command order.
+Resolved = Mapping[str, SkillResolutions]
+
+
+def pairs(resolved: Resolved, personas: tuple[str, ...]) -> tuple[Resolution, ...]:
+    """Every persona x skill pair a persona sees, ordered by persona then command."""
+    return tuple(
+        Resolution(pid, command, o.access, o.via, o.body, o.overlay, o.model, o.user, o.trace)
+        for pid in personas
+        for command, res in resolved.items()
+        if (o := res.outcomes.get(pid)) is not None
+    )
+
+
+@dataclass(frozen=True)
 class Artifacts:
     """Everything the write stage puts on disk, path -> bytes."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +16,7 @@ from .budget import Packing
 from .cache import Cache, Report, Stats
 from .diagnostics import Diagnostic
 from .discover import discover
-from .model import Artifacts, Config, Discovery, Program, Resolution
+from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .render import Template, TemplateFailure, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
 from .validate import check_skills, validate
@@ -43,7 +44,7 @@ class Compiled:
 
     config: Config
     program: Program
-    resolutions: tuple[Resolution, ...]
+    resolved: Resolved
     packings: Mapping[str, Packing]
     artifacts: Artifacts | None
     diagnostics: tuple[Diagnostic, ...]
@@ -52,6 +53,11 @@ class Compiled:
     @property
     def ok(self) -> bool:
         return self.artifacts is not None and not dg.has_errors(self.diagnostics)
+
+    @cached_property
+    def resolutions(self) -> tuple[Resolution, ...]:
+        """Every persona x skill pair, ordered by persona then command (made on demand: a build needs none)."""
+        return pairs(self.resolved, tuple(self.program.personas))
 
     @property
     def summary(self) -> Summary | None:
@@ -183,31 +189,31 @@ def _back(
     )
     diags = front.diagnostics + program.diagnostics
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
-    resolutions = resolve(program)
+    resolved = resolve(program, memo.resolutions() if memo else None)
     if template is None:
-        return _finish(config, program, resolutions, {}, None, diags)
+        return _finish(config, program, resolved, {}, None, diags)
     cost = memo.entry_cost(entry_cost) if memo else entry_cost
     progress(f"rendering {len(program.personas)} catalog(s) and the index")
     try:
-        texts, packings, problems = catalogs(config, program, resolutions, template, cost)
+        texts, packings, problems = catalogs(config, program, resolved, template, cost)
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, "SKC104", f"template failed while rendering: {exc}")
-        return _finish(config, program, resolutions, {}, None, (*diags, failed))
+        return _finish(config, program, resolved, {}, None, (*diags, failed))
     digest = digest or build_hash(config, front.found.inputs, template)
-    art = artifacts(config, program, resolutions, template, texts, packings, digest)
-    return _finish(config, program, resolutions, packings, art, diags + problems)
+    art = artifacts(config, program, resolved, template, texts, packings, digest)
+    return _finish(config, program, resolved, packings, art, diags + problems)
 
 
 def _finish(
     config: Config,
     program: Program,
-    resolutions: tuple[Resolution, ...],
+    resolved: Resolved,
     packings: dict[str, Packing],
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
 ) -> Compiled:
     diags = dg.apply_policy(diags, dict(config.severities), config.strict)
-    return Compiled(config, program, resolutions, packings, art, dg.ordered(diags))
+    return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
 
 
 def _overlaps(config: Config) -> tuple[Diagnostic, ...]:

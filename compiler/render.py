@@ -9,7 +9,7 @@ import hashlib
 import os
 import posixpath
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,10 @@ from .model import (
     Artifacts,
     Config,
     InputFile,
+    Outcome,
     Persona,
     Program,
-    Resolution,
+    Resolved,
     Skill,
 )
 from .runtime import format as fmt
@@ -179,7 +180,7 @@ def entry_cost(entry: dict[str, Any], template: Template) -> int:
 def catalogs(
     config: Config,
     program: Program,
-    resolutions: tuple[Resolution, ...],
+    resolved: Resolved,
     template: Template,
     cost: Callable[[dict[str, Any], Template], int] = entry_cost,
 ) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
@@ -196,17 +197,18 @@ def catalogs(
         for pid, _ in config.persona_budgets
         if pid not in program.personas
     ]
-    listed: dict[str, list[Resolution]] = {}  # grouped once: a scan of every pair per persona was quadratic
-    for r in resolutions:
-        if r.model:
-            listed.setdefault(r.persona, []).append(r)
+    listed: dict[str, list[str]] = {pid: [] for pid in program.personas}  # commands the model may invoke
+    for command, res in resolved.items():
+        for pid, outcome in res.outcomes.items():
+            if outcome.model:
+                listed[pid].append(command)
     # A skill's candidate is the same for every persona: made once, not once per pair.
     made = {
         c: _candidate(program.skills[c], costs[c], template, config)
-        for c in {r.command for r in resolutions if r.model}
+        for c in dict.fromkeys(c for commands in listed.values() for c in commands)
     }
     for persona in program.personas.values():
-        candidates = tuple(made[r.command] for r in listed.get(persona.id, ()))
+        candidates = tuple(made[c] for c in listed[persona.id])
         texts[persona.id], packings[persona.id] = _fit_catalog(config, program, persona, template, candidates)
         diags.extend(packings[persona.id].diagnostics)
     return texts, packings, tuple(diags)
@@ -266,7 +268,7 @@ def _render(
 def artifacts(
     config: Config,
     program: Program,
-    resolutions: tuple[Resolution, ...],
+    resolved: Resolved,
     template: Template,
     texts: dict[str, str],
     packings: dict[str, Packing],
@@ -289,16 +291,11 @@ def artifacts(
             "meta": out.put(encode(meta)),
             "copy": copy,
         }
-    # Compared as tuples; only the default and the exceptions become entries (most pairs are the default).
-    by_skill: dict[str, dict[str, _Pair]] = {}
-    for r in resolutions:
-        by_skill.setdefault(r.command, {})[r.persona] = (r.access, r.via, r.body, r.overlay, r.model, r.user)
     shards: dict[str, dict[str, Any]] = {}
+    ids = tuple(program.personas)
     for command, skill in program.skills.items():
         entry = _skill_entry(config, skill, out)
-        entry.update(
-            _default_and_exceptions(tuple(program.personas), by_skill.get(command, {}), out.put_text)
-        )
+        entry.update(_default_and_exceptions(ids, resolved[command].outcomes, out.put_text))
         shards.setdefault(fmt.shard_of(command), {})[command] = entry
     index = {
         "format": fmt.VERSION,
@@ -350,32 +347,46 @@ _Pair = tuple[
 
 
 def _default_and_exceptions(
-    personas: tuple[str, ...], seen: dict[str, _Pair], put_text: Callable[[str], str]
+    personas: tuple[str, ...], outcomes: Mapping[str, Outcome], put_text: Callable[[str], str]
 ) -> dict[str, Any]:
     """A skill's resolutions: the most common one (None = not visible) plus each persona that differs.
 
-    Ties go to the resolution of the earliest persona, so the choice is deterministic.
+    Outcomes are compared without their traces (the index holds none). Ties go to the resolution of
+    the earliest persona, so the choice is deterministic.
     """
-    keyed = [seen.get(pid) for pid in personas]
+    shared = next(iter(outcomes.values()), None)
+    if len(outcomes) == len(personas) and all(o is shared for o in outcomes.values()):
+        return {"default": _stored(shared, put_text), "exceptions": {}}  # most skills: one outcome for all
+    keyed = [_pair(outcomes.get(pid)) for pid in personas]
     counts = Counter(keyed)
     best = max(counts.values(), default=0)
     default = next((k for k in keyed if counts[k] == best), None)
+    exceptions = {
+        pid: _stored(outcomes.get(pid), put_text)
+        for pid, k in zip(personas, keyed, strict=False)
+        if k != default
+    }
+    return {
+        "default": _stored(outcomes.get(personas[keyed.index(default)]) if default else None, put_text),
+        "exceptions": exceptions,
+    }
 
-    def entry(pair: _Pair | None) -> dict[str, Any] | None:
-        if pair is None:
-            return None
-        access, via, body, overlay, model, user = pair
-        return {
-            "access": access,
-            "via": via,
-            "body": put_text(body),
-            "overlay": overlay,
-            "model": model,
-            "user": user,
-        }
 
-    exceptions = {pid: entry(k) for pid, k in zip(personas, keyed, strict=False) if k != default}
-    return {"default": entry(default), "exceptions": exceptions}
+def _pair(o: Outcome | None) -> _Pair | None:
+    return None if o is None else (o.access, o.via, o.body, o.overlay, o.model, o.user)
+
+
+def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {
+        "access": o.access,
+        "via": o.via,
+        "body": put_text(o.body),
+        "overlay": o.overlay,
+        "model": o.model,
+        "user": o.user,
+    }
 
 
 def encode(value: dict[str, Any]) -> bytes:

@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from .lint import wrap_overlay
-from .model import Persona, Program, Resolution, Skill
+from .model import Outcome, Persona, Program, Resolved, Skill, SkillResolutions
+from .runtime.format import sha256_hex
 
 _STUB_REASON = "the persona only gets the stub"
 _OPEN_LINE = "exclusivity: persona_exclusive not set; open to every persona"
@@ -77,36 +80,105 @@ def _model_line(reasons: tuple[str, ...]) -> str:
     )
 
 
-def resolve(program: Program) -> tuple[Resolution, ...]:
-    """All resolutions, ordered by persona then command."""
-    facts = {command: skill_facts(skill) for command, skill in program.skills.items()}
-    everything = tuple(sorted(program.skills))
-    return tuple(
-        resolve_one(program, persona, program.skills[command], facts[command])
-        for persona in program.personas.values()
-        for command in _visible(program, persona, everything)
-    )
+class Memo(Protocol):
+    """Outcomes of earlier builds by the key of everything they were resolved from (the build cache)."""
+
+    def outcome(self, key: str, skill: Skill, pairs: int) -> Outcome | None: ...
+
+    def remember(self, key: str, skill: Skill, outcome: Outcome, pairs: int) -> None: ...
 
 
-def _visible(program: Program, persona: Persona, everything: tuple[str, ...]) -> tuple[str, ...]:
-    if persona.allowlist is None:
-        return everything
-    return tuple(c for c in sorted(persona.allowlist) if c in program.skills)
+class _NoMemo:
+    def outcome(self, key: str, skill: Skill, pairs: int) -> Outcome | None:
+        return None
+
+    def remember(self, key: str, skill: Skill, outcome: Outcome, pairs: int) -> None:
+        pass
 
 
-def resolve_one(program: Program, persona: Persona, skill: Skill, facts: Facts) -> Resolution:
-    if facts.open_trace is not None:  # most skills: the same answer for every persona
-        return Resolution(
-            persona=persona.id,
-            command=skill.command,
-            access="open",
-            via=None,
-            body=skill.body,
-            overlay=None,
-            model=facts.model,
-            user=facts.user,
-            trace=facts.open_trace,
+def resolve(program: Program, memo: Memo | None = None) -> Resolved:
+    """Every skill's resolutions, in command order; `memo` gives back the outcomes whose inputs are unchanged.
+
+    A skill no persona can change (open, no overlay) is resolved once for every persona; any other
+    is resolved per persona, keyed by the persona data that pair reads (its chain, its overlays, the
+    redirect body), so an edited overlay re-resolves only the pairs that see it.
+    """
+    memo = memo or _NoMemo()
+    seen_by = _visibility(program)
+    return {
+        command: SkillResolutions(
+            command, _outcomes(program, program.skills[command], seen_by(command), memo)
         )
+        for command in sorted(program.skills)
+    }
+
+
+def _visibility(program: Program) -> Callable[[str], tuple[str, ...]]:
+    """command -> the ids of the personas that see it, in persona order."""
+    everyone = tuple(program.personas)
+    lists = {p.id: frozenset(p.allowlist) for p in program.personas.values() if p.allowlist is not None}
+    if not lists:
+        return lambda command: everyone
+    return lambda command: tuple(pid for pid in everyone if pid not in lists or command in lists[pid])
+
+
+def _outcomes(program: Program, skill: Skill, ids: tuple[str, ...], memo: Memo) -> dict[str, Outcome]:
+    own = _skill_key(skill)
+    if skill.flag("persona_exclusive") is None and not skill.flag("has_persona_overlay"):
+        key = _key("open", own, *ids)
+        shared = memo.outcome(key, skill, len(ids))
+        if shared is None:
+            shared = resolve_one(program, None, skill, skill_facts(skill))
+            memo.remember(key, skill, shared, len(ids))
+        return dict.fromkeys(ids, shared)
+    facts = skill_facts(skill)
+    found: dict[str, Outcome] = {}
+    for pid in ids:
+        persona = program.personas[pid]
+        key = _key("pair", own, *_persona_inputs(program, persona, skill.command, facts))
+        outcome = memo.outcome(key, skill, 1)
+        if outcome is None:
+            outcome = resolve_one(program, persona, skill, facts)
+            memo.remember(key, skill, outcome, 1)
+        found[pid] = outcome
+    return found
+
+
+def _skill_key(skill: Skill) -> str:
+    """What resolution reads from a skill, flags by value (YAML may give any type)."""
+    flags = (
+        "persona_exclusive",
+        "has_persona_overlay",
+        "user-invocable",
+        "disable-model-invocation",
+        "user_invocable_only",
+    )
+    return _key("skill", skill.command, skill.path, skill.body, *(repr(skill.flag(f)) for f in flags))
+
+
+def _persona_inputs(program: Program, persona: Persona, command: str, facts: Facts) -> tuple[str, ...]:
+    """What one pair reads of the personas: the chain, the grant, the redirect body, the overlays."""
+    parts = [persona.id, *persona.chain, "|", str(persona.unrestricted)]
+    if facts.owner is not None:
+        parts += ["redirect", *program.exclusive_bodies.get((facts.owner, command), ("-", "-"))]
+    if facts.overlay:
+        for pid in (persona.id, *persona.chain):
+            owner = program.personas.get(pid)
+            hit = owner.overlays.get(command) if owner else None
+            parts += ["overlay", pid, repr(owner.manifest_rel if owner else None), *(hit or ("-", "-"))]
+    return tuple(parts)
+
+
+def _key(*parts: str) -> str:
+    # repr of the tuple: every part quoted and escaped, so no two part lists give one text
+    return sha256_hex(repr(parts).encode("utf-8", "surrogatepass"))
+
+
+def resolve_one(program: Program, persona: Persona | None, skill: Skill, facts: Facts) -> Outcome:
+    """One persona's outcome; `persona` may be None only for a skill no persona changes."""
+    if facts.open_trace is not None:  # most skills: the same answer for every persona
+        return Outcome("open", None, skill.body, None, facts.model, facts.user, facts.open_trace)
+    assert persona is not None
     trace: list[str] = []
     access, via = _access(persona, facts.owner, trace)
     body = skill.body
@@ -121,16 +193,14 @@ def resolve_one(program: Program, persona: Persona, skill: Skill, facts: Facts) 
     stub = access == "stub"
     trace.append(facts.stub_model_line if stub else facts.model_line)
     trace.append(facts.user_line)
-    return Resolution(
-        persona=persona.id,
-        command=skill.command,
-        access=access,
-        via=via,
-        body=body,
-        overlay=overlay[0] if overlay else None,
-        model=facts.model and not stub,
-        user=facts.user,
-        trace=tuple(trace),
+    return Outcome(
+        access,
+        via,
+        body,
+        overlay[0] if overlay else None,
+        facts.model and not stub,
+        facts.user,
+        tuple(trace),
     )
 
 
