@@ -69,6 +69,7 @@ import orjson
 
 from . import fs
 from . import write as write_mod
+from .budget import Packing
 from .cachestore import load_key, read_signed, write_signed
 from .diagnostics import Diagnostic, Severity
 from .model import Config, Outcome, Skill, SkillSource
@@ -262,6 +263,7 @@ def _decode_skill(entry: dict[str, Any] | None, src: SkillSource) -> Skill | Non
         parent=None,
         children=(),
         anchors={k: (v[0], v[1]) for k, v in entry["anchors"].items()},
+        origin=src.origin,
     )
 
 
@@ -279,9 +281,11 @@ class Cache:
     costs: dict[str, int] = field(default_factory=dict)  # entry fields -> characters
     costs_template: str = ""  # the template those costs were measured with
     outcomes: dict[str, Any] = field(default_factory=dict)  # resolution key -> encoded Outcome
+    catalogs: dict[str, Any] = field(default_factory=dict)  # catalog key -> text and packing
     used_skills: dict[str, Any] = field(default_factory=dict)
     used_costs: dict[str, int] = field(default_factory=dict)
     used_outcomes: dict[str, Any] = field(default_factory=dict)
+    used_catalogs: dict[str, Any] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     loaded: tuple[Record | None] | None = None  # build.json, once read
 
@@ -408,6 +412,8 @@ class Cache:
             self.costs_template = str(data.get("template", ""))
         if isinstance(data.get("outcomes"), dict):
             self.outcomes = data["outcomes"]
+        if isinstance(data.get("catalogs"), dict):
+            self.catalogs = data["catalogs"]
 
     def check_skills(
         self, checks: Callable[[Sequence[SkillSource]], list[SkillResult]]
@@ -416,10 +422,7 @@ class Cache:
         the misses go to `checks` in one batch (which may spread them over the cores)."""
 
         def cached(sources: Sequence[SkillSource]) -> list[SkillResult]:
-            keys = [
-                _digest("skill", s.skill_md.rel, s.command, s.dir_rel, str(s.source), s.skill_md.data)
-                for s in sources
-            ]
+            keys = [s.origin for s in sources]
             results: list[SkillResult | None] = [self._hit(k, s) for k, s in zip(keys, sources, strict=False)]
             misses = [i for i, r in enumerate(results) if r is None]
             for i, (skill, diags) in zip(misses, checks([sources[i] for i in misses]), strict=False):
@@ -491,6 +494,7 @@ class Cache:
             self.used_skills.keys() == self.skills.keys()
             and self.used_costs == self.costs
             and self.used_outcomes.keys() == self.outcomes.keys()
+            and self.used_catalogs.keys() == self.catalogs.keys()
         ):
             return  # nothing new: skip rewriting megabytes
         write_signed(
@@ -504,8 +508,63 @@ class Cache:
                 "template": self.costs_template,
                 "costs": self.used_costs,
                 "outcomes": self.used_outcomes,
+                "catalogs": self.used_catalogs,
             },
         )
+
+    def catalog_memo(self) -> Catalogs:
+        """The catalogs' memo: text and packing by the key render derives from what they were made of."""
+        return Catalogs(self)
+
+
+class Catalogs:
+    """render.CatalogMemo over the cache."""
+
+    def __init__(self, cache: Cache):
+        self.cache = cache
+
+    def catalog(self, key: str) -> tuple[str, Packing] | None:
+        hit = self.cache.catalogs.get(key)
+        try:
+            text, packing = hit["text"], _decode_packing(hit["packing"])  # type: ignore[index]
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+        if type(text) is not str:
+            return None
+        self.cache.used_catalogs[key] = hit
+        return text, packing
+
+    def remember(self, key: str, text: str, packing: Packing) -> None:
+        self.cache.stats.rendered += 1
+        entry: dict[str, Any] = {"text": text, "packing": _encode_packing(packing)}
+        if _json_exact(entry) and _decode_packing(entry["packing"]) == packing:
+            self.cache.used_catalogs[key] = entry
+
+
+def _encode_packing(p: Packing) -> dict[str, Any]:
+    return {
+        "persona": p.persona,
+        "budget": p.budget,
+        "included": list(p.included),
+        "left_out": list(p.left_out),
+        "diags": encode_diags(p.diagnostics),
+        "strategy": p.strategy,
+        "descriptions": dict(p.descriptions),
+        "ranked": sorted(p.ranks, key=p.ranks.__getitem__),  # ranks are 1..n: the order says it all
+    }
+
+
+def _decode_packing(data: dict[str, Any]) -> Packing:
+    return Packing(
+        data["persona"],
+        data["budget"],
+        tuple(data["included"]),
+        tuple(data["left_out"]),
+        decode_diags(data["diags"]),
+        data["strategy"],
+        data["descriptions"],
+        {command: rank for rank, command in enumerate(data["ranked"], 1)},
+    )
 
 
 class Outcomes:
@@ -518,10 +577,12 @@ class Outcomes:
         hit = self.cache.outcomes.get(key)
         try:
             access, via, body, overlay, model, user, trace = hit  # type: ignore[misc]
-            found = Outcome(
-                access, via, skill.body if body is None else body, overlay, model, user, tuple(trace)
-            )
-        except (TypeError, ValueError):
+            if body is None:
+                body = skill.body
+            elif type(body) is list:  # ["+", tail]: the skill's body with an overlay appended
+                body = skill.body + body[1]
+            found = Outcome(access, via, body, overlay, model, user, tuple(trace))
+        except (TypeError, ValueError, IndexError):
             return None
         self.cache.used_outcomes[key] = hit
         self.cache.stats.kept += pairs
@@ -530,15 +591,12 @@ class Outcomes:
     def remember(self, key: str, skill: Skill, outcome: Outcome, pairs: int) -> None:
         self.cache.stats.resolved += pairs
         o = outcome
-        row = [
-            o.access,
-            o.via,
-            None if o.body == skill.body else o.body,
-            o.overlay,
-            o.model,
-            o.user,
-            list(o.trace),
-        ]
+        body: Any = o.body
+        if body == skill.body:
+            body = None
+        elif body.startswith(skill.body):  # an overlay appended: store only the tail
+            body = ["+", body[len(skill.body) :]]
+        row = [o.access, o.via, body, o.overlay, o.model, o.user, list(o.trace)]
         if _json_exact(row):
             self.cache.used_outcomes[key] = row
 
@@ -625,6 +683,13 @@ class Session:
         if hit is not None:
             self.store.save_inputs(self.inputs)  # so that the next no-op build need not read them
         return hit
+
+    def output_files(self) -> dict[str, list[int]] | None:
+        """Stat data of the files the last recorded build left in this output (write.compare's `known`)."""
+        record = self.store._record()
+        if record is None or record.dist != str(self.dist.resolve()):
+            return None
+        return record.files
 
     @property
     def memo(self) -> Cache:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic
+from .runtime.format import sha256_hex
 
 # Written into every output by every build: skillc replaces only a directory that holds it.
 OUTPUT_MARKER = ".skillc-dist"
@@ -67,6 +69,11 @@ class InputFile:
     data: bytes
     executable: bool = False  # any x bit set; recorded for resources, part of the build hash
 
+    @cached_property
+    def digest(self) -> str:
+        """sha256 of the bytes, hashed once: the build hash, the memo keys and the object address share it."""
+        return sha256_hex(self.data)
+
 
 @dataclass(frozen=True)
 class Resource:
@@ -89,6 +96,14 @@ class SkillSource:
     # with --skip-invalid an error here leaves the skill out, after its frontmatter is checked too.
     problems: tuple[Diagnostic, ...] = ()
     readable: bool = True  # False: SKILL.md itself could not be read (its error is in problems)
+
+    @cached_property
+    def origin(self) -> str:
+        """A digest of everything checking this SKILL.md reads: its bytes, path, command and source."""
+        where = repr((self.skill_md.rel, self.command, self.dir_rel, self.source)).encode(
+            "utf-8", "surrogatepass"
+        )
+        return sha256_hex(where + b"\0" + self.skill_md.digest.encode())
 
 
 @dataclass(frozen=True)
@@ -154,6 +169,7 @@ class Skill:
     # (line, col) of each top-level frontmatter value, for diagnostics raised
     # after parsing (an exclusive skill's persona is only known later).
     anchors: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    origin: str = ""  # SkillSource.origin of what it was checked from ("" when made by hand)
 
     def flag(self, key: str, default: Any = None) -> Any:
         return self.fields.get(key, default)

@@ -195,7 +195,9 @@ def _back(
     cost = memo.entry_cost(entry_cost) if memo else entry_cost
     progress(f"rendering {len(program.personas)} catalog(s) and the index")
     try:
-        texts, packings, problems = catalogs(config, program, resolved, template, cost)
+        texts, packings, problems = catalogs(
+            config, program, resolved, template, cost, memo.catalog_memo() if memo else None
+        )
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, "SKC104", f"template failed while rendering: {exc}")
         return _finish(config, program, resolved, {}, None, (*diags, failed))
@@ -338,7 +340,7 @@ def _build_cached(
     if hit is not None:
         return _replayed(head, hit, door)
     result = replace(_back(front, door.memo, digest, progress), cache=door.stats)
-    written = _write(result, prune, progress)
+    written = _write(result, prune, progress, door.output_files())
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     door.finish(
@@ -371,9 +373,11 @@ def check(
     return result, compare(result.output, result.artifacts)
 
 
-def _write(result: Compiled, prune: bool, progress: Progress = _silent) -> WriteResult | None:
-    """Write a build without errors; None (nothing written) otherwise."""
+def _write(
+    result: Compiled, prune: bool, progress: Progress = _silent, known: Mapping[str, list[int]] | None = None
+) -> WriteResult | None:
+    """Write a build without errors; None (nothing written) otherwise. known: see write.compare."""
     if not result.ok or result.artifacts is None:
         return None
     progress(f"writing {len(result.artifacts.files)} file(s) to {result.config.output}/")
-    return write(result.output, result.artifacts, prune=prune)
+    return write(result.output, result.artifacts, prune=prune, known=known)

@@ -12,10 +12,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import jinja2
 import jinja2.meta
+import orjson
 from jinja2.loaders import split_template_path
 
 from . import __version__, fs
@@ -156,7 +157,7 @@ def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template
         h.update(f"{label}\0{sha256(data)}\n".encode())
     for f in inputs:
         mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
-        h.update(f"{f.rel}\0{sha256(f.data)}{mode}\n".encode())
+        h.update(f"{f.rel}\0{f.digest}{mode}\n".encode())
     return h.hexdigest()
 
 
@@ -183,10 +184,12 @@ def catalogs(
     resolved: Resolved,
     template: Template,
     cost: Callable[[dict[str, Any], Template], int] = entry_cost,
+    memo: CatalogMemo | None = None,
 ) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
     """Per persona: the budgeted catalog text and the packing that produced it.
 
-    `cost` stands in for entry_cost: the build cache passes a memoised one.
+    `cost` stands in for entry_cost, and `memo` gives back the catalogs of earlier builds whose
+    entries, persona and budget are unchanged: the build cache passes both.
     """
     entries = {c: catalog_skill(s, template) for c, s in program.skills.items()}
     costs = {c: cost(e, template) for c, e in entries.items()}
@@ -207,11 +210,72 @@ def catalogs(
         c: _candidate(program.skills[c], costs[c], template, config)
         for c in dict.fromkeys(c for commands in listed.values() for c in commands)
     }
+    keys = _entry_keys(entries, made) if memo else {}
     for persona in program.personas.values():
         candidates = tuple(made[c] for c in listed[persona.id])
-        texts[persona.id], packings[persona.id] = _fit_catalog(config, program, persona, template, candidates)
+        key = _catalog_key(config, persona, template, listed[persona.id], keys) if memo else None
+        found = memo.catalog(key) if memo and key else None
+        if found is None:
+            found = _fit_catalog(config, program, persona, template, candidates)
+            if memo and key:
+                memo.remember(key, *found)
+        texts[persona.id], packings[persona.id] = found
         diags.extend(packings[persona.id].diagnostics)
     return texts, packings, tuple(diags)
+
+
+class CatalogMemo(Protocol):
+    """Catalogs of earlier builds by the key of everything they were rendered from (the build cache)."""
+
+    def catalog(self, key: str) -> tuple[str, Packing] | None: ...
+
+    def remember(self, key: str, text: str, packing: Packing) -> None: ...
+
+
+def _entry_keys(entries: dict[str, dict[str, Any]], made: dict[str, Candidate]) -> dict[str, bytes | None]:
+    """Per listed command, a digest of its catalog entry and budget candidate (None: not JSON)."""
+    keys: dict[str, bytes | None] = {}
+    for command, candidate in made.items():
+        try:
+            entry = orjson.dumps(entries[command], option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # a lone surrogate: measured and rendered, never memoised
+            keys[command] = None
+            continue
+        keys[command] = hashlib.sha256(
+            entry + b"\0" + repr(candidate).encode("utf-8", "surrogatepass")
+        ).digest()
+    return keys
+
+
+def _catalog_key(
+    config: Config, persona: Persona, template: Template, listed: list[str], keys: dict[str, bytes | None]
+) -> str | None:
+    """Everything one persona's catalog is made of: template, budget settings, persona, and its entries."""
+    head = repr(
+        (
+            persona.id,
+            persona.name,
+            persona.faction,
+            config.budget_for(persona.id),
+            config.budget_strategy,
+            config.budget_priority,
+            config.verbose,
+            config.config_rel,
+            template.suffix,
+            template.markup,
+        )
+    ).encode("utf-8", "surrogatepass")
+    entries = [keys[command] for command in listed]
+    if None in entries:
+        return None
+    # The head and the template are length-prefixed; each entry is a 32-byte digest.
+    return sha256(
+        len(head).to_bytes(8, "little")
+        + head
+        + len(template.source).to_bytes(8, "little")
+        + template.source
+        + b"".join(entries)  # type: ignore[arg-type]
+    )
 
 
 def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
@@ -326,8 +390,8 @@ class _Objects:
         self.objects: set[str] = set()
         self._texts: dict[str, str] = {}
 
-    def put(self, data: bytes) -> str:
-        digest = sha256(data)
+    def put(self, data: bytes, digest: str = "") -> str:
+        digest = digest or sha256(data)
         rel = fmt.object_path(digest)
         self.files[rel] = data
         self.objects.add(rel)
@@ -412,7 +476,7 @@ def _skill_entry(config: Config, skill: Skill, out: _Objects) -> dict[str, Any]:
         "resources": [
             {
                 "path": r.path,
-                "sha256": out.put(r.file.data),
+                "sha256": out.put(r.file.data, r.file.digest),
                 "size": len(r.file.data),
                 "executable": r.executable,
             }

@@ -230,6 +230,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         parent=None,
         children=(),
         anchors={key: doc.pos(key) for key in fields},
+        origin=src.origin,
     )
 
 

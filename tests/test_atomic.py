@@ -79,15 +79,15 @@ def test_write_error_midway_leaves_previous_dist(tmp_path, monkeypatch):
     result = pipeline.compile_project(cfg)
     assert result.ok
     calls = {"n": 0}
-    real = Path.write_bytes
+    real = write_mod._put
 
-    def failing(self, data):
+    def failing(path, data):
         calls["n"] += 1
         if calls["n"] == 2:
             raise OSError(28, "No space left on device")
-        return real(self, data)
+        return real(path, data)
 
-    monkeypatch.setattr(Path, "write_bytes", failing)
+    monkeypatch.setattr(write_mod, "_put", failing)
     with pytest.raises(OSError):
         write_mod.write(result.output, result.artifacts)
     monkeypatch.undo()

@@ -75,6 +75,20 @@ def test_exclude_takes_gitignore_patterns_and_can_take_a_default_back(tmp_path):
     assert sorted(resources(tmp_path, "a")) == [".DS_Store", "keep.log"]
 
 
+def test_default_excludes_by_name_agree_with_pathspec():
+    import pathspec
+
+    from skillc.discover import default_excludes
+    from skillc.model import DEFAULT_EXCLUDES
+
+    spec = pathspec.GitIgnoreSpec.from_lines(DEFAULT_EXCLUDES)
+    names = [".git", ".hg", ".svn", ".DS_Store", "Thumbs.db", "git", ".gitignore", "thumbs.db", "x.DS_Store"]
+    for rel in [*names, *(f"a/b/{n}" for n in names), "scripts/.git", ".github/x"]:
+        for is_dir in (False, True):
+            want = spec.match_file(rel + "/" if is_dir else rel)
+            assert default_excludes(rel, is_dir) == want, (rel, is_dir)
+
+
 def test_a_file_over_max_bytes_names_the_file_and_the_setting(tmp_path):
     cfg = project(tmp_path, {**OK, "skills/a/big.bin": b"x" * 11}, CONFIG + "resources:\n  max_bytes: 10\n")
     r = build(cfg)
