@@ -74,7 +74,15 @@ from .cachestore import load_key, read_signed, write_signed
 from .diagnostics import Diagnostic, Severity
 from .model import Config, Outcome, Skill, SkillSource
 from .runtime.format import INDEX
-from .snapshot import Snapshot, decode_snapshot, encode_snapshot, for_inputs, same_inputs, take_snapshot
+from .snapshot import (
+    Snapshot,
+    Walked,
+    decode_snapshot,
+    encode_snapshot,
+    for_inputs,
+    same_inputs,
+    take_snapshot,
+)
 
 DIRNAME = write_mod.CACHE_DIRNAME
 FORMAT = 4  # 2: memo entries carry frontmatter anchors; 3: output files by [size, mtime, ctime, inode, mode]; 4: report text
@@ -683,6 +691,10 @@ class Session:
         if hit is not None:
             self.store.save_inputs(self.inputs)  # so that the next no-op build need not read them
         return hit
+
+    def walked(self) -> Walked | None:
+        """What the stat walk saw, for discover to reuse (None when it could not vouch for the tree)."""
+        return self.now.walked if self.now else None
 
     def output_files(self) -> dict[str, list[int]] | None:
         """Stat data of the files the last recorded build left in this output (write.compare's `known`)."""

@@ -40,6 +40,8 @@ FILE_NAMES = frozenset({*SKILL_FILES, "manifest.yaml"})
 
 # os.listdir, or a stand-in (tests shuffle the listing to prove the output ignores its order).
 Listdir = Callable[[str], list[str]]
+# os.lstat, or the build cache's stat walk answering from what it saw (snapshot.Walked): one walk per build.
+Lstat = Callable[[str], os.stat_result]
 # skip(rel, is_dir) -> True to leave an entry out of the walk (rel: relative to the walked root).
 Skip = Callable[[str, bool], bool]
 
@@ -58,18 +60,19 @@ class Walk:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def discover(config: Config, listdir: Listdir = os.listdir) -> Discovery:
-    """`listdir` is injectable so tests can prove the output ignores listing order."""
+def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.lstat) -> Discovery:
+    """`listdir` is injectable so tests can prove the output ignores listing order; `listdir` and
+    `lstat` together let a build that has already walked the inputs (the cache's snapshot) reuse it."""
     diags: list[Diagnostic] = []
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
     for index, src in enumerate(config.sources):
-        found = _source_skills(config, index, src, listdir, diags, inputs)
+        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs)
         for skill in found:
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
     diags.extend(_collisions(skills))
-    personas, exclusives = _personas(config, listdir, diags, inputs)
+    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs)
     return Discovery(
         skills=skills,
         personas=personas,
@@ -118,6 +121,7 @@ def walk(
     *,
     confine: str | None = None,
     skip: Skip = _hidden,
+    lstat: Lstat = os.lstat,
 ) -> Walk:
     """Every file below root, sorted, each real directory visited once.
 
@@ -127,7 +131,7 @@ def walk(
     of links can make the walk revisit a directory.
     """
     root_real = os.path.realpath(root)
-    state = _WalkState(confine or root_real, rel_prefix, skip, {root_real: ""})
+    state = _WalkState(confine or root_real, rel_prefix, skip, {root_real: ""}, lstat)
     # (path, rel, real paths of the ancestors, real path of this directory)
     stack: list[tuple[str, str, frozenset[str], str]] = [(str(root), "", frozenset({root_real}), root_real)]
     while stack:
@@ -157,6 +161,7 @@ class _WalkState:
     rel_prefix: str
     skip: Skip
     seen: dict[str, str]  # real path of each directory walked -> its rel
+    lstat: Lstat
     files: list[Entry] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
@@ -177,7 +182,7 @@ class _WalkState:
             self.diags.append(dg.error(where, "SKC301", f"unsafe file name: {reason}"))
             return None
         child = os.path.join(path, disk)
-        kind, st = _classify(child, self.confine, where, ancestors, self.diags)
+        kind, st = _classify(child, self.confine, where, ancestors, self.diags, self.lstat)
         if kind == "dir" and name in FILE_NAMES:
             self.diags.append(dg.error(where, "SKC310", f"{name} is a directory; it must be a regular file"))
             return None
@@ -187,7 +192,7 @@ class _WalkState:
             return None
         # realpath lstats every component (0.4 s for 10,000 skills); a
         # plain directory's real path is its parent's plus its name.
-        real = os.path.realpath(child) if os.path.islink(child) else os.path.join(here, disk)
+        real = os.path.realpath(child) if self._is_link(child) else os.path.join(here, disk)
         first = self.seen.get(real)
         if first is not None:
             where_first = _join(self.rel_prefix, first) or "."
@@ -199,6 +204,12 @@ class _WalkState:
             return None
         self.seen[real] = child_rel
         return (child, child_rel, ancestors | {real}, real)
+
+    def _is_link(self, path: str) -> bool:
+        try:  # self.lstat: the stat walk's answer when it has one, so no second system call
+            return stat.S_ISLNK(self.lstat(path).st_mode)
+        except OSError:
+            return False
 
 
 def _unique(
@@ -220,10 +231,15 @@ def _unique(
 
 
 def _classify(
-    child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]
+    child: str,
+    confine: str,
+    where: str,
+    ancestors: frozenset[str],
+    diags: list[Diagnostic],
+    lstat: Lstat = os.lstat,
 ) -> tuple[str | None, os.stat_result | None]:
     try:
-        st = os.lstat(child)
+        st = lstat(child)
     except OSError as exc:
         diags.append(dg.error(where, "SKC310", f"cannot stat: {exc.strerror}"))
         return None, None
@@ -298,13 +314,20 @@ def _confine(config: Config, root: Path) -> str:
 
 
 def _source_skills(
-    config: Config, index: int, src: str, listdir: Listdir, diags: list[Diagnostic], inputs: list[InputFile]
+    config: Config,
+    index: int,
+    src: str,
+    lister: tuple[Listdir, Lstat],
+    diags: list[Diagnostic],
+    inputs: list[InputFile],
 ) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
         diags.append(dg.error(config.config_rel, "SKC308", f"source {src!r} is not a directory"))
         return []
-    tree = walk(root, src, listdir, confine=_confine(config, root), skip=resource_filter(config))
+    tree = walk(
+        root, src, lister[0], confine=_confine(config, root), skip=resource_filter(config), lstat=lister[1]
+    )
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
@@ -469,7 +492,7 @@ def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
 
 
 def _personas(
-    config: Config, listdir: Listdir, diags: list[Diagnostic], inputs: list[InputFile]
+    config: Config, lister: tuple[Listdir, Lstat], diags: list[Diagnostic], inputs: list[InputFile]
 ) -> tuple[tuple[PersonaSource, ...], tuple[ExclusiveSource, ...]]:
     if not config.personas:
         return (), ()
@@ -479,7 +502,7 @@ def _personas(
             dg.error(config.config_rel, "SKC103", f"personas directory {config.personas!r} does not exist")
         )
         return (), ()
-    tree = walk(root, config.personas, listdir, confine=_confine(config, root))
+    tree = walk(root, config.personas, lister[0], confine=_confine(config, root), lstat=lister[1])
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
     personas: list[PersonaSource] = []

@@ -15,7 +15,7 @@ from . import diagnostics as dg
 from .budget import Packing
 from .cache import Cache, Report, Stats
 from .diagnostics import Diagnostic
-from .discover import discover
+from .discover import Lstat, discover
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .render import Template, TemplateFailure, artifacts, build_hash, catalogs, entry_cost, load_template
 from .resolve import resolve
@@ -153,9 +153,11 @@ def _silent(_: str) -> None:
     """The default Progress: library callers see nothing."""
 
 
-def _discovered(head: Head, listdir: Callable[[str], Any], progress: Progress = _silent) -> Front:
+def _discovered(
+    head: Head, listdir: Callable[[str], Any], progress: Progress = _silent, lstat: Lstat = os.lstat
+) -> Front:
     progress(f"discovering {len(head.config.sources)} source(s)")
-    return Front(head.config, head.template, discover(head.config, listdir), head.diagnostics)
+    return Front(head.config, head.template, discover(head.config, listdir, lstat), head.diagnostics)
 
 
 def _head(
@@ -330,7 +332,12 @@ def _build_cached(
     hit = door.replay_unread()  # before discover reads a byte
     if hit is not None:
         return _replayed(head, hit, door)
-    front = _discovered(head, os.listdir, progress)
+    walked = door.walked()  # the cache's stat walk has listed and stat'ed the inputs: not again
+    front = (
+        _discovered(head, walked.listdir, progress, walked.lstat)
+        if walked
+        else _discovered(head, os.listdir, progress)
+    )
     digest = build_hash(head.config, front.found.inputs, template)
     # Problems of files discover did not read (escaping links, oversized files) are no input bytes.
     early = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,29 @@ class Snapshot:
     # while a build runs; the directory's ctime cannot (see `take_snapshot`).
     dir_stats: dict[str, list[int]]
     files: dict[str, list[int]]  # path -> [size, mtime_ns, ctime_ns, inode] (inputs only, once recorded)
+    # What this walk saw, for discover to use instead of walking again (in memory only, never recorded).
+    walked: Walked | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Walked:
+    """Listings and lstat results by absolute path, as the stat walk found them.
+
+    discover walks with these instead of os.listdir and os.lstat, so a build walks its inputs once.
+    Anything the stat walk did not stat as itself (a symlink, a FIFO) is asked of the system again:
+    discover's checks of links and special files see the real thing.
+    """
+
+    listings: dict[str, list[str]]  # directory -> its entries' names as on disk
+    stats: dict[str, os.stat_result]  # directory or regular file -> its lstat
+
+    def listdir(self, path: str) -> list[str]:
+        found = self.listings.get(path)
+        return list(found) if found is not None else os.listdir(path)
+
+    def lstat(self, path: str) -> os.stat_result:
+        found = self.stats.get(path)
+        return found if found is not None else os.lstat(path)
 
 
 def take_snapshot(config: Config, directory: Path, head: str) -> Snapshot | None:
@@ -54,8 +77,8 @@ def take_snapshot(config: Config, directory: Path, head: str) -> Snapshot | None
     walked = _stat_walk(config)
     if walked is None:
         return None
-    roots, dirs, dir_stats, files = walked
-    return Snapshot(head, stamp, roots, dirs, dir_stats, files)
+    roots, dirs, dir_stats, files, seen = walked
+    return Snapshot(head, stamp, roots, dirs, dir_stats, files, seen)
 
 
 def _fs_now(directory: Path) -> int | None:
@@ -78,7 +101,7 @@ def _fs_now(directory: Path) -> int | None:
 
 def _stat_walk(
     config: Config,
-) -> tuple[dict[str, str], dict[str, list[str]], dict[str, list[int]], dict[str, list[int]]] | None:
+) -> tuple[dict[str, str], dict[str, list[str]], dict[str, list[int]], dict[str, list[int]], Walked] | None:
     """Listings and stat data below every source and the personas directory, as discover walks them.
 
     One os.scandir per directory: the entry type comes with the listing, so
@@ -90,6 +113,7 @@ def _stat_walk(
     dirs: dict[str, list[str]] = {}
     dir_stats: dict[str, list[int]] = {}
     files: dict[str, list[int]] = {}
+    seen = Walked({}, {})
     try:
         tops = [(s, config.source_dir(i)) for i, s in enumerate(config.sources)]
         tops += [(config.personas, config.root / config.personas)] if config.personas else []
@@ -100,9 +124,12 @@ def _stat_walk(
                 rel, path = stack.pop()
                 st = os.stat(path)  # before the listing: an entry added after it changes the ctime
                 dir_stats[rel] = [st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+                seen.stats[path] = st  # a real directory (a linked one ends the walk): stat is lstat
                 listing: list[str] = []
+                names = seen.listings[path] = []
                 with os.scandir(path) as it:
                     for entry in it:
+                        names.append(entry.name)
                         name = nfc(entry.name)
                         if ignored(name):
                             continue
@@ -121,10 +148,12 @@ def _stat_walk(
                                 return None
                             st = entry.stat()  # through a symlink: the file discover reads
                             files[child] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+                            if kind == "f":  # not a link: its stat is its lstat
+                                seen.stats[entry.path] = st
                 dirs[rel] = sorted(listing)
     except OSError:
         return None
-    return roots, dirs, dir_stats, files
+    return roots, dirs, dir_stats, files, seen
 
 
 def _kind(entry: os.DirEntry[str]) -> str | None:

@@ -717,7 +717,7 @@ def test_an_edited_overlay_re_resolves_only_the_pairs_that_read_it(tree):
 
 
 def test_a_renamed_persona_re_renders_only_its_catalog(tree):
-    first, _ = build(tree)
+    build(tree)
     manifest = tree.parent / "personas" / "base" / "manifest.yaml"
     manifest.write_text(manifest.read_text().replace("BASE", "BASE PRIME"))
     result, _ = build(tree)
@@ -732,3 +732,50 @@ def test_a_budget_change_re_renders_every_catalog_and_no_resolution(tree):
     tree.write_text(config.replace("catalog_chars:", "catalog_chars: 2000 #", 1))
     result, _ = build(tree)
     assert result.cache.resolved == 0 and result.cache.rendered == len(first.program.personas)
+
+
+def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch):
+    """discover takes its listings and lstat results from the cache's stat walk instead of walking again."""
+    build(tree)
+    target = skill_files(tree)[4]
+    target.write_text(target.read_text() + "\nEdited.\n")
+    calls: list[str] = []
+    real_listdir, real_lstat = os.listdir, os.lstat
+    skills = str(tree.parent / "skills")
+
+    def listdir(path="."):
+        calls.append(f"listdir {path}")
+        return real_listdir(path)
+
+    def lstat(path, *a, **k):
+        calls.append(f"lstat {path}")
+        return real_lstat(path, *a, **k)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    monkeypatch.setattr(os, "lstat", lstat)
+    result, _ = build(tree)
+    assert result.cache.checked == 1
+    # Only the sources' roots are resolved again (realpath); nothing below them is listed or stat'ed.
+    below = [c for c in calls if skills + "/" in c and "/" in c.split(skills + "/", 1)[1]]
+    assert below == []
+    monkeypatch.undo()
+    build(tree, prune=True)  # the cold build has no objects of the first one
+    assert dist_bytes(tree.parent / "dist") == cold(tree, tree.parent.parent / "c")[0]
+
+
+def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
+    from skillc.snapshot import take_snapshot
+
+    root = tmp_path / "p"
+    generate(root, 12, n_personas=3, seed=5)
+    skill = next((root / "skills" / "src-a").iterdir())
+    (skill / "scripts").mkdir(exist_ok=True)
+    (skill / "scripts" / "run").write_text("#!/bin/sh\n")
+    os.chmod(skill / "scripts" / "run", 0o755)
+    os.symlink("run", skill / "scripts" / "alias")  # a link to a file: asked of the system again
+    os.mkfifo(skill / "pipe")  # special files too
+    (skill / ".DS_Store").write_bytes(b"x")
+    config, _ = config_mod.load(root / "skillc.yaml")
+    snap = take_snapshot(config, tmp_path / "cache", "head")
+    assert snap is not None and snap.walked is not None
+    assert discover(config, snap.walked.listdir, snap.walked.lstat) == discover(config)
