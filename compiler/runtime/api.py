@@ -14,9 +14,7 @@ after a rebuild (until `skillc build --prune` removes that build's objects: then
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
 
 from .errors import (
     DistRebuilt,
@@ -30,6 +28,7 @@ from .errors import (
 from .format import MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path, shard_of
 from .index import check_persona_meta, check_shard, integrity, parse_json, read_index, read_regular
 from .prompts import LoadedSkill, SubSkill, _names, substitute
+from .record import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -438,4 +437,6 @@ def _write_new(root: str, rel: str, data: str | bytes, executable: bool) -> None
 
 def _skill_md_head(skill: dict[str, Any]) -> str:
     """name and description, so the written folder is a skill a harness can load."""
+    import json  # materialize only: kept out of the cold start
+
     return f"---\nname: {json.dumps(skill['name'], ensure_ascii=False)}\ndescription: {json.dumps(skill['description'], ensure_ascii=False)}\n---\n\n"

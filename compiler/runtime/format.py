@@ -14,9 +14,6 @@ Imported by the compiler (render, write) and bundled into skillc/reader.py: stan
 
 from __future__ import annotations
 
-import json
-import re
-
 try:  # the C module hashlib wraps: importing hashlib loads OpenSSL, 4 ms of a cold start
     from _sha2 import sha256 as _sha256  # CPython 3.12+
 except ImportError:
@@ -54,6 +51,8 @@ def shard_of(command: str) -> str:
 
 def dumps(value: object) -> bytes:
     """The bytes of every JSON file of format 2 (sorted keys nowhere: writers order them)."""
+    import json  # the compiler's side: the reader never writes JSON
+
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
@@ -74,15 +73,17 @@ def escape_attr(text: str) -> str:
 # `＜untrusted-data`, `<un\u200btrusted-data`, `< / UNTRUSTED-DATA` and
 # `<untrusted‐data` are all found. Escaping replaces the character that reads
 # as `<` with `&lt;`: the rest of the text is kept as written.
-_FOLDED = re.compile("</?" + DELIMITER_TAG)
+_FOLDED = "</?" + DELIMITER_TAG  # compiled on first use: `re` stays out of the reader's cold start
 
 
 def delimiter_positions(text: str) -> list[int]:
     """Index in text of the `<` (or its look-alike) of every delimiter spelling, in order."""
     if "<" not in text and text.isascii():  # nothing can read as `<`: the common case, no scan
         return []
+    import re  # cached by re itself after the first call
+
     chars, origin = _fold(text)
-    return [origin[m.start()] for m in _FOLDED.finditer(chars)]
+    return [origin[m.start()] for m in re.finditer(_FOLDED, chars)]
 
 
 def _fold(text: str) -> tuple[str, list[int]]:

@@ -7,7 +7,6 @@ is refused whole with FormatError: nothing is served from an index the reader ha
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
@@ -61,9 +60,43 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_json(data: bytes, where: str) -> Any:
     try:
-        return json.loads(data.decode("utf-8"), object_pairs_hook=_unique)
+        return _loads(data.decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise FormatError(f"{where}: not a valid format {VERSION} file: {exc}") from None
+
+
+class _Scanner:
+    """What the C scanner of `_json` reads from json.JSONDecoder: `json` itself imports `re` and more
+    (about 10 ms, most of a cold start), and the scanner is the part that parses."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = staticmethod(_unique)
+    parse_float = float
+    parse_int = int
+    parse_constant = float  # NaN and Infinity, as json.loads reads them
+
+
+def _loads(text: str) -> Any:
+    """json.loads(text, object_pairs_hook=_unique), through the C scanner when there is one."""
+    try:
+        from _json import make_scanner
+    except ImportError:  # another interpreter: the json module does the same
+        import json
+
+        return json.loads(text, object_pairs_hook=_unique)
+    start = len(text) - len(text.lstrip(_SPACE))
+    try:
+        # typeshed types the context as a JSONDecoder; the C scanner reads only the attributes above
+        value, end = make_scanner(_Scanner())(text, start)  # type: ignore[arg-type]
+    except StopIteration as stop:
+        raise ValueError(f"no JSON value at character {stop.value}") from None
+    if text[end:].strip(_SPACE):
+        raise ValueError(f"extra data after the JSON value at character {end}")
+    return value
+
+
+_SPACE = " \t\n\r"  # JSON's whitespace, and nothing else (str.strip() would take more)
 
 
 def read_index(root: str) -> dict[str, Any]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from .errors import ReaderError
 from .format import escape_attr, escape_delimiter, escape_text
+from .record import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Sequence
     from typing import Any
 
@@ -98,7 +97,7 @@ def substitute(
         raw = " ".join(parts)
     raw = escape_delimiter(raw)
     parts = [escape_delimiter(p) for p in parts]
-    named = {n: i for i, n in enumerate(names) if isinstance(n, str) and _NAME_ARG.match(n)}
+    named = {n: i for i, n in enumerate(names) if isinstance(n, str) and _name_arg(n)}
     pattern = _placeholders(tuple(sorted(named, key=len, reverse=True)))
     used = False
 
@@ -136,7 +135,15 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
-_NAME_ARG = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_REST = _FIRST | frozenset("0123456789-")
+
+
+def _name_arg(name: str) -> bool:
+    """A usable `arguments:` name: `[A-Za-z_][A-Za-z0-9_-]*` (checked without `re`: see _placeholders)."""
+    return bool(name) and name[0] in _FIRST and all(ch in _REST for ch in name)
+
+
 _PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
@@ -144,6 +151,8 @@ def _placeholders(names: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern for every placeholder; named ones must not run on into a longer word."""
     hit = _PATTERNS.get(names)
     if hit is None:
+        import re  # only when arguments are substituted: `re` is most of a cold start's imports
+
         named = "|".join(re.escape(n) for n in names)
         hit = _PATTERNS[names] = re.compile(
             r"(?P<slashes>\\*)(?:\$\{(?P<dir>CLAUDE_SKILL_DIR)\}|\$ARGUMENTS\[(?P<index>\d+)\]"
