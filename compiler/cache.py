@@ -18,12 +18,17 @@ Three levels:
   one directory walk), `build` skips every stage after discover and replays
   that build's diagnostics (`report.json`), discover's own warnings among
   them. A build with errors is never recorded, so never replayed.
-- The memo (`memo.json`): the result of checking one SKILL.md (parse, schema,
-  name rules) keyed by its bytes, path, command and source, and the catalog
-  entry cost of a skill keyed by the template and the entry's fields. A
-  changed tree re-parses and re-measures only the files that changed;
-  resolution, budgets, rendering and the index are recomputed (they are
-  cheap next to YAML and JSON Schema, and depend on every skill at once).
+- The memo (`memo.json`), each entry keyed by a digest of everything it was
+  made from: the result of checking one SKILL.md (parse, schema, name rules)
+  by its bytes, path, command and source (`SkillSource.origin`); the catalog
+  entry cost of a skill by the template and the entry's fields; each
+  resolution outcome by the key `resolve` derives from what it reads (one per
+  skill no persona changes, one per pair otherwise); and each persona's
+  catalog text and packing by the key `render` derives from its entries,
+  persona, budget settings and template. A changed tree re-parses,
+  re-resolves and re-renders only what those keys say changed; the index,
+  shards and persona metas are assembled again from the results.
+  Entries not used by a build are dropped, so the memo follows the tree.
 
 The trade-off of the fast path: a content change that keeps a file's size,
 mtime_ns, ctime_ns and inode is not noticed, and the old output is kept. An
