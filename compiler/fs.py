@@ -15,67 +15,15 @@ import contextlib
 import os
 import stat
 
-O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_O_DIRECTORY = O_DIRECTORY
-_O_NONBLOCK, _O_NOFOLLOW, _O_CLOEXEC = O_NONBLOCK, O_NOFOLLOW, O_CLOEXEC
-
-
-class NotRegular(OSError):
-    """The path names something other than a regular file (FIFO, device, directory, socket)."""
-
-
-class TooLarge(OSError):
-    """The file holds more than the caller's cap."""
-
-
-def kind(mode: int) -> str:
-    """A reader's word for a file type, for diagnostics."""
-    for test, word in (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISLNK, "a symlink"),
-    ):
-        if test(mode):
-            return word
-    return "not a regular file"
-
-
-def read_regular(path: str | os.PathLike[str], cap: int, *, follow: bool = True) -> bytes:
-    """The bytes of a regular file of at most `cap` bytes.
-
-    Raises NotRegular, TooLarge (with the size seen) or another OSError. With
-    follow=False a symlink at the last component is refused (ELOOP) instead
-    of followed. O_NONBLOCK: opening a FIFO returns at once instead of
-    waiting for a writer; the fstat then refuses it.
-    """
-    flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | (0 if follow else _O_NOFOLLOW)
-    fd = os.open(path, flags)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegular(0, f"is {kind(st.st_mode)}, not a regular file", os.fspath(path))
-        if st.st_size > cap:
-            raise TooLarge(0, f"is {st.st_size} bytes; the cap is {cap}", os.fspath(path))
-        chunks: list[bytes] = []
-        left = cap + 1  # one byte more than allowed tells a file that grew past the cap
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > cap:
-        raise TooLarge(0, f"exceeds the cap of {cap} bytes", os.fspath(path))
-    return data
+# One implementation, shared with the reader (stdlib-only, bundled into reader.py).
+from .runtime.files import O_CLOEXEC as O_CLOEXEC
+from .runtime.files import O_DIRECTORY as O_DIRECTORY
+from .runtime.files import O_NOFOLLOW as O_NOFOLLOW
+from .runtime.files import O_NONBLOCK as O_NONBLOCK
+from .runtime.files import NotRegular as NotRegular
+from .runtime.files import TooLarge as TooLarge
+from .runtime.files import kind as kind
+from .runtime.files import read_regular as read_regular
 
 
 def read_head(path: str | os.PathLike[str], size: int, *, follow: bool = True) -> bytes:
@@ -115,11 +63,11 @@ def remove_tree(path: str | os.PathLike[str]) -> bool:
 
 
 def _open_dir(name: str, dir_fd: int | None) -> int:
-    return os.open(name, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dir_fd)
+    return os.open(name, os.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, dir_fd=dir_fd)
 
 
 def _remove_dir(where: str) -> None:
-    parent = os.open(os.path.dirname(os.path.abspath(where)), os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    parent = os.open(os.path.dirname(os.path.abspath(where)), os.O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     names = [os.path.basename(os.path.abspath(where))]
     try:
         fd = _open_dir(names[0], parent)
@@ -136,7 +84,7 @@ def _remove_dir(where: str) -> None:
             names.append(child)
             continue
         # Empty: climb to the parent (through "..", so no path is ever built) and remove it there.
-        up = os.open("..", os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC, dir_fd=fd)
+        up = os.open("..", os.O_RDONLY | O_DIRECTORY | O_CLOEXEC, dir_fd=fd)
         os.close(fd)
         try:
             os.rmdir(names.pop(), dir_fd=up)

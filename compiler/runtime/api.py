@@ -25,8 +25,9 @@ from .errors import (
     UnknownResource,
     UnknownSkill,
 )
+from .files import read_regular
 from .format import MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path, shard_of
-from .index import check_persona_meta, check_shard, integrity, parse_json, read_index, read_regular
+from .index import check_persona_meta, check_shard, integrity, parse_json, read_index
 from .prompts import LoadedSkill, SubSkill, _names, substitute
 from .record import dataclass
 
@@ -128,7 +129,7 @@ class Dist:
             self._raise_if_rebuilt(where)
             raise IntegrityError(f"{where}: missing (dist/ is incomplete; rebuild it)") from None
         except OSError as exc:
-            raise IntegrityError(f"{where}: cannot read object: {exc}") from None
+            raise IntegrityError(f"{where}: cannot read object: {exc.strerror or exc}") from None
         return integrity(data, digest, where)
 
     def _raise_if_rebuilt(self, where: str) -> None:

@@ -8,9 +8,9 @@ is refused whole with FormatError: nothing is served from an index the reader ha
 from __future__ import annotations
 
 import os
-import stat
 
 from .errors import FormatError, IntegrityError
+from .files import read_regular
 from .format import INDEX, MAX_INDEX_BYTES, VERSION, sha256_hex, shard_of
 
 TYPE_CHECKING = False
@@ -19,34 +19,6 @@ if TYPE_CHECKING:
 
 _HEXDIGITS = frozenset("0123456789abcdef")
 _ACCESS = ("open", "granted", "stub")
-
-
-class NotRegular(OSError):
-    """Something other than a regular file sits where a dist/ file should be."""
-
-
-def read_regular(path: str, limit: int) -> bytes:
-    """The bytes of a regular file, at most `limit` of them; never blocks on a FIFO or a device."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegular(f"{path}: not a regular file")
-        if st.st_size > limit:
-            raise NotRegular(f"{path}: {st.st_size} bytes, over the limit of {limit}")
-        chunks, left = [], st.st_size + 1  # one byte more: a file that grew is seen
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 24))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > limit:
-            raise NotRegular(f"{path}: grew past the limit of {limit} bytes while read")
-        return data
-    finally:
-        os.close(fd)
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -106,7 +78,7 @@ def read_index(root: str) -> dict[str, Any]:
     except FileNotFoundError:
         raise FormatError(f"{root}: no {INDEX} (not a skillc dist directory)") from None
     except OSError as exc:
-        raise FormatError(f"{where}: cannot read index: {exc}") from None
+        raise FormatError(f"{where}: cannot read index: {exc.strerror or exc}") from None
     doc = parse_json(data, where)
     check_index(doc, where)
     return doc  # type: ignore[no-any-return]

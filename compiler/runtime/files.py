@@ -1,0 +1,72 @@
+"""Reading hostile trees: regular files only, bounded, never blocking.
+
+One implementation for the compiler (sources, config, templates, its cache, the output it compares
+with) and the reader (every dist/ file): opening a FIFO must not block, a device or a symlink to
+`/dev/zero` must not be read to the end, and a file that grows while it is read must not exhaust
+memory. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+class NotRegular(OSError):
+    """The path names something other than a regular file (FIFO, device, directory, socket)."""
+
+
+class TooLarge(OSError):
+    """The file holds more than the caller's cap."""
+
+
+def kind(mode: int) -> str:
+    """A reader's word for a file type, for diagnostics."""
+    for test, word in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symlink"),
+    ):
+        if test(mode):
+            return word
+    return "not a regular file"
+
+
+def read_regular(path: str | os.PathLike[str], cap: int, *, follow: bool = True) -> bytes:
+    """The bytes of a regular file of at most `cap` bytes.
+
+    Raises NotRegular, TooLarge (with the size seen) or another OSError. With
+    follow=False a symlink at the last component is refused (ELOOP) instead
+    of followed. O_NONBLOCK: opening a FIFO returns at once instead of
+    waiting for a writer; the fstat then refuses it.
+    """
+    flags = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(0, f"is {kind(st.st_mode)}, not a regular file", os.fspath(path))
+        if st.st_size > cap:
+            raise TooLarge(0, f"is {st.st_size} bytes; the cap is {cap}", os.fspath(path))
+        chunks: list[bytes] = []
+        left = cap + 1  # one byte more than allowed tells a file that grew past the cap
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > cap:
+        raise TooLarge(0, f"exceeds the cap of {cap} bytes", os.fspath(path))
+    return data
