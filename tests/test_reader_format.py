@@ -221,6 +221,29 @@ def test_malformed_shard_with_matching_hash_is_refused(proj):
         reader.open(dist).load("p", "a")
 
 
+def test_each_shard_entry_is_checked_before_it_is_served(proj):
+    """load() checks the entry it serves, not every entry of the shard; whatever reads the others
+    (skills(), skill_meta()) checks those before serving them."""
+    dist = proj.parent / "dist"
+    index = json.loads((dist / "_index.json").read_text())
+    name = fmt.shard_of("a")
+    other = next(c for c in (f"z{i}" for i in range(10_000)) if fmt.shard_of(c) == name)
+    shard = json.loads(_object_of(dist, index["shards"][name]).read_text())
+    shard["skills"][other] = {**shard["skills"]["a"], "default": {"access": "root"}}
+    data = json.dumps(shard).encode()
+    path = _object_of(dist, fmt.sha256_hex(data))
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(data)
+    index["shards"][name] = fmt.sha256_hex(data)
+    (dist / "_index.json").write_text(json.dumps(index))
+    d = reader.open(dist)
+    assert d.load("p", "a").command == "a"
+    with pytest.raises(reader.FormatError, match=f"skills.{other}.default"):
+        d.skill_meta(other)
+    with pytest.raises(reader.FormatError, match=f"skills.{other}.default"):
+        reader.open(dist).skills("p")
+
+
 def test_long_argument_index_is_no_argument():
     body = "x $" + "9" * 5000 + " y $0"
     assert reader.substitute(body, "one") == body.replace("$0", "one")  # no such word: left as written

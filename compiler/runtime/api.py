@@ -27,7 +27,7 @@ from .errors import (
 )
 from .files import read_regular
 from .format import MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path, shard_of
-from .index import check_persona_meta, check_shard, integrity, parse_json, read_index
+from .index import check_persona_meta, check_shard, check_shard_skill, integrity, parse_json, read_index
 from .prompts import LoadedSkill, SubSkill, _names, substitute
 from .record import dataclass
 
@@ -110,6 +110,7 @@ class Dist:
         self.path = os.fspath(path)
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
+        self._checked: set[str] = set()  # commands whose shard entry has been checked
         self._metas: dict[str, dict[str, Any]] = {}
 
     @property
@@ -169,6 +170,7 @@ class Dist:
         return entry  # type: ignore[no-any-return]
 
     def _shard(self, name: str) -> dict[str, Any]:
+        """A shard's skills, its envelope checked; each entry is checked when first served (_skill)."""
         shard = self._shards.get(name)
         if shard is None:
             digest = self.index["shards"].get(name)
@@ -176,18 +178,26 @@ class Dist:
                 shard = {}
             else:
                 doc = self._json(digest)
-                check_shard(doc, name, self.index["personas"], f"object {digest}")
+                check_shard(doc, name, f"object {digest}")
                 shard = doc["skills"]
             self._shards[name] = shard
         return shard
 
     def _skill(self, command: str) -> dict[str, Any] | None:
-        return self._shard(shard_of(command)).get(command)
+        name = shard_of(command)
+        entry = self._shard(name).get(command)
+        if entry is not None and command not in self._checked:
+            check_shard_skill(entry, command, self.index["personas"], f"object {self.index['shards'][name]}")
+            self._checked.add(command)
+        return entry
 
     def _all_skills(self) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
         for name in sorted(self.index["shards"]):
-            out.update(self._shard(name))
+            for command in self._shard(name):
+                entry = self._skill(command)
+                if entry is not None:
+                    out[command] = entry
         return dict(sorted(out.items()))
 
     @staticmethod
