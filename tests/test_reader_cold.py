@@ -112,3 +112,12 @@ def test_records_take_defaults_and_refuse_bad_arguments() -> None:
     match reader.ResourceMeta("a.md", "00", 1, True):
         case reader.ResourceMeta(path, _, _, executable):
             assert (path, executable) == ("a.md", True)
+
+
+@given(st.text(alphabet=st.sampled_from("aZ_-09é $\n"), max_size=6))
+def test_argument_names_are_checked_as_the_pattern_says(name: str) -> None:
+    import re
+
+    from skillc.runtime.prompts import _name_arg
+
+    assert _name_arg(name) == bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name))
