@@ -1,13 +1,14 @@
 """Time each compiler stage in one process: where a build spends its time.
 
-    python bench/stages.py TREE/skillc.yaml [--noop] [--profile OUT.pstats]
+    python bench/stages.py TREE/skillc.yaml [--noop | --edit] [--profile OUT.pstats]
 
 Runs the same stages as `skillc build --no-cache`, one at a time, and prints
 wall time per stage. With --noop, times instead what a no-op rebuild with the
 cache does (run `skillc build` first; twice if the tree changed in the
 moment before, so that the record holds the inputs' stat data): the stat walk that stands in for discover, the replay
 checks, loading the recorded diagnostics, and printing them the way the CLI
-does. With --profile, the run is also recorded with cProfile for
+does. With --edit, appends a line to one SKILL.md and times each stage of the
+rebuild with the cache (build once first). With --profile, the run is also recorded with cProfile for
 `python -m pstats OUT.pstats`.
 """
 
@@ -98,16 +99,70 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     return [(label, t1 - t0) for (_, t0), (label, t1) in itertools.pairwise(t)]
 
 
+def edit_stages(config_path: Path) -> list[tuple[str, float]]:
+    """A rebuild with the cache after appending a line to one SKILL.md (the middle one, sorted):
+    the pipeline's own functions timed in place, in the order they ran (nested ones apart)."""
+    import functools
+    import gc
+
+    from skillc import cache, pipeline
+    from skillc import write as write_mod
+
+    gc.set_threshold(50_000, 20, 100)  # as the CLI sets it
+    spent: dict[str, float] = {}
+
+    def timed(owner: object, name: str, label: str) -> None:
+        fn = getattr(owner, name)
+
+        @functools.wraps(fn)
+        def wrapper(*args: object, **kwargs: object) -> object:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - t0
+
+        setattr(owner, name, wrapper)
+
+    for owner, name, label in (
+        (cache.Session, "__init__", "stat walk (cache.Session)"),
+        (cache.Session, "replay_unread", "no-op check (build.json)"),
+        (pipeline, "_discovered", "discover (listings from the stat walk, reads)"),
+        (pipeline, "build_hash", "build hash"),
+        (cache.Session, "replay", "content check"),
+        (cache.Cache, "load_memo", "load memo.json"),
+        (pipeline, "validate", "validate (memo: only the edited file parsed)"),
+        (pipeline, "resolve", "resolve (memo)"),
+        (pipeline, "catalogs", "catalogs (memo)"),
+        (pipeline, "artifacts", "artifacts (index, shards, objects)"),
+        (write_mod, "compare", "write: compare"),
+        (write_mod, "_fill", "write: fill and swap"),
+        (cache.Cache, "save_memo", "save memo.json"),
+        (cache.Session, "_record", "record the build"),
+    ):
+        timed(owner, name, label)
+    skills = sorted(config_path.parent.rglob("SKILL.md"))
+    with open(skills[len(skills) // 2], "a", encoding="utf-8") as fh:
+        fh.write(f"\nEdited at {time.time()}.\n")
+    t0 = time.perf_counter()
+    result, _ = pipeline.build(config_path)
+    total = time.perf_counter() - t0
+    print(f"cache: {result.cache}", file=sys.stderr)
+    rows = list(spent.items())
+    return [*rows, ("rest (diagnostics, ordering, glue)", total - sum(s for _, s in rows))]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("config", type=Path)
     ap.add_argument("--noop", action="store_true", help="time a no-op rebuild with the cache instead")
+    ap.add_argument("--edit", action="store_true", help="time a rebuild with the cache after a one-file edit")
     ap.add_argument("--profile", type=Path, help="also write cProfile stats here")
     a = ap.parse_args(argv)
     prof = cProfile.Profile() if a.profile else None
     if prof:
         prof.enable()
-    rows = noop_stages(a.config) if a.noop else stages(a.config)
+    rows = noop_stages(a.config) if a.noop else edit_stages(a.config) if a.edit else stages(a.config)
     if prof:
         prof.disable()
         prof.dump_stats(a.profile)
