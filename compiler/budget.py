@@ -20,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from . import diagnostics as dg
 from .diagnostics import Diagnostic
@@ -48,11 +49,37 @@ class Packing:
     diagnostics: tuple[Diagnostic, ...]
     strategy: str = "drop"
     descriptions: Mapping[str, str] = field(default_factory=dict)  # command -> shortened/removed description
-    ranks: Mapping[str, int] = field(default_factory=dict)  # command -> 1-based rank
+    # What was packed, and the priority it was ranked by: `ranks` is derived from them when asked
+    # (explain asks; a build does not, and at 100,000 skills x 50 personas the table costs seconds).
+    candidates: tuple[Candidate, ...] = field(default=(), repr=False)
+    priority: tuple[str, ...] = ()
 
     @property
     def shortened(self) -> tuple[str, ...]:
         return tuple(sorted(self.descriptions))
+
+    @cached_property
+    def ranks(self) -> Mapping[str, int]:
+        """command -> 1-based rank."""
+        return {c.command: i + 1 for i, c in enumerate(rank(self.candidates, self.priority))}
+
+
+def restore(
+    persona: str,
+    budget: int,
+    included: tuple[str, ...],
+    diagnostics: tuple[Diagnostic, ...],
+    strategy: str,
+    descriptions: Mapping[str, str],
+    candidates: tuple[Candidate, ...],
+    priority: tuple[str, ...],
+) -> Packing:
+    """A Packing from what a memo keeps of it: every candidate not included was left out."""
+    kept = set(included)
+    left_out = tuple(sorted(c.command for c in candidates if c.command not in kept))
+    return Packing(
+        persona, budget, included, left_out, diagnostics, strategy, descriptions, candidates, priority
+    )
 
 
 def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[Candidate, ...]:
@@ -118,7 +145,8 @@ def pack(
         tuple(diags),
         strategy,
         descriptions,
-        {c.command: i + 1 for i, c in enumerate(ranked)},
+        candidates,
+        priority,
     )
 
 

@@ -21,13 +21,13 @@ Three levels:
 - The memo (`memo.json`), each entry keyed by a digest of everything it was
   made from: the result of checking one SKILL.md (parse, schema, name rules)
   by its bytes, path, command and source (`SkillSource.origin`); the catalog
-  entry cost of a skill by the template and the entry's fields; each
-  resolution outcome by the key `resolve` derives from what it reads (one per
-  skill no persona changes, one per pair otherwise); and each persona's
-  catalog text and packing by the key `render` derives from its entries,
-  persona, budget settings and template. A changed tree re-parses,
-  re-resolves and re-renders only what those keys say changed; the index,
-  shards and persona metas are assembled again from the results.
+  entry cost of a skill by the template and the entry's fields; and each
+  persona's catalog text and packing (what was included, the descriptions
+  cut, the diagnostics: the rest is derived from the candidates) by the key
+  `render` derives from its entries, persona, budget settings and template.
+  A changed tree re-parses and re-renders only what those keys say changed;
+  resolution runs whole (memoising it costs more than it saves, see
+  resolve.py), and the index, shards and persona metas are assembled again.
   Entries not used by a build are dropped, so the memo follows the tree.
 
 The trade-off of the fast path: a content change that keeps a file's size,
@@ -74,10 +74,10 @@ import orjson
 
 from . import fs
 from . import write as write_mod
-from .budget import Packing
+from .budget import Candidate, Packing, restore
 from .cachestore import load_key, read_signed, write_signed
 from .diagnostics import Diagnostic, Severity
-from .model import Config, Outcome, Skill, SkillSource
+from .model import Config, Skill, SkillSource
 from .runtime.format import INDEX
 from .snapshot import (
     Snapshot,
@@ -103,8 +103,6 @@ class Stats:
     checked: int = 0  # SKILL.md files parsed and validated (memo misses)
     reused: int = 0  # SKILL.md results taken from the memo
     measured: int = 0  # catalog entries rendered to measure their cost
-    resolved: int = 0  # persona x skill pairs resolved (memo misses)
-    kept: int = 0  # persona x skill pairs whose resolution came from the memo
     rendered: int = 0  # persona catalogs packed and rendered (memo misses)
     replayed: bool = False  # the whole build was skipped
     unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
@@ -293,11 +291,9 @@ class Cache:
     skills: dict[str, Any] = field(default_factory=dict)  # memo key -> {"skill", "diags"}
     costs: dict[str, int] = field(default_factory=dict)  # entry fields -> characters
     costs_template: str = ""  # the template those costs were measured with
-    outcomes: dict[str, Any] = field(default_factory=dict)  # resolution key -> encoded Outcome
     catalogs: dict[str, Any] = field(default_factory=dict)  # catalog key -> text and packing
     used_skills: dict[str, Any] = field(default_factory=dict)
     used_costs: dict[str, int] = field(default_factory=dict)
-    used_outcomes: dict[str, Any] = field(default_factory=dict)
     used_catalogs: dict[str, Any] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     loaded: tuple[Record | None] | None = None  # build.json, once read
@@ -423,8 +419,6 @@ class Cache:
         if isinstance(data.get("skills"), dict) and isinstance(data.get("costs"), dict):
             self.skills, self.costs = data["skills"], data["costs"]
             self.costs_template = str(data.get("template", ""))
-        if isinstance(data.get("outcomes"), dict):
-            self.outcomes = data["outcomes"]
         if isinstance(data.get("catalogs"), dict):
             self.catalogs = data["catalogs"]
 
@@ -497,16 +491,11 @@ class Cache:
 
         return cached
 
-    def resolutions(self) -> Outcomes:
-        """The resolve stage's memo: outcomes by the key resolve derives from what they read."""
-        return Outcomes(self)
-
     def save_memo(self) -> None:
         """Keep only what this build used, so the memo follows the tree."""
         if (
             self.used_skills.keys() == self.skills.keys()
             and self.used_costs == self.costs
-            and self.used_outcomes.keys() == self.outcomes.keys()
             and self.used_catalogs.keys() == self.catalogs.keys()
         ):
             return  # nothing new: skip rewriting megabytes
@@ -520,7 +509,6 @@ class Cache:
                 "skills": self.used_skills,
                 "template": self.costs_template,
                 "costs": self.used_costs,
-                "outcomes": self.used_outcomes,
                 "catalogs": self.used_catalogs,
             },
         )
@@ -531,87 +519,56 @@ class Cache:
 
 
 class Catalogs:
-    """render.CatalogMemo over the cache."""
+    """render.CatalogMemo over the cache: the text and what a Packing cannot be derived without
+    (what was included, the descriptions cut, the diagnostics); the rest comes from the candidates."""
 
     def __init__(self, cache: Cache):
         self.cache = cache
 
-    def catalog(self, key: str) -> tuple[str, Packing] | None:
+    def catalog(
+        self, key: str, candidates: tuple[Candidate, ...], priority: tuple[str, ...]
+    ) -> tuple[str, Packing] | None:
         hit = self.cache.catalogs.get(key)
-        try:
-            text, packing = hit["text"], _decode_packing(hit["packing"])  # type: ignore[index]
-        except (KeyError, TypeError, ValueError, IndexError):
-            return None
-        if type(text) is not str:
-            return None
-        self.cache.used_catalogs[key] = hit
-        return text, packing
+        found = _restored(hit, candidates, priority)
+        if found is not None:
+            self.cache.used_catalogs[key] = hit
+        return found
 
     def remember(self, key: str, text: str, packing: Packing) -> None:
         self.cache.stats.rendered += 1
-        entry: dict[str, Any] = {"text": text, "packing": _encode_packing(packing)}
-        if _json_exact(entry) and _decode_packing(entry["packing"]) == packing:
+        p = packing
+        kept = {
+            "persona": p.persona,
+            "budget": p.budget,
+            "included": list(p.included),
+            "diags": encode_diags(p.diagnostics),
+            "strategy": p.strategy,
+            "descriptions": dict(p.descriptions),
+        }
+        entry: dict[str, Any] = {"text": text, "packing": kept}
+        # Kept only when JSON gives it back exactly and it restores to the very same Packing.
+        if _json_exact(entry) and _restored(entry, p.candidates, p.priority) == (text, p):
             self.cache.used_catalogs[key] = entry
 
 
-def _encode_packing(p: Packing) -> dict[str, Any]:
-    return {
-        "persona": p.persona,
-        "budget": p.budget,
-        "included": list(p.included),
-        "left_out": list(p.left_out),
-        "diags": encode_diags(p.diagnostics),
-        "strategy": p.strategy,
-        "descriptions": dict(p.descriptions),
-        "ranked": sorted(p.ranks, key=p.ranks.__getitem__),  # ranks are 1..n: the order says it all
-    }
-
-
-def _decode_packing(data: dict[str, Any]) -> Packing:
-    return Packing(
-        data["persona"],
-        data["budget"],
-        tuple(data["included"]),
-        tuple(data["left_out"]),
-        decode_diags(data["diags"]),
-        data["strategy"],
-        data["descriptions"],
-        {command: rank for rank, command in enumerate(data["ranked"], 1)},
-    )
-
-
-class Outcomes:
-    """resolve.Memo over the cache: an Outcome stored as a list, its body left out when it is the skill's."""
-
-    def __init__(self, cache: Cache):
-        self.cache = cache
-
-    def outcome(self, key: str, skill: Skill, pairs: int) -> Outcome | None:
-        hit = self.cache.outcomes.get(key)
-        try:
-            access, via, body, overlay, model, user, trace = hit  # type: ignore[misc]
-            if body is None:
-                body = skill.body
-            elif type(body) is list:  # ["+", tail]: the skill's body with an overlay appended
-                body = skill.body + body[1]
-            found = Outcome(access, via, body, overlay, model, user, tuple(trace))
-        except (TypeError, ValueError, IndexError):
-            return None
-        self.cache.used_outcomes[key] = hit
-        self.cache.stats.kept += pairs
-        return found
-
-    def remember(self, key: str, skill: Skill, outcome: Outcome, pairs: int) -> None:
-        self.cache.stats.resolved += pairs
-        o = outcome
-        body: Any = o.body
-        if body == skill.body:
-            body = None
-        elif body.startswith(skill.body):  # an overlay appended: store only the tail
-            body = ["+", body[len(skill.body) :]]
-        row = [o.access, o.via, body, o.overlay, o.model, o.user, list(o.trace)]
-        if _json_exact(row):
-            self.cache.used_outcomes[key] = row
+def _restored(
+    entry: Any, candidates: tuple[Candidate, ...], priority: tuple[str, ...]
+) -> tuple[str, Packing] | None:
+    try:
+        text, p = entry["text"], entry["packing"]
+        packing = restore(
+            p["persona"],
+            p["budget"],
+            tuple(p["included"]),
+            decode_diags(p["diags"]),
+            p["strategy"],
+            p["descriptions"],
+            candidates,
+            priority,
+        )
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    return (text, packing) if type(text) is str else None
 
 
 def open_cache(config: Config) -> Cache | None:

@@ -191,7 +191,7 @@ def _back(
     )
     diags = front.diagnostics + program.diagnostics
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
-    resolved = resolve(program, memo.resolutions() if memo else None)
+    resolved = resolve(program)
     if template is None:
         return _finish(config, program, resolved, {}, None, diags)
     cost = memo.entry_cost(entry_cost) if memo else entry_cost

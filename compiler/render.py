@@ -214,7 +214,7 @@ def catalogs(
     for persona in program.personas.values():
         candidates = tuple(made[c] for c in listed[persona.id])
         key = _catalog_key(config, persona, template, listed[persona.id], keys) if memo else None
-        found = memo.catalog(key) if memo and key else None
+        found = memo.catalog(key, candidates, config.budget_priority) if memo and key else None
         if found is None:
             found = _fit_catalog(config, program, persona, template, candidates)
             if memo and key:
@@ -227,7 +227,9 @@ def catalogs(
 class CatalogMemo(Protocol):
     """Catalogs of earlier builds by the key of everything they were rendered from (the build cache)."""
 
-    def catalog(self, key: str) -> tuple[str, Packing] | None: ...
+    def catalog(
+        self, key: str, candidates: tuple[Candidate, ...], priority: tuple[str, ...]
+    ) -> tuple[str, Packing] | None: ...
 
     def remember(self, key: str, text: str, packing: Packing) -> None: ...
 

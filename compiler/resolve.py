@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from .lint import wrap_overlay
 from .model import Outcome, Persona, Program, Resolved, Skill, SkillResolutions
-from .runtime.format import sha256_hex
 
 _STUB_REASON = "the persona only gets the stub"
 _OPEN_LINE = "exclusivity: persona_exclusive not set; open to every persona"
@@ -80,27 +78,16 @@ def _model_line(reasons: tuple[str, ...]) -> str:
     )
 
 
-class Memo(Protocol):
-    """Outcomes of earlier builds by the key of everything they were resolved from (the build cache)."""
+def resolve(program: Program) -> Resolved:
+    """Every skill's resolutions, in command order.
 
-    def outcome(self, key: str, skill: Skill, pairs: int) -> Outcome | None: ...
-
-    def remember(self, key: str, skill: Skill, outcome: Outcome, pairs: int) -> None: ...
-
-
-def resolve(program: Program, memo: Memo | None = None) -> Resolved:
-    """Every skill's resolutions, in command order; `memo` gives back the outcomes whose inputs are unchanged.
-
-    A skill no persona can change (open, no overlay) is resolved once for every persona; any other
-    is resolved per persona, keyed by the persona data that pair reads (its chain, its overlays, the
-    redirect body), so an edited overlay re-resolves only the pairs that see it.
+    A skill no persona can change (open, no overlay: most of them) is resolved once for every
+    persona; any other once per persona that sees it. Nothing is memoised: a key covering what an
+    outcome reads costs as much to compute as the outcome (bench/RESULTS.md has the figures).
     """
     seen_by = _visibility(program)
-    keys = _Keys(program) if memo else None
     return {
-        command: SkillResolutions(
-            command, _outcomes(program, program.skills[command], seen_by(command), memo, keys)
-        )
+        command: SkillResolutions(command, _outcomes(program, program.skills[command], seen_by(command)))
         for command in sorted(program.skills)
     }
 
@@ -114,100 +101,11 @@ def _visibility(program: Program) -> Callable[[str], tuple[str, ...]]:
     return lambda command: tuple(pid for pid in everyone if pid not in lists or command in lists[pid])
 
 
-def _outcomes(
-    program: Program, skill: Skill, ids: tuple[str, ...], memo: Memo | None, keys: _Keys | None
-) -> dict[str, Outcome]:
-    if skill.flag("persona_exclusive") is None and not skill.flag("has_persona_overlay"):
-        if memo is None or keys is None:
-            return dict.fromkeys(ids, resolve_one(program, None, skill, skill_facts(skill)))
-        key = keys.open(skill, ids)
-        shared = memo.outcome(key, skill, len(ids))
-        if shared is None:
-            shared = resolve_one(program, None, skill, skill_facts(skill))
-            memo.remember(key, skill, shared, len(ids))
-        return dict.fromkeys(ids, shared)
+def _outcomes(program: Program, skill: Skill, ids: tuple[str, ...]) -> dict[str, Outcome]:
     facts = skill_facts(skill)
-    found: dict[str, Outcome] = {}
-    for pid in ids:
-        persona = program.personas[pid]
-        if memo is None or keys is None:
-            found[pid] = resolve_one(program, persona, skill, facts)
-            continue
-        key = keys.pair(skill, persona, facts)
-        outcome = memo.outcome(key, skill, 1)
-        if outcome is None:
-            outcome = resolve_one(program, persona, skill, facts)
-            memo.remember(key, skill, outcome, 1)
-        found[pid] = outcome
-    return found
-
-
-_FLAGS = (
-    "persona_exclusive",
-    "has_persona_overlay",
-    "user-invocable",
-    "disable-model-invocation",
-    "user_invocable_only",
-)
-
-
-class _Keys:
-    """Memo keys: digests of everything an outcome reads, each part hashed once per build."""
-
-    def __init__(self, program: Program):
-        self.program = program
-        self._skill: dict[str, str] = {}
-        self._ids: dict[tuple[str, ...], str] = {}
-        self._persona: dict[str, str] = {}
-        self._overlay: dict[tuple[str, str], str] = {}
-
-    def skill(self, skill: Skill) -> str:
-        """What resolution reads from a skill: command, path, body, and the flags by value."""
-        if skill.origin:  # what the skill was checked from: it determines every field read here
-            return skill.origin
-        found = self._skill.get(skill.command)
-        if found is None:
-            head = repr((skill.command, skill.path, *(repr(skill.flag(f)) for f in _FLAGS)))
-            # The body is hashed after the quoted head (its length is in it too): no repr() of a long text.
-            data = skill.body.encode("utf-8", "surrogatepass")
-            found = self._skill[skill.command] = _hash(f"{head}{len(data)}\0", data)
-        return found
-
-    def open(self, skill: Skill, ids: tuple[str, ...]) -> str:
-        seen = self._ids.get(ids)
-        if seen is None:
-            seen = self._ids[ids] = _hash(repr(ids))
-        return _hash("open", self.skill(skill), seen)
-
-    def pair(self, skill: Skill, persona: Persona, facts: Facts) -> str:
-        parts = ["pair", self.skill(skill), self._persona_key(persona)]
-        if facts.owner is not None:
-            rel, body = self.program.exclusive_bodies.get((facts.owner, skill.command), ("-", "-"))
-            parts.append(_hash(repr((facts.owner, rel)), body.encode("utf-8", "surrogatepass")))
-        if facts.overlay:
-            parts += [self._overlay_key(pid, skill.command) for pid in (persona.id, *persona.chain)]
-        return _hash(*parts)
-
-    def _persona_key(self, persona: Persona) -> str:
-        found = self._persona.get(persona.id)
-        if found is None:
-            found = self._persona[persona.id] = _hash(repr((persona.id, persona.chain, persona.unrestricted)))
-        return found
-
-    def _overlay_key(self, pid: str, command: str) -> str:
-        found = self._overlay.get((pid, command))
-        if found is None:
-            owner = self.program.personas.get(pid)
-            rel, text = (owner.overlays.get(command) if owner else None) or ("-", "-")
-            head = repr((pid, owner.manifest_rel if owner else None, rel))
-            found = self._overlay[(pid, command)] = _hash(head, text.encode("utf-8", "surrogatepass"))
-        return found
-
-
-def _hash(*parts: str | bytes) -> str:
-    """sha256 of the parts, each length-prefixed: no two part lists give the same bytes."""
-    data = [p.encode("utf-8", "surrogatepass") if isinstance(p, str) else p for p in parts]
-    return sha256_hex(b"".join(len(d).to_bytes(8, "little") + d for d in data))
+    if facts.open_trace is not None:  # no persona changes it: one outcome, shared by every persona
+        return dict.fromkeys(ids, resolve_one(program, None, skill, facts))
+    return {pid: resolve_one(program, program.personas[pid], skill, facts) for pid in ids}
 
 
 def resolve_one(program: Program, persona: Persona | None, skill: Skill, facts: Facts) -> Outcome:

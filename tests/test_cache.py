@@ -668,27 +668,18 @@ def test_a_new_catalog_field_reaches_the_cost_memo_key(tree, monkeypatch):
 # --- incremental past parsing: resolutions and catalogs ------------------------------
 
 
-def _seen_by(result, command: str) -> set[str]:
-    return {r.persona for r in result.resolutions if r.command == command}
-
-
-def test_an_edited_skill_re_resolves_only_its_own_pairs(tree):
+def test_catalogs_are_rendered_again_only_when_their_entries_change(tree):
     first, _ = build(tree)
-    pairs = len(first.resolutions)
-    assert first.cache.resolved == pairs and first.cache.rendered == len(first.program.personas)
+    assert first.cache.rendered == len(first.program.personas)
     skill = next(
         s
         for s in first.program.skills.values()
-        if not s.flag("persona_exclusive")
-        and not s.flag("has_persona_overlay")
-        and any(r.model for r in first.resolutions if r.command == s.command)
+        if any(r.model for r in first.resolutions if r.command == s.command)
     )
     target = tree.parent / skill.path
     target.write_text(target.read_text() + "\nEdited.\n")
     result, _ = build(tree)
     assert result.cache.checked == 1
-    assert result.cache.resolved == len(_seen_by(first, skill.command))
-    assert result.cache.kept == pairs - result.cache.resolved
     assert result.cache.rendered == 0  # the body is not in any catalog entry
 
     target.write_text(target.read_text().replace('description: "', 'description: "New. ', 1))
@@ -697,23 +688,13 @@ def test_an_edited_skill_re_resolves_only_its_own_pairs(tree):
     assert listing and result.cache.rendered == len(listing)
 
 
-def test_an_edited_overlay_re_resolves_only_the_pairs_that_read_it(tree):
-    first, _ = build(tree)
-    personas = tree.parent / "personas"
-    overlay = next(personas.glob("*/skill-overlays/**/*.md"))
-    owner = overlay.relative_to(personas).parts[0]
-    command = overlay.relative_to(personas / owner / "skill-overlays").with_suffix("").as_posix()
-    readers = {
-        p.id
-        for p in first.program.personas.values()
-        if p.id in _seen_by(first, command) and owner in (p.id, *p.chain)
-    }
-    assert readers and readers != set(first.program.personas)  # the test would not tell otherwise
+def test_an_edited_overlay_parses_no_skill_and_renders_no_catalog(tree, tmp_path):
+    build(tree)
+    overlay = next((tree.parent / "personas").glob("*/skill-overlays/**/*.md"))
     overlay.write_text(overlay.read_text() + "\nAlso this.\n")
-    result, _ = build(tree)
-    assert result.cache.checked == 0
-    assert result.cache.resolved == len(readers)
-    assert result.cache.kept == len(first.resolutions) - len(readers)
+    result, _ = build(tree, prune=True)
+    assert result.cache.checked == 0 and result.cache.rendered == 0
+    assert dist_bytes(tree.parent / "dist") == cold(tree, tmp_path)[0]
 
 
 def test_a_renamed_persona_re_renders_only_its_catalog(tree):
@@ -721,17 +702,17 @@ def test_a_renamed_persona_re_renders_only_its_catalog(tree):
     manifest = tree.parent / "personas" / "base" / "manifest.yaml"
     manifest.write_text(manifest.read_text().replace("BASE", "BASE PRIME"))
     result, _ = build(tree)
-    assert result.cache.resolved == 0 and result.cache.rendered == 1
+    assert result.cache.checked == 0 and result.cache.rendered == 1
     assert expand(tree.parent / "dist")["personas"]["base"]["name"] == "BASE PRIME"
 
 
-def test_a_budget_change_re_renders_every_catalog_and_no_resolution(tree):
+def test_a_budget_change_re_renders_every_catalog_and_parses_nothing(tree):
     first, _ = build(tree)
     config = tree.read_text()
     assert "catalog_chars:" in config
     tree.write_text(config.replace("catalog_chars:", "catalog_chars: 2000 #", 1))
     result, _ = build(tree)
-    assert result.cache.resolved == 0 and result.cache.rendered == len(first.program.personas)
+    assert result.cache.checked == 0 and result.cache.rendered == len(first.program.personas)
 
 
 def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch):
