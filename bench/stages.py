@@ -132,7 +132,7 @@ def edit_stages(config_path: Path) -> list[tuple[str, float]]:
         (cache.Session, "replay", "content check"),
         (cache.Cache, "load_memo", "load memo.json"),
         (pipeline, "validate", "validate (memo: only the edited file parsed)"),
-        (pipeline, "resolve", "resolve (memo)"),
+        (pipeline, "resolve", "resolve"),
         (pipeline, "catalogs", "catalogs (memo)"),
         (pipeline, "artifacts", "artifacts (index, shards, objects)"),
         (write_mod, "compare", "write: compare"),
