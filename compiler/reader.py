@@ -166,7 +166,8 @@ VERSION = 2
 INDEX = "_index.json"
 OBJECTS = "objects"
 DELIMITER_TAG = "untrusted-data"
-SHARD_HEX = 2  # 256 shards: a load() at 100,000 skills parses ~400 entries
+SHARD_HEX = 2  # the fewest hex digits in a shard name: 256 shards
+SHARD_SKILLS = 64  # skills per shard, on average, before shard names get one more digit
 MAX_INDEX_BYTES = 16 << 20
 MAX_OBJECT_BYTES = 1 << 30
 MAX_FILES = 20  # bundled files listed in a tool result
@@ -185,8 +186,19 @@ def prompt_path(persona: str, suffix: str) -> str:
     return f"personas/{persona}/prompt{suffix}"
 
 
-def shard_of(command: str) -> str:
-    return sha256_hex(command.encode("utf-8", "surrogatepass"))[:SHARD_HEX]
+def shard_of(command: str, digits: int = SHARD_HEX) -> str:
+    """The shard a command lives in: the first `digits` hex digits of its sha256."""
+    return sha256_hex(command.encode("utf-8", "surrogatepass"))[:digits]
+
+
+def shard_digits(skills: int) -> int:
+    """How long a build's shard names are: 2 up to 16,384 skills, 3 up to 262,144, and so on,
+    so that load() parses about SHARD_SKILLS entries at any size. Every shard name in one index
+    has this length; the reader reads it off the names."""
+    digits = SHARD_HEX
+    while skills > SHARD_SKILLS * 16**digits and digits < 8:
+        digits += 1
+    return digits
 
 
 def dumps(value: object) -> bytes:
@@ -488,10 +500,17 @@ def _index_shape(doc: Any) -> None:
     shards = doc["shards"]
     if not isinstance(shards, dict):
         _fail("shards", "not an object")
+    digits = index_shard_digits(doc)
     for key, digest in shards.items():
-        if len(key) != len(shard_of("")) or not _HEXDIGITS.issuperset(key):
-            _fail(f"shards.{key}", "not a shard name")
+        if len(key) != digits or not _HEXDIGITS.issuperset(key):
+            _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
         _sha(digest, f"shards.{key}")
+
+
+def index_shard_digits(doc: Any) -> int:
+    """The length of the index's shard names (all alike; checked by check_index), 2 when there are none."""
+    first = next(iter(doc["shards"]), None)
+    return len(first) if isinstance(first, str) and 1 <= len(first) <= 8 else SHARD_HEX
 
 
 def check_persona_meta(doc: Any, pid: str, where: str) -> None:
@@ -547,8 +566,8 @@ def check_shard(doc: Any, name: str, where: str) -> None:
         if not isinstance(skills, dict):
             _fail("skills", "not an object")
         for command in skills:
-            if shard_of(command) != name:
-                _fail(f"skills.{command}", f"belongs to shard {shard_of(command)!r}")
+            if shard_of(command, len(name)) != name:
+                _fail(f"skills.{command}", f"belongs to shard {shard_of(command, len(name))!r}")
 
     _checked(shape, doc, where)
 
@@ -876,6 +895,7 @@ class Dist:
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
+        self._digits = index_shard_digits(self.index)  # the length of this build's shard names
         self._metas: dict[str, dict[str, Any]] = {}
 
     @property
@@ -949,7 +969,7 @@ class Dist:
         return shard
 
     def _skill(self, command: str) -> dict[str, Any] | None:
-        name = shard_of(command)
+        name = shard_of(command, self._digits)
         entry = self._shard(name).get(command)
         if entry is not None and command not in self._checked:
             check_shard_skill(entry, command, self.index["personas"], f"object {self.index['shards'][name]}")

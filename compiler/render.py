@@ -359,10 +359,11 @@ def artifacts(
         }
     shards: dict[str, dict[str, Any]] = {}
     ids = tuple(program.personas)
+    digits = fmt.shard_digits(len(program.skills))
     for command, skill in program.skills.items():
         entry = _skill_entry(config, skill, out)
         entry.update(_default_and_exceptions(ids, resolved[command].outcomes, out.put_text))
-        shards.setdefault(fmt.shard_of(command), {})[command] = entry
+        shards.setdefault(fmt.shard_of(command, digits), {})[command] = entry
     index = {
         "format": fmt.VERSION,
         "generator": GENERATOR,

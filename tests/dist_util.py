@@ -30,7 +30,7 @@ def expand(dist: Path) -> dict[str, Any]:
     skills: dict[str, Any] = {}
     for name, digest in index["shards"].items():
         shard = _valid(json.loads(_object(dist, digest)), "shard", f"shard {name}")
-        assert shard["shard"] == name and all(fmt.shard_of(c) == name for c in shard["skills"])
+        assert shard["shard"] == name and all(fmt.shard_of(c, len(name)) == name for c in shard["skills"])
         skills.update(shard["skills"])
     table: dict[str, dict[str, Any]] = {pid: {} for pid in index["personas"]}
     for command, s in sorted(skills.items()):

@@ -269,3 +269,33 @@ def test_stub_sees_no_resources(tmp_path):
     with pytest.raises(reader.UnknownResource):
         d.resource("other", "x", "scripts/s.sh")
     assert d.resources("owner", "x") == ["scripts/s.sh"]
+
+
+# --- shard names grow with the build ---------------------------------------------------
+
+
+def test_shard_names_get_longer_as_builds_grow():
+    assert [fmt.shard_digits(n) for n in (0, 10_000, 16_384, 16_385, 262_144, 262_145)] == [2, 2, 2, 3, 3, 4]
+
+
+def test_a_build_with_longer_shard_names_is_served(tmp_path, monkeypatch):
+    monkeypatch.setattr(fmt, "SHARD_SKILLS", 0.01)  # 20 skills then need 3-digit shard names
+    files = {f"skills/s{i}/SKILL.md": skill_md() for i in range(20)}
+    cfg = project(tmp_path, {**files, "personas/p/manifest.yaml": "name: P\n"}, CONFIG_PERSONAS)
+    assert build(cfg).exit_code == 0
+    dist = tmp_path / "dist"
+    view = expand(dist)  # every file held to its schema
+    index = json.loads((dist / "_index.json").read_text())
+    assert {len(name) for name in index["shards"]} == {3}
+    d = reader.open(dist)
+    assert d.load("p", "s7").command == "s7"
+    assert sorted(s.command for s in d.skills("p")) == sorted(view["skills"])
+
+
+def test_an_index_with_shard_names_of_two_lengths_is_refused(proj):
+    dist = proj.parent / "dist"
+    index = json.loads((dist / "_index.json").read_text())
+    index["shards"]["abc"] = next(iter(index["shards"].values()))
+    (dist / "_index.json").write_text(json.dumps(index))
+    with pytest.raises(reader.FormatError, match=r"shards\.abc"):
+        reader.open(dist)

@@ -27,7 +27,15 @@ from .errors import (
 )
 from .files import read_regular
 from .format import MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path, shard_of
-from .index import check_persona_meta, check_shard, check_shard_skill, integrity, parse_json, read_index
+from .index import (
+    check_persona_meta,
+    check_shard,
+    check_shard_skill,
+    index_shard_digits,
+    integrity,
+    parse_json,
+    read_index,
+)
 from .prompts import LoadedSkill, SubSkill, _names, substitute
 from .record import dataclass
 
@@ -111,6 +119,7 @@ class Dist:
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
+        self._digits = index_shard_digits(self.index)  # the length of this build's shard names
         self._metas: dict[str, dict[str, Any]] = {}
 
     @property
@@ -184,7 +193,7 @@ class Dist:
         return shard
 
     def _skill(self, command: str) -> dict[str, Any] | None:
-        name = shard_of(command)
+        name = shard_of(command, self._digits)
         entry = self._shard(name).get(command)
         if entry is not None and command not in self._checked:
             check_shard_skill(entry, command, self.index["personas"], f"object {self.index['shards'][name]}")

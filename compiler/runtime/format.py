@@ -6,7 +6,8 @@ dist/
   personas/<id>/prompt<ext>   a readable copy of the catalog (the reader reads the object)
   objects/<aa>/<sha256>       content-addressed: bodies, resources, prompts, persona metas, skill shards
 
-A skill lives in shard `shard_of(command)`; its entry holds its resolution for every persona as a
+A skill lives in shard `shard_of(command, digits)` (`digits`: 2, or more for very large builds, see
+shard_digits; every shard name in one index has that length); its entry holds its resolution for every persona as a
 default plus per-persona exceptions. Everything but `_index.json` and the prompt copies is an
 object, so an application's open Dist keeps serving the build it opened across rebuilds.
 Imported by the compiler (render, write) and bundled into skillc/reader.py: standard library only.
@@ -26,7 +27,8 @@ VERSION = 2
 INDEX = "_index.json"
 OBJECTS = "objects"
 DELIMITER_TAG = "untrusted-data"
-SHARD_HEX = 2  # 256 shards: a load() at 100,000 skills parses ~400 entries
+SHARD_HEX = 2  # the fewest hex digits in a shard name: 256 shards
+SHARD_SKILLS = 64  # skills per shard, on average, before shard names get one more digit
 MAX_INDEX_BYTES = 16 << 20
 MAX_OBJECT_BYTES = 1 << 30
 MAX_FILES = 20  # bundled files listed in a tool result
@@ -45,8 +47,19 @@ def prompt_path(persona: str, suffix: str) -> str:
     return f"personas/{persona}/prompt{suffix}"
 
 
-def shard_of(command: str) -> str:
-    return sha256_hex(command.encode("utf-8", "surrogatepass"))[:SHARD_HEX]
+def shard_of(command: str, digits: int = SHARD_HEX) -> str:
+    """The shard a command lives in: the first `digits` hex digits of its sha256."""
+    return sha256_hex(command.encode("utf-8", "surrogatepass"))[:digits]
+
+
+def shard_digits(skills: int) -> int:
+    """How long a build's shard names are: 2 up to 16,384 skills, 3 up to 262,144, and so on,
+    so that load() parses about SHARD_SKILLS entries at any size. Every shard name in one index
+    has this length; the reader reads it off the names."""
+    digits = SHARD_HEX
+    while skills > SHARD_SKILLS * 16**digits and digits < 8:
+        digits += 1
+    return digits
 
 
 def dumps(value: object) -> bytes:

@@ -11,7 +11,7 @@ import os
 
 from .errors import FormatError, IntegrityError
 from .files import read_regular
-from .format import INDEX, MAX_INDEX_BYTES, VERSION, sha256_hex, shard_of
+from .format import INDEX, MAX_INDEX_BYTES, SHARD_HEX, VERSION, sha256_hex, shard_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -187,10 +187,17 @@ def _index_shape(doc: Any) -> None:
     shards = doc["shards"]
     if not isinstance(shards, dict):
         _fail("shards", "not an object")
+    digits = index_shard_digits(doc)
     for key, digest in shards.items():
-        if len(key) != len(shard_of("")) or not _HEXDIGITS.issuperset(key):
-            _fail(f"shards.{key}", "not a shard name")
+        if len(key) != digits or not _HEXDIGITS.issuperset(key):
+            _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
         _sha(digest, f"shards.{key}")
+
+
+def index_shard_digits(doc: Any) -> int:
+    """The length of the index's shard names (all alike; checked by check_index), 2 when there are none."""
+    first = next(iter(doc["shards"]), None)
+    return len(first) if isinstance(first, str) and 1 <= len(first) <= 8 else SHARD_HEX
 
 
 def check_persona_meta(doc: Any, pid: str, where: str) -> None:
@@ -246,8 +253,8 @@ def check_shard(doc: Any, name: str, where: str) -> None:
         if not isinstance(skills, dict):
             _fail("skills", "not an object")
         for command in skills:
-            if shard_of(command) != name:
-                _fail(f"skills.{command}", f"belongs to shard {shard_of(command)!r}")
+            if shard_of(command, len(name)) != name:
+                _fail(f"skills.{command}", f"belongs to shard {shard_of(command, len(name))!r}")
 
     _checked(shape, doc, where)
 
