@@ -121,3 +121,10 @@ def test_argument_names_are_checked_as_the_pattern_says(name: str) -> None:
     from skillc.runtime.prompts import _name_arg
 
     assert _name_arg(name) == bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name))
+
+
+@given(st.text(alphabet=st.sampled_from("0123456789abcdefABCgz \n+é\x00"), max_size=9))
+def test_bulk_hex_check_agrees_with_a_character_by_character_one(text: str) -> None:
+    from skillc.runtime.index import _all_hex
+
+    assert _all_hex(text) == all(c in "0123456789abcdef" for c in text)
