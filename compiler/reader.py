@@ -498,24 +498,35 @@ def _index_shape(doc: Any) -> None:
         _sha(e["meta"], f"personas.{pid}.meta")
         _int(e["chars"], f"personas.{pid}.chars")
         _relpath(e["copy"], f"personas.{pid}.copy")
-    shards = doc["shards"]
-    if not isinstance(shards, dict):
-        _fail("shards", "not an object")
-    digits = index_shard_digits(doc)
-    names, digests = list(shards), list(shards.values())
-    # Checked in bulk first (4,096 entries at 100,000 skills: open() is on every cold start);
-    # entry by entry only to name the bad one.
-    if not (
-        set(map(len, names)) <= {digits}
-        and set(map(type, digests)) <= {str}
-        and set(map(len, digests)) <= {64}
-        and _all_hex("".join(names))
-        and _all_hex("".join(digests))
-    ):
-        for key, digest in shards.items():
-            if len(key) != digits or not _HEXDIGITS.issuperset(key):
-                _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
-            _sha(digest, f"shards.{key}")
+    _sha(doc["shards"], "shards")
+
+
+def check_shard_table(doc: Any, where: str) -> None:
+    """The table of shards: every name of one length, every value an object hash."""
+
+    def shape(doc: Any) -> None:
+        _dict(doc, "", ("format", "shards"))
+        if doc["format"] != VERSION:
+            _fail("format", f"not {VERSION}")
+        shards = doc["shards"]
+        if not isinstance(shards, dict):
+            _fail("shards", "not an object")
+        digits = shard_digits_of(shards)
+        names, digests = list(shards), list(shards.values())
+        # Checked in bulk first (4,096 entries at 100,000 skills); entry by entry only to name the bad one.
+        if not (
+            set(map(len, names)) <= {digits}
+            and set(map(type, digests)) <= {str}
+            and set(map(len, digests)) <= {64}
+            and _all_hex("".join(names))
+            and _all_hex("".join(digests))
+        ):
+            for key, digest in shards.items():
+                if len(key) != digits or not _HEXDIGITS.issuperset(key):
+                    _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
+                _sha(digest, f"shards.{key}")
+
+    _checked(shape, doc, where)
 
 
 def _all_hex(text: str) -> bool:
@@ -532,9 +543,9 @@ def _all_hex(text: str) -> bool:
     return True
 
 
-def index_shard_digits(doc: Any) -> int:
-    """The length of the index's shard names (all alike; checked by check_index), 2 when there are none."""
-    first = next(iter(doc["shards"]), None)
+def shard_digits_of(shards: dict[str, Any]) -> int:
+    """The length of a table's shard names (all alike; checked by check_shard_table), 2 when there are none."""
+    first = next(iter(shards), None)
     return len(first) if isinstance(first, str) and 1 <= len(first) <= 8 else SHARD_HEX
 
 
@@ -920,7 +931,7 @@ class Dist:
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
-        self._digits = index_shard_digits(self.index)  # the length of this build's shard names
+        self._table: dict[str, str] | None = None  # shard name -> object, read on first need
         self._metas: dict[str, dict[str, Any]] = {}
 
     @property
@@ -979,11 +990,20 @@ class Dist:
             raise UnknownPersona(persona, self.personas())
         return entry  # type: ignore[no-any-return]
 
+    def _shard_table(self) -> dict[str, str]:
+        """Shard name -> object: an object of its own, so open() and catalog() never read it."""
+        if self._table is None:
+            digest = self.index["shards"]
+            doc = self._json(digest)
+            check_shard_table(doc, f"object {digest}")
+            self._table = doc["shards"]
+        return self._table
+
     def _shard(self, name: str) -> dict[str, Any]:
         """A shard's skills, its envelope checked; each entry is checked when first served (_skill)."""
         shard = self._shards.get(name)
         if shard is None:
-            digest = self.index["shards"].get(name)
+            digest = self._shard_table().get(name)
             if digest is None:
                 shard = {}
             else:
@@ -994,16 +1014,17 @@ class Dist:
         return shard
 
     def _skill(self, command: str) -> dict[str, Any] | None:
-        name = shard_of(command, self._digits)
+        table = self._shard_table()
+        name = shard_of(command, shard_digits_of(table))
         entry = self._shard(name).get(command)
         if entry is not None and command not in self._checked:
-            check_shard_skill(entry, command, self.index["personas"], f"object {self.index['shards'][name]}")
+            check_shard_skill(entry, command, self.index["personas"], f"object {table[name]}")
             self._checked.add(command)
         return entry
 
     def _all_skills(self) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
-        for name in sorted(self.index["shards"]):
+        for name in sorted(self._shard_table()):
             for command in self._shard(name):
                 entry = self._skill(command)
                 if entry is not None:

@@ -375,10 +375,18 @@ def artifacts(
             "catalog_chars": config.catalog_chars,
         },
         "personas": personas,
-        "shards": {
-            name: out.put(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
-            for name, skills in sorted(shards.items())
-        },
+        # The table of shards is an object of its own: open() and catalog() never read it.
+        "shards": out.put(
+            encode(
+                {
+                    "format": fmt.VERSION,
+                    "shards": {
+                        name: out.put(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
+                        for name, skills in sorted(shards.items())
+                    },
+                }
+            )
+        ),
     }
     out.files[fmt.INDEX] = encode(index)
     out.files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT

@@ -56,7 +56,7 @@ def dist_errors(data: Any, name: str = "index") -> list[str]:
 
 
 def artifact_errors(files: Mapping[str, bytes]) -> list[str]:
-    """Every JSON file a build would write (index, persona metas, shards) held to its schema.
+    """Every JSON file a build would write (index, persona metas, shard table, shards) held to its schema.
 
     `skillc validate` runs this on what the build would write; `check` does not (it compares bytes).
     """
@@ -69,8 +69,10 @@ def artifact_errors(files: Mapping[str, bytes]) -> list[str]:
             (f"meta of {pid}", "persona-meta", json.loads(files[fmt.object_path(p["meta"])]))
             for pid, p in index["personas"].items()
         ]
+        table = json.loads(files[fmt.object_path(index["shards"])])
+        named.append(("shard table", "shard-table", table))
         named += [
-            (f"shard {s}", "shard", json.loads(files[fmt.object_path(d)])) for s, d in index["shards"].items()
+            (f"shard {s}", "shard", json.loads(files[fmt.object_path(d)])) for s, d in table["shards"].items()
         ]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         return [f"{fmt.INDEX}: unreadable: {type(exc).__name__}: {exc}"]

@@ -28,7 +28,8 @@ def expand(dist: Path) -> dict[str, Any]:
         for pid, p in index["personas"].items()
     }
     skills: dict[str, Any] = {}
-    for name, digest in index["shards"].items():
+    table = _valid(json.loads(_object(dist, index["shards"])), "shard-table", "shard table")
+    for name, digest in table["shards"].items():
         shard = _valid(json.loads(_object(dist, digest)), "shard", f"shard {name}")
         assert shard["shard"] == name and all(fmt.shard_of(c, len(name)) == name for c in shard["skills"])
         skills.update(shard["skills"])

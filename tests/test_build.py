@@ -82,7 +82,9 @@ def test_committed_dist_matches_every_schema() -> None:
 
 def test_schema_rejects_a_broken_shard() -> None:
     index = json.loads((REPO / "dist" / "_index.json").read_text("utf-8"))
-    digest = next(iter(index["shards"].values()))
+    table = json.loads((REPO / "dist" / fmt.object_path(index["shards"])).read_text("utf-8"))
+    assert not schema.dist_errors(table, "shard-table")
+    digest = next(iter(table["shards"].values()))
     shard = json.loads((REPO / "dist" / fmt.object_path(digest)).read_text("utf-8"))
     shard["format"] = 1
     entry = next(iter(shard["skills"].values()))

@@ -212,7 +212,7 @@ def raw_index(dist: Path) -> dict:
         (lambda i: i["personas"]["p"].update(prompt=5), "personas.p.prompt"),
         (lambda i: i["personas"]["p"].update(copy="../../secret.md"), "personas.p.copy"),
         (lambda i: i["personas"].update({"P!": i["personas"]["p"]}), "personas.P!"),
-        (lambda i: i["shards"].update(zz="0" * 64), "shards.zz"),
+        (lambda i: i.update(shards={"zz": "0" * 64}), "shards"),
         (lambda i: i["config"].update(catalog_chars=-1), "config.catalog_chars"),
         (lambda i: i.update(build_hash="x"), "build_hash"),
     ],

@@ -31,10 +31,11 @@ from .index import (
     check_persona_meta,
     check_shard,
     check_shard_skill,
-    index_shard_digits,
+    check_shard_table,
     integrity,
     parse_json,
     read_index,
+    shard_digits_of,
 )
 from .prompts import LoadedSkill, SubSkill, _names, substitute
 from .record import dataclass
@@ -119,7 +120,7 @@ class Dist:
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
-        self._digits = index_shard_digits(self.index)  # the length of this build's shard names
+        self._table: dict[str, str] | None = None  # shard name -> object, read on first need
         self._metas: dict[str, dict[str, Any]] = {}
 
     @property
@@ -178,11 +179,20 @@ class Dist:
             raise UnknownPersona(persona, self.personas())
         return entry  # type: ignore[no-any-return]
 
+    def _shard_table(self) -> dict[str, str]:
+        """Shard name -> object: an object of its own, so open() and catalog() never read it."""
+        if self._table is None:
+            digest = self.index["shards"]
+            doc = self._json(digest)
+            check_shard_table(doc, f"object {digest}")
+            self._table = doc["shards"]
+        return self._table
+
     def _shard(self, name: str) -> dict[str, Any]:
         """A shard's skills, its envelope checked; each entry is checked when first served (_skill)."""
         shard = self._shards.get(name)
         if shard is None:
-            digest = self.index["shards"].get(name)
+            digest = self._shard_table().get(name)
             if digest is None:
                 shard = {}
             else:
@@ -193,16 +203,17 @@ class Dist:
         return shard
 
     def _skill(self, command: str) -> dict[str, Any] | None:
-        name = shard_of(command, self._digits)
+        table = self._shard_table()
+        name = shard_of(command, shard_digits_of(table))
         entry = self._shard(name).get(command)
         if entry is not None and command not in self._checked:
-            check_shard_skill(entry, command, self.index["personas"], f"object {self.index['shards'][name]}")
+            check_shard_skill(entry, command, self.index["personas"], f"object {table[name]}")
             self._checked.add(command)
         return entry
 
     def _all_skills(self) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
-        for name in sorted(self.index["shards"]):
+        for name in sorted(self._shard_table()):
             for command in self._shard(name):
                 entry = self._skill(command)
                 if entry is not None:

@@ -2,9 +2,11 @@
 
 dist/
   _index.json                 small: format, build hash, config, per persona the hashes of its
-                              prompt and meta objects, per shard the hash of its skills object
+                              prompt and meta objects, and the hash of the shard table object
+                              (per shard the hash of its skills object)
   personas/<id>/prompt<ext>   a readable copy of the catalog (the reader reads the object)
-  objects/<aa>/<sha256>       content-addressed: bodies, resources, prompts, persona metas, skill shards
+  objects/<aa>/<sha256>       content-addressed: bodies, resources, prompts, persona metas, the shard
+                              table, skill shards
 
 A skill lives in shard `shard_of(command, digits)` (`digits`: 2, or more for very large builds, see
 shard_digits; every shard name in one index has that length); its entry holds its resolution for every persona as a

@@ -185,24 +185,35 @@ def _index_shape(doc: Any) -> None:
         _sha(e["meta"], f"personas.{pid}.meta")
         _int(e["chars"], f"personas.{pid}.chars")
         _relpath(e["copy"], f"personas.{pid}.copy")
-    shards = doc["shards"]
-    if not isinstance(shards, dict):
-        _fail("shards", "not an object")
-    digits = index_shard_digits(doc)
-    names, digests = list(shards), list(shards.values())
-    # Checked in bulk first (4,096 entries at 100,000 skills: open() is on every cold start);
-    # entry by entry only to name the bad one.
-    if not (
-        set(map(len, names)) <= {digits}
-        and set(map(type, digests)) <= {str}
-        and set(map(len, digests)) <= {64}
-        and _all_hex("".join(names))
-        and _all_hex("".join(digests))
-    ):
-        for key, digest in shards.items():
-            if len(key) != digits or not _HEXDIGITS.issuperset(key):
-                _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
-            _sha(digest, f"shards.{key}")
+    _sha(doc["shards"], "shards")
+
+
+def check_shard_table(doc: Any, where: str) -> None:
+    """The table of shards: every name of one length, every value an object hash."""
+
+    def shape(doc: Any) -> None:
+        _dict(doc, "", ("format", "shards"))
+        if doc["format"] != VERSION:
+            _fail("format", f"not {VERSION}")
+        shards = doc["shards"]
+        if not isinstance(shards, dict):
+            _fail("shards", "not an object")
+        digits = shard_digits_of(shards)
+        names, digests = list(shards), list(shards.values())
+        # Checked in bulk first (4,096 entries at 100,000 skills); entry by entry only to name the bad one.
+        if not (
+            set(map(len, names)) <= {digits}
+            and set(map(type, digests)) <= {str}
+            and set(map(len, digests)) <= {64}
+            and _all_hex("".join(names))
+            and _all_hex("".join(digests))
+        ):
+            for key, digest in shards.items():
+                if len(key) != digits or not _HEXDIGITS.issuperset(key):
+                    _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
+                _sha(digest, f"shards.{key}")
+
+    _checked(shape, doc, where)
 
 
 def _all_hex(text: str) -> bool:
@@ -219,9 +230,9 @@ def _all_hex(text: str) -> bool:
     return True
 
 
-def index_shard_digits(doc: Any) -> int:
-    """The length of the index's shard names (all alike; checked by check_index), 2 when there are none."""
-    first = next(iter(doc["shards"]), None)
+def shard_digits_of(shards: dict[str, Any]) -> int:
+    """The length of a table's shard names (all alike; checked by check_shard_table), 2 when there are none."""
+    first = next(iter(shards), None)
     return len(first) if isinstance(first, str) and 1 <= len(first) <= 8 else SHARD_HEX
 
 
