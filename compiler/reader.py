@@ -191,6 +191,15 @@ def shard_of(command: str, digits: int = SHARD_HEX) -> str:
     return sha256_hex(command.encode("utf-8", "surrogatepass"))[:digits]
 
 
+def node_width(prefix: str) -> int:
+    """The length of the names in the shard-table node for `prefix`: 2 at the root, one more below.
+
+    The table is a tree of objects: the root names 2-hex prefixes; a node whose names are as long
+    as the shard names maps them to shard objects (`shards`), any other maps them to the nodes
+    below (`tables`). A build of up to 16,384 skills has one node."""
+    return len(prefix) + (SHARD_HEX if not prefix else 1)
+
+
 def shard_digits(skills: int) -> int:
     """How long a build's shard names are: 2 up to 16,384 skills, 3 up to 262,144, and so on,
     so that load() parses about SHARD_SKILLS entries at any size. Every shard name in one index
@@ -501,30 +510,35 @@ def _index_shape(doc: Any) -> None:
     _sha(doc["shards"], "shards")
 
 
-def check_shard_table(doc: Any, where: str) -> None:
-    """The table of shards: every name of one length, every value an object hash."""
+def check_shard_table(doc: Any, prefix: str, where: str) -> None:
+    """One node of the shard table: `shards` (shard name -> shard object) or `tables` (longer
+    prefix -> node), every name its prefix plus two hex digits at the root and one below it."""
 
     def shape(doc: Any) -> None:
-        _dict(doc, "", ("format", "shards"))
-        if doc["format"] != VERSION:
-            _fail("format", f"not {VERSION}")
-        shards = doc["shards"]
-        if not isinstance(shards, dict):
-            _fail("shards", "not an object")
-        digits = shard_digits_of(shards)
-        names, digests = list(shards), list(shards.values())
-        # Checked in bulk first (4,096 entries at 100,000 skills); entry by entry only to name the bad one.
+        if not isinstance(doc, dict):
+            _fail("", "not an object")
+        kind = "tables" if "tables" in doc else "shards"
+        _dict(doc, "", ("format", "prefix", kind))
+        if doc["format"] != VERSION or doc["prefix"] != prefix:
+            _fail("prefix", f"not node {prefix!r} of format {VERSION}")
+        entries = doc[kind]
+        if not isinstance(entries, dict):
+            _fail(kind, "not an object")
+        width = node_width(prefix)
+        names, digests = list(entries), list(entries.values())
+        # Checked in bulk first; entry by entry only to name the bad one.
         if not (
-            set(map(len, names)) <= {digits}
+            set(map(len, names)) <= {width}
+            and _all_hex("".join(names))
+            and all(n.startswith(prefix) for n in names)
             and set(map(type, digests)) <= {str}
             and set(map(len, digests)) <= {64}
-            and _all_hex("".join(names))
             and _all_hex("".join(digests))
         ):
-            for key, digest in shards.items():
-                if len(key) != digits or not _HEXDIGITS.issuperset(key):
-                    _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
-                _sha(digest, f"shards.{key}")
+            for key, digest in entries.items():
+                if len(key) != width or not key.startswith(prefix) or not _HEXDIGITS.issuperset(key):
+                    _fail(f"{kind}.{key}", f"not a name of {width} hex digits starting {prefix!r}")
+                _sha(digest, f"{kind}.{key}")
 
     _checked(shape, doc, where)
 
@@ -541,12 +555,6 @@ def _all_hex(text: str) -> bool:
     except (UnicodeEncodeError, ValueError):  # binascii.Error is a ValueError
         return False
     return True
-
-
-def shard_digits_of(shards: dict[str, Any]) -> int:
-    """The length of a table's shard names (all alike; checked by check_shard_table), 2 when there are none."""
-    first = next(iter(shards), None)
-    return len(first) if isinstance(first, str) and 1 <= len(first) <= 8 else SHARD_HEX
 
 
 def check_persona_meta(doc: Any, pid: str, where: str) -> None:
@@ -931,7 +939,7 @@ class Dist:
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
-        self._table: dict[str, str] | None = None  # shard name -> object, read on first need
+        self._nodes: dict[str, dict[str, Any]] = {}  # shard-table nodes read so far, by object
         self._metas: dict[str, dict[str, Any]] = {}
 
     @property
@@ -990,20 +998,46 @@ class Dist:
             raise UnknownPersona(persona, self.personas())
         return entry  # type: ignore[no-any-return]
 
-    def _shard_table(self) -> dict[str, str]:
-        """Shard name -> object: an object of its own, so open() and catalog() never read it."""
-        if self._table is None:
-            digest = self.index["shards"]
-            doc = self._json(digest)
-            check_shard_table(doc, f"object {digest}")
-            self._table = doc["shards"]
-        return self._table
+    def _node(self, digest: str, prefix: str) -> dict[str, Any]:
+        """One node of the shard table (a tree: at most 256 names a node, so a load() at any size
+        reads a few kilobytes of it), checked; open() and catalog() never read it."""
+        node = self._nodes.get(digest)
+        if node is None:
+            node = self._json(digest)
+            check_shard_table(node, prefix, f"object {digest}")
+            self._nodes[digest] = node
+        return node
 
-    def _shard(self, name: str) -> dict[str, Any]:
+    def _shard_of(self, command: str) -> tuple[str, str | None]:
+        """(shard name, shard object) of a command, walking the table from its root."""
+        full = shard_of(command, 64)
+        digest, prefix = self.index["shards"], ""
+        for _ in range(8):
+            node = self._node(digest, prefix)
+            name = full[: node_width(prefix)]
+            if "shards" in node:
+                return name, node["shards"].get(name)
+            digest, prefix = node["tables"].get(name), name
+            if digest is None:
+                return name, None
+        raise FormatError(f"{self.path}: the shard table is deeper than 8 levels")
+
+    def _shard_names(self, digest: str | None = None, prefix: str = "") -> dict[str, str]:
+        """Every shard name and object in the table, walking the whole tree."""
+        node = self._node(digest or self.index["shards"], prefix)
+        if "shards" in node:
+            return dict(node["shards"])
+        if len(prefix) >= 7:
+            raise FormatError(f"{self.path}: the shard table is deeper than 8 levels")
+        out: dict[str, str] = {}
+        for name, child in node["tables"].items():
+            out.update(self._shard_names(child, name))
+        return out
+
+    def _shard(self, name: str, digest: str | None) -> dict[str, Any]:
         """A shard's skills, its envelope checked; each entry is checked when first served (_skill)."""
         shard = self._shards.get(name)
         if shard is None:
-            digest = self._shard_table().get(name)
             if digest is None:
                 shard = {}
             else:
@@ -1014,18 +1048,17 @@ class Dist:
         return shard
 
     def _skill(self, command: str) -> dict[str, Any] | None:
-        table = self._shard_table()
-        name = shard_of(command, shard_digits_of(table))
-        entry = self._shard(name).get(command)
+        name, digest = self._shard_of(command)
+        entry = self._shard(name, digest).get(command)
         if entry is not None and command not in self._checked:
-            check_shard_skill(entry, command, self.index["personas"], f"object {table[name]}")
+            check_shard_skill(entry, command, self.index["personas"], f"object {digest}")
             self._checked.add(command)
         return entry
 
     def _all_skills(self) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
-        for name in sorted(self._shard_table()):
-            for command in self._shard(name):
+        for name, digest in sorted(self._shard_names().items()):
+            for command in self._shard(name, digest):
                 entry = self._skill(command)
                 if entry is not None:
                     out[command] = entry

@@ -375,22 +375,35 @@ def artifacts(
             "catalog_chars": config.catalog_chars,
         },
         "personas": personas,
-        # The table of shards is an object of its own: open() and catalog() never read it.
-        "shards": out.put(
-            encode(
-                {
-                    "format": fmt.VERSION,
-                    "shards": {
-                        name: out.put(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
-                        for name, skills in sorted(shards.items())
-                    },
-                }
-            )
+        # The shard table is a tree of objects of its own: open() and catalog() never read it.
+        "shards": _shard_table(
+            out,
+            {
+                name: out.put(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
+                for name, skills in sorted(shards.items())
+            },
+            "",
         ),
     }
     out.files[fmt.INDEX] = encode(index)
     out.files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT
     return Artifacts(dict(sorted(out.files.items())), frozenset(out.objects), digest)
+
+
+def _shard_table(out: _Objects, shards: dict[str, str], prefix: str) -> str:
+    """The node of the shard table for `prefix` (see runtime/format.py), written as an object.
+
+    Names are the prefix plus two hex digits at the root, one more below it; a node whose names
+    are as long as the shard names lists shards, any other lists the nodes below it. So no node
+    holds more than 256 names, and load() reads a few kilobytes of the table at any size.
+    """
+    width = fmt.node_width(prefix)
+    mine = {n: d for n, d in shards.items() if n.startswith(prefix)}
+    if all(len(n) <= width for n in mine):
+        return out.put(encode({"format": fmt.VERSION, "prefix": prefix, "shards": mine}))
+    children = sorted({n[:width] for n in mine})
+    below = {c: _shard_table(out, {n: d for n, d in mine.items() if n.startswith(c)}, c) for c in children}
+    return out.put(encode({"format": fmt.VERSION, "prefix": prefix, "tables": below}))
 
 
 class _Objects:

@@ -69,11 +69,15 @@ def artifact_errors(files: Mapping[str, bytes]) -> list[str]:
             (f"meta of {pid}", "persona-meta", json.loads(files[fmt.object_path(p["meta"])]))
             for pid, p in index["personas"].items()
         ]
-        table = json.loads(files[fmt.object_path(index["shards"])])
-        named.append(("shard table", "shard-table", table))
-        named += [
-            (f"shard {s}", "shard", json.loads(files[fmt.object_path(d)])) for s, d in table["shards"].items()
-        ]
+        todo = [index["shards"]]
+        while todo:  # the shard table is a tree of nodes
+            node = json.loads(files[fmt.object_path(todo.pop())])
+            named.append((f"shard table node {node.get('prefix')!r}", "shard-table", node))
+            todo += node.get("tables", {}).values()
+            named += [
+                (f"shard {s}", "shard", json.loads(files[fmt.object_path(d)]))
+                for s, d in node.get("shards", {}).items()
+            ]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         return [f"{fmt.INDEX}: unreadable: {type(exc).__name__}: {exc}"]
     return [f"{where}: {e}" for where, name, data in named for e in dist_errors(data, name)]

@@ -20,6 +20,19 @@ def _valid(data: Any, name: str, where: str) -> Any:
     return data
 
 
+def _shards(dist: Path, digest: str, prefix: str) -> dict[str, str]:
+    """Every shard of the shard table below one node, each node schema-checked on the way."""
+    node = _valid(json.loads(_object(dist, digest)), "shard-table", f"shard table node {prefix!r}")
+    assert node["prefix"] == prefix
+    if "shards" in node:
+        return dict(node["shards"])
+    out: dict[str, str] = {}
+    for name, child in node["tables"].items():
+        assert name.startswith(prefix) and len(name) == fmt.node_width(prefix)
+        out.update(_shards(dist, child, name))
+    return out
+
+
 def expand(dist: Path) -> dict[str, Any]:
     """The whole build, schema-checked: index, persona metas, skills, and every pair's resolution."""
     index = _valid(json.loads((dist / fmt.INDEX).read_bytes()), "index", fmt.INDEX)
@@ -28,8 +41,7 @@ def expand(dist: Path) -> dict[str, Any]:
         for pid, p in index["personas"].items()
     }
     skills: dict[str, Any] = {}
-    table = _valid(json.loads(_object(dist, index["shards"])), "shard-table", "shard table")
-    for name, digest in table["shards"].items():
+    for name, digest in _shards(dist, index["shards"], "").items():
         shard = _valid(json.loads(_object(dist, digest)), "shard", f"shard {name}")
         assert shard["shard"] == name and all(fmt.shard_of(c, len(name)) == name for c in shard["skills"])
         skills.update(shard["skills"])

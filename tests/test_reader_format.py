@@ -290,14 +290,17 @@ def test_shard_names_get_longer_as_builds_grow():
     assert [fmt.shard_digits(n) for n in (0, 10_000, 16_384, 16_385, 262_144, 262_145)] == [2, 2, 2, 3, 3, 4]
 
 
-def test_a_build_with_longer_shard_names_is_served(tmp_path, monkeypatch):
+def test_a_build_with_longer_shard_names_has_a_table_tree_and_is_served(tmp_path, monkeypatch):
     monkeypatch.setattr(fmt, "SHARD_SKILLS", 0.01)  # 20 skills then need 3-digit shard names
     files = {f"skills/s{i}/SKILL.md": skill_md() for i in range(20)}
     cfg = project(tmp_path, {**files, "personas/p/manifest.yaml": "name: P\n"}, CONFIG_PERSONAS)
     assert build(cfg).exit_code == 0
     dist = tmp_path / "dist"
     view = expand(dist)  # every file held to its schema
-    assert {len(name) for name in _shard_table(dist)["shards"]} == {3}
+    root = _shard_table(dist)  # a tree now: the root names 2-hex prefixes, its nodes 3-hex shards
+    assert root["prefix"] == "" and {len(name) for name in root["tables"]} == {2}
+    node = json.loads(_object_of(dist, next(iter(root["tables"].values()))).read_text())
+    assert {len(name) for name in node["shards"]} == {3}
     d = reader.open(dist)
     assert d.load("p", "s7").command == "s7"
     assert sorted(s.command for s in d.skills("p")) == sorted(view["skills"])
@@ -312,3 +315,17 @@ def test_a_shard_table_with_names_of_two_lengths_is_refused(proj):
     assert d.catalog("p")
     with pytest.raises(reader.FormatError, match=r"shards\.abc"):
         d.skills("p")
+
+
+def test_a_table_node_under_the_wrong_prefix_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(fmt, "SHARD_SKILLS", 0.01)
+    files = {f"skills/s{i}/SKILL.md": skill_md() for i in range(20)}
+    cfg = project(tmp_path, {**files, "personas/p/manifest.yaml": "name: P\n"}, CONFIG_PERSONAS)
+    assert build(cfg).exit_code == 0
+    dist = tmp_path / "dist"
+    root = _shard_table(dist)
+    first, second = sorted(root["tables"])[:2]
+    root["tables"][first] = root["tables"][second]  # a node filed under another prefix
+    _replace_table(dist, root)
+    with pytest.raises(reader.FormatError, match="prefix"):
+        reader.open(dist).skills("p")

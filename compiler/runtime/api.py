@@ -26,7 +26,7 @@ from .errors import (
     UnknownSkill,
 )
 from .files import read_regular
-from .format import MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path, shard_of
+from .format import MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, node_width, object_path, shard_of
 from .index import (
     check_persona_meta,
     check_shard,
@@ -35,7 +35,6 @@ from .index import (
     integrity,
     parse_json,
     read_index,
-    shard_digits_of,
 )
 from .prompts import LoadedSkill, SubSkill, _names, substitute
 from .record import dataclass
@@ -120,7 +119,7 @@ class Dist:
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
-        self._table: dict[str, str] | None = None  # shard name -> object, read on first need
+        self._nodes: dict[str, dict[str, Any]] = {}  # shard-table nodes read so far, by object
         self._metas: dict[str, dict[str, Any]] = {}
 
     @property
@@ -179,20 +178,46 @@ class Dist:
             raise UnknownPersona(persona, self.personas())
         return entry  # type: ignore[no-any-return]
 
-    def _shard_table(self) -> dict[str, str]:
-        """Shard name -> object: an object of its own, so open() and catalog() never read it."""
-        if self._table is None:
-            digest = self.index["shards"]
-            doc = self._json(digest)
-            check_shard_table(doc, f"object {digest}")
-            self._table = doc["shards"]
-        return self._table
+    def _node(self, digest: str, prefix: str) -> dict[str, Any]:
+        """One node of the shard table (a tree: at most 256 names a node, so a load() at any size
+        reads a few kilobytes of it), checked; open() and catalog() never read it."""
+        node = self._nodes.get(digest)
+        if node is None:
+            node = self._json(digest)
+            check_shard_table(node, prefix, f"object {digest}")
+            self._nodes[digest] = node
+        return node
 
-    def _shard(self, name: str) -> dict[str, Any]:
+    def _shard_of(self, command: str) -> tuple[str, str | None]:
+        """(shard name, shard object) of a command, walking the table from its root."""
+        full = shard_of(command, 64)
+        digest, prefix = self.index["shards"], ""
+        for _ in range(8):
+            node = self._node(digest, prefix)
+            name = full[: node_width(prefix)]
+            if "shards" in node:
+                return name, node["shards"].get(name)
+            digest, prefix = node["tables"].get(name), name
+            if digest is None:
+                return name, None
+        raise FormatError(f"{self.path}: the shard table is deeper than 8 levels")
+
+    def _shard_names(self, digest: str | None = None, prefix: str = "") -> dict[str, str]:
+        """Every shard name and object in the table, walking the whole tree."""
+        node = self._node(digest or self.index["shards"], prefix)
+        if "shards" in node:
+            return dict(node["shards"])
+        if len(prefix) >= 7:
+            raise FormatError(f"{self.path}: the shard table is deeper than 8 levels")
+        out: dict[str, str] = {}
+        for name, child in node["tables"].items():
+            out.update(self._shard_names(child, name))
+        return out
+
+    def _shard(self, name: str, digest: str | None) -> dict[str, Any]:
         """A shard's skills, its envelope checked; each entry is checked when first served (_skill)."""
         shard = self._shards.get(name)
         if shard is None:
-            digest = self._shard_table().get(name)
             if digest is None:
                 shard = {}
             else:
@@ -203,18 +228,17 @@ class Dist:
         return shard
 
     def _skill(self, command: str) -> dict[str, Any] | None:
-        table = self._shard_table()
-        name = shard_of(command, shard_digits_of(table))
-        entry = self._shard(name).get(command)
+        name, digest = self._shard_of(command)
+        entry = self._shard(name, digest).get(command)
         if entry is not None and command not in self._checked:
-            check_shard_skill(entry, command, self.index["personas"], f"object {table[name]}")
+            check_shard_skill(entry, command, self.index["personas"], f"object {digest}")
             self._checked.add(command)
         return entry
 
     def _all_skills(self) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
-        for name in sorted(self._shard_table()):
-            for command in self._shard(name):
+        for name, digest in sorted(self._shard_names().items()):
+            for command in self._shard(name, digest):
                 entry = self._skill(command)
                 if entry is not None:
                     out[command] = entry

@@ -54,6 +54,15 @@ def shard_of(command: str, digits: int = SHARD_HEX) -> str:
     return sha256_hex(command.encode("utf-8", "surrogatepass"))[:digits]
 
 
+def node_width(prefix: str) -> int:
+    """The length of the names in the shard-table node for `prefix`: 2 at the root, one more below.
+
+    The table is a tree of objects: the root names 2-hex prefixes; a node whose names are as long
+    as the shard names maps them to shard objects (`shards`), any other maps them to the nodes
+    below (`tables`). A build of up to 16,384 skills has one node."""
+    return len(prefix) + (SHARD_HEX if not prefix else 1)
+
+
 def shard_digits(skills: int) -> int:
     """How long a build's shard names are: 2 up to 16,384 skills, 3 up to 262,144, and so on,
     so that load() parses about SHARD_SKILLS entries at any size. Every shard name in one index

@@ -12,7 +12,7 @@ import os
 
 from .errors import FormatError, IntegrityError
 from .files import read_regular
-from .format import INDEX, MAX_INDEX_BYTES, SHARD_HEX, VERSION, sha256_hex, shard_of
+from .format import INDEX, MAX_INDEX_BYTES, VERSION, node_width, sha256_hex, shard_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -188,30 +188,35 @@ def _index_shape(doc: Any) -> None:
     _sha(doc["shards"], "shards")
 
 
-def check_shard_table(doc: Any, where: str) -> None:
-    """The table of shards: every name of one length, every value an object hash."""
+def check_shard_table(doc: Any, prefix: str, where: str) -> None:
+    """One node of the shard table: `shards` (shard name -> shard object) or `tables` (longer
+    prefix -> node), every name its prefix plus two hex digits at the root and one below it."""
 
     def shape(doc: Any) -> None:
-        _dict(doc, "", ("format", "shards"))
-        if doc["format"] != VERSION:
-            _fail("format", f"not {VERSION}")
-        shards = doc["shards"]
-        if not isinstance(shards, dict):
-            _fail("shards", "not an object")
-        digits = shard_digits_of(shards)
-        names, digests = list(shards), list(shards.values())
-        # Checked in bulk first (4,096 entries at 100,000 skills); entry by entry only to name the bad one.
+        if not isinstance(doc, dict):
+            _fail("", "not an object")
+        kind = "tables" if "tables" in doc else "shards"
+        _dict(doc, "", ("format", "prefix", kind))
+        if doc["format"] != VERSION or doc["prefix"] != prefix:
+            _fail("prefix", f"not node {prefix!r} of format {VERSION}")
+        entries = doc[kind]
+        if not isinstance(entries, dict):
+            _fail(kind, "not an object")
+        width = node_width(prefix)
+        names, digests = list(entries), list(entries.values())
+        # Checked in bulk first; entry by entry only to name the bad one.
         if not (
-            set(map(len, names)) <= {digits}
+            set(map(len, names)) <= {width}
+            and _all_hex("".join(names))
+            and all(n.startswith(prefix) for n in names)
             and set(map(type, digests)) <= {str}
             and set(map(len, digests)) <= {64}
-            and _all_hex("".join(names))
             and _all_hex("".join(digests))
         ):
-            for key, digest in shards.items():
-                if len(key) != digits or not _HEXDIGITS.issuperset(key):
-                    _fail(f"shards.{key}", f"not a shard name of {digits} hex digits like the others")
-                _sha(digest, f"shards.{key}")
+            for key, digest in entries.items():
+                if len(key) != width or not key.startswith(prefix) or not _HEXDIGITS.issuperset(key):
+                    _fail(f"{kind}.{key}", f"not a name of {width} hex digits starting {prefix!r}")
+                _sha(digest, f"{kind}.{key}")
 
     _checked(shape, doc, where)
 
@@ -228,12 +233,6 @@ def _all_hex(text: str) -> bool:
     except (UnicodeEncodeError, ValueError):  # binascii.Error is a ValueError
         return False
     return True
-
-
-def shard_digits_of(shards: dict[str, Any]) -> int:
-    """The length of a table's shard names (all alike; checked by check_shard_table), 2 when there are none."""
-    first = next(iter(shards), None)
-    return len(first) if isinstance(first, str) and 1 <= len(first) <= 8 else SHARD_HEX
 
 
 def check_persona_meta(doc: Any, pid: str, where: str) -> None:
