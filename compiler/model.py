@@ -203,19 +203,6 @@ class Program:
 
 
 @dataclass(frozen=True)
-class Resolution:
-    persona: str
-    command: str
-    access: str  # open | granted | stub
-    via: str | None  # persona | fallback:<id> | unrestricted
-    body: str
-    overlay: str | None  # overlay source path, relative to the project root
-    model: bool
-    user: bool
-    trace: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class Outcome:
     """What one persona gets of one skill: a Resolution without the pair it belongs to."""
 
@@ -226,6 +213,14 @@ class Outcome:
     model: bool
     user: bool
     trace: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Resolution(Outcome):
+    """One persona x skill pair and its Outcome (explain and the tests read pairs; a build does not)."""
+
+    persona: str
+    command: str
 
 
 @dataclass(frozen=True)
@@ -245,7 +240,7 @@ Resolved = Mapping[str, SkillResolutions]
 def pairs(resolved: Resolved, personas: tuple[str, ...]) -> tuple[Resolution, ...]:
     """Every persona x skill pair a persona sees, ordered by persona then command."""
     return tuple(
-        Resolution(pid, command, o.access, o.via, o.body, o.overlay, o.model, o.user, o.trace)
+        Resolution(o.access, o.via, o.body, o.overlay, o.model, o.user, o.trace, pid, command)
         for pid in personas
         for command, res in resolved.items()
         if (o := res.outcomes.get(pid)) is not None
