@@ -479,13 +479,11 @@ def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> dict[str, Any]
 
 def encode(value: dict[str, Any]) -> bytes:
     # orjson's OPT_INDENT_2 writes the very bytes of format.dumps (the files hold only str, bool,
-    # None and small ints; tests/test_render.py checks the two agree) at a tenth of the cost.
-    # Anything orjson refuses goes the stdlib way.
+    # None and small ints; tests/test_cache.py checks the two agree) at a tenth of the cost.
+    # Anything orjson refuses (a lone surrogate) goes the stdlib way.
     try:
-        import orjson
-
         return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
-    except (ImportError, TypeError):
+    except TypeError:
         return fmt.dumps(value)
 
 

@@ -90,11 +90,6 @@ def scan(dist: Path) -> dict[str, list[int]] | None:
     return found
 
 
-def existing_files(dist: Path) -> tuple[str, ...]:
-    """Every file below dist, sorted; () when there is no readable dist."""
-    return tuple(sorted(scan(dist) or ())) if dist.is_dir() else ()
-
-
 def compare(dist: Path, art: Artifacts, known: Mapping[str, list[int]] | None = None) -> Comparison:
     """What differs between dist and art, byte for byte.
 
