@@ -267,17 +267,19 @@ def _catalog_key(
             template.markup,
         )
     ).encode("utf-8", "surrogatepass")
-    entries = [keys[command] for command in listed]
-    if None in entries:
-        return None
     # The head and the template are length-prefixed; each entry is a 32-byte digest.
-    return sha256(
-        len(head).to_bytes(8, "little")
-        + head
-        + len(template.source).to_bytes(8, "little")
-        + template.source
-        + b"".join(entries)  # type: ignore[arg-type]
-    )
+    parts = [
+        len(head).to_bytes(8, "little"),
+        head,
+        len(template.source).to_bytes(8, "little"),
+        template.source,
+    ]
+    for command in listed:
+        entry = keys[command]
+        if entry is None:  # not JSON: never memoised
+            return None
+        parts.append(entry)
+    return sha256(b"".join(parts))
 
 
 def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
