@@ -37,11 +37,11 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
         t.append((label, time.perf_counter()))
 
     from skillc import config as config_mod
-    from skillc.discover import discover
-    from skillc.render import artifacts, build_hash, catalogs, load_template
-    from skillc.resolve import resolve
-    from skillc.validate import validate
-    from skillc.write import write
+    from skillc.output.assemble import artifacts, build_hash, catalogs, load_template
+    from skillc.output.write import write
+    from skillc.stages.discover import discover
+    from skillc.stages.resolve import resolve
+    from skillc.stages.validate import validate
 
     mark("import")
     config, _ = config_mod.load(config_path)
@@ -70,9 +70,10 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    from skillc import cache, pipeline
+    from skillc import pipeline
+    from skillc.cache import session as cache
     from skillc.cli import _report_recorded
-    from skillc.render import build_hash
+    from skillc.output.assemble import build_hash
 
     mark("import")
     head = pipeline._head(config_path, None)
@@ -108,8 +109,9 @@ def edit_stages(config_path: Path) -> list[tuple[str, float]]:
     import functools
     import gc
 
-    from skillc import cache, pipeline
-    from skillc import write as write_mod
+    from skillc import pipeline
+    from skillc.cache import session as cache
+    from skillc.output import write as write_mod
 
     gc.set_threshold(50_000, 20, 100)  # as the CLI sets it
     spent: dict[str, float] = {}

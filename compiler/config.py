@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from . import diagnostics as dg
-from . import fs, schema
+from . import fs
 from .diagnostics import Diagnostic
+from .errors import UsageError
 from .model import DEFAULT_BUDGET, Config, Document, InputFile
-from .parse import parse_document
+from .options import DEFAULTS, Options
 from .paths import unsafe_reason
+from .stages import schema
+from .stages.parse import parse_document
 
 DEFAULT_TEMPLATE = "templates/catalog.xml.j2"
 CONFIG_CAP = 1024 * 1024
@@ -21,22 +24,9 @@ CONFIG_CAP = 1024 * 1024
 BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-class UsageError(Exception):
-    """The command line named something that is not there (exit code 2)."""
-
-
-def load(
-    path: Path,
-    *,
-    strict: bool | None = None,
-    skip_invalid: bool | None = None,
-    verbose: bool = False,
-    ignore: tuple[str, ...] = (),
-) -> tuple[Config | None, tuple[Diagnostic, ...]]:
-    """strict, skip_invalid: command-line overrides of the config's settings (None: the config's).
-
-    ignore: codes `--ignore` silences, on top of the config's `diagnostics:`.
-    """
+def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[Diagnostic, ...]]:
+    """The config, with the command line's overrides (`options`) applied; None when it is unusable."""
+    strict, skip_invalid, ignore = options.strict, options.skip_invalid, options.ignore
     unknown = [code for code in ignore if code not in dg.CODES]
     if unknown:
         raise UsageError(f"--ignore: unknown diagnostic code {unknown[0]!r} (`skillc codes` lists them)")
@@ -62,7 +52,7 @@ def load(
         skip = config.skip_invalid if skip_invalid is None else skip_invalid
         severities = {**config_severities(doc), **dict.fromkeys(ignore, "ignore")}
         config = replace(
-            config, skip_invalid=skip, verbose=verbose, severities=tuple(sorted(severities.items()))
+            config, skip_invalid=skip, verbose=options.verbose, severities=tuple(sorted(severities.items()))
         )
     return config, diags
 

@@ -57,13 +57,14 @@ def test_the_example_passes_check_strict() -> None:
 
 
 def test_validate_holds_what_the_build_would_write_to_the_schemas(tmp_path: Path) -> None:
-    from skillc import pipeline, schema
+    from skillc import pipeline
+    from skillc.output import verify
 
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, CONFIG)
     result = pipeline.compile_project(config)
     assert isinstance(result, pipeline.Compiled) and result.artifacts is not None
     files = dict(result.artifacts.files)
-    assert schema.artifact_errors(files) == []
+    assert verify.artifact_errors(files) == []
     files["_index.json"] = files["_index.json"].replace(b'"format": 2', b'"format": 3')
-    assert any("format" in e for e in schema.artifact_errors(files))
+    assert any("format" in e for e in verify.artifact_errors(files))
     assert run("validate", "--config", str(config))[0] == 0

@@ -1,0 +1,79 @@
+"""Escaping in format 2's text: XML text and attributes, and the <untrusted-data> delimiter.
+
+One rule serves the compiler (overlay blocks, catalogs) and the reader (substituted arguments).
+Standard library only.
+"""
+
+from __future__ import annotations
+
+DELIMITER_TAG = "untrusted-data"
+
+
+def escape_text(text: str) -> str:
+    """XML text content: only what it needs (autoescape's &#39; and &#34; are noise in a prompt)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_attr(text: str) -> str:
+    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+# The <untrusted-data> delimiter. A spelling is the delimiter when, after each character is
+# NFKC-normalised and
+# case-folded, dashes are read as `-`, and whitespace and invisible format
+# characters (zero-width spaces and joiners, bidi marks, soft hyphens) are
+# dropped, the text reads `<untrusted-data` or `</untrusted-data`. So
+# `＜untrusted-data`, `<un\u200btrusted-data`, `< / UNTRUSTED-DATA` and
+# `<untrusted‐data` are all found. Escaping replaces the character that reads
+# as `<` with `&lt;`: the rest of the text is kept as written.
+_FOLDED = "</?" + DELIMITER_TAG  # compiled on first use: `re` stays out of the reader's cold start
+
+
+def delimiter_positions(text: str) -> list[int]:
+    """Index in text of the `<` (or its look-alike) of every delimiter spelling, in order."""
+    if "<" not in text and text.isascii():  # nothing can read as `<`: the common case, no scan
+        return []
+    import re  # cached by re itself after the first call
+
+    chars, origin = _fold(text)
+    return [origin[m.start()] for m in re.finditer(_FOLDED, chars)]
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    import unicodedata  # here: the reader's cold start does not need it
+
+    out: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            continue
+        if ch.isascii():
+            folded = ch.lower()
+        else:
+            category = unicodedata.category(ch)
+            if category in ("Cf", "Mn", "Me"):  # invisible, or drawn over the previous character
+                continue
+            folded = "-" if category == "Pd" else unicodedata.normalize("NFKC", ch).casefold()
+        out.append(folded)
+        origin.extend([i] * len(folded))
+    return "".join(out), origin
+
+
+def escape_delimiter(text: str) -> str:
+    """Neutralise every spelling of `<untrusted-data` / `</untrusted-data`, so content cannot break out."""
+    positions = delimiter_positions(text)
+    if not positions:
+        return text
+    parts: list[str] = []
+    last = 0
+    for at in positions:
+        parts.append(text[last:at])
+        parts.append("&lt;")
+        last = at + 1
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def wrap_untrusted(source: str, text: str) -> str:
+    """The ARIA delimiter block; `source` is a validated relative path, escaped anyway."""
+    return f'<{DELIMITER_TAG} source="{escape_attr(source)}">\n{escape_delimiter(text).strip()}\n</{DELIMITER_TAG}>\n'
