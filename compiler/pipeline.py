@@ -249,6 +249,7 @@ def _build_cached(
         )
         return _Keyed(front, build_hash(head.config, front.found.inputs, template))
 
+    progress("checking the build cache")
     found = door.replay(discovered)
     if isinstance(found, Hit):
         summary = Summary(found.skills, found.personas, found.objects)
@@ -258,6 +259,7 @@ def _build_cached(
     written = _write(result, prune, progress, memo.output_files)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
+    progress("recording the build in the cache")
     door.finish(
         files,
         found.build_hash,
