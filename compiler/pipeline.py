@@ -14,6 +14,7 @@ from . import diagnostics as dg
 from .cache import Hit, Memo, Report, Session, Stats, open_session
 from .cache.snapshot import Walked
 from .diagnostics import Diagnostic
+from .diagnostics.codes import Code
 from .errors import TemplateFailure
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
@@ -172,7 +173,7 @@ def _back(
     try:
         texts, packings, problems = catalogs(config, program, resolved, template, cost, memo)
     except TemplateFailure as exc:
-        failed = dg.error(config.template_rel, "SKC104", f"template failed while rendering: {exc}")
+        failed = dg.error(config.template_rel, Code.TEMPLATE, f"template failed while rendering: {exc}")
         return _finish(config, program, resolved, {}, None, (*diags, failed))
     digest = digest or build_hash(config, front.found.inputs, template)
     art = artifacts(config, program, resolved, template, texts, packings, digest)
@@ -205,7 +206,7 @@ def build(
     problem = ownership_problem(dist)
     if problem and not dg.has_errors(head.diagnostics):
         # Nothing is written, but every other problem is still reported in this run.
-        refused = dg.error(config.output, "SKC704", f"output directory {problem}")
+        refused = dg.error(config.output, Code.OUTPUT_NOT_OURS, f"output directory {problem}")
         result = _back(_discovered(head, os.listdir), None)
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None

@@ -7,6 +7,7 @@ from pathlib import Path
 from conftest import REPO, project, run, skill_md
 
 from skillc import diagnostics as dg
+from skillc.diagnostics.codes import Code
 
 CONFIG = "sources: [src]\n"
 FILES = {
@@ -16,8 +17,8 @@ FILES = {
 
 
 def test_policy_ignores_raises_and_promotes() -> None:
-    w = dg.warning("a", "SKC205", "unknown")
-    e = dg.error("b", "SKC204", "bad")
+    w = dg.warning("a", Code.UNKNOWN_FIELD, "unknown")
+    e = dg.error("b", Code.FRONTMATTER_SCHEMA, "bad")
     assert dg.apply_policy((w, e), {"SKC205": "ignore"}, strict=False) == (e,)
     raised = dg.apply_policy((w,), {"SKC205": "error"}, strict=False)
     assert raised[0].severity is dg.Severity.ERROR

@@ -24,6 +24,7 @@ from functools import cached_property
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 
 ELLIPSIS = "…"
 MIN_DESCRIPTION = 16  # shorten: below this a description says nothing; leave skills out instead
@@ -133,7 +134,7 @@ def pack(
         diags.append(
             dg.warning(
                 at,
-                "SKC602",
+                Code.ALWAYS_OVER_BUDGET,
                 f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}",
             )
         )
@@ -172,7 +173,7 @@ def _report(
         f"persona {persona!r} catalog over its budget of {budget} characters (strategy {strategy}): "
         + "; ".join(parts)
     )
-    return [dg.warning(where, "SKC601", message)]
+    return [dg.warning(where, Code.BUDGET_CUT, message)]
 
 
 def _names(commands: list[str], verbose: bool) -> str:

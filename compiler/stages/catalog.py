@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..model import Config, Persona, Program, Resolved, Skill
 from .budget import Candidate, Packing, pack
 from .template import Template, escape_value
@@ -48,7 +49,9 @@ def catalogs(
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
     diags: list[Diagnostic] = [
-        dg.warning(config.config_rel, "SKC412", f"budgets.personas names unknown persona {pid!r}")
+        dg.warning(
+            config.config_rel, Code.BUDGET_UNKNOWN_PERSONA, f"budgets.personas names unknown persona {pid!r}"
+        )
         for pid, _ in config.persona_budgets
         if pid not in program.personas
     ]

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..model import Discovery, Document, Persona, PersonaSource, Program, Skill, SkillSource
 from ..paths import unsafe_reason
 from . import frontmatter, schema
@@ -157,7 +158,9 @@ def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
     where = next((s.skill_md.rel for s in discovery.skills if s.command == names[0]), names[0])
     return dg.warning(
-        where, "SKC314", f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}"
+        where,
+        Code.SKIPPED_INVALID,
+        f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}",
     )
 
 
@@ -170,7 +173,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     text = decode(src.skill_md)[0] or ""
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
-    problems = schema.check(doc, data, "frontmatter", "SKC204") + _name_rules(doc, data)
+    problems = schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA) + _name_rules(doc, data)
     # knowledge entries are handed to the model as documents to read: no escaping paths.
     problems = problems or _unsafe_paths(
         doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
@@ -179,13 +182,13 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     diags.extend(_unknown_fields(doc, data))
     dirname = frontmatter.normal_name(src.command.rsplit("/", 1)[-1])
     name = frontmatter.normal_name(data["name"]) if isinstance(data.get("name"), str) else None
-    name_invalid = any(d.message.startswith("name:") for d in problems)
-    if name is not None and name != dirname and not name_invalid:
+    # An invalid name has its own error already; a mismatch is reported only for a valid one.
+    if name is not None and name != dirname and frontmatter.valid_name(data["name"]):
         line, col = doc.pos("name")
         diags.append(
             dg.error(
                 doc.rel,
-                "SKC206",
+                Code.NAME_MISMATCH,
                 f"name {data['name']!r} does not match its directory {dirname!r}",
                 line,
                 col,
@@ -197,7 +200,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         diags.append(
             dg.error(
                 doc.rel,
-                "SKC307",
+                Code.BAD_DIRECTORY_NAME,
                 f"directory name is {len(dirname)} characters long; a skill name "
                 f"(the directory's, when the frontmatter gives none) is at most {MAX_NAME}",
             )
@@ -207,14 +210,14 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         diags.append(
             dg.warning(
                 doc.rel,
-                "SKC307",
+                Code.BAD_DIRECTORY_NAME,
                 f"directory {dirname!r} is not a valid skill name and the frontmatter gives none",
             )
         )
     if problems:
         return None
     if not doc.body:
-        diags.append(dg.warning(doc.rel, "SKC213", "SKILL.md has no body", doc.body_line, 1))
+        diags.append(dg.warning(doc.rel, Code.EMPTY_BODY, "SKILL.md has no body", doc.body_line, 1))
     if name is not None:
         data["name"] = name
     fields = _normalise(
@@ -245,7 +248,7 @@ def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
         found += [
             dg.error(
                 doc.rel,
-                "SKC204",
+                Code.FRONTMATTER_SCHEMA,
                 f"name: {p}" if p.startswith("is ") else f"name: {name!r} {p}",
                 *doc.pos("name"),
             )
@@ -253,7 +256,9 @@ def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
         ]
     description = data.get("description")
     if isinstance(description, str) and description and not description.strip():
-        found.append(dg.error(doc.rel, "SKC204", "description: is blank", *doc.pos("description")))
+        found.append(
+            dg.error(doc.rel, Code.FRONTMATTER_SCHEMA, "description: is blank", *doc.pos("description"))
+        )
     return tuple(found)
 
 
@@ -267,7 +272,9 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
             if key in data and data[key] != block[key]:
                 line, col = doc.key_pos("sven", key)
                 diags.append(
-                    dg.error(doc.rel, "SKC204", f"sven.{key} contradicts top-level {key}", line, col)
+                    dg.error(
+                        doc.rel, Code.FRONTMATTER_SCHEMA, f"sven.{key} contradicts top-level {key}", line, col
+                    )
                 )
             data.setdefault(key, block[key])
     return data
@@ -275,7 +282,7 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
 
 def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
     return [
-        dg.warning(doc.rel, "SKC205", f"unknown frontmatter field {key!r}", *doc.key_pos(key))
+        dg.warning(doc.rel, Code.UNKNOWN_FIELD, f"unknown frontmatter field {key!r}", *doc.key_pos(key))
         for key in data
         if key not in schema.properties("frontmatter")
     ]
@@ -335,12 +342,14 @@ def _persona(src: PersonaSource, diags: list[Diagnostic]) -> Persona | None:
     if doc.data is None:
         return None
     if not isinstance(doc.data, dict):
-        diags.append(dg.error(doc.rel, "SKC401", "manifest must be a mapping"))
+        diags.append(dg.error(doc.rel, Code.MANIFEST_INVALID, "manifest must be a mapping"))
         return None
-    problems = schema.check(doc, doc.data, "persona", "SKC401")
+    problems = schema.check(doc, doc.data, "persona", Code.MANIFEST_INVALID)
     problems = problems or _unsafe_paths(doc, _manifest_paths(doc.data))
     if not NAME.match(src.id):
-        problems += (dg.error(doc.rel, "SKC401", f"persona id {src.id!r} must match {NAME.pattern}"),)
+        problems += (
+            dg.error(doc.rel, Code.MANIFEST_INVALID, f"persona id {src.id!r} must match {NAME.pattern}"),
+        )
     diags.extend(problems)
     if problems:
         return None
@@ -373,7 +382,7 @@ def _unsafe_paths(doc: Document, values: list[tuple[tuple[Any, ...], Any]]) -> t
         reason = unsafe_reason(value) if isinstance(value, str) and value != "*" else None
         if reason:
             where = ".".join(map(str, key))
-            found.append(dg.error(doc.rel, "SKC301", f"{where}: {value!r} {reason}", *doc.pos(*key)))
+            found.append(dg.error(doc.rel, Code.UNSAFE_PATH, f"{where}: {value!r} {reason}", *doc.pos(*key)))
     return tuple(found)
 
 
@@ -386,14 +395,20 @@ def _chain(p: Persona, by_id: dict[str, Persona], diags: list[Diagnostic]) -> tu
             if current is p:
                 diags.append(
                     dg.error(
-                        _where(p), "SKC402", f"fallback {current.fallback!r} is not a persona", line, col
+                        _where(p),
+                        Code.UNKNOWN_FALLBACK,
+                        f"fallback {current.fallback!r} is not a persona",
+                        line,
+                        col,
                     )
                 )
             break
         if current.fallback == p.id or current.fallback in chain:
             if current is p or current.fallback == p.id:
                 loop = " -> ".join([p.id, *chain, current.fallback])
-                diags.append(dg.error(_where(p), "SKC403", f"fallback cycle: {loop}", *_at(p, "fallback")))
+                diags.append(
+                    dg.error(_where(p), Code.FALLBACK_CYCLE, f"fallback cycle: {loop}", *_at(p, "fallback"))
+                )
             break
         chain.append(current.fallback)
         current = by_id[current.fallback]
@@ -417,7 +432,13 @@ def _allowlist(p: Persona, skills: dict[str, Skill], diags: list[Diagnostic]) ->
         if command not in skills:
             line, col = positions.get(("v", "skills", i), (1, 1))
             diags.append(
-                dg.warning(_where(p), "SKC409", f"allowlist names unknown command {command!r}", line, col)
+                dg.warning(
+                    _where(p),
+                    Code.ALLOWLIST_UNKNOWN,
+                    f"allowlist names unknown command {command!r}",
+                    line,
+                    col,
+                )
             )
     return tuple(sorted(c for c in p.allowlist if c in skills))
 
@@ -432,12 +453,16 @@ def _overlays(
         if text is None:
             continue
         if command not in skills:
-            diags.append(dg.warning(file.rel, "SKC407", f"overlay for {command!r}, which is not a skill"))
+            diags.append(
+                dg.warning(file.rel, Code.OVERLAY_NO_SKILL, f"overlay for {command!r}, which is not a skill")
+            )
             continue
         if not skills[command].flag("has_persona_overlay"):
             diags.append(
                 dg.warning(
-                    file.rel, "SKC408", f"skill {command!r} does not set has_persona_overlay; overlay ignored"
+                    file.rel,
+                    Code.OVERLAY_IGNORED,
+                    f"skill {command!r} does not set has_persona_overlay; overlay ignored",
                 )
             )
             continue
@@ -462,7 +487,11 @@ def _exclusives(
     for ex in discovery.exclusives:
         if ex.persona not in personas:
             diags.append(
-                dg.error(ex.dir_rel, "SKC404", f"exclusive skills for unknown persona {ex.persona!r}")
+                dg.error(
+                    ex.dir_rel,
+                    Code.EXCLUSIVE_UNKNOWN_PERSONA,
+                    f"exclusive skills for unknown persona {ex.persona!r}",
+                )
             )
             continue
         for command, file in ex.bodies:
@@ -470,13 +499,19 @@ def _exclusives(
             if owner is None and command in gone:
                 diags.append(
                     dg.warning(
-                        file.rel, "SKC405", f"skill {command!r} was left out for its errors; body unused"
+                        file.rel,
+                        Code.EXCLUSIVE_NO_SKILL,
+                        f"skill {command!r} was left out for its errors; body unused",
                     )
                 )
                 continue
             if owner is None or owner.flag("persona_exclusive") != ex.persona:
                 diags.append(
-                    dg.error(file.rel, "SKC405", f"no skill {command!r} with persona_exclusive: {ex.persona}")
+                    dg.error(
+                        file.rel,
+                        Code.EXCLUSIVE_NO_SKILL,
+                        f"no skill {command!r} with persona_exclusive: {ex.persona}",
+                    )
                 )
                 continue
             doc = parse_document(file, frontmatter="optional")
@@ -500,13 +535,19 @@ def _check_exclusive(
     line, col = skill.anchors.get("persona_exclusive", (1, 1))
     if owner not in personas:
         diags.append(
-            dg.error(skill.path, "SKC411", f"persona_exclusive names unknown persona {owner!r}", line, col)
+            dg.error(
+                skill.path,
+                Code.EXCLUSIVE_TO_UNKNOWN,
+                f"persona_exclusive names unknown persona {owner!r}",
+                line,
+                col,
+            )
         )
     elif (owner, skill.command) not in bodies:
         diags.append(
             dg.error(
                 skill.path,
-                "SKC406",
+                Code.EXCLUSIVE_NO_BODY,
                 f"exclusive skill has no body at {owner}-exclusive/{skill.command}.md",
                 line,
                 col,
