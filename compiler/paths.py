@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .format.escape import hidden
+
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 
@@ -60,9 +62,9 @@ def _character_problem(name: str) -> str | None:
         return "contains a bidirectional control character"  # a name that displays reordered
     # Marks (U+200E, U+200F, U+061C), zero-width characters, line and paragraph separators:
     # a name that displays as another name, or that splits a line where it is printed.
-    hidden = next((ch for ch in name if unicodedata.category(ch) in ("Cf", "Zl", "Zp")), None)
-    if hidden is not None:
-        return f"contains the invisible or line-breaking character U+{ord(hidden):04X}"
+    unseen = next((ch for ch in name if hidden(ch)), None)
+    if unseen is not None:
+        return f"contains the invisible or line-breaking character U+{ord(unseen):04X}"
     return None
 
 

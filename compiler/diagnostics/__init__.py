@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..format.escape import HIDDEN_CATEGORIES
 from .codes import DESCRIPTIONS, Code
 
 
@@ -40,7 +41,7 @@ class Diagnostic:
 # to editors and some terminals), format characters (bidi overrides and marks, zero-width
 # characters: a path that displays differently from what it is) and lone surrogates
 # (undecodable file names).
-_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cs"}) | HIDDEN_CATEGORIES
 
 
 def printable(text: str) -> str:
@@ -63,6 +64,13 @@ def error(path: str, code: Code, message: str, line: int = 1, col: int = 1) -> D
 
 def warning(path: str, code: Code, message: str, line: int = 1, col: int = 1) -> Diagnostic:
     return Diagnostic(path, line, col, Severity.WARNING, code.value, message)
+
+
+def position(text: str | bytes, offset: int, first_line: int = 1) -> tuple[int, int]:
+    """(line, column), both from 1, of `offset` in text whose first line is `first_line`."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    line = text.count(newline, 0, offset) + first_line  # type: ignore[arg-type]
+    return line, offset - (text.rfind(newline, 0, offset) + 1) + 1  # type: ignore[arg-type]
 
 
 def has_errors(diags: Iterable[Diagnostic]) -> bool:

@@ -77,3 +77,16 @@ def escape_delimiter(text: str) -> str:
 def wrap_untrusted(source: str, text: str) -> str:
     """The ARIA delimiter block; `source` is a validated relative path, escaped anyway."""
     return f'<{DELIMITER_TAG} source="{escape_attr(source)}">\n{escape_delimiter(text).strip()}\n</{DELIMITER_TAG}>\n'
+
+
+# Characters a reader of the text cannot see: format characters (bidi controls and marks,
+# zero-width spaces and joiners, soft hyphen) and line or paragraph separators (a line break to
+# editors and terminals). Names refuse them, diagnostics escape them, audit reports them.
+HIDDEN_CATEGORIES = frozenset({"Cf", "Zl", "Zp"})
+
+
+def hidden(ch: str) -> bool:
+    """The character is invisible, or breaks a line where it is printed."""
+    import unicodedata  # here: the reader's cold start does not need it
+
+    return unicodedata.category(ch) in HIDDEN_CATEGORIES

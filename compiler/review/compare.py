@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import reader
+from ..format.escape import hidden
 
 # Frontmatter fields that grant or change what a skill may do: reported first and marked.
 CAPABILITY_FIELDS = (
@@ -38,7 +39,6 @@ _MAX_DIFF_LINES = 400  # per change: a generated file should not drown the revie
 # Claude Code runs `!`command`` inline and ```! fenced blocks when it loads a skill (dynamic context).
 _INLINE_INJECTION = re.compile(r"(?<![\w`])!`([^`\n]+)`")
 _FENCED_INJECTION = re.compile(r"^[ \t]*(```|~~~)!.*$", re.MULTILINE)
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def _hidden_unicode(text: str) -> list[str]:
     """Bidi controls, zero-width and other invisible format characters: text a reviewer cannot see."""
     hits: dict[str, int] = {}
     for ch in text:
-        if ch in _BIDI or (unicodedata.category(ch) == "Cf" and ch != "\ufeff"):
+        if hidden(ch) and ch != "\ufeff":  # a BOM is how some editors start a file
             hits[ch] = hits.get(ch, 0) + 1
     return [f"U+{ord(ch):04X} {unicodedata.name(ch, 'UNNAMED')} x{n}" for ch, n in sorted(hits.items())]
 

@@ -66,8 +66,7 @@ def lint_overlay(rel: str, text: str) -> tuple[Diagnostic, ...]:
     ]
     found: list[Diagnostic] = []
     for code, what, at, seen in hits:
-        line = text.count("\n", 0, at) + 1
-        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        line, col = dg.position(text, at)
         found.append(dg.warning(rel, code, f"overlay {what}: {seen!r}", line, col))
     return tuple(found)
 

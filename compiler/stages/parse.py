@@ -40,14 +40,14 @@ def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
     data, rel = file.data, file.rel
     diags: list[Diagnostic] = []
     if b"\x00" in data:
-        line, col = _line_col(data, data.index(b"\x00"))
+        line, col = dg.position(data, data.index(b"\x00"))
         return None, (dg.error(rel, Code.NOT_UTF8, "binary file (contains NUL bytes)", line, col),)
     if data.startswith(b"\xef\xbb\xbf"):  # Windows editors write one; harnesses read past it silently too
         data = data[3:]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _line_col(data, exc.start)
+        line, col = dg.position(data, exc.start)
         return None, (
             dg.error(rel, Code.NOT_UTF8, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col),
         )
@@ -66,19 +66,12 @@ def control_characters(rel: str, text: str, first_line: int) -> tuple[Diagnostic
     hit = _RAW_CONTROL.search(text)
     if hit is None:
         return ()
-    at = hit.start()
-    line = text.count("\n", 0, at) + first_line
-    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    line, col = dg.position(text, hit.start(), first_line)
     return (
         dg.error(
             rel, Code.CONTROL_CHARACTER, f"control character U+{ord(hit.group(0)):04X} in text", line, col
         ),
     )
-
-
-def _line_col(data: bytes, offset: int) -> tuple[int, int]:
-    before = data[:offset]
-    return before.count(b"\n") + 1, offset - (before.rfind(b"\n") + 1) + 1
 
 
 def parse_document(file: InputFile, *, frontmatter: str = "required") -> Document:
@@ -192,8 +185,7 @@ def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -
         before = text[: exc.position]
     else:
         before = text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")
-    line = before.count("\n") + 1 + off
-    col = len(before) - (before.rfind("\n") + 1) + 1
+    line, col = dg.position(before, len(before), 1 + off)
     return dg.error(
         rel,
         Code.YAML_SYNTAX,
