@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
+from . import diagnostics as dg
+from .diagnostics import Diagnostic
+from .diagnostics.codes import Code
 from .format.escape import hidden
+from .model import Document
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
@@ -81,3 +86,14 @@ def sanitize_command(command: str) -> str:
 def extension(name: str) -> str:
     dot = name.rfind(".")
     return name[dot:].lower() if dot > 0 else ""
+
+
+def unsafe_values(doc: Document, values: list[tuple[tuple[Any, ...], Any]]) -> tuple[Diagnostic, ...]:
+    """The path rules (SKC301) for path-like values in frontmatter and manifests, each at its value."""
+    found = []
+    for key, value in values:
+        reason = unsafe_reason(value) if isinstance(value, str) and value != "*" else None
+        if reason:
+            where = ".".join(map(str, key))
+            found.append(dg.error(doc.rel, Code.UNSAFE_PATH, f"{where}: {value!r} {reason}", *doc.pos(*key)))
+    return tuple(found)

@@ -25,8 +25,9 @@ from .stages.budget import Packing
 from .stages.catalog import catalogs, entry_cost
 from .stages.discover import Lstat, discover
 from .stages.resolve import resolve
+from .stages.skills import check_skills
 from .stages.template import Template, load_template
-from .stages.validate import check_skills, validate
+from .stages.validate import validate
 
 
 @dataclass(frozen=True)

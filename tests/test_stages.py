@@ -17,7 +17,7 @@ from skillc.stages.budget import Candidate, pack
 from skillc.stages.discover import discover
 from skillc.stages.lint import escape_delimiter, wrap_overlay
 from skillc.stages.parse import parse_document
-from skillc.stages.validate import split_tools
+from skillc.stages.skills import split_tools
 
 
 def codes(result) -> list[str]:
