@@ -16,11 +16,6 @@ from typing import Any
 from .diagnostics import Diagnostic
 from .format.layout import sha256_hex
 
-# Written into every output by every build: skillc replaces only a directory that holds it.
-OUTPUT_MARKER = ".skillc-dist"
-OUTPUT_MARKER_TEXT = (
-    b"skillc output: written by `skillc build`, replaced wholesale by the next build. Do not edit.\n"
-)
 DEFAULT_BUDGET = 30_000
 SKILL_MD_CAP = 256 * 1024
 # Never resources: version-control metadata and OS litter (gitignore syntax, applied before

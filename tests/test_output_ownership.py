@@ -16,7 +16,7 @@ from hostile_util import CONFIG, build, make_tree, project, run, skill_md, snaps
 from skillc import pipeline
 from skillc.cache import store as cachestore
 from skillc.errors import OutputRefused
-from skillc.model import OUTPUT_MARKER, OUTPUT_MARKER_TEXT
+from skillc.format.layout import OUTPUT_MARKER, OUTPUT_MARKER_TEXT
 from skillc.output import write
 
 SKILLS = {"skills/a/SKILL.md": skill_md(), "skills/a/references/r.md": "ref\n"}

@@ -16,6 +16,7 @@ from ..diagnostics import Diagnostic
 from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
+from ..format.layout import INDEX
 from ..output import verify
 from .shared import CONFIG, FORMAT, IGNORE, SKIP, STRICT, VERBOSE, emit, find_config, options, say
 
@@ -125,7 +126,7 @@ def validate(
     diagnostics = result.diagnostics
     if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
         # What the build would write, held to the format's schemas (a failure here is a skillc bug).
-        where = f"{result.config.output}/_index.json"
+        where = f"{result.config.output}/{INDEX}"
         diagnostics += tuple(
             dg.error(where, Code.SCHEMA_BUG, f"the build would break its schema: {problem}")
             for problem in verify.artifact_errors(result.artifacts.files)[:20]

@@ -14,8 +14,6 @@ from ..format import layout as fmt
 from ..format.jsonio import dumps
 from ..format.shardtree import build_table
 from ..model import (
-    OUTPUT_MARKER,
-    OUTPUT_MARKER_TEXT,
     Artifacts,
     Config,
     InputFile,
@@ -100,7 +98,7 @@ def artifacts(
         ),
     }
     out.files[fmt.INDEX] = encode(index)
-    out.files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT
+    out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
     return Artifacts(dict(sorted(out.files.items())), frozenset(out.objects), digest)
 
 
