@@ -13,7 +13,7 @@ from . import fs
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .errors import UsageError
-from .model import DEFAULT_BUDGET, Config, Document, InputFile
+from .model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy
 from .options import DEFAULTS, Options
 from .paths import unsafe_reason
 from .stages import schema
@@ -146,7 +146,7 @@ def _build(
         source_dirs=tuple(_source_dir(root, s) for s in data["sources"]),
         exclude=tuple(res.get("exclude", ())),
         skip_invalid=bool(data.get("skip_invalid", False)),
-        budget_strategy=budgets.get("strategy", "drop"),
+        budget_strategy=Strategy(budgets.get("strategy", Strategy.DROP)),
         budget_priority=tuple(budgets.get("priority", ())),
     )
     return config, tuple(problems)

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
-from ..model import Config, Persona, Program, Resolved, Skill
+from ..model import Config, Persona, Program, Resolved, Skill, Strategy
 from .budget import Candidate, Packing, pack
 from .template import Template, escape_value
 
@@ -99,7 +99,7 @@ class CatalogMemo(Protocol):
 
 def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
     bare = -1
-    if config.budget_strategy == "names-only":  # one more render per skill, only for this strategy
+    if config.budget_strategy is Strategy.NAMES_ONLY:  # one more render per skill, only for this strategy
         bare = len(template.entry(catalog_skill(skill, template, "")))
     return Candidate(
         skill.command, bool(skill.flag("always", False)), cost, skill.path, skill.description, bare
