@@ -1,4 +1,5 @@
-"""The pipeline: discover -> parse/validate -> resolve -> budget/render -> write."""
+"""The pipeline: config -> discover -> validate -> resolve -> catalog -> assemble -> write, with the
+cache's door around it; the entry points are compile_project, build and check."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""skillc runtime reader: serve a compiled dist/ (format 2) to an application.
+"""Dist: one opened build, and every call an application makes on it (the records it returns too).
 
 Standard library only. It never imports yaml, jinja2 or jsonschema and never looks at skill
 sources: everything it returns was decided at build time and is read from `_index.json` and

@@ -1,4 +1,4 @@
-"""Review stage: what changed between two builds, in what an agent sees or may do.
+"""Compare: what changed between two builds, in what an agent sees or may do.
 
 Everything is read through the reader's public API (`skillc.reader`), never
 from the index layout, so the review follows the artifact format. Changes

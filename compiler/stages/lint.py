@@ -51,7 +51,7 @@ _RULES: tuple[tuple[Code, str, re.Pattern[str]], ...] = (
 
 
 def lint_overlay(rel: str, text: str) -> tuple[Diagnostic, ...]:
-    # SKC503 finds exactly what escape_delimiter escapes (one rule, in runtime/format.py).
+    # SKC503 finds exactly what escape_delimiter escapes (one rule, in format/escape.py).
     hits = [
         (
             Code.OVERLAY_DELIMITER,
