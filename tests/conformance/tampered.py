@@ -215,5 +215,151 @@ def _raw(builds: Path) -> list[dict[str, Any]]:
 
 
 def _hashed(builds: Path) -> list[dict[str, Any]]:
-    del builds
-    return []
+    """Damage under a valid hash: the reader's validation must refuse it, per document or entry."""
+    pairs = [call("load", persona="tiny", command=c) for c in ("deploy", "notes", "ops/restart", "threat")]
+    pairs += [
+        call("skill_meta", command="notes"),
+        call("catalog", persona="tiny"),
+        call("skills", persona="tiny"),
+    ]
+    pairs += [call("all_commands"), call("load", persona="tiny", command="no-such-skill")]
+    metas = [
+        call("persona_meta", persona="tiny"),
+        call("skills", persona="tiny"),
+        call("catalog", persona="tiny"),
+    ]
+    metas += [
+        call("resolution", persona="tiny", command="notes"),
+        call("load", persona="tiny", command="notes"),
+    ]
+    metas += [call("persona_meta", persona="paria")]
+    damage: dict[str, tuple[Callable[[Scratch], None], list[Call]]] = {
+        "index-format-1": (lambda s: s.set_index(_sub('"format": 2', '"format": 1')), OPEN),
+        "index-format-3": (lambda s: s.set_index(_sub('"format": 2', '"format": 3')), OPEN),
+        "index-format-string": (lambda s: s.set_index(_sub('"format": 2', '"format": "2"')), OPEN),
+        "index-format-true": (lambda s: s.set_index(_sub('"format": 2', '"format": true')), OPEN),
+        "index-format-float": (lambda s: s.set_index(_sub('"format": 2', '"format": 2.0')), OPEN),
+        "index-duplicate-key": (
+            lambda s: s.set_index(_sub('"format": 2,', '"format": 2,\n  "format": 2,')),
+            OPEN,
+        ),
+        "index-extra-key": (lambda s: s.set_index(_sub('"format": 2,', '"format": 2,\n  "extra": 1,')), OPEN),
+        "index-nan": (lambda s: s.set_index(_sub('"catalog_chars": 4000', '"catalog_chars": NaN')), OPEN),
+        "index-float-count": (
+            lambda s: s.set_index(_sub('"catalog_chars": 4000', '"catalog_chars": 4000.0')),
+            OPEN,
+        ),
+        "index-negative-count": (
+            lambda s: s.set_index(_sub('"catalog_chars": 4000', '"catalog_chars": -1')),
+            OPEN,
+        ),
+        "index-huge-int": (
+            lambda s: s.set_index(_sub('"catalog_chars": 4000', '"catalog_chars": 18446744073709551616')),
+            OPEN,
+        ),
+        "index-lone-surrogate": (
+            lambda s: s.set_index(_sub('"generator": "', '"generator": "\\ud800')),
+            OPEN,
+        ),
+        "index-paired-surrogates": (
+            lambda s: s.set_index(_sub('"generator": "', '"generator": "\\ud83d\\ude80')),
+            [call("personas")],
+        ),
+        "index-bom": (lambda s: s.write("_index.json", b"\xef\xbb\xbf" + s.read("_index.json")), OPEN),
+        "index-trailing-garbage": (lambda s: s.write("_index.json", s.read("_index.json") + b"x"), OPEN),
+        "index-trailing-space": (
+            lambda s: s.write("_index.json", s.read("_index.json") + b" \t\r\n"),
+            [call("personas")],
+        ),
+        "index-bad-persona-id": (lambda s: s.set_index(_sub('"tiny": {', '"Tiny": {')), OPEN),
+        "index-unsafe-copy": (
+            lambda s: s.set_index(_sub('"personas/tiny/prompt.xml"', '"../prompt.xml"')),
+            OPEN,
+        ),
+        "index-upper-hex": (
+            lambda s: s.set_index(lambda t: t.replace(s.index()["shards"], s.index()["shards"].upper())),
+            OPEN,
+        ),
+        "shard-unknown-format": (lambda s: s.set_shard("deploy", _sub('"format": 2', '"format": 3')), pairs),
+        "shard-duplicate-key": (
+            lambda s: s.set_shard(
+                "deploy", _sub('"name": "deploy",', '"name": "deploy",\n      "name": "deploy",')
+            ),
+            pairs,
+        ),
+        "shard-misplaced-skill": (
+            lambda s: s.set_shard("deploy", _sub('"deploy": {', '"deploy-x": {')),
+            pairs,
+        ),
+        "neighbour-bad-entry": (lambda s: _bad_neighbour(s), pairs),
+        "neighbour-nan": (lambda s: s.set_shard("deploy", _sub('"timeout": 1.5', '"timeout": NaN')), pairs),
+        "neighbour-unsafe-resource": (
+            lambda s: s.set_shard("deploy", _sub('"path": "scripts/run.sh"', '"path": "../../_index.json"')),
+            pairs,
+        ),
+        "neighbour-exception-unknown-persona": (lambda s: _unknown_exception(s), pairs),
+        "body-not-utf8": (lambda s: _non_utf8_body(s, "deploy"), pairs),
+        "meta-bad-budget": (lambda s: s.set_meta("tiny", _sub('"budget": 200', '"budget": 200.5')), metas),
+        "meta-wrong-id": (lambda s: s.set_meta("tiny", _sub('"id": "tiny"', '"id": "paria"')), metas),
+        "meta-duplicate-key": (
+            lambda s: s.set_meta("tiny", _sub('"name": "Tiny",', '"name": "Tiny",\n  "name": "Tiny",')),
+            metas,
+        ),
+        "table-wrong-prefix": (lambda s: _table(s, _sub('"prefix": ""', '"prefix": "0"')), pairs),
+        "table-bad-name": (lambda s: _table(s, _bad_shard_name), pairs),
+    }
+    out = [_tampered(builds, name, "main", d, calls) for name, (d, calls) in damage.items()]
+    return out + [_rebuilt(builds)]
+
+
+def _entry(command: str, change: Callable[[dict[str, Any]], None]) -> Callable[[str], str]:
+    """An edit of a shard's text that changes one skill's entry, leaving its neighbours as they are."""
+
+    def edit(text: str) -> str:
+        doc = json.loads(text)
+        change(doc["skills"][command])
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+    return edit
+
+
+def _bad_neighbour(s: Scratch) -> None:
+    """A shard whose entry for one skill is malformed: only the calls that serve it fail."""
+    s.set_shard("deploy", _entry("deploy", lambda e: e["frontmatter"].update({"argument-hint": 7})))
+
+
+def _unknown_exception(s: Scratch) -> None:
+    s.set_shard("deploy", _entry("deploy", lambda e: e["exceptions"].update({"ghost": None})))
+
+
+def _non_utf8_body(s: Scratch, command: str) -> None:
+    old = s.body(command)
+    new = s.put(b"caf\xe9 \xff body\n")
+    s.set_shard(command, lambda t: t.replace(old, new))
+
+
+def _table(s: Scratch, edit: Callable[[str], str]) -> None:
+    old = s.index()["shards"]
+    new = s.put(edit(s.read(obj(old)).decode("utf-8")).encode("utf-8"))
+    s.set_index(lambda t: t.replace(old, new))
+
+
+def _bad_shard_name(text: str) -> str:
+    doc = json.loads(text)
+    first = next(iter(doc["shards"]))
+    return text.replace(f'"{first}":', f'"{first}0":', 1)
+
+
+def _rebuilt(builds: Path) -> dict[str, Any]:
+    """The build is replaced while open: a pruned object is DistRebuilt, a present one still served."""
+    s = Scratch(builds / "main")
+    deploy, notes = s.body("deploy"), s.body("notes")
+    other = (builds / "hostile" / "_index.json").read_bytes()
+    s.close()
+    after = [
+        {"op": "write", "path": "_index.json", "base64": base64.b64encode(other).decode("ascii")},
+        {"op": "delete", "path": obj(deploy)},
+    ]
+    calls = _loads("tiny", "deploy", "notes") + [call("build_hash"), call("personas")]
+    del notes
+    return _case("rebuilt-and-pruned", "main", [], calls, after)
