@@ -48,7 +48,7 @@ def apply(root: Path, op: Mapping[str, Any]) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "write":
-        path.write_bytes(base64.b64decode(op["base64"]))
+        path.write_bytes(op["text"].encode("utf-8") if "text" in op else base64.b64decode(op["base64"]))
     elif kind == "fifo":
         os.mkfifo(path)
     elif kind == "symlink":

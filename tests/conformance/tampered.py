@@ -40,7 +40,7 @@ class Scratch:
     def write(self, rel: str, data: bytes) -> None:
         (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
         (self.root / rel).write_bytes(data)
-        self.ops.append({"op": "write", "path": rel, "base64": base64.b64encode(data).decode("ascii")})
+        self.ops.append(write_op(rel, data))
 
     def put(self, data: bytes) -> str:
         """A new object under its own hash."""
@@ -79,6 +79,14 @@ class Scratch:
         _, _, shard = self.shard_of(command)
         digest: str = json.loads(self.read(obj(shard)))["skills"][command]["body"]
         return digest
+
+
+def write_op(rel: str, data: bytes) -> Op:
+    """A write op: its bytes as `text` when they are UTF-8 (readable in a diff), else `base64`."""
+    try:
+        return {"op": "write", "path": rel, "text": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"op": "write", "path": rel, "base64": base64.b64encode(data).decode("ascii")}
 
 
 def obj(digest: str) -> str:
@@ -357,7 +365,7 @@ def _rebuilt(builds: Path) -> dict[str, Any]:
     other = (builds / "hostile" / "_index.json").read_bytes()
     s.close()
     after = [
-        {"op": "write", "path": "_index.json", "base64": base64.b64encode(other).decode("ascii")},
+        write_op("_index.json", other),
         {"op": "delete", "path": obj(deploy)},
     ]
     calls = _loads("tiny", "deploy", "notes") + [call("build_hash"), call("personas")]
