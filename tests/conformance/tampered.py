@@ -317,7 +317,7 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         "table-bad-name": (lambda s: _table(s, _bad_shard_name), pairs),
     }
     out = [_tampered(builds, name, "main", d, calls) for name, (d, calls) in damage.items()]
-    return out + [_rebuilt(builds)]
+    return [*out, _rebuilt(builds)]
 
 
 def _entry(command: str, change: Callable[[dict[str, Any]], None]) -> Callable[[str], str]:
@@ -368,6 +368,6 @@ def _rebuilt(builds: Path) -> dict[str, Any]:
         write_op("_index.json", other),
         {"op": "delete", "path": obj(deploy)},
     ]
-    calls = _loads("tiny", "deploy", "notes") + [call("build_hash"), call("personas")]
+    calls = [*_loads("tiny", "deploy", "notes"), call("build_hash"), call("personas")]
     del notes
     return _case("rebuilt-and-pruned", "main", [], calls, after)
