@@ -115,7 +115,7 @@ def open(path: str | os.PathLike[str]) -> Dist:
 
 class Dist:
     def __init__(self, path: str | os.PathLike[str]):
-        self.path = os.fspath(path)
+        self.path = os.path.abspath(os.fspath(path))  # resolved once: a later chdir() changes nothing
         self.index: dict[str, Any] = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked

@@ -37,9 +37,29 @@ def parse_json(data: bytes, where: str) -> Any:
         value = _loads(text)
         if "\\ud" in text or "\\uD" in text:  # a \uXXXX surrogate escape: refused unless paired
             _paired(value)
+        if _too_deep(value):
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
         return value
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise FormatError(f"{where}: not a valid format {VERSION} file: {exc}") from None
+
+
+MAX_DEPTH = 64  # arrays and objects: what every reader's parser accepts (serde_json stops at 128)
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether arrays and objects nest more than MAX_DEPTH levels (the value itself is level 1).
+
+    The whole document is refused, not the entry holding the depth: a parser with a lower limit
+    than Python's refuses the whole document too, and every reader must agree on which calls fail."""
+    todo: list[tuple[Any, int]] = [(value, MAX_DEPTH)] if isinstance(value, dict | list) else []
+    while todo:
+        item, left = todo.pop()
+        if not left:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        todo.extend((v, left - 1) for v in children if isinstance(v, dict | list))
+    return False
 
 
 def _paired(value: Any) -> None:
@@ -246,6 +266,8 @@ def check_shard_table(doc: Any, prefix: str, where: str) -> None:
             _fail("", "not an object")
         kind = "tables" if "tables" in doc else "shards"
         _dict(doc, "", ("format", "prefix", kind))
+        if kind == "tables" and len(prefix) >= 7:  # shard names have at most 8 digits
+            _fail("tables", f"node {prefix!r} is too deep to hold tables")
         if not _version(doc["format"]) or doc["prefix"] != prefix:
             _fail("prefix", f"not node {prefix!r} of format {VERSION}")
         entries = doc[kind]
@@ -390,29 +412,15 @@ def _skill(entry: Any, path: str, personas: Any) -> None:
             _resolution(r, f"{path}.exceptions.{pid}")
 
 
-_FRONTMATTER_DEPTH = 61  # a shard nests at most 64 levels: the frontmatter object is its 4th
-
-
 def _frontmatter(fm: Any, path: str) -> None:
     if not isinstance(fm, dict):
         _fail(path, "not an object")
-    if _too_deep(fm, _FRONTMATTER_DEPTH):  # a JSON parser elsewhere may stop at 128 levels
-        _fail(path, "nested deeper than 64 levels in its shard")
     for key in _STR_LISTS:
         if key in fm:
             _strs(fm[key], f"{path}.{key}")
     for key in ("context", "argument-hint", "agent", "model"):
         if key in fm and not isinstance(fm[key], str):
             _fail(f"{path}.{key}", "not a string")
-
-
-def _too_deep(value: Any, left: int) -> bool:
-    """Whether value nests objects and arrays more than `left` levels (itself counted)."""
-    if isinstance(value, dict):
-        value = list(value.values())
-    elif not isinstance(value, list):
-        return False
-    return left < 1 or any(_too_deep(v, left - 1) for v in value)
 
 
 def _resolution(r: Any, path: str) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conformance.fixtures import neighbour
 from conformance.plan import Call, call
 
 Op = dict[str, Any]
@@ -224,7 +225,8 @@ def _raw(builds: Path) -> list[dict[str, Any]]:
 
 def _hashed(builds: Path) -> list[dict[str, Any]]:
     """Damage under a valid hash: the reader's validation must refuse it, per document or entry."""
-    pairs = [call("load", persona="tiny", command=c) for c in ("deploy", "notes", "ops/restart", "threat")]
+    near = neighbour("deploy")
+    pairs = [call("load", persona="tiny", command=c) for c in ("deploy", near, "notes", "ops/restart")]
     pairs += [
         call("skill_meta", command="notes"),
         call("catalog", persona="tiny"),
@@ -307,6 +309,24 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         ),
         "neighbour-exception-unknown-persona": (lambda s: _unknown_exception(s), pairs),
         "body-not-utf8": (lambda s: _non_utf8_body(s, "deploy"), pairs),
+        "neighbour-depth-64": (lambda s: _deep(s, 64), pairs),
+        "neighbour-depth-65": (lambda s: _deep(s, 65), pairs),
+        "neighbour-lone-surrogate": (
+            lambda s: s.set_shard("deploy", _sub('"timeout": 1.5', '"timeout": "\\udc00"')),
+            pairs,
+        ),
+        "neighbour-escaped-nul": (
+            lambda s: s.set_shard("deploy", _sub('"timeout": 1.5', '"timeout": "a\\u0000b"')),
+            pairs,
+        ),
+        "neighbour-size-float": (
+            lambda s: s.set_shard("deploy", _sub('"size": 256', '"size": 256.0')),
+            pairs,
+        ),
+        "neighbour-bad-access": (
+            lambda s: s.set_shard("deploy", _sub('"access": "open"', '"access": "closed"')),
+            pairs,
+        ),
         "meta-bad-budget": (lambda s: s.set_meta("tiny", _sub('"budget": 200', '"budget": 200.5')), metas),
         "meta-wrong-id": (lambda s: s.set_meta("tiny", _sub('"id": "tiny"', '"id": "paria"')), metas),
         "meta-duplicate-key": (
@@ -338,6 +358,19 @@ def _bad_neighbour(s: Scratch) -> None:
 
 def _unknown_exception(s: Scratch) -> None:
     s.set_shard("deploy", _entry("deploy", lambda e: e["exceptions"].update({"ghost": None})))
+
+
+def _deep(s: Scratch, depth: int) -> None:
+    """deploy's frontmatter nested so that its shard is `depth` levels deep (the limit is 64)."""
+    inner = depth - 4  # shard, skills, entry, frontmatter: then the `nest` arrays
+
+    def nest(e: dict[str, Any]) -> None:
+        value: Any = []
+        for _ in range(inner - 1):
+            value = [value]
+        e["frontmatter"]["nest"] = value
+
+    s.set_shard("deploy", _entry("deploy", nest))
 
 
 def _non_utf8_body(s: Scratch, command: str) -> None:
