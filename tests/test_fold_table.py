@@ -11,8 +11,8 @@ import unicodedata
 import pytest
 from conformance import fold_table
 
-from skillc.runtime import foldtable
-from skillc.runtime import format as fmt
+from skillc.format import escape as fmt
+from skillc.format import foldtable
 
 # docs/format.md, "White space": what splits arguments on the fallback path and what the fold drops.
 WHITE_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
