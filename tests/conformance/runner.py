@@ -85,10 +85,10 @@ def to_json(value: Any) -> Any:
     return {name: to_json(getattr(value, name)) for name in fields}
 
 
-def error_json(exc: reader.ReaderError) -> dict[str, Any]:
+def error_json(exc: Exception) -> dict[str, Any]:
     out: dict[str, Any] = {"error": type(exc).__name__}
-    if isinstance(exc, reader.UnknownSkill):
-        out["visible"] = list(exc.visible)
+    if type(exc).__name__ == "UnknownSkill":  # by name: the single-file reader has its own classes
+        out["visible"] = list(getattr(exc, "visible", ()))
     return out
 
 
@@ -136,35 +136,43 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "persona_meta": lambda d, a, t: d.persona_meta(a["persona"]),
     "resolution": lambda d, a, t: d.resolution(a["persona"], a["command"]),
     "missing_requirements": _missing,
-    "substitute": lambda d, a, t: reader.substitute(
-        a["body"], a.get("args"), names=a.get("names", ()), skill_dir=a.get("skill_dir")
-    ),
 }
 
 
-def outcome(call: Callable[[], Any]) -> dict[str, Any]:
+def _substitute(api: Any, a: Mapping[str, Any]) -> Any:
+    return api.substitute(a["body"], a.get("args"), names=a.get("names", ()), skill_dir=a.get("skill_dir"))
+
+
+def outcome(call: Callable[[], Any], api: Any = reader) -> dict[str, Any]:
     """{"result": value} or {"error": class name, ...}: what a call's `expect` holds."""
     try:
         return {"result": to_json(call())}
-    except reader.ReaderError as exc:
+    except api.ReaderError as exc:
         return error_json(exc)
 
 
-def run_case(case: Mapping[str, Any], tmp: Path, builds: Path = BUILDS) -> list[dict[str, Any]]:
-    """The outcome of every call of a case, in order, on a tampered copy of its build."""
+def run_case(
+    case: Mapping[str, Any], tmp: Path, builds: Path = BUILDS, api: Any = reader
+) -> list[dict[str, Any]]:
+    """The outcome of every call of a case, in order, on a tampered copy of its build.
+
+    api: the reader module (`skillc.reader`, or the single file `skillc vendor-reader` writes)."""
     root = copy_build(case["build"], tmp / "dist", builds)
     for op in case.get("tamper", []):
         apply(root, op)
     try:
-        dist = reader.open(root)
-    except reader.ReaderError as exc:  # such a case has one call, `open`
+        dist = api.open(root)
+    except api.ReaderError as exc:  # such a case has one call, `open`
         return [error_json(exc)]
     for op in case.get("tamper_after_open", []):
         apply(root, op)
-    return [_call(dist, c, tmp) for c in case["calls"]]
+    return [_call(api, dist, c, tmp) for c in case["calls"]]
 
 
-def _call(dist: reader.Dist, c: Mapping[str, Any], tmp: Path) -> dict[str, Any]:
+def _call(api: Any, dist: reader.Dist, c: Mapping[str, Any], tmp: Path) -> dict[str, Any]:
+    args = c.get("args", {})
     if c["call"] == "open":  # opened above
         return {"result": None}
-    return outcome(lambda: CALLS[c["call"]](dist, c.get("args", {}), tmp))
+    if c["call"] == "substitute":
+        return outcome(lambda: _substitute(api, args), api)
+    return outcome(lambda: CALLS[c["call"]](dist, args, tmp), api)
