@@ -368,7 +368,7 @@ def _entry(command: str, change: Callable[[dict[str, Any]], None]) -> Callable[[
     def edit(text: str) -> str:
         doc = json.loads(text)
         change(doc["skills"][command])
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))  # compact: cases.json stays small
 
     return edit
 
