@@ -1,0 +1,37 @@
+//! Read a skillc `dist/` (format 2) from Rust: the twin of skillc's Python reader, answer for
+//! answer (docs/format.md; the conformance suite in tests/conformance/ holds all readers to it).
+//!
+//! ```no_run
+//! use skillc_reader::Dist;
+//! let dist = Dist::open("dist")?;
+//! let catalog = dist.catalog("paria-g")?;
+//! let skill = dist.load("paria-g", "threat-assessment", Some("Jita"))?;
+//! println!("{}\n{}", catalog, skill.render());
+//! # Ok::<(), skillc_reader::ReaderError>(())
+//! ```
+//!
+//! Every answer is read from hash-checked, validated objects; every failure is a
+//! [`ReaderError`]. An open [`Dist`] keeps serving the build it opened across rebuilds.
+
+mod api;
+mod dist;
+mod error;
+mod files;
+#[rustfmt::skip]
+mod fold_table;
+mod format;
+mod index;
+mod json;
+mod materialize;
+mod prompts;
+mod records;
+mod shlex;
+mod unicode;
+mod which;
+
+pub use dist::Dist;
+pub use error::ReaderError;
+pub use format::{escape_delimiter, VERSION};
+pub use prompts::{render_skill, substitute, Args};
+pub use records::{LoadedSkill, PersonaMeta, ResourceMeta, Resolution, SkillInfo, SkillMeta, SubSkill};
+pub use fold_table::UNICODE_VERSION;
