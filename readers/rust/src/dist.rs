@@ -75,14 +75,16 @@ impl Skill {
 
 impl Dist {
     /// Open a dist/ directory: reads and validates its top-level index (`Format` if unusable).
-    /// The path is kept as given: a relative path is resolved at each call, as in Python.
+    /// The path is made absolute here, once: a later change of the working directory changes
+    /// nothing.
     pub fn open(path: impl AsRef<Path>) -> Result<Dist, ReaderError> {
-        let path = path.as_ref().to_path_buf();
+        let path = crate::files::absolute(path.as_ref())
+            .map_err(|e| ReaderError::Format(format!("{}: {}", path.as_ref().display(), e)))?;
         let index = read_index(&path)?;
         Ok(Dist { path, index, cache: Mutex::new(Cache::default()) })
     }
 
-    /// The directory this Dist was opened from.
+    /// The directory this Dist was opened from, absolute.
     pub fn path(&self) -> &Path {
         &self.path
     }

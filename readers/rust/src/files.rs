@@ -5,7 +5,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 /// Why a file could not be read.
 #[derive(Debug)]
@@ -107,4 +107,21 @@ fn kind(ft: &std::fs::FileType) -> &'static str {
     } else {
         "not a regular file"
     }
+}
+
+/// `os.path.abspath`: joined to the working directory and normalised lexically (no symlink is
+/// resolved, `..` removes the component before it).
+pub fn absolute(path: &Path) -> io::Result<PathBuf> {
+    let joined = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir()?.join(path) };
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Ok(out)
 }

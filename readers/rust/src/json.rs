@@ -122,8 +122,9 @@ fn int_in_range(negative: bool, digits: &str) -> bool {
     }
 }
 
-/// How deep arrays and objects may nest (Python's recursion limit refuses about this depth).
-const MAX_DEPTH: usize = 900;
+/// How deep arrays and objects may nest, the top-level value being level 1: a deeper document
+/// is refused whole (docs/format.md §3).
+pub const MAX_DEPTH: usize = 64;
 
 /// Parse a whole document: JSON whitespace (space, tab, LF, CR) around one value, nothing else.
 pub fn parse(text: &str) -> Result<Json, String> {
@@ -183,7 +184,7 @@ impl<'a> Parser<'a> {
     fn nested(&mut self, parse: fn(&mut Self) -> Result<Json, String>) -> Result<Json, String> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return self.fail("nested too deep");
+            return self.fail(&format!("nested deeper than {} levels", MAX_DEPTH));
         }
         let out = parse(self);
         self.depth -= 1;

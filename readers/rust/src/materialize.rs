@@ -5,10 +5,11 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::dist::Dist;
 use crate::error::ReaderError;
+use crate::files::absolute;
 use crate::index::member;
 use crate::prompts::{names, substitute, Args};
 
@@ -57,25 +58,6 @@ fn is_occupied(root: &Path) -> std::io::Result<bool> {
         Ok(meta) if !meta.is_dir() => Ok(true),
         Ok(_) => Ok(std::fs::read_dir(root)?.next().is_some()),
     }
-}
-
-/// `os.path.abspath`: joined to the working directory and normalised lexically (no symlink is
-/// resolved).
-fn absolute(path: &Path) -> std::io::Result<PathBuf> {
-    let joined = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir()?.join(path) };
-    let mut out = PathBuf::new();
-    for part in joined.components() {
-        match part {
-            Component::ParentDir => {
-                if out.parent().is_some() {
-                    out.pop();
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    Ok(out)
 }
 
 /// A resource path from the index, refused unless it stays below the destination.
