@@ -35,3 +35,18 @@ pub use format::{escape_delimiter, VERSION};
 pub use prompts::{render_skill, substitute, Args};
 pub use records::{LoadedSkill, PersonaMeta, ResourceMeta, Resolution, SkillInfo, SkillMeta, SubSkill};
 pub use fold_table::UNICODE_VERSION;
+
+/// Internals exposed for this crate's own differential tests only; not part of the API.
+#[doc(hidden)]
+pub mod testing {
+    /// A dist/ JSON document parsed as the reader parses it (§3), as serde_json holds it.
+    pub fn parse_json(data: &[u8]) -> Result<serde_json::Value, String> {
+        let text = std::str::from_utf8(data).map_err(|e| e.to_string())?;
+        crate::json::parse(text).map(|v| v.to_serde())
+    }
+
+    /// Python's `str.isspace` for one character.
+    pub fn is_space(c: char) -> bool {
+        crate::unicode::is_space(c)
+    }
+}

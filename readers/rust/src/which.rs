@@ -22,11 +22,11 @@ fn may_execute(place: &str) -> bool {
         fn access(path: *const c_char, mode: c_int) -> c_int;
     }
     const X_OK: c_int = 1;
-    let Ok(c_path) = std::ffi::CString::new(place) else {
-        return false;
-    };
-    // SAFETY: c_path is a valid NUL-terminated string that outlives the call.
-    unsafe { access(c_path.as_ptr(), X_OK) == 0 }
+    match std::ffi::CString::new(place) {
+        // SAFETY: c_path is a valid NUL-terminated string that outlives the call.
+        Ok(c_path) => unsafe { access(c_path.as_ptr(), X_OK) == 0 },
+        Err(_) => false,
+    }
 }
 
 #[cfg(not(unix))]

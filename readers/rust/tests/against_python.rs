@@ -1,13 +1,9 @@
 //! Differential tests: thousands of generated inputs to `substitute` (splitting, placeholders,
 //! escapes, delimiter spellings in arguments), answered by this crate and by the Python reader,
 //! compared exactly.
-//!
-//! The Python reader is `from skillc import reader` in the interpreter `$SKILLC_PYTHON`, else
-//! the repository's `.venv/bin/python`, else `python3`. When none can import it the test says so
-//! and passes, unless `SKILLC_PYTHON` is set (CI sets it: there a missing reader is a failure).
+//! The Python reader is found by tests/python/mod.rs.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod python;
 
 use serde_json::{json, Value};
 use skillc_reader::{substitute, Args};
@@ -35,24 +31,6 @@ impl Rng {
     fn text(&mut self, most: usize) -> String {
         (0..self.next(most + 1)).map(|_| PIECES[self.next(PIECES.len())]).collect()
     }
-}
-
-fn python() -> Option<String> {
-    let set = std::env::var("SKILLC_PYTHON").ok();
-    let venv = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin/python").to_string();
-    let candidates = set.iter().cloned().chain([venv, "python3".to_string()]);
-    for candidate in candidates {
-        let ok = Command::new(&candidate)
-            .args(["-c", "from skillc import reader"])
-            .stderr(Stdio::null())
-            .status()
-            .map_or(false, |s| s.success());
-        if ok {
-            return Some(candidate);
-        }
-        assert!(set.is_none(), "SKILLC_PYTHON={} cannot import skillc.reader", candidate);
-    }
-    None
 }
 
 const SCRIPT: &str = r#"
@@ -88,21 +66,16 @@ fn ours(c: &Value) -> String {
 
 #[test]
 fn substitute_answers_as_python_does() {
-    let Some(python) = python() else {
-        eprintln!("skipped: no Python with skillc.reader (set SKILLC_PYTHON)");
-        return;
+    let python = match python::find() {
+        Some(python) => python,
+        None => return eprintln!("skipped: no Python with skillc.reader (set SKILLC_PYTHON)"),
     };
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let cases: Vec<Value> = (0..4000).map(|_| case(&mut rng)).collect();
-    let mut child = Command::new(python).args(["-c", SCRIPT]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for c in &cases {
-        writeln!(stdin, "{}", c).unwrap();
-    }
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "the Python side failed");
-    let theirs: Vec<String> = serde_json::from_slice(&output.stdout).unwrap();
+    let theirs: Vec<String> = python::run(&python, SCRIPT, cases.iter().cloned())
+        .into_iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
     let differ: Vec<String> = cases
         .iter()
         .zip(&theirs)
