@@ -78,7 +78,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         input["arguments"] = json!(argv[3..].join(" "));
     }
     println!("{}", tool.execute(&input)?);
-    if let Some(first) = dist.load(&tool.persona, &argv[2], None).ok().and_then(|s| s.files.first().cloned()) {
+    if let Some(first) = dist.load(&tool.persona, &argv[2], None).ok().and_then(|s| s.files.first().cloned())
+    {
         println!("-- {}:\n{}", first, read_skill_file(&dist, &tool.persona, &argv[2], &first));
     }
     let missing = dist.missing_requirements(&tool.persona, &argv[2], None).unwrap_or_default();

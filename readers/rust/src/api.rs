@@ -1,6 +1,6 @@
 //! The public calls of `Dist`, tier by tier (api.py).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::dist::{Dist, Skill};
@@ -9,7 +9,7 @@ use crate::format::{is_sha256, MAX_FILES, MAX_OBJECT_BYTES};
 use crate::index::member;
 use crate::json::{Json, Object};
 use crate::prompts::{names, substitute, Args};
-use crate::records::{LoadedSkill, PersonaMeta, ResourceMeta, Resolution, SkillInfo, SkillMeta, SubSkill};
+use crate::records::{LoadedSkill, PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, SubSkill};
 
 fn text(v: &Json) -> String {
     v.as_str().unwrap_or_default().to_string()
@@ -20,7 +20,12 @@ fn opt_text(v: Option<&Json>) -> Option<String> {
 }
 
 fn texts(v: Option<&Json>) -> Vec<String> {
-    v.and_then(Json::as_array).unwrap_or_default().iter().filter_map(Json::as_str).map(str::to_string).collect()
+    v.and_then(Json::as_array)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Json::as_str)
+        .map(str::to_string)
+        .collect()
 }
 
 fn flag(obj: &Object, key: &str) -> bool {
@@ -43,7 +48,8 @@ impl Dist {
     /// The skills the persona sees, sorted by command.
     pub fn skills(&self, persona: &str) -> Result<Vec<SkillInfo>, ReaderError> {
         let meta = self.meta(persona)?;
-        let included = texts(meta.as_object().and_then(|m| m.get("included")));
+        let included: HashSet<String> =
+            texts(meta.as_object().and_then(|m| m.get("included"))).into_iter().collect();
         let mut out = Vec::new();
         for (command, skill) in self.all_skills()? {
             if let Some(r) = skill.visible(persona) {
@@ -77,12 +83,22 @@ impl Dist {
     }
 
     /// `load` with the arguments as a line or as words (`Args::Words`, Python's list form).
-    pub fn load_args(&self, persona: &str, command: &str, args: Option<&Args>) -> Result<LoadedSkill, ReaderError> {
+    pub fn load_args(
+        &self,
+        persona: &str,
+        command: &str,
+        args: Option<&Args>,
+    ) -> Result<LoadedSkill, ReaderError> {
         let (skill, r) = self.resolved(persona, command)?;
         let fm = skill.frontmatter();
         let access = text(member(&r, "access"));
         let stub = access == "stub"; // the stub is all such a persona gets: no files, no knowledge docs
-        let body = substitute(&self.text(member(&r, "body").as_str().unwrap_or_default())?, args, &names(fm.get("arguments")), None);
+        let body = substitute(
+            &self.text(member(&r, "body").as_str().unwrap_or_default())?,
+            args,
+            &names(fm.get("arguments")),
+            None,
+        );
         let files = skill.resources(&r).iter().map(|res| text(member(res, "path"))).take(MAX_FILES).collect();
         Ok(LoadedSkill {
             persona: persona.to_string(),
@@ -107,7 +123,11 @@ impl Dist {
         for child in texts(Some(skill.get("children"))) {
             if let Some(c) = self.skill(&child)? {
                 if c.visible(persona).map_or(false, |r| flag(r, "model")) {
-                    out.push(SubSkill { name: c.str("name"), description: c.str("description"), command: child });
+                    out.push(SubSkill {
+                        name: c.str("name"),
+                        description: c.str("description"),
+                        command: child,
+                    });
                 }
             }
         }
@@ -117,7 +137,12 @@ impl Dist {
     // -- tier 3 -------------------------------------------------------------------------------
 
     /// Resource paths of a skill; `kind` filters by top directory (scripts, references, assets).
-    pub fn resources(&self, persona: &str, command: &str, kind: Option<&str>) -> Result<Vec<String>, ReaderError> {
+    pub fn resources(
+        &self,
+        persona: &str,
+        command: &str,
+        kind: Option<&str>,
+    ) -> Result<Vec<String>, ReaderError> {
         let (skill, r) = self.resolved(persona, command)?;
         let top = kind.map(|k| format!("{}/", k.trim_end_matches('/')));
         Ok(skill
@@ -212,7 +237,11 @@ impl Dist {
             Some(s) => s,
             None => {
                 let visible = self.all_commands()?;
-                return Err(ReaderError::UnknownSkill { persona: "*".into(), command: command.into(), visible });
+                return Err(ReaderError::UnknownSkill {
+                    persona: "*".into(),
+                    command: command.into(),
+                    visible,
+                });
             }
         };
         let resources = s.get("resources").as_array().unwrap_or_default().iter().filter_map(Json::as_object);

@@ -11,7 +11,8 @@ use crate::error::ReaderError;
 use crate::files::{read_regular, ReadError};
 use crate::format::{node_width, object_path, shard_of, MAX_INDEX_BYTES, MAX_OBJECT_BYTES};
 use crate::index::{
-    check_persona_meta, check_shard, check_shard_skill, check_shard_table, integrity, member, parse_json, read_index,
+    check_persona_meta, check_shard, check_shard_skill, check_shard_table, integrity, member, parse_json,
+    read_index,
 };
 use crate::json::{Json, Object};
 
@@ -218,7 +219,12 @@ impl Dist {
     }
 
     /// Every shard name and object in the table, walking the whole tree.
-    fn shard_names(&self, digest: &str, prefix: &str, out: &mut BTreeMap<String, String>) -> Result<(), ReaderError> {
+    fn shard_names(
+        &self,
+        digest: &str,
+        prefix: &str,
+        out: &mut BTreeMap<String, String>,
+    ) -> Result<(), ReaderError> {
         let node = self.node(digest, prefix)?;
         let node = node.as_object().expect("checked: an object");
         if let Some(shards) = node.get("shards").and_then(Json::as_object) {
@@ -228,7 +234,10 @@ impl Dist {
             return Ok(());
         }
         if prefix.len() >= 7 {
-            return Err(ReaderError::Format(format!("{}: the shard table is deeper than 8 levels", self.path.display())));
+            return Err(ReaderError::Format(format!(
+                "{}: the shard table is deeper than 8 levels",
+                self.path.display()
+            )));
         }
         for (name, child) in member(node, "tables").as_object().expect("checked").iter() {
             self.shard_names(child.as_str().unwrap_or_default(), name, out)?;

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use crate::error::ReaderError;
 use crate::files::{read_regular, ReadError};
-use crate::format::{is_lower_hex, is_sha256, node_width, sha256_hex, shard_of, INDEX, MAX_INDEX_BYTES, VERSION};
+use crate::format::{
+    is_lower_hex, is_sha256, node_width, sha256_hex, shard_of, INDEX, MAX_INDEX_BYTES, VERSION,
+};
 use crate::json::{self, Json, Object};
 
 type Check = Result<(), String>;
@@ -13,7 +15,8 @@ type Check = Result<(), String>;
 pub fn parse_json(data: &[u8], place: &str) -> Result<Json, ReaderError> {
     let text = std::str::from_utf8(data)
         .map_err(|e| ReaderError::Format(format!("{}: not a valid format {} file: {}", place, VERSION, e)))?;
-    json::parse(text).map_err(|e| ReaderError::Format(format!("{}: not a valid format {} file: {}", place, VERSION, e)))
+    json::parse(text)
+        .map_err(|e| ReaderError::Format(format!("{}: not a valid format {} file: {}", place, VERSION, e)))
 }
 
 /// The top-level index of the dist/ at `root`, read and checked.
@@ -111,7 +114,12 @@ fn sha(v: &Json, path: &str) -> Check {
 
 fn relpath(v: &Json, path: &str) -> Check {
     let s = string(v, path)?;
-    if s.is_empty() || s.starts_with('/') || s.contains('\\') || s.contains('\0') || s.split('/').any(|p| p == "..") {
+    if s.is_empty()
+        || s.starts_with('/')
+        || s.contains('\\')
+        || s.contains('\0')
+        || s.split('/').any(|p| p == "..")
+    {
         return fail(path, &format!("unsafe path {:?}", s));
     }
     Ok(())
@@ -191,12 +199,18 @@ fn shard_table_shape(doc: &Json, prefix: &str) -> Check {
     }
     let entries = member(d, kind).as_object().ok_or_else(|| format!("{}: not an object", kind))?;
     if kind == "tables" && prefix.len() >= 7 {
-        return fail("tables", &format!("node {:?} is too deep to hold tables (shard names have at most 8 digits)", prefix));
+        return fail(
+            "tables",
+            &format!("node {:?} is too deep to hold tables (shard names have at most 8 digits)", prefix),
+        );
     }
     let width = node_width(prefix);
     for (key, digest) in entries.iter() {
         if key.len() != width || !key.starts_with(prefix) || !is_lower_hex(key) {
-            return fail(&format!("{}.{}", kind, key), &format!("not a name of {} hex digits starting {:?}", width, prefix));
+            return fail(
+                &format!("{}.{}", kind, key),
+                &format!("not a name of {} hex digits starting {:?}", width, prefix),
+            );
         }
         sha(digest, &format!("{}.{}", kind, key))?;
     }
@@ -208,8 +222,19 @@ pub fn check_persona_meta(doc: &Json, pid: &str, place: &str) -> Result<(), Read
 }
 
 const PERSONA_META_KEYS: [&str; 13] = [
-    "format", "id", "name", "faction", "fallback", "chain", "unrestricted", "allowlist", "budget", "included",
-    "left_out", "shortened", "strategy",
+    "format",
+    "id",
+    "name",
+    "faction",
+    "fallback",
+    "chain",
+    "unrestricted",
+    "allowlist",
+    "budget",
+    "included",
+    "left_out",
+    "shortened",
+    "strategy",
 ];
 
 fn persona_meta_shape(doc: &Json, pid: &str) -> Check {
@@ -258,12 +283,26 @@ fn shard_shape(doc: &Json, name: &str) -> Check {
     Ok(())
 }
 
-pub fn check_shard_skill(entry: &Json, command: &str, personas: &Object, place: &str) -> Result<(), ReaderError> {
+pub fn check_shard_skill(
+    entry: &Json,
+    command: &str,
+    personas: &Object,
+    place: &str,
+) -> Result<(), ReaderError> {
     checked(skill_shape(entry, &format!("skills.{}", command), personas), place)
 }
 
 const SKILL_KEYS: [&str; 11] = [
-    "name", "description", "source", "path", "frontmatter", "body", "resources", "parent", "children", "default",
+    "name",
+    "description",
+    "source",
+    "path",
+    "frontmatter",
+    "body",
+    "resources",
+    "parent",
+    "children",
+    "default",
     "exceptions",
 ];
 const STR_LISTS: [&str; 4] = ["allowed-tools", "knowledge", "requires_bins", "requires_env"];
@@ -275,7 +314,8 @@ fn skill_shape(entry: &Json, path: &str, personas: &Object) -> Check {
     }
     frontmatter(member(s, "frontmatter"), &format!("{}.frontmatter", path))?;
     sha(member(s, "body"), &format!("{}.body", path))?;
-    let resources = member(s, "resources").as_array().ok_or_else(|| format!("{}.resources: not a list", path))?;
+    let resources =
+        member(s, "resources").as_array().ok_or_else(|| format!("{}.resources: not a list", path))?;
     for (i, r) in resources.iter().enumerate() {
         let p = format!("{}.resources.{}", path, i);
         let e = dict(r, &p, &["path", "sha256", "size", "executable"])?;

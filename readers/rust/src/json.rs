@@ -14,7 +14,10 @@ pub enum Json {
     Null,
     Bool(bool),
     /// An integer, as written without a sign or leading zeros (Python reads it exactly).
-    Int { negative: bool, digits: String },
+    Int {
+        negative: bool,
+        digits: String,
+    },
     Float(f64),
     Str(String),
     Array(Vec<Json>),
@@ -297,7 +300,10 @@ impl<'a> Parser<'a> {
         }
         let f: f64 = self.text[start..self.i].parse().map_err(|_| format!("bad number at byte {}", start))?;
         if !f.is_finite() {
-            return Err(format!("number at byte {} is out of range (infinities are not format 2 JSON)", start));
+            return Err(format!(
+                "number at byte {} is out of range (infinities are not format 2 JSON)",
+                start
+            ));
         }
         Ok(Json::Float(f))
     }
@@ -351,7 +357,10 @@ impl<'a> Parser<'a> {
     }
 
     fn hex4(&mut self) -> Result<u32, String> {
-        let hex = self.s.get(self.i..self.i + 4).ok_or_else(|| format!("invalid \\uXXXX escape at byte {}", self.i))?;
+        let hex = self
+            .s
+            .get(self.i..self.i + 4)
+            .ok_or_else(|| format!("invalid \\uXXXX escape at byte {}", self.i))?;
         if !hex.iter().all(u8::is_ascii_hexdigit) {
             return self.fail("invalid \\uXXXX escape");
         }

@@ -31,10 +31,10 @@ mod which;
 
 pub use dist::Dist;
 pub use error::ReaderError;
+pub use fold_table::UNICODE_VERSION;
 pub use format::{escape_delimiter, VERSION};
 pub use prompts::{render_skill, substitute, Args};
-pub use records::{LoadedSkill, PersonaMeta, ResourceMeta, Resolution, SkillInfo, SkillMeta, SubSkill};
-pub use fold_table::UNICODE_VERSION;
+pub use records::{LoadedSkill, PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, SubSkill};
 
 /// Internals exposed for this crate's own differential tests only; not part of the API.
 #[doc(hidden)]

@@ -29,18 +29,29 @@ pub fn materialize(
         files.push((rel, res));
     }
     if files.iter().any(|(rel, _)| rel == "SKILL.md") {
-        return Err(ReaderError::Format(format!("corrupt index: a resource of {:?} is named SKILL.md", command)));
+        return Err(ReaderError::Format(format!(
+            "corrupt index: a resource of {:?} is named SKILL.md",
+            command
+        )));
     }
     let os_err = |e: std::io::Error| ReaderError::Reader(format!("{}: cannot write: {}", root.display(), e));
     if is_occupied(&root).map_err(os_err)? {
-        return Err(ReaderError::Reader(format!("{}: destination exists and is not an empty directory", root.display())));
+        return Err(ReaderError::Reader(format!(
+            "{}: destination exists and is not an empty directory",
+            root.display()
+        )));
     }
     std::fs::create_dir_all(&root).map_err(os_err)?;
-    let skill_dir = root.to_str().ok_or_else(|| ReaderError::Reader(format!("{}: not a UTF-8 path", root.display())))?;
+    let skill_dir =
+        root.to_str().ok_or_else(|| ReaderError::Reader(format!("{}: not a UTF-8 path", root.display())))?;
     let fm = skill.frontmatter();
     let body = dist.text(member(&r, "body").as_str().unwrap_or_default())?;
     let body = substitute(&body, args, &names(fm.get("arguments")), Some(skill_dir));
-    let head = format!("---\nname: {}\ndescription: {}\n---\n\n", json_string(&skill.str("name")), json_string(&skill.str("description")));
+    let head = format!(
+        "---\nname: {}\ndescription: {}\n---\n\n",
+        json_string(&skill.str("name")),
+        json_string(&skill.str("description"))
+    );
     write_new(&root, "SKILL.md", (head + &body).as_bytes(), false).map_err(os_err)?;
     for (rel, res) in files {
         let size = member(res, "size").as_count().unwrap_or(0);

@@ -128,7 +128,7 @@ fn named_positions(names: &[String]) -> Vec<(String, usize)> {
             None => out.push((n.clone(), i)),
         }
     }
-    out.sort_by(|a, b| b.0.len().cmp(&a.0.len())); // stable, as Python's sorted
+    out.sort_by_key(|(name, _)| std::cmp::Reverse(name.len())); // stable, as Python's sorted
     out
 }
 

@@ -32,7 +32,10 @@ pub fn split(text: &str) -> Result<Vec<String>, &'static str> {
 }
 
 /// One token (shlex.read_token): `None` at the end unless quoted.
-fn read_token(chars: &mut std::str::Chars<'_>, mut state: State) -> Result<(Option<String>, bool, State), &'static str> {
+fn read_token(
+    chars: &mut std::str::Chars<'_>,
+    mut state: State,
+) -> Result<(Option<String>, bool, State), &'static str> {
     let mut token = String::new();
     let mut quoted = false;
     let mut escaped_state = State::Space;

@@ -9,11 +9,68 @@ use serde_json::{json, Value};
 use skillc_reader::{substitute, Args};
 
 const PIECES: &[&str] = &[
-    "$0", "$1", "$2", "$name", "$na", "$ARGUMENTS", "$ARGUMENTS[1]", "\\$0", "${CLAUDE_SKILL_DIR}", "a b",
-    "$", "$", "$", "ARGUMENTS", "[", "]", "0", "1", "2", "12", "007", "9999999999", "\\", "\\", "{CLAUDE_SKILL_DIR}",
-    "name", "na", "-", "_", "x", " ", " ", "\t", "\n", "\r", "'", "'", "\"", "\"", "<", "/", "untrusted-data",
-    "UNTRUSTED", "\u{ff1c}", "\u{200b}", "\u{2010}", "\u{df}", "\u{3000}", "\u{a0}", "\u{1c}", "\u{b}", "e\u{301}",
-    "\u{663}", "#", ".", "\u{fb06}", "ﬆ", "\u{1e08f}", "data", "ops/x", "é", "日本",
+    "$0",
+    "$1",
+    "$2",
+    "$name",
+    "$na",
+    "$ARGUMENTS",
+    "$ARGUMENTS[1]",
+    "\\$0",
+    "${CLAUDE_SKILL_DIR}",
+    "a b",
+    "$",
+    "$",
+    "$",
+    "ARGUMENTS",
+    "[",
+    "]",
+    "0",
+    "1",
+    "2",
+    "12",
+    "007",
+    "9999999999",
+    "\\",
+    "\\",
+    "{CLAUDE_SKILL_DIR}",
+    "name",
+    "na",
+    "-",
+    "_",
+    "x",
+    " ",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "'",
+    "'",
+    "\"",
+    "\"",
+    "<",
+    "/",
+    "untrusted-data",
+    "UNTRUSTED",
+    "\u{ff1c}",
+    "\u{200b}",
+    "\u{2010}",
+    "\u{df}",
+    "\u{3000}",
+    "\u{a0}",
+    "\u{1c}",
+    "\u{b}",
+    "e\u{301}",
+    "\u{663}",
+    "#",
+    ".",
+    "\u{fb06}",
+    "ﬆ",
+    "\u{1e08f}",
+    "data",
+    "ops/x",
+    "é",
+    "日本",
 ];
 const NAMES: &[&str] = &["name", "na", "n-a", "ARGUMENTS", "9x", "bad name", "_x", "name", "x"];
 
@@ -58,9 +115,12 @@ fn ours(c: &Value) -> String {
     let args = match &c["args"] {
         Value::Null => None,
         Value::String(s) => Some(Args::Line(s.clone())),
-        list => Some(Args::Words(list.as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect())),
+        list => Some(Args::Words(
+            list.as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect(),
+        )),
     };
-    let names: Vec<String> = c["names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
+    let names: Vec<String> =
+        c["names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
     substitute(c["body"].as_str().unwrap(), args.as_ref(), &names, c["skill_dir"].as_str())
 }
 

@@ -8,16 +8,17 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use skillc_reader::{
-    substitute, Args, Dist, LoadedSkill, PersonaMeta, ReaderError, Resolution, ResourceMeta, SkillInfo, SkillMeta,
-    SubSkill,
+    substitute, Args, Dist, LoadedSkill, PersonaMeta, ReaderError, Resolution, ResourceMeta, SkillInfo,
+    SkillMeta, SubSkill,
 };
 use support::{bytes, copy_tree, suite, tamper, TempDir};
 
 #[test]
 fn every_case_of_the_suite() {
-    let cases: Vec<Value> =
-        serde_json::from_slice(&std::fs::read(suite().join("cases.json")).expect("tests/conformance/cases.json"))
-            .unwrap();
+    let cases: Vec<Value> = serde_json::from_slice(
+        &std::fs::read(suite().join("cases.json")).expect("tests/conformance/cases.json"),
+    )
+    .unwrap();
     let mut failures = Vec::new();
     let mut calls = 0;
     for case in &cases {
@@ -53,7 +54,8 @@ fn run_case(case: &Value, failures: &mut Vec<String>) -> usize {
     for (i, call) in calls.iter().enumerate() {
         let got = outcome(make(&dist, call, &tmp.0));
         if got != call["expect"] {
-            failures.push(format!("{} #{} {}\n  expected {}\n  got      {}", name, i, call, call["expect"], got));
+            failures
+                .push(format!("{} #{} {}\n  expected {}\n  got      {}", name, i, call, call["expect"], got));
         }
     }
     calls.len()
@@ -62,7 +64,9 @@ fn run_case(case: &Value, failures: &mut Vec<String>) -> usize {
 fn outcome(result: Result<Value, ReaderError>) -> Value {
     match result {
         Ok(v) => json!({ "result": v }),
-        Err(ReaderError::UnknownSkill { visible, .. }) => json!({ "error": "UnknownSkill", "visible": visible }),
+        Err(ReaderError::UnknownSkill { visible, .. }) => {
+            json!({ "error": "UnknownSkill", "visible": visible })
+        }
         Err(e) => json!({ "error": e.class_name() }),
     }
 }
@@ -106,7 +110,9 @@ fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
         "persona_meta" => persona_meta(&dist.persona_meta(s(a, "persona"))?),
         "resolution" => resolution(&dist.resolution(s(a, "persona"), s(a, "command"))?),
         "missing_requirements" => missing(dist, a, tmp)?,
-        "substitute" => json!(substitute(s(a, "body"), arguments(a).as_ref(), &words(&a["names"]), opt(a, "skill_dir"))),
+        "substitute" => {
+            json!(substitute(s(a, "body"), arguments(a).as_ref(), &words(&a["names"]), opt(a, "skill_dir")))
+        }
         other => panic!("unknown call {}", other),
     })
 }

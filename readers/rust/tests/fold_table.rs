@@ -41,7 +41,16 @@ fn fold_table_matches_the_spec() {
     assert_eq!(skillc_reader::UNICODE_VERSION, version);
     let mut lines = 0;
     for (first, last, fold) in parse(&table) {
-        let escaped: String = fold.chars().map(|c| if (' '..'\u{7f}').contains(&c) && c != '"' && c != '\\' { c.to_string() } else { format!("\\u{{{:x}}}", c as u32) }).collect();
+        let escaped: String = fold
+            .chars()
+            .map(|c| {
+                if (' '..'\u{7f}').contains(&c) && c != '"' && c != '\\' {
+                    c.to_string()
+                } else {
+                    format!("\\u{{{:x}}}", c as u32)
+                }
+            })
+            .collect();
         let line = format!("    (0x{:04x}, 0x{:04x}, \"{}\"),", first, last, escaped);
         assert!(generated.contains(&line), "{} is not in src/fold_table.rs: run tools/fold_table.py", line);
         lines += 1;
@@ -66,7 +75,10 @@ fn escaping_answers_as_python_does() {
             texts.push(format!("<untrusted{}data <{}", c, c));
         }
     }
-    texts.extend(["<<untrusted-data", "</</untrusted-data>", "\u{ff1c}\u{ff0f}\u{ff35}NTRUSTED-DATA"].map(String::from));
+    texts.extend(
+        ["<<untrusted-data", "</</untrusted-data>", "\u{ff1c}\u{ff0f}\u{ff35}NTRUSTED-DATA"]
+            .map(String::from),
+    );
     let script = r#"
 import json, sys
 from skillc import reader
@@ -82,7 +94,12 @@ json.dump([escape(json.loads(line)) for line in sys.stdin], sys.stdout)
         .filter(|(t, p)| escape_delimiter(t) != p.as_str().unwrap())
         .map(|(t, p)| format!("{:?}: python {:?}, rust {:?}", t, p, escape_delimiter(t)))
         .collect();
-    assert!(differ.is_empty(), "{} texts escape differently:\n{}", differ.len(), differ[..differ.len().min(5)].join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} texts escape differently:\n{}",
+        differ.len(),
+        differ[..differ.len().min(5)].join("\n")
+    );
 }
 
 #[test]
@@ -96,7 +113,8 @@ import json, sys
 sys.stdin.read()
 json.dump([c for c in range(0x110000) if chr(c).isspace()], sys.stdout)
 "#;
-    let theirs: Vec<u64> = python::run(&python, script, std::iter::empty()).iter().map(|v| v.as_u64().unwrap()).collect();
+    let theirs: Vec<u64> =
+        python::run(&python, script, std::iter::empty()).iter().map(|v| v.as_u64().unwrap()).collect();
     let ours: Vec<u64> = (0..0x11_0000u32)
         .filter_map(char::from_u32)
         .filter(|&c| skillc_reader::testing::is_space(c))

@@ -8,11 +8,48 @@ use serde_json::Value;
 use skillc_reader::testing::parse_json;
 
 const LEAVES: &[&str] = &[
-    "1", "-0", "0", "01", "1.5", "1.", ".5", "+1", "1e400", "-1e400", "1e-400", "1E5", "2.0", "-1.25e-3",
-    "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
-    "9007199254740993", "NaN", "Infinity", "-Infinity", "true", "false", "null", "nul", "\"a\"", "\"\\u00e9\"",
-    "\"\\ud800\"", "\"\\ud800\\udc00\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\/\"", "\"\\q\"", "\"\u{1}\"",
-    "\"\\u12\"", "\"\\uD83D\\uDE00\"", "\"\u{7f}\"", "\"\u{e9}\"", "\"\\t\\n\"", "[]", "{}",
+    "1",
+    "-0",
+    "0",
+    "01",
+    "1.5",
+    "1.",
+    ".5",
+    "+1",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "1E5",
+    "2.0",
+    "-1.25e-3",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "9007199254740993",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "true",
+    "false",
+    "null",
+    "nul",
+    "\"a\"",
+    "\"\\u00e9\"",
+    "\"\\ud800\"",
+    "\"\\ud800\\udc00\"",
+    "\"\\udc00\"",
+    "\"\\ud800\\u0041\"",
+    "\"\\/\"",
+    "\"\\q\"",
+    "\"\u{1}\"",
+    "\"\\u12\"",
+    "\"\\uD83D\\uDE00\"",
+    "\"\u{7f}\"",
+    "\"\u{e9}\"",
+    "\"\\t\\n\"",
+    "[]",
+    "{}",
 ];
 const KEYS: &[&str] = &["\"a\"", "\"b\"", "\"\\u0061\"", "\"\"", "1", "\"a\" "];
 const SPACE: &[&str] = &["", "", "", " ", "\n", "\t", "\r", "\u{b}", "\u{a0}", "\u{feff}"];
@@ -69,7 +106,12 @@ fn json_subset_as_python_reads_it() {
     };
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut docs: Vec<String> = (0..6000).map(|_| rng.value(3)).collect();
-    docs.extend([nested(64), nested(65), format!("{{\"a\": {}}}", nested(63)), format!("{{\"a\": {}}}", nested(64))]);
+    docs.extend([
+        nested(64),
+        nested(65),
+        format!("{{\"a\": {}}}", nested(63)),
+        format!("{{\"a\": {}}}", nested(64)),
+    ]);
     docs.extend(["".into(), " ".into(), "1 2".into(), "\u{feff}{}".into(), "{\"a\":1,\"a\":2}".into()]);
     let script = r#"
 import json, sys
@@ -94,5 +136,10 @@ json.dump(out, sys.stdout)
             differ.push(format!("{:?}\n  python {:?}\n  rust   {:?}", doc, theirs, ours));
         }
     }
-    assert!(differ.is_empty(), "{} documents read differently:\n{}", differ.len(), differ[..differ.len().min(5)].join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} documents read differently:\n{}",
+        differ.len(),
+        differ[..differ.len().min(5)].join("\n")
+    );
 }

@@ -24,7 +24,8 @@ fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
                 todo.push(path);
                 continue;
             }
-            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).replace(root.to_str().unwrap(), "<DEST>");
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap())
+                .replace(root.to_str().unwrap(), "<DEST>");
             let rel = path.strip_prefix(root).unwrap().to_str().unwrap().to_string();
             out.insert(rel, (text.into_bytes(), meta.permissions().mode() & 0o777));
         }
@@ -72,7 +73,12 @@ json.dump(out, sys.stdout)
         let dist = Dist::open(c["dist"].as_str().unwrap()).unwrap();
         let args = c["args"].as_str().map(Args::from);
         let rs = Path::new(c["rs"].as_str().unwrap());
-        let ours = match dist.materialize(c["persona"].as_str().unwrap(), c["command"].as_str().unwrap(), rs, args.as_ref()) {
+        let ours = match dist.materialize(
+            c["persona"].as_str().unwrap(),
+            c["command"].as_str().unwrap(),
+            rs,
+            args.as_ref(),
+        ) {
             Ok(_) => "ok".to_string(),
             Err(e) => e.class_name().to_string(),
         };

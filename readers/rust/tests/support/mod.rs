@@ -85,7 +85,12 @@ pub fn tamper(root: &Path, op: &Value) {
             f.write_all(&base64_decode(op["base64"].as_str().unwrap())).unwrap();
         }
         "truncate" => {
-            fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(op["size"].as_u64().unwrap()).unwrap();
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(op["size"].as_u64().unwrap())
+                .unwrap();
         }
         "delete" => remove_any(&path),
         "fifo" => {
