@@ -51,14 +51,25 @@ def _too_deep(value: Any) -> bool:
     """Whether arrays and objects nest more than MAX_DEPTH levels (the value itself is level 1).
 
     The whole document is refused, not the entry holding the depth: a parser with a lower limit
-    than Python's refuses the whole document too, and every reader must agree on which calls fail."""
-    todo: list[tuple[Any, int]] = [(value, MAX_DEPTH)] if isinstance(value, dict | list) else []
-    while todo:
-        item, left = todo.pop()
+    than Python's refuses the whole document too, and every reader must agree on which calls fail.
+    Level by level, with `type() is`: a third of the cost of parsing a shard, where a stack of
+    (value, depth) pairs cost more than the parse."""
+    level, left = [value], MAX_DEPTH + 1
+    while level:
+        left -= 1
         if not left:
             return True
-        children = item.values() if isinstance(item, dict) else item
-        todo.extend((v, left - 1) for v in children if isinstance(v, dict | list))
+        below = []
+        for item in level:
+            kind = type(item)
+            if kind is dict:
+                item = item.values()
+            elif kind is not list:
+                continue
+            for v in item:
+                if type(v) is dict or type(v) is list:
+                    below.append(v)
+        level = below
     return False
 
 

@@ -120,10 +120,6 @@ def _missing(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
         return dist.missing_requirements(a["persona"], a["command"], env=env)
 
 
-def _load_args(a: Mapping[str, Any]) -> Any:
-    return a.get("args")
-
-
 CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "build_hash": lambda d, a, t: d.build_hash,
     "personas": lambda d, a, t: d.personas(),
@@ -131,8 +127,8 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "skills": lambda d, a, t: d.skills(a["persona"]),
     "commands": lambda d, a, t: d.commands(a["persona"]),
     "all_commands": lambda d, a, t: d.all_commands(),
-    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=_load_args(a)),
-    "render": lambda d, a, t: d.load(a["persona"], a["command"], args=_load_args(a)).render(),
+    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")),
+    "render": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")).render(),
     "resources": lambda d, a, t: d.resources(a["persona"], a["command"], kind=a.get("kind")),
     "resource": lambda d, a, t: d.resource(a["persona"], a["command"], a["path"]),
     "read_object": lambda d, a, t: d.read_object(a["digest"]),
@@ -159,17 +155,16 @@ def run_case(case: Mapping[str, Any], tmp: Path, builds: Path = BUILDS) -> list[
     root = copy_build(case["build"], tmp / "dist", builds)
     for op in case.get("tamper", []):
         apply(root, op)
-    calls = case["calls"]
     try:
         dist = reader.open(root)
     except reader.ReaderError as exc:  # such a case has one call, `open`
         return [error_json(exc)]
     for op in case.get("tamper_after_open", []):
         apply(root, op)
-    out: list[dict[str, Any]] = []
-    for c in calls:
-        if c["call"] == "open":
-            out.append({"result": None})
-            continue
-        out.append(outcome(lambda c=c: CALLS[c["call"]](dist, c.get("args", {}), tmp)))
-    return out
+    return [_call(dist, c, tmp) for c in case["calls"]]
+
+
+def _call(dist: reader.Dist, c: Mapping[str, Any], tmp: Path) -> dict[str, Any]:
+    if c["call"] == "open":  # opened above
+        return {"result": None}
+    return outcome(lambda: CALLS[c["call"]](dist, c.get("args", {}), tmp))

@@ -113,7 +113,7 @@ def _case(
 
 
 def _tampered(
-    builds: Path, name: str, build: str, damage: Callable[[Scratch], None], calls: list[Call]
+    builds: Path, name: str, build: str, damage: Callable[[Scratch], object], calls: list[Call]
 ) -> dict[str, Any]:
     s = Scratch(builds / build)
     try:
@@ -243,7 +243,7 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         call("load", persona="tiny", command="notes"),
     ]
     metas += [call("persona_meta", persona="paria")]
-    damage: dict[str, tuple[Callable[[Scratch], None], list[Call]]] = {
+    damage: dict[str, tuple[Callable[[Scratch], object], list[Call]]] = {
         "index-format-1": (lambda s: s.set_index(_sub('"format": 2', '"format": 1')), OPEN),
         "index-format-3": (lambda s: s.set_index(_sub('"format": 2', '"format": 3')), OPEN),
         "index-format-string": (lambda s: s.set_index(_sub('"format": 2', '"format": "2"')), OPEN),
