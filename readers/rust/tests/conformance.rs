@@ -1,10 +1,12 @@
 //! The conformance suite (tests/conformance/cases.json): every case, every call, compared
 //! exactly with what the Python reader answers.
 
+mod python;
 mod support;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::{json, Value};
 use skillc_reader::{
@@ -15,25 +17,47 @@ use support::{bytes, copy_tree, suite, tamper, TempDir};
 
 #[test]
 fn every_case_of_the_suite() {
-    let cases: Vec<Value> = serde_json::from_slice(
-        &std::fs::read(suite().join("cases.json")).expect("tests/conformance/cases.json"),
-    )
-    .unwrap();
+    // SKILLC_CONFORMANCE_DIR: another suite of the same shape (tools/random_suite.py writes one)
+    let dir = std::env::var_os("SKILLC_CONFORMANCE_DIR").map_or_else(suite, PathBuf::from);
+    run_suite(&dir);
+}
+
+/// Builds not in the repository: random trees, compiled and answered by the Python side.
+#[test]
+fn random_builds_answer_as_python_does() {
+    let python = match python::find() {
+        Some(p) => p,
+        None => return eprintln!("skipped: no Python with skillc.reader (set SKILLC_PYTHON)"),
+    };
+    let tmp = TempDir::new("random-suite");
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/random_suite.py");
+    for seed in ["18", "19"] {
+        let out = tmp.0.join(seed);
+        let status =
+            Command::new(&python).args([tool, out.to_str().unwrap(), "--seed", seed]).status().unwrap();
+        assert!(status.success(), "tools/random_suite.py failed");
+        run_suite(&out);
+    }
+}
+
+fn run_suite(dir: &Path) {
+    let cases: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(dir.join("cases.json")).expect("cases.json")).unwrap();
     let mut failures = Vec::new();
     let mut calls = 0;
     for case in &cases {
-        calls += run_case(case, &mut failures);
+        calls += run_case(case, &dir.join("builds"), &mut failures);
     }
     assert!(failures.is_empty(), "{} of {} calls differ:\n{}", failures.len(), calls, failures.join("\n\n"));
-    eprintln!("conformance: {} cases, {} calls, all as the Python reader answers", cases.len(), calls);
+    eprintln!("{}: {} cases, {} calls, all as the Python reader answers", dir.display(), cases.len(), calls);
 }
 
 /// Run one case; the number of calls made.
-fn run_case(case: &Value, failures: &mut Vec<String>) -> usize {
+fn run_case(case: &Value, builds: &Path, failures: &mut Vec<String>) -> usize {
     let name = case["name"].as_str().unwrap();
     let tmp = TempDir::new("case");
     let root = tmp.0.join("dist");
-    copy_tree(&suite().join("builds").join(case["build"].as_str().unwrap()), &root);
+    copy_tree(&builds.join(case["build"].as_str().unwrap()), &root);
     for op in case["tamper"].as_array().unwrap() {
         tamper(&root, op);
     }

@@ -18,7 +18,11 @@ TARGET = CRATE / "src" / "fold_table.rs"
 
 
 def _rust_str(cps: list[int]) -> str:
-    return '"' + "".join(chr(c) if 0x20 <= c < 0x7F and chr(c) not in '"\\' else f"\\u{{{c:x}}}" for c in cps) + '"'
+    return (
+        '"'
+        + "".join(chr(c) if 0x20 <= c < 0x7F and chr(c) not in '"\\' else f"\\u{{{c:x}}}" for c in cps)
+        + '"'
+    )
 
 
 def generate() -> str:
