@@ -182,11 +182,6 @@ impl Dist {
         command: &str,
         env: Option<&HashMap<String, String>>,
     ) -> Result<Vec<String>, ReaderError> {
-        let (skill, r) = self.resolved(persona, command)?;
-        if member(&r, "access").as_str() == Some("stub") {
-            return Ok(Vec::new());
-        }
-        let fm = skill.frontmatter();
         let process: HashMap<String, String>;
         let env = match env {
             Some(env) => env,
@@ -198,9 +193,26 @@ impl Dist {
             }
         };
         let path = env.get("PATH").map_or("", String::as_str);
+        self.missing_requirements_with(persona, command, env, &|b| crate::which::which(b, path).is_some())
+    }
+
+    /// `missing_requirements` with the program search replaced by `found` (Python's `which`
+    /// argument): for tests, or an application that knows its programs otherwise.
+    pub fn missing_requirements_with(
+        &self,
+        persona: &str,
+        command: &str,
+        env: &HashMap<String, String>,
+        found: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<String>, ReaderError> {
+        let (skill, r) = self.resolved(persona, command)?;
+        if member(&r, "access").as_str() == Some("stub") {
+            return Ok(Vec::new());
+        }
+        let fm = skill.frontmatter();
         let mut missing: Vec<String> = texts(fm.get("requires_bins"))
             .into_iter()
-            .filter(|b| crate::which::which(b, path).is_none())
+            .filter(|b| !found(b))
             .map(|b| format!("bin:{}", b))
             .collect();
         missing.extend(

@@ -74,6 +74,12 @@ impl Skill {
     }
 }
 
+impl std::fmt::Debug for Dist {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dist").field("path", &self.path).field("build_hash", &self.build_hash()).finish()
+    }
+}
+
 impl Dist {
     /// Open a dist/ directory: reads and validates its top-level index (`Format` if unusable).
     /// The path is made absolute here, once: a later change of the working directory changes

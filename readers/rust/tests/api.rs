@@ -62,3 +62,13 @@ fn errors_say_what_failed() {
     assert!(boxed.to_string().contains("deploy"));
     assert_eq!(Dist::open(suite()).err().map(|e| e.class_name()), Some("FormatError"));
 }
+
+#[test]
+fn the_program_search_can_be_replaced() {
+    let dist = Dist::open(suite().join("builds/main")).unwrap();
+    let env: std::collections::HashMap<String, String> =
+        [("KUBECONFIG".to_string(), "/k".to_string())].into_iter().collect();
+    let missing = dist.missing_requirements_with("tiny", "deploy", &env, &|b| b == "docker").unwrap();
+    assert_eq!(missing, ["bin:kubectl", "env:DEPLOY_TOKEN"]);
+    assert!(format!("{:?}", dist).contains(&dist.build_hash()));
+}
