@@ -337,7 +337,29 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         "table-bad-name": (lambda s: _table(s, _bad_shard_name), pairs),
     }
     out = [_tampered(builds, name, "main", d, calls) for name, (d, calls) in damage.items()]
+    out += [_two_faults(builds, first) for first in (True, False)]
     return [*out, _rebuilt(builds)]
+
+
+def _two_faults(builds: Path, before: bool) -> dict[str, Any]:
+    """deploy's entry malformed and another shard missing, before or after deploy's in name order:
+    a call that lists every skill meets the faults in a fixed order (docs/format.md §5.2)."""
+    s = Scratch(builds / "main")
+    try:
+        _, mine, _ = s.shard_of("deploy")
+        shards = json.loads(s.read(obj(s.index()["shards"])))["shards"]
+        others = sorted(n for n in shards if (n < mine) == before and n != mine)
+        victim = others[0] if before else others[-1]
+        _bad_neighbour(s)
+        s.ops.append({"op": "delete", "path": obj(shards[victim])})
+        calls = [
+            call("skills", persona="tiny"),
+            call("all_commands"),
+            call("load", persona="tiny", command="nope"),
+        ]
+        return _case(f"two-faults-{'before' if before else 'after'}", "main", s.ops, calls)
+    finally:
+        s.close()
 
 
 def _entry(command: str, change: Callable[[dict[str, Any]], None]) -> Callable[[str], str]:
