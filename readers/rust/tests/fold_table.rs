@@ -81,10 +81,7 @@ fn escaping_answers_as_python_does() {
     );
     let script = r#"
 import json, sys
-from skillc import reader
-escape = getattr(reader, "escape_delimiter", None)
-if escape is None:
-    from skillc.reader.format import escape_delimiter as escape
+from skillc.format.escape import escape_delimiter as escape
 json.dump([escape(json.loads(line)) for line in sys.stdin], sys.stdout)
 "#;
     let theirs = python::run(&python, script, texts.iter().map(|t| Value::from(t.as_str())));

@@ -116,9 +116,7 @@ fn json_subset_as_python_reads_it() {
     let script = r#"
 import json, sys
 from skillc import reader
-parse = getattr(reader, "parse_json", None)
-if parse is None:
-    from skillc.reader.index import parse_json as parse
+from skillc.format.jsonio import parse_json as parse
 out = []
 for line in sys.stdin:
     try:
