@@ -122,6 +122,8 @@ def _is_mapping_block(block: str) -> bool:
     """Where frontmatter is optional (redirect bodies), a leading `---` block is frontmatter only
     when it composes as a YAML mapping; anything else (prose, a heading, a list) is the body's
     own text after a Markdown horizontal rule."""
+    if too_deep(block) is not None:
+        return True  # composing it could overflow the C stack; load_yaml reports the depth
     try:
         loader = _Loader(block)
     except yaml.YAMLError:
@@ -141,12 +143,37 @@ def _clean_body(body: str) -> str:
     return stripped + "\n" if stripped else ""
 
 
+def too_deep(text: str) -> tuple[int, int] | None:
+    """The 0-based (line, column) where collections nest deeper than MAX_DEPTH, else None.
+
+    Composing a node graph recurses once per level, in C under libyaml: about 50,000 nested `[`
+    (or `- `, `? `, `{a: `) overflow the C stack and kill the process before _check_graph could
+    look. The event parser is a state machine with a heap stack, so counting its collection
+    events is safe at any depth; a syntax error stops the count and is left to the real load."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH + 1:
+                    return event.start_mark.line, event.start_mark.column
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except (yaml.YAMLError, ValueError):
+        return None
+    return None
+
+
 def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tuple[Diagnostic, ...]]:
     """Safe-load one YAML document; return (data, positions, diagnostics).
 
     positions maps ("v", *keypath) to the value's (line, col) and
     ("k", *keypath) to the key's, both 1-based in the file.
     """
+    deep = too_deep(text)
+    if deep is not None:
+        line, col = deep[0] + 1 + line_offset, deep[1] + 1
+        return None, {}, (dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col),)
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:  # the pure-Python reader checks characters up front
