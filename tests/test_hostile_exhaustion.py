@@ -46,3 +46,24 @@ def test_deep_nesting_is_a_diagnostic_not_a_crash(tmp_path: Path, deep: str, whe
     done = _build(cfg)
     assert done.returncode == 1, done.stderr[-2000:]
     assert "nesting deeper than 32 levels" in done.stdout + done.stderr
+
+
+def test_a_shard_over_the_readers_bound_is_refused_naming_its_skills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import run
+
+    from skillc import reader
+    from skillc.format import layout
+
+    monkeypatch.setattr(layout, "MAX_INDEX_BYTES", 4096)
+    big = "x" * 5000
+    cfg = project(tmp_path, {"src/big/SKILL.md": skill_md("big", metadata=f"\n  note: {big}")})
+    code, out = run("--config", str(cfg), "build")
+    assert code == 1
+    assert "SKC720" in out and "src/big/SKILL.md" in out and "big (" in out
+    assert not (tmp_path / "dist").exists()
+    # Below the bound, the same build is written and its reader serves it.
+    monkeypatch.setattr(layout, "MAX_INDEX_BYTES", 16 << 20)
+    assert run("--config", str(cfg), "build")[0] == 0
+    assert reader.open(tmp_path / "dist").skill_meta("big").name == "big"

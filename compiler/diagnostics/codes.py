@@ -71,6 +71,7 @@ class Code(StrEnum):
     SCHEMA_BUG = "SKC702"
     CANNOT_WRITE = "SKC703"
     OUTPUT_NOT_OURS = "SKC704"
+    DOCUMENT_TOO_LARGE = "SKC720"
 
 
 DESCRIPTIONS: dict[Code, str] = {
@@ -128,4 +129,5 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.SCHEMA_BUG: "what the build would write breaks the artifact schemas (a skillc bug)",
     Code.CANNOT_WRITE: "cannot write the output directory",
     Code.OUTPUT_NOT_OURS: "output directory was not written by skillc: refusing to replace it",
+    Code.DOCUMENT_TOO_LARGE: "a file of the build would be larger than the reader accepts: nothing is written",
 }
