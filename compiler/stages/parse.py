@@ -173,7 +173,11 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
     deep = too_deep(text)
     if deep is not None:
         line, col = deep[0] + 1 + line_offset, deep[1] + 1
-        return None, {}, (dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col),)
+        return (
+            None,
+            {},
+            (dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col),),
+        )
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:  # the pure-Python reader checks characters up front
