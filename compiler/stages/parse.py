@@ -155,8 +155,9 @@ def too_deep(text: str) -> tuple[int, int] | None:
         for event in yaml.parse(text, Loader=_Loader):
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
+                mark = event.start_mark
                 if depth > MAX_DEPTH + 1:
-                    return event.start_mark.line, event.start_mark.column
+                    return (mark.line, mark.column) if mark else (0, 0)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except (yaml.YAMLError, ValueError):
