@@ -12,6 +12,7 @@ An application that wants one file instead gets it from `skillc vendor-reader` (
 from __future__ import annotations
 
 from ..format.errors import (
+    ArgumentType,
     DistRebuilt,
     FormatError,
     IntegrityError,
@@ -25,6 +26,7 @@ from .prompts import LoadedSkill, SubSkill, render_skill, substitute
 from .record import FrozenRecordError
 
 __all__ = [
+    "ArgumentType",
     "Dist",
     "DistRebuilt",
     "FormatError",
