@@ -75,7 +75,7 @@ def _words(args: object) -> list[str]:
     bad = f"args must be a str or a sequence of str, not {type(args).__name__}"
     if isinstance(args, (bytes, bytearray, memoryview)) or not hasattr(args, "__iter__"):
         raise ArgumentType(bad)
-    parts = list(args)  # type: ignore[call-overload]
+    parts = list(args)
     for item in parts:
         if not isinstance(item, str):
             raise ArgumentType(f"{bad} (an item is {type(item).__name__})")
