@@ -45,6 +45,7 @@ class Code(StrEnum):
     LOWERCASE_SKILL_MD = "SKC312"
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
+    CONFUSABLE = "SKC320"
     # personas (4xx)
     MANIFEST_INVALID = "SKC401"
     UNKNOWN_FALLBACK = "SKC402"
@@ -58,6 +59,7 @@ class Code(StrEnum):
     PERSONA_NO_MANIFEST = "SKC410"
     EXCLUSIVE_TO_UNKNOWN = "SKC411"
     BUDGET_UNKNOWN_PERSONA = "SKC412"
+    REDIRECT_FRONTMATTER = "SKC420"
     # overlay content lint (5xx)
     OVERLAY_TOOLS = "SKC501"
     OVERLAY_OVERRIDE = "SKC502"
@@ -107,6 +109,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.LOWERCASE_SKILL_MD: "lowercase skill.md accepted",
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
+    Code.CONFUSABLE: "two commands look alike (Latin, Cyrillic or Greek look-alike letters)",
     Code.MANIFEST_INVALID: "persona manifest invalid",
     Code.UNKNOWN_FALLBACK: "unknown fallback persona",
     Code.FALLBACK_CYCLE: "fallback cycle",
@@ -119,6 +122,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.PERSONA_NO_MANIFEST: "persona directory without manifest.yaml",
     Code.EXCLUSIVE_TO_UNKNOWN: "persona_exclusive names an unknown persona",
     Code.BUDGET_UNKNOWN_PERSONA: "a budget is configured for an unknown persona",
+    Code.REDIRECT_FRONTMATTER: "a redirect body opens with a '---' block, which is left out of the body",
     Code.OVERLAY_TOOLS: "overlay contains tool invocation instructions",
     Code.OVERLAY_OVERRIDE: "overlay attempts a system prompt override",
     Code.OVERLAY_DELIMITER: "overlay tries to close the untrusted-data delimiter",

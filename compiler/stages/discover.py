@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .. import diagnostics as dg
 from .. import fs
+from ..confusables import skeleton
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (
@@ -73,6 +74,7 @@ def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.ls
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
     diags.extend(_collisions(skills))
+    diags.extend(_lookalikes(skills))
     personas, exclusives = _personas(config, (listdir, lstat), diags, inputs)
     return Discovery(
         skills=skills,
@@ -504,6 +506,31 @@ def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
                 )
             first.setdefault(k, skill)
     return diags
+
+
+def _lookalikes(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
+    """Two commands that look the same (a Cyrillic `а` for a Latin `a`): a user typing one may get
+    the other, so the second is reported. Case and sanitised-id twins are _collisions' errors."""
+    diags: list[Diagnostic] = []
+    first: dict[str, SkillSource] = {}
+    for skill in skills:
+        key = skeleton(skill.command)
+        twin = first.setdefault(key, skill)
+        if twin.command != skill.command and twin.command.casefold() != skill.command.casefold():
+            diags.append(
+                dg.warning(
+                    skill.skill_md.rel,
+                    Code.CONFUSABLE,
+                    f"command {printable_name(skill.command)} looks like {printable_name(twin.command)} "
+                    f"({twin.skill_md.rel}): they differ only in look-alike characters",
+                )
+            )
+    return diags
+
+
+def printable_name(command: str) -> str:
+    """A command as a reviewer can tell it apart: its non-ASCII characters named by code point."""
+    return "'" + "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in command) + "'"
 
 
 def _personas(

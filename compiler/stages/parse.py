@@ -8,7 +8,6 @@ billion-laughs document or a `!!python/object` tag never gets to run.
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 import re
 from typing import Any
@@ -192,7 +191,8 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         if any(d.code != Code.CONTROL_CHARACTER for d in problems):
             return None, pos, problems
         # Control characters are errors, but the data is sound: later checks (paths) still report theirs.
-        return _jsonable(loader.construct_document(node)), pos, problems
+        _timestamps_as_text(loader, node)
+        return loader.construct_document(node), pos, problems
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1 + line_offset, mark.column + 1) if mark else (1 + line_offset, 1)
@@ -334,12 +334,17 @@ def _check_mapping(
     return problems
 
 
-def _jsonable(value: Any) -> Any:
-    """Timestamps become ISO strings so the data is plain JSON for the schema."""
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    return value
+def _timestamps_as_text(loader: Any, root: yaml.Node) -> None:
+    """A timestamp keeps the text written: the harnesses read frontmatter as strings, and a date
+    turned into a datetime and back is reformatted (`2001-12-14t21:59:43.10-05:00` would become
+    `2001-12-14T21:59:43.100000-05:00`). _check_values has already refused invalid ones."""
+    stack = [root]
+    while stack:  # a tree of bounded depth: _check_graph passed
+        node = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif node.tag == _STD + "timestamp":
+            node.tag = _STD + "str"
+            loader.constructed_objects.pop(node, None)  # _check_values built it as a datetime

@@ -208,11 +208,24 @@ def exclusives(
                 continue
             doc = parse_document(file, frontmatter="optional")
             diags.extend(doc.diagnostics)
+            if doc.body_line > 1:
+                diags.append(_dropped_block(file.rel, doc.body_line))
             if doc.data is not None:
                 bodies[(ex.persona, command)] = (file.rel, doc.body)
     for skill in skills.values():
         _check_exclusive(skill, personas, bodies, diags)
     return dict(sorted(bodies.items()))
+
+
+def _dropped_block(rel: str, body_line: int) -> Diagnostic:
+    """A redirect body's leading `---` block is read as frontmatter and left out: nothing reads its
+    fields, so an author who meant it as text (a rule, then `key: value` lines) would lose it silently."""
+    return dg.warning(
+        rel,
+        Code.REDIRECT_FRONTMATTER,
+        f"lines 1-{body_line - 1} are a '---' block read as frontmatter and left out of the body "
+        "(a redirect body has no fields); delete them, or start the file with a blank line to keep them",
+    )
 
 
 def _check_exclusive(
