@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -57,12 +58,26 @@ def options(
     return Options(strict, skip_invalid, verbose, ignore, progress)
 
 
+def working_directory() -> Path:
+    """The current directory, or a UsageError when it was removed (a build run from inside the
+    output replaced it: the shell still stands in the old one)."""
+    try:
+        return Path(os.getcwd())
+    except FileNotFoundError:
+        raise UsageError(
+            "the current directory no longer exists (a build replaces its output directory, and the "
+            "shell still stands in the old one); cd into the project again, or pass an absolute --config"
+        ) from None
+
+
 def find_config(config_path: Path | None) -> Path:
     """The config named after the subcommand, else before it, else the nearest skillc.yaml upwards."""
     named = config_path or click.get_current_context().find_root().obj
     if named is not None:
-        return Path(named)
-    found = init_mod.find_config(Path.cwd())
+        # Absolute now: a build swaps its output, and a build run from inside the output leaves
+        # the process in a removed directory, where a relative path no longer names anything.
+        return Path(named) if Path(named).is_absolute() else working_directory() / named
+    found = init_mod.find_config(working_directory())
     if found is None:
         raise UsageError(
             "no skillc.yaml in this directory or its parents (up to the repository root); "

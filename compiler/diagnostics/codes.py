@@ -46,6 +46,9 @@ class Code(StrEnum):
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
     CONFUSABLE = "SKC320"
+    NESTED_DIRECTORY = "SKC321"
+    SYMLINK_RESERVED = "SKC322"
+    EXCLUDES_SKILL_MD = "SKC323"
     # personas (4xx)
     MANIFEST_INVALID = "SKC401"
     UNKNOWN_FALLBACK = "SKC402"
@@ -110,6 +113,9 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
     Code.CONFUSABLE: "two commands look alike (Latin, Cyrillic or Greek look-alike letters)",
+    Code.NESTED_DIRECTORY: "a source or the personas directory is inside a source: left out of its walk",
+    Code.SYMLINK_RESERVED: "symlink resolves into version-control metadata, the output or the build cache",
+    Code.EXCLUDES_SKILL_MD: "resources.exclude matches SKILL.md, which is never excluded",
     Code.MANIFEST_INVALID: "persona manifest invalid",
     Code.UNKNOWN_FALLBACK: "unknown fallback persona",
     Code.FALLBACK_CYCLE: "fallback cycle",

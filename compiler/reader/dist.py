@@ -130,7 +130,12 @@ class Dist:
     def __init__(self, path: str | os.PathLike[str]):
         if not isinstance(path, (str, os.PathLike)):
             raise ArgumentType(f"path must be a str or os.PathLike, not {type(path).__name__}")
-        self.path = os.path.abspath(os.fspath(path))  # resolved once: a later chdir() changes nothing
+        try:
+            self.path = os.path.abspath(os.fspath(path))
+        except OSError as exc:  # a relative path, and the current directory was removed
+            raise FormatError(
+                f"{os.fspath(path)!r}: cannot resolve: {exc.strerror or exc}"
+            ) from None  # resolved once: a later chdir() changes nothing
         self.index: IndexDoc = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
