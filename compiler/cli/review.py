@@ -75,9 +75,9 @@ def _diff_inputs(
         tree = scratch / f"tree{i}"
         tree.mkdir()
         if ref is None:
-            gitrefs.copy_worktree(root, tree)
+            gitrefs.copy_worktree(root, tree, config_rel)
         else:
-            gitrefs.checkout(root, gitrefs.resolve_ref(root, ref), tree)
+            gitrefs.checkout(root, gitrefs.resolve_ref(root, ref), tree, config_rel)
         outputs.append(gitrefs.build_tree(tree, config_rel))
     return outputs[0], outputs[1]
 
