@@ -122,6 +122,8 @@ def _export(repo: Path, commit: str, paths: list[str], dest: Path, prefix: str) 
     if listed.returncode != 0:
         raise RefError(f"git ls-tree {commit[:12]} failed: {listed.stderr.decode(errors='replace').strip()}")
     blobs: list[tuple[str, str, str]] = []  # (mode, object, path)
+    for rel, obj in _gitlinks_above(repo, commit, paths):
+        _submodule(repo, obj, rel, paths, dest, prefix)
     for record in listed.stdout.split(b"\0"):
         if not record:
             continue
@@ -133,6 +135,22 @@ def _export(repo: Path, commit: str, paths: list[str], dest: Path, prefix: str) 
         elif kind == "blob":
             blobs.append((mode, obj, rel))
     _write_blobs(repo, blobs, dest / prefix if prefix else dest)
+
+
+def _gitlinks_above(repo: Path, commit: str, paths: list[str]) -> list[tuple[str, str]]:
+    """(path, commit) of each submodule that holds a needed path (`vendor/sub` for a source
+    `vendor/sub/skills`): a pathspec below a submodule matches nothing in the outer tree."""
+    found: dict[str, str] = {}
+    for path in paths:
+        parts = path.split("/")
+        for cut in range(1, len(parts)):
+            above = "/".join(parts[:cut])
+            entry = _git(repo, "ls-tree", "-z", "--full-tree", commit, "--", above).stdout.split(b"\0")[0]
+            meta, _, name = entry.partition(b"\t")
+            if meta.split()[1:2] == [b"commit"] and os.fsdecode(name) == above:
+                found[above] = meta.split()[2].decode()
+                break
+    return sorted(found.items())
 
 
 def _submodule(repo: Path, commit: str, rel: str, paths: list[str], dest: Path, prefix: str) -> None:
@@ -213,6 +231,12 @@ def _copy_listed(repo: Path, dest: Path, paths: list[str], prefix: str) -> None:
     """Files git lists under `paths` (tracked, and untracked but not ignored), copied one by one."""
     if not paths:
         return
+    for path in paths:
+        _make_dir_if_dir(repo / path, dest / prefix / path)
+        checkout = _checkout_above(repo, path)
+        if checkout is not None:  # the path lies in a submodule: git lists it from there
+            inner = path[len(checkout) + 1 :]
+            _copy_listed(repo / checkout, dest, [inner], f"{prefix}{checkout}/")
     listed = _git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *paths)
     if listed.returncode != 0:
         raise RefError(f"git ls-files failed: {listed.stderr.decode(errors='replace').strip()}")
@@ -223,6 +247,23 @@ def _copy_listed(repo: Path, dest: Path, paths: list[str], prefix: str) -> None:
             _copy_listed(src, dest, inner, f"{prefix}{rel}/")
         else:
             _copy_one(src, _inside(dest, prefix + rel) if prefix else _inside(dest, rel))
+
+
+def _checkout_above(repo: Path, path: str) -> str | None:
+    """The submodule checkout (a directory holding `.git`) that holds `path`, below repo."""
+    parts = path.split("/")
+    for cut in range(1, len(parts)):
+        above = "/".join(parts[:cut])
+        if (repo / above / ".git").exists() and not (repo / above).is_symlink():
+            return above
+    return None
+
+
+def _make_dir_if_dir(src: Path, target: Path) -> None:
+    """A configured directory that exists but holds no file git lists (an empty personas folder):
+    created, so the build of the copy sees what the build of the working tree sees."""
+    if src.is_dir() and not src.is_symlink():
+        target.mkdir(parents=True, exist_ok=True)
 
 
 def _copy_one(src: Path, target: Path) -> None:
