@@ -235,8 +235,7 @@ def _copy_listed(repo: Path, dest: Path, paths: list[str], prefix: str) -> None:
         _make_dir_if_dir(repo / path, dest / prefix / path)
         checkout = _checkout_above(repo, path)
         if checkout is not None:  # the path lies in a submodule: git lists it from there
-            inner = path[len(checkout) + 1 :]
-            _copy_listed(repo / checkout, dest, [inner], f"{prefix}{checkout}/")
+            _copy_listed(repo / checkout, dest, [path[len(checkout) + 1 :]], f"{prefix}{checkout}/")
     listed = _git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *paths)
     if listed.returncode != 0:
         raise RefError(f"git ls-files failed: {listed.stderr.decode(errors='replace').strip()}")
@@ -246,7 +245,7 @@ def _copy_listed(repo: Path, dest: Path, paths: list[str], prefix: str) -> None:
             inner = [p[len(rel) + 1 :] for p in paths if p.startswith(rel + "/")] or ["."]
             _copy_listed(src, dest, inner, f"{prefix}{rel}/")
         else:
-            _copy_one(src, _inside(dest, prefix + rel) if prefix else _inside(dest, rel))
+            _copy_one(src, _inside(dest, prefix + rel))
 
 
 def _checkout_above(repo: Path, path: str) -> str | None:
