@@ -360,16 +360,17 @@ class Dist:
     ) -> list[str]:
         """sven's availability guards, checked on this machine: ['bin:docker', 'env:TOKEN'].
 
-        `which` defaults to shutil.which.
+        A variable is missing when unset or empty in `env` (default: the process environment);
+        a program when no directory of env's PATH holds it (`which` replaces that search). A
+        stub persona gets [] (the stub needs nothing).
         """
-        skill, _ = self._resolved(persona, command)
+        skill, r = self._resolved(persona, command)
+        if r["access"] == "stub":
+            return []
         fm = skill["frontmatter"]
         env = os.environ if env is None else env
-        if which is None:
-            import shutil  # here, not at the top: a cold catalog() does not need it
-
-            which = shutil.which
-        missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if which(b) is None]
+        found = which or (lambda name: _which(name, env.get("PATH", "")))
+        missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if found(b) is None]
         return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
 
     def materialize(
@@ -460,6 +461,28 @@ class Dist:
         _, r = self._resolved(persona, command)
         in_catalog = command in self._meta(persona)["included"]
         return Resolution(r["access"], r["via"], r["overlay"], r["model"], r["user"], in_catalog, r["body"])
+
+
+def _which(name: str, path: str) -> str | None:
+    """The program `name` in a directory of `path` (":"-separated; empty and relative entries
+    skipped): a regular file, symlinks followed, that this process may execute. A name holding
+    "/" or NUL, or "." or "..", is never found. Unlike shutil.which, the PATH searched is the
+    one given, never the process's, and never the current directory."""
+    if not name or "/" in name or "\x00" in name or name in (".", ".."):
+        return None
+    import stat  # here: a cold catalog() does not need it
+
+    for folder in path.split(":"):
+        if not folder.startswith("/"):
+            continue
+        where = f"{folder.rstrip('/')}/{name}"
+        try:
+            regular = stat.S_ISREG(os.stat(where).st_mode)
+        except (OSError, ValueError):
+            continue
+        if regular and os.access(where, os.X_OK):
+            return where
+    return None
 
 
 def _safe_rel(rel: Any) -> str:

@@ -17,6 +17,8 @@ Imported by the compiler (render, write) and bundled into skillc/reader.py: stan
 
 from __future__ import annotations
 
+from .foldtable import FOLD_TABLE
+
 try:  # the C module hashlib wraps: importing hashlib loads OpenSSL, 4 ms of a cold start
     from _sha2 import sha256 as _sha256  # CPython 3.12+
 except ImportError:
@@ -90,14 +92,17 @@ def escape_attr(text: str) -> str:
 
 
 # The <untrusted-data> delimiter. A spelling is the delimiter when, after each character is
-# NFKC-normalised and
-# case-folded, dashes are read as `-`, and whitespace and invisible format
-# characters (zero-width spaces and joiners, bidi marks, soft hyphens) are
-# dropped, the text reads `<untrusted-data` or `</untrusted-data`. So
-# `＜untrusted-data`, `<un\u200btrusted-data`, `< / UNTRUSTED-DATA` and
-# `<untrusted‐data` are all found. Escaping replaces the character that reads
-# as `<` with `&lt;`: the rest of the text is kept as written.
+# folded, the text reads `<untrusted-data` or `</untrusted-data`. ASCII folds to lowercase, its
+# white space dropped; every other code point folds through FOLD_TABLE (foldtable.py, generated at
+# one Unicode version so that every reader on every runtime agrees): white space and invisible
+# or combining characters (categories Cf, Mn, Me: zero-width spaces and joiners, bidi marks, soft
+# hyphens) are dropped, dashes read as `-`, the rest is NFKC-normalised and case-folded. So
+# `＜untrusted-data`, `<un\u200btrusted-data`, `< / UNTRUSTED-DATA` and `<untrusted‐data` are
+# all found. Escaping replaces the character that reads as `<` with `&lt;`: the rest of the
+# text is kept as written. docs/format.md states the rule; docs/delimiter-fold.txt is the table.
 _FOLDED = "</?" + DELIMITER_TAG  # compiled on first use: `re` stays out of the reader's cold start
+_ASCII_SPACE = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ")
+_FOLDS: dict[str, str] = {}  # non-ASCII code point -> its fold ("" = dropped), filled on first use
 
 
 def delimiter_positions(text: str) -> list[int]:
@@ -110,21 +115,26 @@ def delimiter_positions(text: str) -> list[int]:
     return [origin[m.start()] for m in re.finditer(_FOLDED, chars)]
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
-    import unicodedata  # here: the reader's cold start does not need it
+def _folds() -> dict[str, str]:
+    if not _FOLDS:
+        for line in FOLD_TABLE.splitlines():
+            cps, fold = line.split("\t")
+            first, _, last = cps.partition("..")
+            folded = "" if fold == "drop" else "".join(chr(int(h, 16)) for h in fold.split(" "))
+            for cp in range(int(first, 16), int(last or first, 16) + 1):
+                _FOLDS[chr(cp)] = folded
+    return _FOLDS
 
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    folds = _folds() if not text.isascii() else {}
     out: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(text):
-        if ch.isspace():
-            continue
         if ch.isascii():
-            folded = ch.lower()
+            folded = "" if ch in _ASCII_SPACE else ch.lower()
         else:
-            category = unicodedata.category(ch)
-            if category in ("Cf", "Mn", "Me"):  # invisible, or drawn over the previous character
-                continue
-            folded = "-" if category == "Pd" else unicodedata.normalize("NFKC", ch).casefold()
+            folded = folds.get(ch, ch)  # not listed: reads as itself, a character no spelling holds
         out.append(folded)
         origin.extend([i] * len(folded))
     return "".join(out), origin

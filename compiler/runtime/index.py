@@ -33,9 +33,47 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_json(data: bytes, where: str) -> Any:
     try:
-        return _loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        value = _loads(text)
+        if "\\ud" in text or "\\uD" in text:  # a \uXXXX surrogate escape: refused unless paired
+            _paired(value)
+        return value
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise FormatError(f"{where}: not a valid format {VERSION} file: {exc}") from None
+
+
+def _paired(value: Any) -> None:
+    """Refuse a lone surrogate anywhere in a parsed document (docs/format.md: the JSON subset)."""
+    if isinstance(value, str):
+        value.encode("utf-8")  # UnicodeEncodeError (a ValueError) on a lone surrogate
+    elif isinstance(value, list):
+        for v in value:
+            _paired(v)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _paired(k)
+            _paired(v)
+
+
+_INT_MIN, _INT_END = -(2**63), 2**64  # the integers the compiler writes, and every reader keeps exactly
+
+
+def _int_in_range(text: str) -> int:
+    value = int(text)
+    if not _INT_MIN <= value < _INT_END:
+        raise ValueError(f"integer {text[:30]} is out of range")
+    return value
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:30]} is not finite")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 class _Scanner:
@@ -45,9 +83,9 @@ class _Scanner:
     strict = True
     object_hook = None
     object_pairs_hook = staticmethod(_unique)
-    parse_float = float
-    parse_int = int
-    parse_constant = float  # NaN and Infinity, as json.loads reads them
+    parse_float = staticmethod(_finite)
+    parse_int = staticmethod(_int_in_range)
+    parse_constant = staticmethod(_no_constant)  # NaN, Infinity, -Infinity: not JSON, refused
 
 
 def _loads(text: str) -> Any:
@@ -57,7 +95,13 @@ def _loads(text: str) -> Any:
     except ImportError:  # another interpreter: the json module does the same
         import json
 
-        return json.loads(text, object_pairs_hook=_unique)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique,
+            parse_float=_finite,
+            parse_int=_int_in_range,
+            parse_constant=_no_constant,
+        )
     start = len(text) - len(text.lstrip(_SPACE))
     try:
         # typeshed types the context as a JSONDecoder; the C scanner reads only the attributes above
@@ -156,9 +200,14 @@ def _checked(check: Any, doc: Any, where: str) -> None:
         raise FormatError(f"{where}: malformed: {exc}") from None
 
 
+def _version(value: Any) -> bool:
+    """The integer 2 itself: not 2.0 (which Python would call equal), not true."""
+    return type(value) is int and value == VERSION
+
+
 def check_index(doc: Any, where: str) -> None:
     got = doc.get("format") if isinstance(doc, dict) else None
-    if got != VERSION or isinstance(got, bool):
+    if not _version(got):
         raise FormatError(
             f"{where}: dist/ is format {got!r}; this reader reads format {VERSION} only "
             f"(rebuild dist/ with a skillc that writes format {VERSION}, or use the reader that came with that build)"
@@ -197,7 +246,7 @@ def check_shard_table(doc: Any, prefix: str, where: str) -> None:
             _fail("", "not an object")
         kind = "tables" if "tables" in doc else "shards"
         _dict(doc, "", ("format", "prefix", kind))
-        if doc["format"] != VERSION or doc["prefix"] != prefix:
+        if not _version(doc["format"]) or doc["prefix"] != prefix:
             _fail("prefix", f"not node {prefix!r} of format {VERSION}")
         entries = doc[kind]
         if not isinstance(entries, dict):
@@ -253,7 +302,7 @@ def check_persona_meta(doc: Any, pid: str, where: str) -> None:
             "strategy",
         )
         _dict(doc, "", keys)
-        if doc["format"] != VERSION or doc["id"] != pid:
+        if not _version(doc["format"]) or doc["id"] != pid:
             _fail("id", f"not the meta of persona {pid!r} in format {VERSION}")
         _str(doc["name"], "name")
         _opt_str(doc["faction"], "faction")
@@ -282,7 +331,7 @@ def check_shard(doc: Any, name: str, where: str) -> None:
 
     def shape(doc: Any) -> None:
         _dict(doc, "", ("format", "shard", "skills"))
-        if doc["format"] != VERSION or doc["shard"] != name:
+        if not _version(doc["format"]) or doc["shard"] != name:
             _fail("shard", f"not shard {name!r} of format {VERSION}")
         skills = doc["skills"]
         if not isinstance(skills, dict):
@@ -341,15 +390,29 @@ def _skill(entry: Any, path: str, personas: Any) -> None:
             _resolution(r, f"{path}.exceptions.{pid}")
 
 
+_FRONTMATTER_DEPTH = 61  # a shard nests at most 64 levels: the frontmatter object is its 4th
+
+
 def _frontmatter(fm: Any, path: str) -> None:
     if not isinstance(fm, dict):
         _fail(path, "not an object")
+    if _too_deep(fm, _FRONTMATTER_DEPTH):  # a JSON parser elsewhere may stop at 128 levels
+        _fail(path, "nested deeper than 64 levels in its shard")
     for key in _STR_LISTS:
         if key in fm:
             _strs(fm[key], f"{path}.{key}")
     for key in ("context", "argument-hint", "agent", "model"):
         if key in fm and not isinstance(fm[key], str):
             _fail(f"{path}.{key}", "not a string")
+
+
+def _too_deep(value: Any, left: int) -> bool:
+    """Whether value nests objects and arrays more than `left` levels (itself counted)."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    elif not isinstance(value, list):
+        return False
+    return left < 1 or any(_too_deep(v, left - 1) for v in value)
 
 
 def _resolution(r: Any, path: str) -> None:
