@@ -29,9 +29,9 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat);
 }
 
-/** Python's `v == 2`: the format number, written as an integer or (the Python reader accepts it) 2.0. */
+/** The integer 2 itself: not 2.0, not true. */
 function isVersion(v: JsonValue | undefined): boolean {
-  return v === VERSION || (v instanceof JsonFloat && v.value === VERSION);
+  return v === VERSION;
 }
 
 function dict(v: JsonValue | undefined, path: string, keys: readonly string[]): JsonObject {
@@ -56,9 +56,9 @@ function bool(v: JsonValue | undefined, path: string): void {
   if (typeof v !== "boolean") fail(path, "not a boolean");
 }
 
-/** A non-negative integer: a float (even 1.0) and a boolean are refused, as in Python. */
+/** A non-negative integer: a float (even 1.0) and a boolean are refused. */
 function int(v: JsonValue | undefined, path: string): void {
-  if (typeof v !== "number" || v < 0) fail(path, "not a non-negative integer");
+  if (!((typeof v === "number" || typeof v === "bigint") && v >= 0)) fail(path, "not a non-negative integer");
 }
 
 const HEX = /^[0-9a-f]*$/;
@@ -252,10 +252,19 @@ function skill(entry: JsonValue, path: string, personas: object): void {
 const STR_LISTS = ["allowed-tools", "knowledge", "requires_bins", "requires_env"];
 const STRINGS = ["context", "argument-hint", "agent", "model"];
 
+const FRONTMATTER_DEPTH = 61; // a shard nests at most 64 levels: the frontmatter object is its 4th
+
 function frontmatter(fm: JsonValue | undefined, path: string): void {
   if (!isObject(fm)) return fail(path, "not an object");
+  if (tooDeep(fm, FRONTMATTER_DEPTH)) fail(path, "nested deeper than 64 levels in its shard");
   for (const key of STR_LISTS) if (key in fm) strs(fm[key], `${path}.${key}`);
   for (const key of STRINGS) if (key in fm && typeof fm[key] !== "string") fail(`${path}.${key}`, "not a string");
+}
+
+/** Whether value nests objects and arrays more than `left` levels (itself counted). */
+function tooDeep(value: JsonValue | undefined, left: number): boolean {
+  const items = isObject(value) ? Object.values(value) : Array.isArray(value) ? value : null;
+  return items !== null && (left < 1 || items.some((v) => tooDeep(v, left - 1)));
 }
 
 const ACCESS = ["open", "granted", "stub"];

@@ -3,14 +3,23 @@
  * a duplicate key, a lone surrogate escape, NaN or an infinity. JSON.parse alone would keep the last
  * of two duplicate keys and accept `"\ud800"`; the Python reader refuses both, so this reader does too.
  *
- * Objects come back with a null prototype (a key `__proto__` is an ordinary key); an integer is a
- * number, a number written with a fraction or an exponent is a JsonFloat, so that the checks can
- * refuse `1.0` where the format wants an integer, as the Python reader does.
+ * Objects come back with a null prototype (a key `__proto__` is an ordinary key). An integer is a
+ * number, or a bigint beyond 2^53 (kept exactly; one outside [-2^63, 2^64) is refused); a number
+ * written with a fraction or an exponent is a JsonFloat (refused when it overflows), so that the
+ * checks can refuse `1.0` where the format wants an integer, as every reader does.
  */
 
-export type JsonValue = null | boolean | number | string | JsonFloat | JsonValue[] | JsonObject;
+const KEYS = Symbol("keys");
+
+export type JsonValue = null | boolean | number | bigint | string | JsonFloat | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;
+}
+
+/** The keys of a parsed object in the order the document wrote them (Object.keys would put
+ * integer-like keys first): where the order decides which of two damaged objects is read first. */
+export function orderedKeys(obj: JsonObject): readonly string[] {
+  return (obj as unknown as { [KEYS]?: string[] })[KEYS] ?? Object.keys(obj);
 }
 
 /** A number written with a fraction or an exponent (Python's float): never a valid size or count. */
@@ -74,6 +83,8 @@ class Parser {
   object(depth: number): JsonObject {
     if (depth > MAX_DEPTH) this.fail("nested too deep");
     const out: JsonObject = Object.create(null) as JsonObject;
+    const keys: string[] = [];
+    (out as unknown as { [KEYS]: string[] })[KEYS] = keys;
     this.at++;
     this.space();
     if (this.text[this.at] === "}") {
@@ -90,6 +101,7 @@ class Parser {
       const v = this.value(depth);
       if (Object.prototype.hasOwnProperty.call(out, key)) this.fail(`duplicate key ${JSON.stringify(key)}`);
       out[key] = v;
+      keys.push(key);
       this.space();
       const c = this.text[this.at++];
       if (c === "}") return out;
@@ -117,15 +129,20 @@ class Parser {
     }
   }
 
-  number(): number | JsonFloat {
+  number(): number | bigint | JsonFloat {
     NUMBER.lastIndex = this.at;
     const m = NUMBER.exec(this.text);
     if (m === null) return this.fail("no JSON value");
     this.at += m[0].length;
     const n = Number(m[0]);
-    if (m[1] === undefined && m[2] === undefined) return n;
-    if (!Number.isFinite(n)) this.fail("a number out of range");
-    return new JsonFloat(n);
+    if (m[1] !== undefined || m[2] !== undefined) {
+      if (!Number.isFinite(n)) this.fail("a number out of range");
+      return new JsonFloat(n);
+    }
+    if (Number.isSafeInteger(n)) return n === 0 ? 0 : n; // -0 is the integer 0
+    const big = BigInt(m[0]);
+    if (big < INT_MIN || big >= INT_END) this.fail("an integer out of range");
+    return big;
   }
 
   string(): string {
@@ -175,6 +192,9 @@ class Parser {
     return parseInt(digits, 16);
   }
 }
+
+const INT_MIN = -(2n ** 63n);
+const INT_END = 2n ** 64n;
 
 const WORDS: readonly (readonly [string, JsonValue])[] = [
   ["true", true],
