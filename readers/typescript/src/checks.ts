@@ -7,7 +7,7 @@
 import type { IndexDoc, PersonaMetaDoc, ShardDoc, SkillEntry, TableNode } from "./documents.js";
 import { FormatError } from "./errors.js";
 import { nodeWidth, shardOf, VERSION } from "./format.js";
-import { JsonFloat, type JsonObject, type JsonValue } from "./json.js";
+import { JsonFloat, type JsonObject, type JsonValue } from "./jsonvalue.js";
 
 /** Where a document first breaks its shape; turned into FormatError with the document's name. */
 class Bad extends Error {}

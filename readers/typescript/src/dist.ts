@@ -21,7 +21,7 @@ import {
 import { FileRefused, readRegular } from "./files.js";
 import { MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, MAX_TABLE_DEPTH, nodeWidth, shardOf } from "./format.js";
 import { frontmatterValue } from "./frontmatter.js";
-import { orderedKeys, type JsonObject, type JsonValue } from "./json.js";
+import { orderedKeys, type JsonObject, type JsonValue } from "./jsonvalue.js";
 import { materializeSkill } from "./materialize.js";
 import { byCodePoint, own } from "./paths.js";
 import {

@@ -1,6 +1,6 @@
 /** The shapes of format 2's JSON documents once checked (checks.ts holds the checks). */
 
-import type { JsonObject, JsonValue } from "./json.js";
+import type { JsonObject, JsonValue } from "./jsonvalue.js";
 
 export interface IndexDoc {
   format: number;

@@ -1,6 +1,6 @@
 /** A skill's frontmatter as handed out: a frozen copy with plain numbers (floats unwrapped). */
 
-import { JsonFloat, orderedKeys, type JsonObject, type JsonValue } from "./json.js";
+import { JsonFloat, orderedKeys, type JsonObject, type JsonValue } from "./jsonvalue.js";
 import type { FrontmatterValue } from "./records.js";
 
 export function frontmatterValue(fm: JsonObject): { readonly [key: string]: FrontmatterValue } {

@@ -1,203 +1,62 @@
 /**
- * The JSON the reader accepts: RFC 8259 text, parsed strictly, and refused (SyntaxError) when it has
- * a duplicate key, a lone surrogate escape, NaN or an infinity. JSON.parse alone would keep the last
- * of two duplicate keys and accept `"\ud800"`; the Python reader refuses both, so this reader does too.
+ * Parsing a document of the JSON subset the format allows (jsonvalue.ts says which).
  *
- * Objects come back with a null prototype (a key `__proto__` is an ordinary key). An integer is a
- * number, or a bigint beyond 2^53 (kept exactly; one outside [-2^63, 2^64) is refused); a number
- * written with a fraction or an exponent is a JsonFloat (refused when it overflows), so that the
- * checks can refuse `1.0` where the format wants an integer, as every reader does.
+ * The strict parser (strictjson.ts) checks every rule, but in plain JavaScript it costs a cold start
+ * and a large shard far more than the native JSON.parse. So JSON.parse goes first whenever it must give
+ * the very value the strict parser gives: when the text holds no number JSON.parse reads differently
+ * (a fraction or an exponent, which the strict parser keeps as a JsonFloat; a minus sign, for -0; 16
+ * digits or more, beyond 2^53), no surrogate escape, no key whose place Object.keys would move (one
+ * starting with a digit), no nesting deeper than the strict parser allows, and exactly as many keys
+ * as the text writes (JSON.parse keeps one of two duplicate keys). Anything else, and every error,
+ * goes to the strict parser.
  */
 
-const KEYS = Symbol("keys");
-
-export type JsonValue = null | boolean | number | bigint | string | JsonFloat | JsonValue[] | JsonObject;
-export interface JsonObject {
-  [key: string]: JsonValue;
-}
-
-/** The keys of a parsed object in the order the document wrote them (Object.keys would put
- * integer-like keys first): where the order decides which of two damaged objects is read first. */
-export function orderedKeys(obj: JsonObject): readonly string[] {
-  return (obj as unknown as { [KEYS]?: string[] })[KEYS] ?? Object.keys(obj);
-}
-
-/** A number written with a fraction or an exponent (Python's float): never a valid size or count. */
-export class JsonFloat {
-  readonly value: number;
-
-  constructor(value: number) {
-    this.value = value;
-  }
-}
-
-/** How deep arrays and objects may nest; deeper documents are refused rather than risk the stack. */
-export const MAX_DEPTH = 512;
+import { MAX_DEPTH, type JsonObject, type JsonValue } from "./jsonvalue.js";
+import { strictParse } from "./strictjson.js";
 
 export function parseJson(text: string): JsonValue {
-  const p = new Parser(text);
-  p.space();
-  const value = p.value(0);
-  p.space();
-  if (p.at < text.length) p.fail("extra data after the JSON value");
-  return value;
+  return quickParse(text) ?? strictParse(text);
 }
 
-const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-const PLAIN = /[^"\\\u0000-\u001f]*/y;
+// Numbers where a value may start (after `:`, `,`, `[` or at the start), and surrogate escapes.
+const RISKY = /(?:^|[:,[])[ \t\n\r]*(?:-|[0-9]+[.eE]|[0-9]{16})|\\u[dD][89a-fA-F]/;
+// A key's closing quote and its colon; escapes are matched as units so that `\"` never counts. A
+// string value that starts with a colon counts too: the counts then differ and the strict parser runs.
+const KEY_END = /\\.|"[ \t\n\r]*:/g;
 
-class Parser {
-  at = 0;
-  readonly text: string;
-
-  constructor(text: string) {
-    this.text = text;
+/** JSON.parse's value when it is the strict parser's, else undefined. */
+export function quickParse(text: string): JsonValue | undefined {
+  if (RISKY.test(text)) return undefined;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined; // the strict parser says why
   }
-
-  fail(what: string): never {
-    throw new SyntaxError(`${what} at character ${this.at}`);
-  }
-
-  space(): void {
-    const t = this.text;
-    let c = t.charCodeAt(this.at);
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = t.charCodeAt(++this.at);
-  }
-
-  value(depth: number): JsonValue {
-    const c = this.text[this.at];
-    if (c === '"') return this.string();
-    if (c === "{") return this.object(depth + 1);
-    if (c === "[") return this.array(depth + 1);
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number();
-    for (const [word, v] of WORDS) {
-      if (this.text.startsWith(word, this.at)) {
-        this.at += word.length;
-        return v;
-      }
-    }
-    return this.fail("no JSON value");
-  }
-
-  object(depth: number): JsonObject {
-    if (depth > MAX_DEPTH) this.fail("nested too deep");
-    const out: JsonObject = Object.create(null) as JsonObject;
-    const keys: string[] = [];
-    (out as unknown as { [KEYS]: string[] })[KEYS] = keys;
-    this.at++;
-    this.space();
-    if (this.text[this.at] === "}") {
-      this.at++;
-      return out;
-    }
-    for (;;) {
-      if (this.text[this.at] !== '"') this.fail("expected a string key");
-      const key = this.string();
-      this.space();
-      if (this.text[this.at] !== ":") this.fail("expected ':'");
-      this.at++;
-      this.space();
-      const v = this.value(depth);
-      if (Object.prototype.hasOwnProperty.call(out, key)) this.fail(`duplicate key ${JSON.stringify(key)}`);
-      out[key] = v;
-      keys.push(key);
-      this.space();
-      const c = this.text[this.at++];
-      if (c === "}") return out;
-      if (c !== ",") this.fail("expected ',' or '}'");
-      this.space();
-    }
-  }
-
-  array(depth: number): JsonValue[] {
-    if (depth > MAX_DEPTH) this.fail("nested too deep");
-    const out: JsonValue[] = [];
-    this.at++;
-    this.space();
-    if (this.text[this.at] === "]") {
-      this.at++;
-      return out;
-    }
-    for (;;) {
-      out.push(this.value(depth));
-      this.space();
-      const c = this.text[this.at++];
-      if (c === "]") return out;
-      if (c !== ",") this.fail("expected ',' or ']'");
-      this.space();
-    }
-  }
-
-  number(): number | bigint | JsonFloat {
-    NUMBER.lastIndex = this.at;
-    const m = NUMBER.exec(this.text);
-    if (m === null) return this.fail("no JSON value");
-    this.at += m[0].length;
-    const n = Number(m[0]);
-    if (m[1] !== undefined || m[2] !== undefined) {
-      if (!Number.isFinite(n)) this.fail("a number out of range");
-      return new JsonFloat(n);
-    }
-    if (Number.isSafeInteger(n)) return n === 0 ? 0 : n; // -0 is the integer 0
-    const big = BigInt(m[0]);
-    if (big < INT_MIN || big >= INT_END) this.fail("an integer out of range");
-    return big;
-  }
-
-  string(): string {
-    const t = this.text;
-    let out = "";
-    this.at++;
-    for (;;) {
-      PLAIN.lastIndex = this.at;
-      const run = PLAIN.exec(t) as RegExpExecArray;
-      out += run[0];
-      this.at += run[0].length;
-      const c = t[this.at];
-      if (c === '"') {
-        this.at++;
-        return out;
-      }
-      if (c !== "\\") this.fail(c === undefined ? "unterminated string" : "a control character in a string");
-      out += this.escape();
-    }
-  }
-
-  /** One escape after a backslash; a surrogate must be half of a \uD8xx\uDCxx pair. */
-  escape(): string {
-    const c = this.text[this.at + 1];
-    if (c !== "u") {
-      const e = c === undefined ? undefined : ESCAPES[c];
-      if (e === undefined) this.fail("an invalid escape");
-      this.at += 2;
-      return e;
-    }
-    const unit = this.hex4(this.at + 2);
-    this.at += 6;
-    if (unit >= 0xdc00 && unit <= 0xdfff) this.fail("a lone surrogate");
-    if (unit < 0xd800 || unit > 0xdbff) return String.fromCharCode(unit);
-    const low = this.text.startsWith("\\u", this.at) ? this.hex4(this.at + 2) : -1;
-    if (low < 0xdc00 || low > 0xdfff) this.fail("a lone surrogate");
-    this.at += 6;
-    return String.fromCharCode(unit, low);
-  }
-
-  hex4(at: number): number {
-    const digits = this.text.slice(at, at + 4);
-    if (!/^[0-9a-fA-F]{4}$/.test(digits)) {
-      this.at = at;
-      this.fail("an invalid \\u escape");
-    }
-    return parseInt(digits, 16);
-  }
+  let written = 0;
+  for (const m of text.match(KEY_END) ?? []) if (m[0] === '"') written++;
+  return census(value, 1) === written ? value : undefined;
 }
 
-const INT_MIN = -(2n ** 63n);
-const INT_END = 2n ** 64n;
-
-const WORDS: readonly (readonly [string, JsonValue])[] = [
-  ["true", true],
-  ["false", false],
-  ["null", null],
-];
+/** The number of keys in every object of value, or -1 when it nests deeper than MAX_DEPTH (value
+ * itself at `depth`) or has a key starting with a digit. */
+function census(value: JsonValue, depth: number): number {
+  if (typeof value !== "object" || value === null) return 0;
+  if (depth > MAX_DEPTH) return -1;
+  const items: JsonValue[] = Array.isArray(value) ? value : [];
+  let keys = 0;
+  if (!Array.isArray(value)) {
+    for (const key in value) {
+      const first = key.charCodeAt(0);
+      if (first >= 0x30 && first <= 0x39) return -1;
+      keys++;
+      items.push((value as JsonObject)[key] as JsonValue);
+    }
+  }
+  for (const item of items) {
+    const n = census(item, depth + 1);
+    if (n < 0) return -1;
+    keys += n;
+  }
+  return keys;
+}

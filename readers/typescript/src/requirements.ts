@@ -1,7 +1,7 @@
 /** sven's availability guards: the programs and variables a skill's frontmatter requires. */
 
 import { accessSync, constants, statSync } from "node:fs";
-import type { JsonObject } from "./json.js";
+import type { JsonObject } from "./jsonvalue.js";
 import { own } from "./paths.js";
 
 export interface RequirementOptions {

@@ -5,7 +5,8 @@ import type { IndexDoc } from "./documents.js";
 import { FormatError, IntegrityError } from "./errors.js";
 import { FileRefused, readRegular } from "./files.js";
 import { INDEX, MAX_INDEX_BYTES, objectPath, sha256Hex, VERSION } from "./format.js";
-import { parseJson, type JsonValue } from "./json.js";
+import { parseJson } from "./json.js";
+import type { JsonValue } from "./jsonvalue.js";
 import { joinPath } from "./paths.js";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a BOM is a character, as in Python

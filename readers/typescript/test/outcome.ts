@@ -1,6 +1,6 @@
 // A call's outcome as the conformance suite writes it (tests/conformance/README.md, "Expected
 // outcomes"), and a form of JSON values in which equal values compare equal.
-import { JsonFloat, orderedKeys, type JsonObject } from "../src/json.js";
+import { JsonFloat, orderedKeys, type JsonObject } from "../src/jsonvalue.js";
 import { reader } from "./reader.js";
 
 /** {"result": value} or {"error": class name, "visible"?: [...]}, records keyed in snake_case. */
