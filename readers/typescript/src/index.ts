@@ -19,7 +19,6 @@ export {
   UnknownSkill,
 } from "./errors.js";
 export { escapeDelimiter } from "./delimiter.js";
-export { FOLD_UNICODE } from "./foldtable.js";
 export { VERSION } from "./format.js";
 export type {
   FrontmatterValue,
