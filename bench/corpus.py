@@ -26,6 +26,7 @@ if __package__ in (None, ""):
 
 from skillc import diagnostics as dg
 from skillc import pipeline
+from skillc.options import Options
 
 
 def sources(collection: Path) -> list[Path]:
@@ -48,8 +49,8 @@ def report(collection: Path) -> dict[str, object]:
         lines = "".join(f"  - {p}\n" for p in srcs)
         cfg.write_text(f"format: 1\nsources:\n{lines}output: dist\nbudgets:\n  catalog_chars: 1000000\n")
         try:
-            result, written = pipeline.build(cfg, cache=False, skip_invalid=True)
-            strict = pipeline.compile_project(cfg, strict=True, skip_invalid=False)
+            result, written = pipeline.build(cfg, Options(skip_invalid=True), cache=False)
+            strict = pipeline.compile_project(cfg, Options(strict=True, skip_invalid=False))
         except Exception:  # the report must show a crash, not stop at it
             return {"name": collection.name, "crash": traceback.format_exc()}
         program = result.program

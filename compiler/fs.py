@@ -13,17 +13,23 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
-# One implementation, shared with the reader (stdlib-only, bundled into reader.py).
-from .runtime.files import O_CLOEXEC as O_CLOEXEC
-from .runtime.files import O_DIRECTORY as O_DIRECTORY
-from .runtime.files import O_NOFOLLOW as O_NOFOLLOW
-from .runtime.files import O_NONBLOCK as O_NONBLOCK
-from .runtime.files import NotRegular as NotRegular
-from .runtime.files import TooLarge as TooLarge
-from .runtime.files import kind as kind
-from .runtime.files import read_regular as read_regular
+# One implementation, shared with the reader (skillc.format.files is stdlib only).
+from .format.files import O_CLOEXEC as O_CLOEXEC
+from .format.files import O_DIRECTORY as O_DIRECTORY
+from .format.files import O_NOFOLLOW as O_NOFOLLOW
+from .format.files import O_NONBLOCK as O_NONBLOCK
+from .format.files import NotRegular as NotRegular
+from .format.files import TooLarge as TooLarge
+from .format.files import kind as kind
+from .format.files import read_regular as read_regular
 
 
 def read_head(path: str | os.PathLike[str], size: int, *, follow: bool = True) -> bytes:
@@ -130,3 +136,44 @@ def ensure_dir(path: str | os.PathLike[str], *, ignore_all: bool = False) -> Non
             return
         with os.fdopen(fd, "wb") as fh:
             fh.write(b"# written by skillc: build state, never committed\n*\n")
+
+
+def scan_tree(dist: Path) -> dict[str, list[int]] | None:
+    """path -> [size, mtime_ns, ctime_ns, inode, mode] of every file below dist; None if it cannot be walked.
+
+    ctime and inode too: an object edited in place with its mtime set back keeps
+    size and mtime, but the write moved its ctime (utime cannot set that back).
+    """
+    found: dict[str, list[int]] = {}
+    stack = [("", str(dist))]
+    try:
+        while stack:
+            rel, path = stack.pop()
+            with os.scandir(path) as it:
+                for entry in it:
+                    name = f"{rel}{entry.name}"
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((name + "/", entry.path))
+                    else:
+                        st = entry.stat(follow_symlinks=False)
+                        found[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+    except OSError:
+        return None
+    return found
+
+
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """Ctrl-C while the output is being written and swapped takes effect once that is done:
+    the caller sees KeyboardInterrupt with the complete old or new output in place, no debris."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[Any] = []
+    previous = signal.signal(signal.SIGINT, lambda *_: caught.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InitError
+
 CONFIG_NAME = "skillc.yaml"
 
 
@@ -35,10 +37,6 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
-
-
-class InitError(Exception):
-    """init cannot go on (a config is already there, an unknown preset): exit code 1."""
 
 
 def detect(root: Path) -> Preset:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic
-from .runtime.format import sha256_hex
+from .format.layout import sha256_hex
 
 # Written into every output by every build: skillc replaces only a directory that holds it.
 OUTPUT_MARKER = ".skillc-dist"

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skillc import schema
-from skillc.runtime import format as fmt
+from skillc.format import layout as fmt
+from skillc.format.documents import check_shard_table
+from skillc.format.shardtree import all_shards
+from skillc.output import verify
 
 
 def _object(dist: Path, digest: str) -> bytes:
@@ -15,22 +17,20 @@ def _object(dist: Path, digest: str) -> bytes:
 
 
 def _valid(data: Any, name: str, where: str) -> Any:
-    errors = schema.dist_errors(data, name)
+    errors = verify.dist_errors(data, name)
     assert not errors, f"{where} breaks {name}.schema.json: {errors[:5]}"
     return data
 
 
-def _shards(dist: Path, digest: str, prefix: str) -> dict[str, str]:
-    """Every shard of the shard table below one node, each node schema-checked on the way."""
-    node = _valid(json.loads(_object(dist, digest)), "shard-table", f"shard table node {prefix!r}")
-    assert node["prefix"] == prefix
-    if "shards" in node:
-        return dict(node["shards"])
-    out: dict[str, str] = {}
-    for name, child in node["tables"].items():
-        assert name.startswith(prefix) and len(name) == fmt.node_width(prefix)
-        out.update(_shards(dist, child, name))
-    return out
+def _shards(dist: Path, root: str) -> dict[str, str]:
+    """Every shard of the shard table, each node schema-checked and format-checked on the way."""
+
+    def node(digest: str, prefix: str) -> Any:
+        data = _valid(json.loads(_object(dist, digest)), "shard-table", f"shard table node {prefix!r}")
+        check_shard_table(data, prefix, f"shard table node {prefix!r}")
+        return data
+
+    return all_shards(root, node, str(dist))
 
 
 def expand(dist: Path) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def expand(dist: Path) -> dict[str, Any]:
         for pid, p in index["personas"].items()
     }
     skills: dict[str, Any] = {}
-    for name, digest in _shards(dist, index["shards"], "").items():
+    for name, digest in _shards(dist, index["shards"]).items():
         shard = _valid(json.loads(_object(dist, digest)), "shard", f"shard {name}")
         assert shard["shard"] == name and all(fmt.shard_of(c, len(name)) == name for c in shard["skills"])
         skills.update(shard["skills"])

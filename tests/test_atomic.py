@@ -15,7 +15,7 @@ import pytest
 from hostile_util import build, make_tree, project, run, skill_md, snapshot, tree_digest
 
 from skillc import pipeline, reader
-from skillc import write as write_mod
+from skillc.output import write as write_mod
 
 CONFIG = "format: 1\nsources: [skills]\noutput: dist\nbudgets:\n  catalog_chars: 1000000\n"
 KILLS = 12

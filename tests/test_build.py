@@ -14,9 +14,9 @@ import pytest
 from conftest import REPO, project, run, skill_md, snapshot
 from dist_util import expand
 
-from skillc import schema
+from skillc.format import layout as fmt
+from skillc.output import verify
 from skillc.pipeline import build, compile_project
-from skillc.runtime import format as fmt
 
 GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
@@ -83,13 +83,13 @@ def test_committed_dist_matches_every_schema() -> None:
 def test_schema_rejects_a_broken_shard() -> None:
     index = json.loads((REPO / "dist" / "_index.json").read_text("utf-8"))
     table = json.loads((REPO / "dist" / fmt.object_path(index["shards"])).read_text("utf-8"))
-    assert not schema.dist_errors(table, "shard-table")
+    assert not verify.dist_errors(table, "shard-table")
     digest = next(iter(table["shards"].values()))
     shard = json.loads((REPO / "dist" / fmt.object_path(digest)).read_text("utf-8"))
     shard["format"] = 1
     entry = next(iter(shard["skills"].values()))
     (entry["default"] or next(r for r in entry["exceptions"].values() if r))["access"] = "maybe"
-    errors = schema.dist_errors(shard, "shard")
+    errors = verify.dist_errors(shard, "shard")
     assert any(e.startswith("format") for e in errors)
     assert any("access" in e for e in errors)
 
@@ -189,15 +189,15 @@ def test_each_outcome_has_its_own_type(tmp_path: Path) -> None:
 
 
 def test_parallel_check_gives_the_same_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from skillc import validate
+    from skillc.stages import skills
 
     files = {f"src/s{i}/SKILL.md": skill_md(f"s{i}", body=f"Body {i}.\n") for i in range(12)}
     files["src/bad/SKILL.md"] = "---\nname: [\n---\n"
     files["src/s3/references/r.md"] = "ref\n"
     cfg = project(tmp_path, files)
     serial = compile_project(cfg)
-    monkeypatch.setattr(validate, "PARALLEL_THRESHOLD", 2)
-    monkeypatch.setattr(validate, "_CHUNK", 3)
+    monkeypatch.setattr(skills, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(skills, "_CHUNK", 3)
     parallel = compile_project(cfg)
     assert serial.diagnostics == parallel.diagnostics and serial.diagnostics
     assert serial.artifacts.files == parallel.artifacts.files and len(parallel.program.skills) == 12

@@ -132,7 +132,7 @@ def test_console_entry_point_never_shows_a_traceback(tmp_path: Path) -> None:
 
 
 def test_write_failure_reports_skc703(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from skillc import write as write_mod
+    from skillc.output import write as write_mod
 
     config = _golden(tmp_path)
 

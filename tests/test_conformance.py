@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import filecmp
+import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conformance import generate, runner
+
+from skillc.reader import vendor
 
 CASES: list[dict[str, Any]] = json.loads(runner.CASES.read_text("utf-8"))
 
@@ -20,6 +24,22 @@ def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     for c, outcome in zip(case["calls"], got, strict=False):
         assert outcome == c["expect"], f"{c['call']} {c.get('args')}"
     assert len(got) == len(case["calls"])
+
+
+def test_the_single_file_reader_conforms(tmp_path: Path) -> None:
+    """The reader `skillc vendor-reader` writes gives the same outcomes as the package."""
+    (tmp_path / "skillc_reader.py").write_text(vendor.bundle(), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("skillc_reader", tmp_path / "skillc_reader.py")
+    assert spec is not None and spec.loader is not None
+    api = importlib.util.module_from_spec(spec)
+    sys.modules["skillc_reader"] = api  # the records' classes look their module up by name
+    try:
+        spec.loader.exec_module(api)
+        for i, case in enumerate(CASES):
+            got = runner.run_case(case, tmp_path / str(i), api=api)
+            assert got == [c["expect"] for c in case["calls"]], case["name"]
+    finally:
+        del sys.modules["skillc_reader"]
 
 
 def test_names_are_unique() -> None:

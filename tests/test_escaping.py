@@ -10,8 +10,8 @@ from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, run, skill_md
 
 from skillc import reader
 from skillc.diagnostics import Diagnostic, Severity, printable
-from skillc.lint import escape_delimiter, lint_overlay, wrap_overlay
-from skillc.runtime.format import delimiter_positions
+from skillc.format.escape import delimiter_positions
+from skillc.stages.lint import escape_delimiter, lint_overlay, wrap_overlay
 
 PERSONA_TEMPLATE = (
     "{% macro entry(skill) %}<skill>{{ skill.name }}</skill>\n{% endmacro %}"

@@ -7,8 +7,8 @@ import yaml
 from dist_util import expand
 from hostile_util import CONFIG, build, project, skill_md
 
-from skillc import parse
 from skillc.model import SKILL_MD_CAP
+from skillc.stages import parse
 
 MD = "skills/a/SKILL.md"
 

@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 from hostile_util import CONFIG, build, make_tree, project, run, skill_md, snapshot, tree_digest
 
-from skillc import cache, cachestore, pipeline, write
+from skillc import pipeline
+from skillc.cache import store as cachestore
+from skillc.errors import OutputRefused
 from skillc.model import OUTPUT_MARKER, OUTPUT_MARKER_TEXT
+from skillc.output import write
 
 SKILLS = {"skills/a/SKILL.md": skill_md(), "skills/a/references/r.md": "ref\n"}
 
@@ -91,7 +94,7 @@ def test_unmarked_output_with_extra_files_is_refused_even_with_an_index(tmp_path
 def test_write_itself_refuses_an_unmarked_output(tmp_path):
     cfg = project(tmp_path, {**SKILLS, "dist/notes.md": "n\n"})
     result = pipeline.compile_project(cfg)
-    with pytest.raises(write.OutputRefused):
+    with pytest.raises(OutputRefused):
         write.write(result.output, result.artifacts)
     assert (tmp_path / "dist/notes.md").read_text() == "n\n"
 
@@ -231,7 +234,7 @@ def test_key_file_is_read_only_when_regular_and_small(tmp_path, monkeypatch, kin
     else:
         key.write_bytes(b"k" * (cachestore.KEY_CAP + 1))
     monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
-    assert cache.load_key() is None
+    assert cachestore.load_key() is None
     cfg = project(tmp_path / "p", SKILLS)
     assert build(cfg).exit_code == 0
 

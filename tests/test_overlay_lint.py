@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillc import reader
-from skillc.lint import escape_delimiter, lint_overlay, wrap_overlay
-from skillc.runtime.format import delimiter_positions
+from skillc.format.escape import delimiter_positions
+from skillc.stages.lint import escape_delimiter, lint_overlay, wrap_overlay
 
 OVERLAY = "personas/p/skill-overlays/a.md"
 OPEN = re.compile(r"<\s*untrusted-data", re.IGNORECASE)

@@ -70,7 +70,8 @@ def test_wheel_holds_one_package_named_skillc(dists: dict[str, Path]) -> None:
     assert tops == {"skillc", "skillc-0.1.0.dist-info"}, tops
     for needed in (
         "skillc/py.typed",
-        "skillc/reader.py",
+        "skillc/reader/__init__.py",
+        "skillc/format/layout.py",
         "skillc/templates/catalog.xml.j2",
         "skillc/templates/catalog.md.j2",
         "skillc/schemas/frontmatter.schema.json",

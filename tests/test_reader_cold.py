@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import json
 import pickle
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
 from skillc import reader
-from skillc.runtime.index import _loads
+from skillc.format.jsonio import _loads
+from skillc.reader import vendor
 
 GOLDEN = Path(__file__).parent / "golden" / "expected"
 HEAVY = ("json", "re", "dataclasses", "inspect", "enum", "hashlib", "typing")
@@ -24,7 +23,7 @@ HEAVY = ("json", "re", "dataclasses", "inspect", "enum", "hashlib", "typing")
 
 def test_open_catalog_and_load_import_nothing_heavy(tmp_path: Path) -> None:
     """The single-file reader, alone, without site: the cold path a deployed application takes."""
-    shutil.copy(REPO / "compiler" / "reader.py", tmp_path / "reader.py")
+    (tmp_path / "reader.py").write_text(vendor.bundle(), "utf-8")
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(tmp_path)!r})\n"
@@ -39,7 +38,7 @@ def test_open_catalog_and_load_import_nothing_heavy(tmp_path: Path) -> None:
 
 
 def test_arguments_still_substitute_once_re_is_needed(tmp_path: Path) -> None:
-    shutil.copy(REPO / "compiler" / "reader.py", tmp_path / "reader.py")
+    (tmp_path / "reader.py").write_text(vendor.bundle(), "utf-8")
     code = (
         f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import reader\n"
         "print(reader.substitute('go $ARGUMENTS[1] $who', 'a b', names=('who',)))\n"
@@ -52,7 +51,11 @@ def test_arguments_still_substitute_once_re_is_needed(tmp_path: Path) -> None:
 # --- JSON through _json's C scanner ---------------------------------------------
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none()  # the JSON subset of docs/format.md: integers in [-2**63, 2**64), finite floats
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
     max_leaves=20,
 )
@@ -118,13 +121,13 @@ def test_records_take_defaults_and_refuse_bad_arguments() -> None:
 def test_argument_names_are_checked_as_the_pattern_says(name: str) -> None:
     import re
 
-    from skillc.runtime.prompts import _name_arg
+    from skillc.reader.prompts import _name_arg
 
     assert _name_arg(name) == bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name))
 
 
 @given(st.text(alphabet=st.sampled_from("0123456789abcdefABCgz \n+é\x00"), max_size=9))
 def test_bulk_hex_check_agrees_with_a_character_by_character_one(text: str) -> None:
-    from skillc.runtime.index import _all_hex
+    from skillc.format.documents import _all_hex
 
     assert _all_hex(text) == all(c in "0123456789abcdef" for c in text)

@@ -11,13 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import REPO
 from dist_util import expand
 from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 
 from skillc import pipeline, reader
-from skillc.runtime import bundle
-from skillc.runtime import format as fmt
+from skillc.cli import cli
+from skillc.format import layout as fmt
+from skillc.reader import vendor as bundle
 
 
 @pytest.fixture
@@ -38,8 +40,29 @@ def proj(tmp_path) -> Path:
     return cfg
 
 
-def test_committed_reader_is_a_fresh_bundle():
-    assert (REPO / "compiler" / "reader.py").read_text("utf-8") == bundle.bundle()
+def test_vendor_reader_writes_the_single_file_reader(tmp_path):
+    out = tmp_path / "vendor" / "skillc_reader.py"
+    result = CliRunner().invoke(cli, ["vendor-reader", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text("utf-8") == bundle.bundle()
+    assert CliRunner().invoke(cli, ["vendor-reader", str(out)]).exit_code == 0  # its own file: rewritten
+
+
+def test_vendor_reader_never_overwrites_a_file_it_did_not_write(tmp_path):
+    out = tmp_path / "skillc_reader.py"
+    out.write_text("mine\n")
+    result = CliRunner().invoke(cli, ["vendor-reader", str(out)])
+    assert result.exit_code == 1 and "not written by skillc" in result.output
+    assert out.read_text() == "mine\n"
+
+
+def test_no_generated_reader_is_committed_inside_the_package():
+    assert not list((REPO / "compiler").glob("*reader*.py"))
+
+
+def _vendored(tmp_path: Path) -> Path:
+    (tmp_path / "reader.py").write_text(bundle.bundle(), "utf-8")  # copied alone
+    return tmp_path / "reader.py"
 
 
 SCRIPT = """
@@ -69,14 +92,14 @@ def _pythons() -> list[str]:
 
 @pytest.mark.parametrize("python", _pythons())
 def test_reader_imports_only_the_standard_library(tmp_path, python):
-    (tmp_path / "reader.py").write_bytes((REPO / "compiler" / "reader.py").read_bytes())  # copied alone
+    _vendored(tmp_path)
     out = subprocess.run([python, "-I", "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
 
 def test_copied_reader_serves_the_example(tmp_path):
-    (tmp_path / "reader.py").write_bytes((REPO / "compiler" / "reader.py").read_bytes())
+    _vendored(tmp_path)
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); import reader; d = reader.open(sys.argv[2]); "
         "print(len(d.catalog(d.personas()[0])) > 0, d.load(d.personas()[0], d.skills(d.personas()[0])[0].command).name)"

@@ -10,13 +10,20 @@ import pytest
 from click.testing import CliRunner
 from conftest import project, skill_md
 
-from skillc import report
 from skillc.cli import cli
 from skillc.diagnostics import Diagnostic, Severity, error, warning
+from skillc.diagnostics import formats as report
+from skillc.diagnostics.codes import Code
 
 DIAGS = (
-    error("skills/a,b/SKILL.md", "SKC204", "description: is 1025 characters long; the limit is 1024", 3, 14),
-    warning("skills/c/SKILL.md", "SKC205", "unknown frontmatter field 'x'\n100% sure: yes", 5, 1),
+    error(
+        "skills/a,b/SKILL.md",
+        Code.FRONTMATTER_SCHEMA,
+        "description: is 1025 characters long; the limit is 1024",
+        3,
+        14,
+    ),
+    warning("skills/c/SKILL.md", Code.UNKNOWN_FIELD, "unknown frontmatter field 'x'\n100% sure: yes", 5, 1),
 )
 
 # SARIF 2.1.0 as the OASIS schema defines the parts skillc writes (sarif-schema-2.1.0.json,
@@ -236,8 +243,9 @@ def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyP
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
     seen: list[str] = []
     from skillc import pipeline
+    from skillc.options import Options
 
-    pipeline.build(config, cache=False, progress=seen.append)
+    pipeline.build(config, Options(progress=seen.append), cache=False)
     assert [s.split()[0] for s in seen] == ["discovering", "validating", "resolving", "rendering", "writing"]
     # the CLI's stderr under CliRunner is no terminal: no progress, no escape codes
     result = CliRunner().invoke(cli, ["build", "--config", str(config)])

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run, skill_md, write_tree
 
-from skillc import reader, review
+from skillc import reader
 from skillc.pipeline import build
+from skillc.review import compare as review
 
 CONFIG = "sources: [base, extra]\npersonas: personas\ntemplate: t.xml.j2\n"
 TEMPLATE = (

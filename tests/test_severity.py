@@ -7,6 +7,7 @@ from pathlib import Path
 from conftest import REPO, project, run, skill_md
 
 from skillc import diagnostics as dg
+from skillc.diagnostics.codes import Code
 
 CONFIG = "sources: [src]\n"
 FILES = {
@@ -16,8 +17,8 @@ FILES = {
 
 
 def test_policy_ignores_raises_and_promotes() -> None:
-    w = dg.warning("a", "SKC205", "unknown")
-    e = dg.error("b", "SKC204", "bad")
+    w = dg.warning("a", Code.UNKNOWN_FIELD, "unknown")
+    e = dg.error("b", Code.FRONTMATTER_SCHEMA, "bad")
     assert dg.apply_policy((w, e), {"SKC205": "ignore"}, strict=False) == (e,)
     raised = dg.apply_policy((w,), {"SKC205": "error"}, strict=False)
     assert raised[0].severity is dg.Severity.ERROR
@@ -57,13 +58,14 @@ def test_the_example_passes_check_strict() -> None:
 
 
 def test_validate_holds_what_the_build_would_write_to_the_schemas(tmp_path: Path) -> None:
-    from skillc import pipeline, schema
+    from skillc import pipeline
+    from skillc.output import verify
 
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, CONFIG)
     result = pipeline.compile_project(config)
     assert isinstance(result, pipeline.Compiled) and result.artifacts is not None
     files = dict(result.artifacts.files)
-    assert schema.artifact_errors(files) == []
+    assert verify.artifact_errors(files) == []
     files["_index.json"] = files["_index.json"].replace(b'"format": 2', b'"format": 3')
-    assert any("format" in e for e in schema.artifact_errors(files))
+    assert any("format" in e for e in verify.artifact_errors(files))
     assert run("validate", "--config", str(config))[0] == 0

@@ -8,14 +8,16 @@ import pytest
 from conftest import project, skill_md
 
 from skillc import config as config_mod
-from skillc.budget import Candidate, pack
-from skillc.discover import discover
-from skillc.lint import escape_delimiter, wrap_overlay
+from skillc.errors import UsageError
 from skillc.model import InputFile
-from skillc.parse import parse_document
+from skillc.options import Options
 from skillc.paths import sanitize_command
 from skillc.pipeline import compile_project
-from skillc.validate import split_tools
+from skillc.stages.budget import Candidate, pack
+from skillc.stages.discover import discover
+from skillc.stages.lint import escape_delimiter, wrap_overlay
+from skillc.stages.parse import parse_document
+from skillc.stages.skills import split_tools
 
 
 def codes(result) -> list[str]:
@@ -43,7 +45,7 @@ def test_config_schema_errors_are_positioned(tmp_path: Path) -> None:
 
 
 def test_missing_config_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(config_mod.UsageError):
+    with pytest.raises(UsageError):
         config_mod.load(tmp_path / "nope.yaml")
 
 
@@ -116,7 +118,7 @@ def test_unknown_field_is_a_warning_and_an_error_when_strict(tmp_path: Path) -> 
     assert loose.ok and [d.format() for d in loose.diagnostics] == [
         "src/x/SKILL.md:4:1: warning[SKC205]: unknown frontmatter field 'triggers'"
     ]
-    strict = compile_project(project(tmp_path, files), strict=True)
+    strict = compile_project(project(tmp_path, files), Options(strict=True))
     assert not strict.ok and [d.severity.value for d in strict.diagnostics] == ["error"]
 
 

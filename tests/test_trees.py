@@ -10,7 +10,7 @@ from dist_util import expand
 from hostile_util import CONFIG, build, make_tree, project, run, skill_md
 
 from skillc import reader
-from skillc.discover import walk
+from skillc.stages.discover import walk
 
 OK = {"skills/a/SKILL.md": skill_md()}
 
@@ -78,8 +78,8 @@ def test_exclude_takes_gitignore_patterns_and_can_take_a_default_back(tmp_path):
 def test_default_excludes_by_name_agree_with_pathspec():
     import pathspec
 
-    from skillc.discover import default_excludes
     from skillc.model import DEFAULT_EXCLUDES
+    from skillc.stages.discover import default_excludes
 
     spec = pathspec.GitIgnoreSpec.from_lines(DEFAULT_EXCLUDES)
     names = [".git", ".hg", ".svn", ".DS_Store", "Thumbs.db", "git", ".gitignore", "thumbs.db", "x.DS_Store"]

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, skill_md
 
-from skillc import parse
+from skillc.stages import parse
 
 BAD_VALUES = [
     ("!!bool maybe", "SKC203"),

@@ -20,7 +20,7 @@ from pathlib import Path
 UNICODE = "15.1.0"
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "docs" / "delimiter-fold.txt"
-PYTHON = ROOT / "compiler" / "runtime" / "foldtable.py"
+PYTHON = ROOT / "compiler" / "format" / "foldtable.py"
 DELIMITER = frozenset("</untrusted-data")
 
 
@@ -70,7 +70,7 @@ def python_text(table: str) -> str:
     body = "".join(line + "\n" for line in table.splitlines() if not line.startswith("#"))
     return (
         f'"""The delimiter fold table, Unicode {UNICODE}: GENERATED from docs/delimiter-fold.txt by\n'
-        'tests/conformance/fold_table.py (do not edit). format.py reads it on first use."""\n\n'
+        'tests/conformance/fold_table.py (do not edit). escape.py reads it on first use."""\n\n'
         f'FOLD_UNICODE = "{UNICODE}"\n'
         f'FOLD_TABLE = """\\\n{body}"""\n'
     )

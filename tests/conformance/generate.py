@@ -59,6 +59,7 @@ def cases(builds: Path) -> list[dict[str, Any]]:
         {"name": "main-unknowns", "build": "main", "calls": plan.unknowns("tiny")},
         {"name": "main-calls", "build": "main", "calls": plan.main_calls()},
         {"name": "substitute", "build": "main", "calls": plan.substitute_calls()},
+        {"name": "delimiter", "build": "main", "calls": plan.delimiter_calls()},
         {"name": "hostile-survey", "build": "hostile", "calls": plan.survey(builds / "hostile")},
     ]
     return out + tampered.cases(builds)
@@ -85,8 +86,27 @@ def generate(target: Path) -> None:
             shutil.rmtree(target / "builds")
         shutil.copytree(fresh, target / "builds", symlinks=True)
     done = [expect(c, target / "builds") for c in cases(target / "builds")]
-    text = json.dumps(done, indent=1, ensure_ascii=False) + "\n"
-    (target / "cases.json").write_text(text, encoding="utf-8")
+    (target / "cases.json").write_text(dumps(done), encoding="utf-8")
+
+
+def dumps(cases: list[dict[str, Any]]) -> str:
+    """cases.json: one line per tamper op and per call, so a diff shows which outcome changed."""
+
+    def one(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+    def block(items: list[Any]) -> str:
+        return "[\n" + ",\n".join("  " + one(v) for v in items) + "\n ]" if items else "[]"
+
+    out = []
+    for case in cases:
+        head = ", ".join(f"{one(k)}: {one(v)}" for k, v in case.items() if k not in _LISTS)
+        lists = "".join(f",\n {one(k)}: {block(case[k])}" for k in _LISTS if k in case)
+        out.append("{" + head + lists + "}")
+    return "[\n" + ",\n".join(out) + "\n]\n"
+
+
+_LISTS = ("tamper", "tamper_after_open", "calls")
 
 
 if __name__ == "__main__":

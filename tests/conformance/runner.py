@@ -48,7 +48,7 @@ def apply(root: Path, op: Mapping[str, Any]) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "write":
-        path.write_bytes(base64.b64decode(op["base64"]))
+        path.write_bytes(op["text"].encode("utf-8") if "text" in op else base64.b64decode(op["base64"]))
     elif kind == "fifo":
         os.mkfifo(path)
     elif kind == "symlink":
@@ -85,10 +85,10 @@ def to_json(value: Any) -> Any:
     return {name: to_json(getattr(value, name)) for name in fields}
 
 
-def error_json(exc: reader.ReaderError) -> dict[str, Any]:
+def error_json(exc: Exception) -> dict[str, Any]:
     out: dict[str, Any] = {"error": type(exc).__name__}
-    if isinstance(exc, reader.UnknownSkill):
-        out["visible"] = list(exc.visible)
+    if type(exc).__name__ == "UnknownSkill":  # by name: the single-file reader has its own classes
+        out["visible"] = list(getattr(exc, "visible", ()))
     return out
 
 
@@ -120,10 +120,6 @@ def _missing(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
         return dist.missing_requirements(a["persona"], a["command"], env=env)
 
 
-def _load_args(a: Mapping[str, Any]) -> Any:
-    return a.get("args")
-
-
 CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "build_hash": lambda d, a, t: d.build_hash,
     "personas": lambda d, a, t: d.personas(),
@@ -131,8 +127,8 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "skills": lambda d, a, t: d.skills(a["persona"]),
     "commands": lambda d, a, t: d.commands(a["persona"]),
     "all_commands": lambda d, a, t: d.all_commands(),
-    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=_load_args(a)),
-    "render": lambda d, a, t: d.load(a["persona"], a["command"], args=_load_args(a)).render(),
+    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")),
+    "render": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")).render(),
     "resources": lambda d, a, t: d.resources(a["persona"], a["command"], kind=a.get("kind")),
     "resource": lambda d, a, t: d.resource(a["persona"], a["command"], a["path"]),
     "read_object": lambda d, a, t: d.read_object(a["digest"]),
@@ -140,36 +136,43 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "persona_meta": lambda d, a, t: d.persona_meta(a["persona"]),
     "resolution": lambda d, a, t: d.resolution(a["persona"], a["command"]),
     "missing_requirements": _missing,
-    "substitute": lambda d, a, t: reader.substitute(
-        a["body"], a.get("args"), names=a.get("names", ()), skill_dir=a.get("skill_dir")
-    ),
 }
 
 
-def outcome(call: Callable[[], Any]) -> dict[str, Any]:
+def _substitute(api: Any, a: Mapping[str, Any]) -> Any:
+    return api.substitute(a["body"], a.get("args"), names=a.get("names", ()), skill_dir=a.get("skill_dir"))
+
+
+def outcome(call: Callable[[], Any], api: Any = reader) -> dict[str, Any]:
     """{"result": value} or {"error": class name, ...}: what a call's `expect` holds."""
     try:
         return {"result": to_json(call())}
-    except reader.ReaderError as exc:
+    except api.ReaderError as exc:
         return error_json(exc)
 
 
-def run_case(case: Mapping[str, Any], tmp: Path, builds: Path = BUILDS) -> list[dict[str, Any]]:
-    """The outcome of every call of a case, in order, on a tampered copy of its build."""
+def run_case(
+    case: Mapping[str, Any], tmp: Path, builds: Path = BUILDS, api: Any = reader
+) -> list[dict[str, Any]]:
+    """The outcome of every call of a case, in order, on a tampered copy of its build.
+
+    api: the reader module (`skillc.reader`, or the single file `skillc vendor-reader` writes)."""
     root = copy_build(case["build"], tmp / "dist", builds)
     for op in case.get("tamper", []):
         apply(root, op)
-    calls = case["calls"]
     try:
-        dist = reader.open(root)
-    except reader.ReaderError as exc:  # such a case has one call, `open`
+        dist = api.open(root)
+    except api.ReaderError as exc:  # such a case has one call, `open`
         return [error_json(exc)]
     for op in case.get("tamper_after_open", []):
         apply(root, op)
-    out: list[dict[str, Any]] = []
-    for c in calls:
-        if c["call"] == "open":
-            out.append({"result": None})
-            continue
-        out.append(outcome(lambda c=c: CALLS[c["call"]](dist, c.get("args", {}), tmp)))
-    return out
+    return [_call(api, dist, c, tmp) for c in case["calls"]]
+
+
+def _call(api: Any, dist: reader.Dist, c: Mapping[str, Any], tmp: Path) -> dict[str, Any]:
+    args = c.get("args", {})
+    if c["call"] == "open":  # opened above
+        return {"result": None}
+    if c["call"] == "substitute":
+        return outcome(lambda: _substitute(api, args), api)
+    return outcome(lambda: CALLS[c["call"]](dist, args, tmp), api)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conformance.fixtures import neighbour
 from conformance.plan import Call, call
 
 Op = dict[str, Any]
@@ -40,7 +41,7 @@ class Scratch:
     def write(self, rel: str, data: bytes) -> None:
         (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
         (self.root / rel).write_bytes(data)
-        self.ops.append({"op": "write", "path": rel, "base64": base64.b64encode(data).decode("ascii")})
+        self.ops.append(write_op(rel, data))
 
     def put(self, data: bytes) -> str:
         """A new object under its own hash."""
@@ -81,6 +82,14 @@ class Scratch:
         return digest
 
 
+def write_op(rel: str, data: bytes) -> Op:
+    """A write op: its bytes as `text` when they are UTF-8 (readable in a diff), else `base64`."""
+    try:
+        return {"op": "write", "path": rel, "text": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"op": "write", "path": rel, "base64": base64.b64encode(data).decode("ascii")}
+
+
 def obj(digest: str) -> str:
     return f"objects/{digest[:2]}/{digest}"
 
@@ -104,7 +113,7 @@ def _case(
 
 
 def _tampered(
-    builds: Path, name: str, build: str, damage: Callable[[Scratch], None], calls: list[Call]
+    builds: Path, name: str, build: str, damage: Callable[[Scratch], object], calls: list[Call]
 ) -> dict[str, Any]:
     s = Scratch(builds / build)
     try:
@@ -216,7 +225,8 @@ def _raw(builds: Path) -> list[dict[str, Any]]:
 
 def _hashed(builds: Path) -> list[dict[str, Any]]:
     """Damage under a valid hash: the reader's validation must refuse it, per document or entry."""
-    pairs = [call("load", persona="tiny", command=c) for c in ("deploy", "notes", "ops/restart", "threat")]
+    near = neighbour("deploy")
+    pairs = [call("load", persona="tiny", command=c) for c in ("deploy", near, "notes", "ops/restart")]
     pairs += [
         call("skill_meta", command="notes"),
         call("catalog", persona="tiny"),
@@ -233,7 +243,7 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         call("load", persona="tiny", command="notes"),
     ]
     metas += [call("persona_meta", persona="paria")]
-    damage: dict[str, tuple[Callable[[Scratch], None], list[Call]]] = {
+    damage: dict[str, tuple[Callable[[Scratch], object], list[Call]]] = {
         "index-format-1": (lambda s: s.set_index(_sub('"format": 2', '"format": 1')), OPEN),
         "index-format-3": (lambda s: s.set_index(_sub('"format": 2', '"format": 3')), OPEN),
         "index-format-string": (lambda s: s.set_index(_sub('"format": 2', '"format": "2"')), OPEN),
@@ -299,6 +309,24 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         ),
         "neighbour-exception-unknown-persona": (lambda s: _unknown_exception(s), pairs),
         "body-not-utf8": (lambda s: _non_utf8_body(s, "deploy"), pairs),
+        "neighbour-depth-64": (lambda s: _deep(s, 64), pairs),
+        "neighbour-depth-65": (lambda s: _deep(s, 65), pairs),
+        "neighbour-lone-surrogate": (
+            lambda s: s.set_shard("deploy", _sub('"timeout": 1.5', '"timeout": "\\udc00"')),
+            pairs,
+        ),
+        "neighbour-escaped-nul": (
+            lambda s: s.set_shard("deploy", _sub('"timeout": 1.5', '"timeout": "a\\u0000b"')),
+            pairs,
+        ),
+        "neighbour-size-float": (
+            lambda s: s.set_shard("deploy", _sub('"size": 256', '"size": 256.0')),
+            pairs,
+        ),
+        "neighbour-bad-access": (
+            lambda s: s.set_shard("deploy", _sub('"access": "open"', '"access": "closed"')),
+            pairs,
+        ),
         "meta-bad-budget": (lambda s: s.set_meta("tiny", _sub('"budget": 200', '"budget": 200.5')), metas),
         "meta-wrong-id": (lambda s: s.set_meta("tiny", _sub('"id": "tiny"', '"id": "paria"')), metas),
         "meta-duplicate-key": (
@@ -309,7 +337,29 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         "table-bad-name": (lambda s: _table(s, _bad_shard_name), pairs),
     }
     out = [_tampered(builds, name, "main", d, calls) for name, (d, calls) in damage.items()]
-    return out + [_rebuilt(builds)]
+    out += [_two_faults(builds, first) for first in (True, False)]
+    return [*out, _rebuilt(builds)]
+
+
+def _two_faults(builds: Path, before: bool) -> dict[str, Any]:
+    """deploy's entry malformed and another shard missing, before or after deploy's in name order:
+    a call that lists every skill meets the faults in a fixed order (docs/format.md §5.2)."""
+    s = Scratch(builds / "main")
+    try:
+        _, mine, _ = s.shard_of("deploy")
+        shards = json.loads(s.read(obj(s.index()["shards"])))["shards"]
+        others = sorted(n for n in shards if (n < mine) == before and n != mine)
+        victim = others[0] if before else others[-1]
+        _bad_neighbour(s)
+        s.ops.append({"op": "delete", "path": obj(shards[victim])})
+        calls = [
+            call("skills", persona="tiny"),
+            call("all_commands"),
+            call("load", persona="tiny", command="nope"),
+        ]
+        return _case(f"two-faults-{'before' if before else 'after'}", "main", s.ops, calls)
+    finally:
+        s.close()
 
 
 def _entry(command: str, change: Callable[[dict[str, Any]], None]) -> Callable[[str], str]:
@@ -318,7 +368,7 @@ def _entry(command: str, change: Callable[[dict[str, Any]], None]) -> Callable[[
     def edit(text: str) -> str:
         doc = json.loads(text)
         change(doc["skills"][command])
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))  # compact: cases.json stays small
 
     return edit
 
@@ -330,6 +380,19 @@ def _bad_neighbour(s: Scratch) -> None:
 
 def _unknown_exception(s: Scratch) -> None:
     s.set_shard("deploy", _entry("deploy", lambda e: e["exceptions"].update({"ghost": None})))
+
+
+def _deep(s: Scratch, depth: int) -> None:
+    """deploy's frontmatter nested so that its shard is `depth` levels deep (the limit is 64)."""
+    inner = depth - 4  # shard, skills, entry, frontmatter: then the `nest` arrays
+
+    def nest(e: dict[str, Any]) -> None:
+        value: Any = []
+        for _ in range(inner - 1):
+            value = [value]
+        e["frontmatter"]["nest"] = value
+
+    s.set_shard("deploy", _entry("deploy", nest))
 
 
 def _non_utf8_body(s: Scratch, command: str) -> None:
@@ -357,9 +420,9 @@ def _rebuilt(builds: Path) -> dict[str, Any]:
     other = (builds / "hostile" / "_index.json").read_bytes()
     s.close()
     after = [
-        {"op": "write", "path": "_index.json", "base64": base64.b64encode(other).decode("ascii")},
+        write_op("_index.json", other),
         {"op": "delete", "path": obj(deploy)},
     ]
-    calls = _loads("tiny", "deploy", "notes") + [call("build_hash"), call("personas")]
+    calls = [*_loads("tiny", "deploy", "notes"), call("build_hash"), call("personas")]
     del notes
     return _case("rebuilt-and-pruned", "main", [], calls, after)

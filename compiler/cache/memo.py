@@ -1,0 +1,289 @@
+"""The memo (`memo.json`): per-file and per-catalog results of earlier builds, each by a key of its own.
+
+- skill key: one SKILL.md's check (parse, schema, name rules), by `SkillSource.origin` (its bytes,
+  path, command and source);
+- cost key: a catalog entry's rendered length, by the template and the entry itself;
+- catalog key: one persona's catalog text and packing, by everything `CatalogInputs` holds.
+
+The memo computes its keys itself: the stages hand it what a result is made of, never a key.
+Entries not used by a build are dropped, so the memo follows the tree. Resolution is not memoised:
+keying an outcome costs what computing it does (bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..diagnostics import Diagnostic
+from ..model import Skill, SkillSource
+from ..stages.budget import Candidate, Packing
+from ..stages.catalog import CatalogInputs
+from ..stages.template import Template
+from .codec import decode_diags, decode_skill, encode_diags, encode_skill, json_exact
+from .store import read_signed, write_signed
+
+MEMO_FILE = "memo.json"
+SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
+
+
+@dataclass
+class Stats:
+    """What the cache did in one build (tests and the benchmark read it)."""
+
+    checked: int = 0  # SKILL.md files parsed and validated (memo misses)
+    reused: int = 0  # SKILL.md results taken from the memo
+    measured: int = 0  # catalog entries rendered to measure their cost
+    rendered: int = 0  # persona catalogs packed and rendered (memo misses)
+    replayed: bool = False  # the whole build was skipped
+    unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
+
+
+def digest(*parts: str | bytes) -> str:
+    """sha256 of length-prefixed parts: no two different lists of parts join to the same bytes."""
+    h = hashlib.sha256()
+    for part in parts:
+        # surrogatepass: file names that are not UTF-8 reach diagnostics as surrogates
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+@dataclass
+class Memo:
+    """Read once when a build that is not replayed starts, written once when it ends.
+
+    `output_files`: the stat data of the files the last recorded build left in the output, so the
+    write stage need not read them again to compare (see output/write.py `compare`).
+    """
+
+    directory: Path
+    signing_key: bytes
+    fingerprint: str
+    format: int
+    stats: Stats
+    output_files: Mapping[str, list[int]] | None = None
+    skills: dict[str, Any] = field(default_factory=dict)  # skill key -> {"skill", "diags"}
+    costs: dict[str, int] = field(default_factory=dict)  # cost key -> characters
+    costs_template: str = ""  # the template those costs were measured with
+    catalogs: dict[str, Any] = field(default_factory=dict)  # catalog key -> text and packing
+    used_skills: dict[str, Any] = field(default_factory=dict)
+    used_costs: dict[str, int] = field(default_factory=dict)
+    used_catalogs: dict[str, Any] = field(default_factory=dict)
+    _entry_digests: dict[str, bytes | None] = field(default_factory=dict)  # this build's, by command
+
+    def load(self) -> None:
+        data = read_signed(self.directory, MEMO_FILE, self.signing_key)
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != self.format
+            or data.get("fingerprint") != self.fingerprint
+        ):
+            return
+        if isinstance(data.get("skills"), dict) and isinstance(data.get("costs"), dict):
+            self.skills, self.costs = data["skills"], data["costs"]
+            self.costs_template = str(data.get("template", ""))
+        if isinstance(data.get("catalogs"), dict):
+            self.catalogs = data["catalogs"]
+
+    def save(self) -> None:
+        """Keep only what this build used."""
+        if (
+            self.used_skills.keys() == self.skills.keys()
+            and self.used_costs == self.costs
+            and self.used_catalogs.keys() == self.catalogs.keys()
+        ):
+            return  # nothing new: skip rewriting megabytes
+        write_signed(
+            self.directory,
+            MEMO_FILE,
+            self.signing_key,
+            {
+                "format": self.format,
+                "fingerprint": self.fingerprint,
+                "skills": self.used_skills,
+                "template": self.costs_template,
+                "costs": self.used_costs,
+                "catalogs": self.used_catalogs,
+            },
+        )
+
+    # -- checked skills, by skill key --------------------------------------------------
+
+    def check_skills(
+        self, checks: Callable[[Sequence[SkillSource]], list[SkillResult]]
+    ) -> Callable[[Sequence[SkillSource]], list[SkillResult]]:
+        """`checks` memoised per file by its skill key; the misses go to `checks` in one batch
+        (which may spread them over the cores)."""
+
+        def cached(sources: Sequence[SkillSource]) -> list[SkillResult]:
+            keys = [s.origin for s in sources]
+            results: list[SkillResult | None] = [self._hit(k, s) for k, s in zip(keys, sources, strict=True)]
+            misses = [i for i, r in enumerate(results) if r is None]
+            for i, (skill, diags) in zip(misses, checks([sources[i] for i in misses]), strict=True):
+                results[i] = (skill, diags)
+                self._remember_skill(keys[i], sources[i], skill, diags)
+            self.stats.checked += len(misses)
+            self.stats.reused += len(sources) - len(misses)
+            return [r for r in results if r is not None]
+
+        return cached
+
+    def _hit(self, key: str, src: SkillSource) -> SkillResult | None:
+        hit = self.skills.get(key)
+        if hit is None:
+            return None
+        try:
+            result = decode_skill(hit["skill"], src), decode_diags(hit["diags"])
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+        self.used_skills[key] = hit
+        return result
+
+    def _remember_skill(
+        self, key: str, src: SkillSource, skill: Skill | None, diags: tuple[Diagnostic, ...]
+    ) -> None:
+        entry: dict[str, Any] = {"skill": encode_skill(skill), "diags": encode_diags(diags)}
+        # Remember only what JSON keeps as it is and decodes to the very same result.
+        if (
+            json_exact(entry)
+            and decode_skill(entry["skill"], src) == skill
+            and decode_diags(entry["diags"]) == diags
+        ):
+            self.used_skills[key] = entry
+
+    # -- catalog entry costs, by cost key ----------------------------------------------
+
+    def entry_cost(
+        self, measure: Callable[[dict[str, Any], Template], int]
+    ) -> Callable[[dict[str, Any], Template], int]:
+        """`measure(entry, template)` memoised by the template and the catalog entry itself
+        (whatever catalog.catalog_skill hands the template, so the two cannot drift apart)."""
+
+        templates: dict[int, str] = {}
+
+        def cached(entry: dict[str, Any], template: Template) -> int:
+            tkey = templates.get(id(template))
+            if tkey is None:
+                tkey = templates[id(template)] = digest(
+                    template.source, str(template.markup), template.suffix
+                )
+            if tkey != self.costs_template:  # another template: nothing measured so far applies
+                self.costs, self.used_costs, self.costs_template = {}, {}, tkey
+            try:  # sorted keys: one entry, one key
+                key = orjson.dumps(entry, option=orjson.OPT_SORT_KEYS).decode()
+            except TypeError:  # not representable (lone surrogates): measured, never memoised
+                return measure(entry, template)
+            hit = self.costs.get(key)
+            if type(hit) is not int:
+                hit = measure(entry, template)
+                self.stats.measured += 1
+            self.used_costs[key] = hit
+            return hit
+
+        return cached
+
+    # -- catalogs, by catalog key (stages.catalog.CatalogMemo) ---------------------------
+
+    def recall(self, inputs: CatalogInputs) -> tuple[str, Packing] | None:
+        key = self._catalog_key(inputs)
+        hit = self.catalogs.get(key) if key else None
+        found = _restored(hit, inputs.candidates, inputs.config.budget_priority)
+        if found is not None and key:
+            self.used_catalogs[key] = hit
+        return found
+
+    def remember(self, inputs: CatalogInputs, text: str, packing: Packing) -> None:
+        self.stats.rendered += 1
+        key = self._catalog_key(inputs)
+        if key is None:
+            return
+        p = packing
+        kept = {
+            "persona": p.persona,
+            "budget": p.budget,
+            "included": list(p.included),
+            "diags": encode_diags(p.diagnostics),
+            "strategy": p.strategy,
+            "descriptions": dict(p.descriptions),
+        }
+        entry: dict[str, Any] = {"text": text, "packing": kept}
+        # Kept only when JSON gives it back exactly and it restores to the very same Packing.
+        if json_exact(entry) and _restored(entry, p.candidates, p.priority) == (text, p):
+            self.used_catalogs[key] = entry
+
+    def _catalog_key(self, inputs: CatalogInputs) -> str | None:
+        """Template, budget settings, persona, and each listed entry (None: an entry is not JSON)."""
+        config, persona, template = inputs.config, inputs.persona, inputs.template
+        head = repr(
+            (
+                persona.id,
+                persona.name,
+                persona.faction,
+                config.budget_for(persona.id),
+                config.budget_strategy,
+                config.budget_priority,
+                config.verbose,
+                config.config_rel,
+                template.suffix,
+                template.markup,
+            )
+        ).encode("utf-8", "surrogatepass")
+        # The head and the template are length-prefixed; each entry is a 32-byte digest.
+        parts = [
+            len(head).to_bytes(8, "little"),
+            head,
+            len(template.source).to_bytes(8, "little"),
+            template.source,
+        ]
+        for candidate in inputs.candidates:
+            entry = self._entry_digest(inputs.entries[candidate.command], candidate)
+            if entry is None:  # not JSON: never memoised
+                return None
+            parts.append(entry)
+        return hashlib.sha256(b"".join(parts)).hexdigest()
+
+    def _entry_digest(self, entry: dict[str, Any], candidate: Candidate) -> bytes | None:
+        """A digest of one catalog entry and its budget candidate, once per build for every persona."""
+        command = candidate.command
+        if command not in self._entry_digests:
+            try:
+                data: bytes | None = orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)
+            except TypeError:  # a lone surrogate: measured and rendered, never memoised
+                data = None
+            self._entry_digests[command] = (
+                None
+                if data is None
+                else hashlib.sha256(data + b"\0" + repr(candidate).encode("utf-8", "surrogatepass")).digest()
+            )
+        return self._entry_digests[command]
+
+
+def _restored(
+    entry: Any, candidates: tuple[Candidate, ...], priority: tuple[str, ...]
+) -> tuple[str, Packing] | None:
+    """A Packing from what the memo keeps of it: every candidate not included was left out."""
+    try:
+        text, p = entry["text"], entry["packing"]
+        included = tuple(p["included"])
+        kept = set(included)
+        left_out = tuple(sorted(c.command for c in candidates if c.command not in kept))
+        packing = Packing(
+            p["persona"],
+            p["budget"],
+            included,
+            left_out,
+            decode_diags(p["diags"]),
+            p["strategy"],
+            p["descriptions"],
+            candidates,
+            priority,
+        )
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    return (text, packing) if type(text) is str else None

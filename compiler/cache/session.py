@@ -1,0 +1,253 @@
+"""Incremental builds: a cache in `<project>/.skillc-cache/`.
+
+Three levels:
+
+- The no-op fast path (`build.json`, its `inputs`). Before discover reads a
+  byte, one stat walk (an os.scandir per directory, a stat per directory and
+  per file) compares every walked directory's listing and stat data and every
+  input file's size, mtime_ns, ctime_ns and inode with what they were when
+  the last successful build read them. When all match, and the config, the
+  template, the flags and the compiler are those of that build (they are
+  read and hashed, as always), the inputs are taken to be unchanged without
+  reading them, as git's index and make do, and the build is replayed as below.
+- The build record (`build.json`), keyed by content. When the build hash
+  (every input byte, the config, the template, the generator), the
+  compiler's own fingerprint, the flags and the discovery diagnostics are
+  those of the last successful build, and the output directory still holds
+  exactly the files that build left there (same size, mtime, ctime, inode and type, checked with
+  one directory walk), `build` skips every stage after discover and replays
+  that build's diagnostics (`report.json`), discover's own warnings among
+  them. A build with errors is never recorded, so never replayed.
+- The memo (`memo.json`), each entry keyed by a digest of everything it was
+  made from: the result of checking one SKILL.md (parse, schema, name rules)
+  by its bytes, path, command and source (`SkillSource.origin`); the catalog
+  entry cost of a skill by the template and the entry's fields; and each
+  persona's catalog text and packing (what was included, the descriptions
+  cut, the diagnostics: the rest is derived from the candidates) by the key
+  `render` derives from its entries, persona, budget settings and template.
+  A changed tree re-parses and re-renders only what those keys say changed;
+  resolution runs whole (memoising it costs more than it saves, see
+  resolve.py), and the index, shards and persona metas are assembled again.
+  Entries not used by a build are dropped, so the memo follows the tree.
+
+The trade-off of the fast path: a content change that keeps a file's size,
+mtime_ns, ctime_ns and inode is not noticed, and the old output is kept. An
+ordinary write cannot do that: it sets the ctime to the current time, which
+utime() cannot set back. The stat data is taken after a file system time
+stamp and before the read, and is recorded only when every input and
+directory is older than the stamp, so a write during a build, or in the same
+clock tick as the stat, is seen too. What remains: a clock set back, a file
+system without a real ctime or with a coarser clock than the one
+`.skillc-cache/` is on (a source on another mount), and tools that write the
+device under the file system. `build --no-cache`, or touching the file (the
+next build then reads every input), brings such a change in; `check` never
+uses the cache, so CI still sees the truth.
+Trees holding a symlink to a directory always take the content path (discover
+follows it, with loop and escape checks the stat walk does not repeat), and
+any change in a walked directory, even a hidden file, makes the next build
+read the inputs once.
+
+Trust: a cache directory may arrive with an untrusted checkout or archive.
+Nothing in it is ever executed (JSON, never pickle), and every file carries an
+HMAC-SHA256 made with a per-user key kept outside the project
+(`$XDG_CACHE_HOME/skillc/key`, else `~/.cache/skillc/key`), so a foreign,
+truncated, hand-edited or older-format file is not used: the build runs from
+scratch, and its output is the same bytes either way. When no key can be read
+or created the cache is off.
+
+Each build reads the cache once and writes it at most once (and a time stamp
+file, deleted at once); nothing here is global.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from .. import fs
+from ..diagnostics import Diagnostic
+from ..format.layout import INDEX, build_hash_in
+from ..model import Config
+from .codec import Report
+from .memo import Memo, Stats
+from .records import Record, Records, build_key, head_key
+from .snapshot import Snapshot, Walked, for_inputs, take_snapshot
+from .store import DIRNAME, load_key
+
+FORMAT = 5  # 2: memo entries carry frontmatter anchors; 3: output files by [size, mtime, ctime, inode, mode]; 4: report text; 5: catalog keys by the memo
+
+
+def fingerprint() -> str:
+    """The compiler's own sources and schemas, Python, and the parsing libraries.
+
+    Any edit to skillc itself, or an upgrade of PyYAML, jsonschema or Jinja2
+    (their module files change), makes every cached result a miss.
+    """
+    import jinja2
+    import jsonschema
+    import yaml
+
+    h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0libyaml={yaml.__with_libyaml__}\0".encode())
+    here = Path(__file__).resolve().parent.parent
+    for path in sorted([*here.glob("**/*.py"), *here.glob("schemas/*.json"), *here.glob("templates/*")]):
+        h.update(f"{path.relative_to(here)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+    for module in (yaml, jsonschema, jinja2):
+        st = os.stat(module.__file__ or "")
+        h.update(f"{module.__name__}\0{module.__file__}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A build the cache proved current: its counts and the diagnostics it reported."""
+
+    skills: int
+    personas: int
+    objects: int
+    report: Report
+
+
+class Discovered(Protocol):
+    """What the pipeline's discover step gives the session to key the build by."""
+
+    @property
+    def input_paths(self) -> Iterable[str]: ...
+
+    @property
+    def build_hash(self) -> str: ...
+
+    @property
+    def early(self) -> tuple[Diagnostic, ...]: ...  # problems of config, template and discovery
+
+
+D = TypeVar("D", bound=Discovered)
+
+
+class Session:
+    """The cache's one door for one build. The pipeline calls `replay` once (before and after
+    discover, which it hands in), passes `memo` to the stages, and calls `finish` once after the
+    write; it knows nothing of keys, snapshots or files."""
+
+    def __init__(
+        self,
+        config: Config,
+        directory: Path,
+        signing_key: bytes,
+        config_hash: str,
+        head_diags: tuple[Diagnostic, ...],
+        prune: bool,
+    ):
+        self.config, self.prune = config, prune
+        self.dist = config.root / config.output
+        self.stats = Stats()
+        print_ = fingerprint()
+        self.records = Records(directory, signing_key, print_, FORMAT, self.stats)
+        self._memo = Memo(directory, signing_key, print_, FORMAT, self.stats)
+        self._memo_loaded = False
+        self.now = take_snapshot(config, directory, head_key(print_, config_hash, config, head_diags))
+        self.build_key = ""
+        self.inputs: Snapshot | None = None
+
+    def replay(self, discover: Callable[[Walked | None], D]) -> Hit | D:
+        """The recorded build when it is provably current, else what `discover` found.
+
+        First the no-op path: inputs unchanged by their stat data, output as the last build left
+        it, nothing read. Then `discover` runs (with the stat walk's listing, so nothing is listed
+        twice) and the content path compares the build key of what it read.
+        """
+        if self.now is not None:
+            hit = _hit(self.records.replay_unchanged(self.now, self.dist, prune=self.prune))
+            if hit is not None:
+                return hit
+        found = discover(self.now.walked if self.now else None)
+        self.inputs = for_inputs(self.now, found.input_paths)
+        self.build_key = build_key(self.records.fingerprint, found.build_hash, self.config, found.early)
+        hit = _hit(self.records.replay(self.build_key, self.dist, prune=self.prune))
+        if hit is None:
+            return found
+        self.records.save_inputs(self.inputs)  # so that the next no-op build need not read them
+        return hit
+
+    @property
+    def memo(self) -> Memo:
+        """The memo the stages use, read on first use (a replayed build needs none)."""
+        if not self._memo_loaded:
+            self._memo.load()
+            record = self.records.record()
+            if record is not None and record.dist == str(self.dist.resolve()):
+                self._memo.output_files = record.files
+            self._memo_loaded = True
+        return self._memo
+
+    def finish(
+        self,
+        files: Iterable[str] | None,
+        build_hash: str,
+        summary: tuple[int, int, int],
+        diagnostics: tuple[Diagnostic, ...],
+    ) -> None:
+        """Keep the memo; and when the build was written (`files`), the record its replay needs."""
+        if self._memo_loaded:
+            self._memo.save()
+        if files is not None:
+            self._record(tuple(files), build_hash, summary, diagnostics)
+
+    def _record(
+        self,
+        files: tuple[str, ...],
+        build_hash: str,
+        summary: tuple[int, int, int],
+        diagnostics: tuple[Diagnostic, ...],
+    ) -> None:
+        present = fs.scan_tree(self.dist)
+        if present is None or any(rel not in present for rel in files):
+            return
+        # The lock is released after the swap: a concurrent build of other sources may have
+        # replaced dist since; its index names another build hash.
+        try:
+            if build_hash_in(fs.read_head(self.dist / INDEX, 4096, follow=False)) != build_hash:
+                return
+        except OSError:
+            return
+        record = Record(
+            self.build_key,
+            str(self.dist.resolve()),
+            {rel: present[rel] for rel in files},
+            *summary,
+            self.inputs,
+        )
+        self.records.save(record, diagnostics)
+
+
+def _hit(found: tuple[Record, Report] | None) -> Hit | None:
+    if found is None:
+        return None
+    record, report = found
+    return Hit(record.skills, record.personas, record.objects, report)
+
+
+def open_session(
+    config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], *, prune: bool
+) -> Session | None:
+    """The cache's door for one build; None when the cache is off (no key can be kept, or
+    `.skillc-cache` is not a real directory)."""
+    directory = config.root / DIRNAME
+    try:  # something planted at the name (a symlink out of the project, a FIFO): never read or written through
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    signing_key = load_key()
+    return (
+        None
+        if signing_key is None
+        else Session(config, directory, signing_key, config_hash, head_diags, prune)
+    )

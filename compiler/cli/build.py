@@ -1,0 +1,177 @@
+"""build, validate and check: compile the project; write it, or only report, or compare."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .. import diagnostics as dg
+from .. import pipeline
+from ..cache import Report
+from ..diagnostics import Diagnostic
+from ..diagnostics import formats as report
+from ..diagnostics.codes import Code
+from ..errors import OutputRefused
+from ..output import verify
+from .shared import CONFIG, FORMAT, IGNORE, SKIP, STRICT, VERBOSE, emit, find_config, options, say
+
+FAILED = "skillc: build failed; the output directory was left untouched"
+
+
+@click.command()
+@CONFIG
+@STRICT
+@click.option("--prune", is_flag=True, help="Remove objects no longer referenced by the index.")
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only.")
+@click.option(
+    "--no-cache", is_flag=True, help="Neither read nor write the incremental cache (.skillc-cache/)."
+)
+@SKIP
+@VERBOSE
+@FORMAT
+@IGNORE
+def build(
+    config_path: Path | None,
+    strict: bool | None,
+    prune: bool,
+    quiet: bool,
+    no_cache: bool,
+    skip_invalid: bool | None,
+    verbose: bool,
+    fmt: str,
+    ignore: tuple[str, ...],
+) -> int:
+    """Compile the sources into the output directory, atomically."""
+    started = time.perf_counter()
+    config_path = find_config(config_path)
+    progress = report.progress_for(fmt, quiet)
+    opts = options(strict, skip_invalid, verbose, ignore, progress)
+    try:
+        result, written = pipeline.build(config_path, opts, prune=prune, cache=not no_cache)
+    except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
+        # Relative to the config's directory, like every other diagnostic path.
+        where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
+        return _failed(
+            fmt,
+            dg.error(where, Code.CANNOT_WRITE, f"cannot write the output directory: {exc.strerror or exc}"),
+        )
+    except OutputRefused as exc:  # taken over between the early check and the lock
+        return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}"))
+    finally:
+        progress.done()
+    if (
+        isinstance(result, pipeline.Replayed)
+        and fmt == "text"
+        and not result.report.errors
+        and not report.use_colour(sys.stderr)
+    ):
+        _emit_recorded(result.report, quiet)  # the recorded text: nothing is decoded
+    else:
+        emit(result.diagnostics, quiet, fmt)
+    if written is None:
+        say(fmt, FAILED)
+        return 1
+    if not quiet and not isinstance(result, pipeline.ConfigFailed):  # written: a build ran or was replayed
+        counts = result.summary  # also set when the cache replayed the build
+        assert counts is not None
+        state = "written" if written.written else "already up to date"
+        pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
+        say(
+            fmt,
+            f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
+            f"{counts.personas} personas, {counts.objects} objects{pruned} "
+            f"({time.perf_counter() - started:.2f}s)",
+        )
+    return 0
+
+
+def _emit_recorded(recorded: Report, quiet: bool) -> None:
+    """What emit prints (text, no colour) for a recorded build without errors: nothing is decoded."""
+    if quiet or not recorded.warnings:
+        return
+    sys.stderr.write(recorded.text + f"skillc: 0 error(s), {recorded.warnings} warning(s)\n")
+    sys.stderr.flush()
+
+
+def _failed(fmt: str, problem: Diagnostic) -> int:
+    emit((problem,), fmt=fmt)
+    say(fmt, FAILED)
+    return 1
+
+
+@click.command()
+@CONFIG
+@STRICT
+@SKIP
+@VERBOSE
+@FORMAT
+@IGNORE
+def validate(
+    config_path: Path | None,
+    strict: bool | None,
+    skip_invalid: bool | None,
+    verbose: bool,
+    fmt: str,
+    ignore: tuple[str, ...],
+) -> int:
+    """Run every check and write nothing."""
+    result = pipeline.compile_project(
+        find_config(config_path), options(strict, skip_invalid, verbose, ignore)
+    )
+    diagnostics = result.diagnostics
+    if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
+        # What the build would write, held to the format's schemas (a failure here is a skillc bug).
+        where = f"{result.config.output}/_index.json"
+        diagnostics += tuple(
+            dg.error(where, Code.SCHEMA_BUG, f"the build would break its schema: {problem}")
+            for problem in verify.artifact_errors(result.artifacts.files)[:20]
+        )
+    emit(diagnostics, fmt=fmt)
+    return 0 if result.ok and not dg.has_errors(diagnostics) else 1
+
+
+@click.command()
+@CONFIG
+@STRICT
+@SKIP
+@VERBOSE
+@FORMAT
+@IGNORE
+def check(
+    config_path: Path | None,
+    strict: bool | None,
+    skip_invalid: bool | None,
+    verbose: bool,
+    fmt: str,
+    ignore: tuple[str, ...],
+) -> int:
+    """CI: fail if the output directory is stale or invalid. Writes nothing."""
+    result, cmp = pipeline.check(find_config(config_path), options(strict, skip_invalid, verbose, ignore))
+    if cmp is None or isinstance(result, pipeline.ConfigFailed) or result.artifacts is None:
+        emit(result.diagnostics, quiet=True, fmt=fmt)
+        say(fmt, "skillc: check failed: the sources do not compile")
+        return 1
+    out = result.config.output
+    # The output is compared byte for byte with what a build would write, and a build's own output
+    # matches the index schema (the tests hold every build to it), so a current output is a valid one.
+    stale = [dg.error(f"{out}/{p}", Code.STALE, "missing: a build would write it") for p in cmp.missing]
+    stale += [
+        dg.error(f"{out}/{p}", Code.STALE, "differs from what a build would write") for p in cmp.changed
+    ]
+    stale += [dg.error(f"{out}/{p}", Code.STALE, "not written by a build: stray file") for p in cmp.extra]
+    emit((*result.diagnostics, *stale), quiet=True, fmt=fmt)
+    if stale:
+        say(fmt, f"skillc: {out}/ is stale ({len(stale)} file(s)); run `skillc build` and commit it")
+        return 1
+    if cmp.extra_objects:
+        say(
+            fmt,
+            f"skillc: note: {len(cmp.extra_objects)} unreferenced object(s) from earlier builds; "
+            "`skillc build --prune` removes them",
+        )
+    say(fmt, f"skillc: {out}/ is current (build {result.artifacts.build_hash[:12]})")
+    return 0

@@ -1,0 +1,103 @@
+"""explain: why a persona gets what it gets for a skill, step by step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import diagnostics as dg
+from .. import pipeline
+from ..format.layout import sha256_hex as sha256
+from ..model import Program, Resolution, Skill
+from ..stages.budget import Packing
+from .boundary import fail
+from .shared import CONFIG, SKIP, emit, find_config, options
+
+
+@click.command()
+@CONFIG
+@SKIP
+@click.argument("persona")
+@click.argument("command")
+def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, command: str) -> int:
+    """Print why PERSONA gets what it gets for COMMAND."""
+    result = pipeline.compile_project(find_config(config_path), options(skip_invalid=skip_invalid))
+    if isinstance(result, pipeline.ConfigFailed):
+        emit(result.diagnostics)
+        return 1
+    program = result.program
+    if persona not in program.personas:
+        fail(f"unknown persona {persona!r}; known: {', '.join(program.personas)}", 1)
+    hit = next((r for r in result.resolutions if r.persona == persona and r.command == command), None)
+    if hit is None:
+        _explain_missing(program, persona, command)
+        return 1
+    _explain(result, hit)
+    return 0
+
+
+def _explain_missing(program: Program, persona: str, command: str) -> None:
+    p = program.personas[persona]
+    invalid = dict(program.invalid)
+    if command in invalid:
+        click.echo(
+            dg.printable(
+                f"{persona} x {command}: left out of the build: the skill has errors "
+                f"({', '.join(invalid[command])}) and --skip-invalid is on; "
+                "`skillc validate` lists them"
+            ),
+            err=True,
+        )
+    elif command in program.skills:
+        click.echo(
+            dg.printable(
+                f"{persona} x {command}: not visible: the persona's allowlist does not name it "
+                f"({p.manifest_rel}: skills)"
+            ),
+            err=True,
+        )
+    else:
+        fail(f"unknown skill {command!r}; known: {', '.join(sorted(program.skills))}", 1)
+
+
+def _explain(result: pipeline.Compiled, r: Resolution) -> None:
+    program = result.program
+    persona = program.personas[r.persona]
+    skill = program.skills[r.command]
+    packing = result.packings.get(r.persona)
+    chain = " -> ".join((persona.id, *persona.chain))
+    lines = [
+        f"{r.persona} x {r.command}",
+        f"  persona: {persona.name} ({persona.manifest_rel or 'implicit'}); fallback chain: {chain}; "
+        f"unrestricted_skills: {str(persona.unrestricted).lower()}",
+        f"  skill: {skill.path} (source {result.config.sources[skill.source]!r})",
+        "  allowlist: "
+        + ("every skill" if persona.allowlist is None else "named in the persona's skills list"),
+        *(f"  {step}" for step in r.trace),
+    ]
+    if packing is not None and r.model:
+        lines.append("  catalog: " + _catalog_reason(packing, skill))
+    lines.append(
+        f"  result: access={r.access}"
+        + (f" via {r.via}" if r.via else "")
+        + f", body sha256 {sha256(r.body.encode('utf-8'))[:16]}, overlay {r.overlay or 'none'}"
+    )
+    # Names, paths and manifest values are untrusted: printed escaped, like diagnostics.
+    click.echo("\n".join(dg.printable(line) for line in lines))
+
+
+def _catalog_reason(packing: Packing, skill: Skill) -> str:
+    """Why the budget kept, cut or shortened this skill's catalog entry."""
+    how = f"budget {packing.budget} characters, strategy {packing.strategy}"
+    rank = f"priority rank {packing.ranks.get(skill.command, '?')} of {len(packing.ranks)}"
+    if skill.command not in packing.included:
+        return (
+            f"left out: the catalog is over its budget ({how}); {rank}, and every skill ranked "
+            f"below it was cut first (always first, then budgets.priority, then command order)"
+        )
+    if skill.command in packing.descriptions:
+        short = packing.descriptions[skill.command]
+        what = "description removed" if not short else f"description shortened to {len(short)} characters"
+        return f"included, {what} to fit ({how}); {rank}"
+    return "included" + (" (always: true)" if skill.flag("always") else "") + f"; {how}"

@@ -1,0 +1,109 @@
+"""diff and audit: what changed between two builds, and what a build's skills can do."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from .. import config as config_mod
+from .. import reader
+from ..errors import UsageError
+from ..review import compare as review
+from ..review import gitrefs
+from .boundary import fail
+from .shared import CONFIG, emit, find_config
+
+
+@click.command()
+@click.argument("builds", nargs=-1)
+@click.option(
+    "--git",
+    "use_git",
+    is_flag=True,
+    help="BUILDS are git refs: compile the project at REF (and REF2, else the working tree) and compare.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
+)
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the builds differ at all.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["capabilities"]),
+    default=None,
+    help="Exit 1 only when a capability changes (capability field, audit finding, bundled script).",
+)
+@CONFIG
+def diff(
+    builds: tuple[str, ...],
+    use_git: bool,
+    fmt: str,
+    exit_code: bool,
+    fail_on: str | None,
+    config_path: Path | None,
+) -> int:
+    """Compare two builds: OLD_DIST NEW_DIST, or --git REF [REF2]."""
+    with tempfile.TemporaryDirectory(prefix="skillc-diff-") as scratch:
+        old, new = _diff_inputs(builds, use_git, config_path, Path(scratch))
+        result = review.compare(reader.open(old), reader.open(new))
+    render = {"text": review.render_text, "markdown": review.render_markdown, "json": review.render_json}[fmt]
+    click.echo(render(result), nl=False)
+    return (
+        1
+        if (fail_on == "capabilities" and result.capability_changes) or (exit_code and result.changes)
+        else 0
+    )
+
+
+def _diff_inputs(
+    builds: tuple[str, ...], use_git: bool, config_path: Path | None, scratch: Path
+) -> tuple[Path, Path]:
+    if not use_git:
+        if len(builds) != 2:
+            raise UsageError("give two build directories (OLD_DIST NEW_DIST), or --git REF [REF2]")
+        for b in builds:
+            if not Path(b).is_dir():
+                raise UsageError(f"{b!r} is not a directory")
+        return Path(builds[0]), Path(builds[1])
+    if len(builds) not in (1, 2):
+        raise UsageError("--git takes one ref (compared with the working tree) or two")
+    config = find_config(config_path).resolve()
+    root = gitrefs.repository_root(config.parent)
+    config_rel = config.relative_to(root)
+    outputs = []
+    for i, ref in enumerate((*builds, None) if len(builds) == 1 else builds):
+        tree = scratch / f"tree{i}"
+        tree.mkdir()
+        if ref is None:
+            gitrefs.copy_worktree(root, tree)
+        else:
+            gitrefs.checkout(root, gitrefs.resolve_ref(root, ref), tree)
+        outputs.append(gitrefs.build_tree(tree, config_rel))
+    return outputs[0], outputs[1]
+
+
+@click.command()
+@CONFIG
+@click.option(
+    "--dist",
+    "dist_path",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Audit this build directory instead of the project's output.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def audit(config_path: Path | None, dist_path: Path | None, fmt: str) -> int:
+    """List what every skill can do: tool grants, dynamic context, hooks, executables, hidden text."""
+    if dist_path is None:
+        loaded, problems = config_mod.load(find_config(config_path))
+        if loaded is None:
+            emit(problems)
+            return 1
+        dist_path = loaded.root / loaded.output
+    try:
+        findings = review.AuditReport(review.audit(reader.open(dist_path)))
+    except reader.ReaderError as exc:
+        fail(f"{exc} (run `skillc build` first)", 1)
+    click.echo(findings.json() if fmt == "json" else findings.text(), nl=False)
+    return 0

@@ -1,0 +1,110 @@
+"""The documents of format 2 as types: what each JSON file of dist/ holds.
+
+Type checkers read these; at run time the reader checks documents with `documents.py` (no `typing`
+import on its cold path) and the compiler builds them with these types. A test holds each type's
+keys equal to its JSON Schema in `skillc/schemas/`, so the types, the checks and the schemas
+describe one format. `docs/format.md` is the prose of the same.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+Access = Literal["open", "granted", "stub"]
+
+
+class ConfigDoc(TypedDict):
+    sources: list[str]
+    personas: str | None
+    template: str
+    catalog_chars: int
+
+
+class PersonaEntry(TypedDict):
+    prompt: str  # the catalog object
+    chars: int
+    meta: str  # the persona meta object
+    copy: str  # the readable copy of the catalog, relative to dist/
+
+
+class IndexDoc(TypedDict):
+    """`_index.json`."""
+
+    format: int
+    generator: str
+    build_hash: str
+    config: ConfigDoc
+    personas: dict[str, PersonaEntry]
+    shards: str  # the root node of the shard table
+
+
+class ShardTableDoc(TypedDict, total=False):
+    """One node of the shard table: `shards` at the leaves, `tables` above them (exactly one)."""
+
+    format: int
+    prefix: str
+    shards: dict[str, str]
+    tables: dict[str, str]
+
+
+class ResourceDoc(TypedDict):
+    path: str
+    sha256: str
+    size: int
+    executable: bool
+
+
+class ResolutionDoc(TypedDict):
+    access: Access
+    via: str | None
+    body: str
+    overlay: str | None
+    model: bool
+    user: bool
+
+
+class SkillDoc(TypedDict):
+    """One skill in a shard: its facts and its resolution, a default plus per-persona exceptions."""
+
+    name: str
+    description: str
+    source: str
+    path: str
+    frontmatter: dict[str, object]
+    body: str
+    resources: list[ResourceDoc]
+    parent: str | None
+    children: list[str]
+    default: ResolutionDoc | None
+    exceptions: dict[str, ResolutionDoc | None]
+
+
+class ShardDoc(TypedDict):
+    format: int
+    shard: str
+    skills: dict[str, SkillDoc]
+
+
+class PersonaMetaDoc(TypedDict):
+    format: int
+    id: str
+    name: str
+    faction: str | None
+    fallback: str | None
+    chain: list[str]
+    unrestricted: bool
+    allowlist: list[str] | None
+    budget: int
+    included: list[str]
+    left_out: list[str]
+    shortened: list[str]
+    strategy: str
+
+
+# Each document type with the schema that describes the same JSON (the test's pairing).
+SCHEMAS: dict[str, type] = {
+    "index": IndexDoc,
+    "shard-table": ShardTableDoc,
+    "shard": ShardDoc,
+    "persona-meta": PersonaMetaDoc,
+}

@@ -1,0 +1,225 @@
+"""Assembly: every file of a format 2 dist/ as bytes (Artifacts); nothing touches the disk here."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from .. import __version__
+from ..format import layout as fmt
+from ..format.jsonio import dumps
+from ..format.shardtree import build_table
+from ..model import (
+    OUTPUT_MARKER,
+    OUTPUT_MARKER_TEXT,
+    Artifacts,
+    Config,
+    InputFile,
+    Outcome,
+    Persona,
+    Program,
+    Resolved,
+    Skill,
+)
+from ..stages.budget import Packing
+from ..stages.template import Template
+
+GENERATOR = f"skillc {__version__}"
+sha256 = fmt.sha256_hex
+
+
+def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
+    h = hashlib.sha256()
+    for label, data in (
+        ("generator", GENERATOR.encode()),
+        ("config", config.config_bytes),
+        ("template", template.source),
+    ):
+        h.update(f"{label}\0{sha256(data)}\n".encode())
+    for f in inputs:
+        mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
+        h.update(f"{f.rel}\0{f.digest}{mode}\n".encode())
+    return h.hexdigest()
+
+
+def artifacts(
+    config: Config,
+    program: Program,
+    resolved: Resolved,
+    template: Template,
+    texts: dict[str, str],
+    packings: dict[str, Packing],
+    digest: str,
+) -> Artifacts:
+    """Every file of a format 2 dist/ (see skillc/format/layout.py for the layout).
+
+    digest: build_hash of the inputs, computed once by the caller (the cache keys on it too).
+    """
+    out = _Objects()
+    personas: dict[str, Any] = {}
+    for pid, persona in program.personas.items():
+        prompt = texts[pid].encode("utf-8")
+        copy = fmt.prompt_path(pid, template.suffix)
+        out.files[copy] = prompt
+        meta = _persona_meta(persona, packings[pid])
+        personas[pid] = {
+            "prompt": out.put(prompt),
+            "chars": len(texts[pid]),
+            "meta": out.put(encode(meta)),
+            "copy": copy,
+        }
+    shards: dict[str, dict[str, Any]] = {}
+    ids = tuple(program.personas)
+    digits = fmt.shard_digits(len(program.skills))
+    for command, skill in program.skills.items():
+        entry = _skill_entry(config, skill, out)
+        entry.update(_default_and_exceptions(ids, resolved[command].outcomes, out.put_text))
+        shards.setdefault(fmt.shard_of(command, digits), {})[command] = entry
+    index = {
+        "format": fmt.VERSION,
+        "generator": GENERATOR,
+        "build_hash": digest,
+        "config": {
+            "sources": list(config.sources),
+            "personas": config.personas,
+            "template": config.template_rel,
+            "catalog_chars": config.catalog_chars,
+        },
+        "personas": personas,
+        # The shard table is a tree of objects of its own: open() and catalog() never read it.
+        "shards": build_table(
+            {
+                name: out.put(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
+                for name, skills in sorted(shards.items())
+            },
+            lambda node: out.put(encode(node)),
+        ),
+    }
+    out.files[fmt.INDEX] = encode(index)
+    out.files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT
+    return Artifacts(dict(sorted(out.files.items())), frozenset(out.objects), digest)
+
+
+class _Objects:
+    """The files of a build being assembled; objects stored once under their hash."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.objects: set[str] = set()
+        self._texts: dict[str, str] = {}
+
+    def put(self, data: bytes, digest: str = "") -> str:
+        digest = digest or sha256(data)
+        rel = fmt.object_path(digest)
+        self.files[rel] = data
+        self.objects.add(rel)
+        return digest
+
+    def put_text(self, text: str) -> str:
+        # Most personas share a skill's body: hash each distinct text once.
+        digest = self._texts.get(text)
+        if digest is None:
+            digest = self._texts[text] = self.put(text.encode("utf-8"))
+        return digest
+
+
+_Pair = tuple[
+    str, "str | None", str, "str | None", bool, bool
+]  # access, via, body text, overlay, model, user
+
+
+def _default_and_exceptions(
+    personas: tuple[str, ...], outcomes: Mapping[str, Outcome], put_text: Callable[[str], str]
+) -> dict[str, Any]:
+    """A skill's resolutions: the most common one (None = not visible) plus each persona that differs.
+
+    Outcomes are compared without their traces (the index holds none). Ties go to the resolution of
+    the earliest persona, so the choice is deterministic.
+    """
+    shared = next(iter(outcomes.values()), None)
+    if len(outcomes) == len(personas) and all(o is shared for o in outcomes.values()):
+        return {"default": _stored(shared, put_text), "exceptions": {}}  # most skills: one outcome for all
+    keyed = [_pair(outcomes.get(pid)) for pid in personas]
+    counts = Counter(keyed)
+    best = max(counts.values(), default=0)
+    default = next((k for k in keyed if counts[k] == best), None)
+    exceptions = {
+        pid: _stored(outcomes.get(pid), put_text)
+        for pid, k in zip(personas, keyed, strict=False)
+        if k != default
+    }
+    return {
+        "default": _stored(outcomes.get(personas[keyed.index(default)]) if default else None, put_text),
+        "exceptions": exceptions,
+    }
+
+
+def _pair(o: Outcome | None) -> _Pair | None:
+    return None if o is None else (o.access, o.via, o.body, o.overlay, o.model, o.user)
+
+
+def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {
+        "access": o.access,
+        "via": o.via,
+        "body": put_text(o.body),
+        "overlay": o.overlay,
+        "model": o.model,
+        "user": o.user,
+    }
+
+
+def encode(value: Mapping[str, Any]) -> bytes:
+    # orjson's OPT_INDENT_2 writes the very bytes of format.dumps (the files hold only str, bool,
+    # None and small ints; tests/test_cache.py checks the two agree) at a tenth of the cost.
+    # Anything orjson refuses (a lone surrogate) goes the stdlib way.
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
+    except TypeError:
+        return dumps(value)
+
+
+def _skill_entry(config: Config, skill: Skill, out: _Objects) -> dict[str, Any]:
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "source": config.sources[skill.source],
+        "path": skill.path,
+        "frontmatter": dict(skill.fields),
+        "body": out.put_text(skill.body),  # shared with the resolutions' bodies: hashed once
+        "resources": [
+            {
+                "path": r.path,
+                "sha256": out.put(r.file.data, r.file.digest),
+                "size": len(r.file.data),
+                "executable": r.executable,
+            }
+            for r in sorted(skill.resources, key=lambda r: r.path)
+        ],
+        "parent": skill.parent,
+        "children": list(skill.children),
+    }
+
+
+def _persona_meta(persona: Persona, packing: Packing) -> dict[str, Any]:
+    return {
+        "format": fmt.VERSION,
+        "id": persona.id,
+        "name": persona.name,
+        "faction": persona.faction,
+        "fallback": persona.fallback,
+        "chain": list(persona.chain),
+        "unrestricted": persona.unrestricted,
+        "allowlist": None if persona.allowlist is None else list(persona.allowlist),
+        "budget": packing.budget,
+        "included": list(packing.included),
+        "left_out": list(packing.left_out),
+        "shortened": list(packing.shortened),
+        "strategy": packing.strategy,
+    }

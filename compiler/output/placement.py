@@ -1,0 +1,94 @@
+"""Where the output may go: never over an input, the config, the template, a .git directory, the
+build cache, or through a symlink. The output is swapped wholesale, so these are checked before
+anything is read or written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import diagnostics as dg
+from ..cache.store import DIRNAME as CACHE_DIRNAME
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import Config
+
+
+def placement_problems(config: Config) -> tuple[Diagnostic, ...]:
+    """Every reason the configured output, sources or personas are placed where they must not be."""
+    return _overlaps(config) + _outside_root(config)
+
+
+def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
+    """The output directory is swapped wholesale, so it must not hold any input."""
+    out = (config.root / config.output).resolve()
+    dirs = [*((s, config.source_dir(i)) for i, s in enumerate(config.sources))]
+    dirs += [(config.personas, config.root / config.personas)] if config.personas else []
+    problems = [
+        dg.error(config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} overlaps input {src!r}")
+        for src, where in dirs
+        if _inside(where.resolve(), out) or _inside(out, where.resolve())
+    ]
+    problems += [
+        dg.error(
+            config.config_rel,
+            Code.CONFIG_PATH,
+            f"output {config.output!r} would replace the {what} {path.name!r}",
+        )
+        for what, path in (("config file", config.root / config.config_rel), ("template", config.template))
+        if _inside(path.resolve(), out)
+    ]
+    if out.exists() and not out.is_dir():
+        problems.append(
+            dg.error(
+                config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} exists and is not a directory"
+            )
+        )
+    return tuple(problems) + _reserved_output(config)
+
+
+def _reserved_output(config: Config) -> tuple[Diagnostic, ...]:
+    """Places the output must never be: a repository's .git, the build cache, or a path through a symlink."""
+    parts = Path(config.output).parts
+    folded = [p.casefold() for p in parts]  # .GIT is .git on a case-insensitive file system
+    real = [p.casefold() for p in (config.root / config.output).resolve().parts]
+    why = None
+    if ".git" in folded or ".git" in real:
+        why = "is inside a .git directory; skillc replaces its output wholesale"
+    elif folded and folded[0] == CACHE_DIRNAME:
+        why = f"is the build cache directory {CACHE_DIRNAME}/"
+    else:
+        link = next(
+            (
+                config.root.joinpath(*parts[:i])
+                for i in range(1, len(parts) + 1)
+                if config.root.joinpath(*parts[:i]).is_symlink()
+            ),
+            None,
+        )
+        if link is not None:
+            # Refused rather than resolved: swapping a symlink for a directory would leave the link's
+            # target behind as debris, and writing through it would put the output somewhere else.
+            why = f"goes through the symlink {link.relative_to(config.root).as_posix()!r}; use the real path"
+    return (dg.error(config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} {why}"),) if why else ()
+
+
+def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
+    """A configured directory that is a symlink out of the project is refused like any escaping symlink."""
+    root = config.root.resolve()
+    # Sources written as absolute or `~` paths are meant to be outside: the config is trusted.
+    named = [("sources", s) for s in config.sources if not s.startswith(("/", "~"))]
+    named += [("personas", config.personas)] if config.personas else []
+    named.append(("output", config.output))  # written to: through a symlink it would land elsewhere
+    return tuple(
+        dg.error(
+            config.config_rel,
+            Code.CONFIG_PATH,
+            f"{key} {path!r} resolves outside the project ({(root / path).resolve()})",
+        )
+        for key, path in named
+        if (key == "output" or (root / path).exists()) and not _inside((root / path).resolve(), root)
+    )
+
+
+def _inside(path: Path, parent: Path) -> bool:
+    return path == parent or parent in path.parents

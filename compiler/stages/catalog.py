@@ -1,0 +1,148 @@
+"""Catalog stage: per persona, the budgeted tier-1 catalog text and the packing that produced it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .. import diagnostics as dg
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import Config, Persona, Program, Resolved, Skill
+from .budget import Candidate, Packing, pack
+from .template import Template, escape_value
+
+
+def catalog_skill(skill: Skill, template: Template, description: str | None = None) -> dict[str, Any]:
+    """description: the budget's shortened (or removed, "") description instead of the skill's."""
+    values = {
+        "command": skill.command,
+        "name": skill.name,
+        "description": skill.description if description is None else description,
+        "location": skill.path,
+        "always": bool(skill.flag("always", False)),
+    }
+    return {k: escape_value(v) for k, v in values.items()} if template.markup else values
+
+
+def entry_cost(entry: dict[str, Any], template: Template) -> int:
+    """Characters one catalog entry (catalog_skill's values) adds to a catalog."""
+    return len(template.entry(entry))
+
+
+def catalogs(
+    config: Config,
+    program: Program,
+    resolved: Resolved,
+    template: Template,
+    cost: Callable[[dict[str, Any], Template], int] = entry_cost,
+    memo: CatalogMemo | None = None,
+) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
+    """Per persona: the budgeted catalog text and the packing that produced it.
+
+    `cost` stands in for entry_cost, and `memo` gives back the catalogs of earlier builds whose
+    entries, persona and budget are unchanged: the build cache passes both.
+    """
+    entries = {c: catalog_skill(s, template) for c, s in program.skills.items()}
+    costs = {c: cost(e, template) for c, e in entries.items()}
+    texts: dict[str, str] = {}
+    packings: dict[str, Packing] = {}
+    diags: list[Diagnostic] = [
+        dg.warning(
+            config.config_rel, Code.BUDGET_UNKNOWN_PERSONA, f"budgets.personas names unknown persona {pid!r}"
+        )
+        for pid, _ in config.persona_budgets
+        if pid not in program.personas
+    ]
+    listed: dict[str, list[str]] = {pid: [] for pid in program.personas}  # commands the model may invoke
+    for command, res in resolved.items():
+        for pid, outcome in res.outcomes.items():
+            if outcome.model:
+                listed[pid].append(command)
+    # A skill's candidate is the same for every persona: made once, not once per pair.
+    made = {
+        c: _candidate(program.skills[c], costs[c], template, config)
+        for c in dict.fromkeys(c for commands in listed.values() for c in commands)
+    }
+    for persona in program.personas.values():
+        candidates = tuple(made[c] for c in listed[persona.id])
+        inputs = CatalogInputs(config, persona, template, entries, candidates)
+        found = memo.recall(inputs) if memo else None
+        if found is None:
+            found = _fit_catalog(config, program, persona, template, candidates)
+            if memo:
+                memo.remember(inputs, *found)
+        texts[persona.id], packings[persona.id] = found
+        diags.extend(packings[persona.id].diagnostics)
+    return texts, packings, tuple(diags)
+
+
+@dataclass(frozen=True)
+class CatalogInputs:
+    """Everything one persona's catalog is made of: what a memo keys a rendered catalog by."""
+
+    config: Config
+    persona: Persona
+    template: Template
+    entries: Mapping[str, dict[str, Any]]  # every skill's catalog entry (catalog_skill), by command
+    candidates: tuple[Candidate, ...]  # the skills this persona's model may invoke, in command order
+
+
+class CatalogMemo(Protocol):
+    """Catalogs of earlier builds, by a key the memo derives from their CatalogInputs (the build cache)."""
+
+    def recall(self, inputs: CatalogInputs) -> tuple[str, Packing] | None: ...
+
+    def remember(self, inputs: CatalogInputs, text: str, packing: Packing) -> None: ...
+
+
+def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
+    bare = -1
+    if config.budget_strategy == "names-only":  # one more render per skill, only for this strategy
+        bare = len(template.entry(catalog_skill(skill, template, "")))
+    return Candidate(
+        skill.command, bool(skill.flag("always", False)), cost, skill.path, skill.description, bare
+    )
+
+
+def _fit_catalog(
+    config: Config, program: Program, persona: Persona, template: Template, candidates: tuple[Candidate, ...]
+) -> tuple[str, Packing]:
+    """Pack, render, and pack tighter while shortened entries came out longer than estimated."""
+    budget = config.budget_for(persona.id)
+
+    def frame(omitted: int) -> int:
+        return len(_render(template, persona, [], omitted, budget))
+
+    slack = 0
+    for _ in range(8):
+        packing = pack(
+            persona.id,
+            budget,
+            candidates,
+            frame,
+            strategy=config.budget_strategy,
+            priority=config.budget_priority,
+            verbose=config.verbose,
+            where=config.config_rel,
+            slack=slack,
+        )
+        skills = [
+            catalog_skill(program.skills[c], template, packing.descriptions.get(c)) for c in packing.included
+        ]
+        text = _render(template, persona, skills, len(packing.left_out), budget)
+        if len(text) <= budget or not packing.descriptions:
+            break
+        slack += len(text) - budget
+    return text, packing
+
+
+def _render(
+    template: Template, persona: Persona, skills: list[dict[str, Any]], omitted: int, budget: int
+) -> str:
+    # Manifests are untrusted like skills: their values are escaped exactly as catalog entries are.
+    who = {"id": persona.id, "name": persona.name, "faction": persona.faction}
+    if template.markup:
+        who = {k: escape_value(v) for k, v in who.items()}
+    return template.render(persona=who, skills=skills, omitted=omitted, budget=budget)

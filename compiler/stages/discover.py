@@ -1,0 +1,592 @@
+"""Discover stage: the only stage that reads input files.
+
+Walks every source and the personas directory in sorted order (never in file
+system order), refuses unsafe names and escaping symlinks, applies source
+precedence, and returns the bytes of everything later stages need.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import diagnostics as dg
+from .. import fs
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import (
+    DEFAULT_EXCLUDES,
+    PERSONA_FILE_EXTENSIONS,
+    SKILL_MD_CAP,
+    Config,
+    Discovery,
+    ExclusiveSource,
+    InputFile,
+    PersonaSource,
+    Resource,
+    SkillSource,
+)
+from ..paths import extension, nfc, sanitize_command, unsafe_name
+
+# Version-control metadata is never part of a skill, whatever the excludes say.
+IGNORED_DIRS = frozenset({".git", ".hg", ".svn"})
+EXCLUSIVE_SUFFIX = "-exclusive"
+SKILL_FILES = ("SKILL.md", "skill.md")  # the second is accepted as skills-ref does, with a warning
+# Names skillc reads as files: a directory by one of them would make a skill or persona vanish.
+FILE_NAMES = frozenset({*SKILL_FILES, "manifest.yaml"})
+
+# os.listdir, or a stand-in (tests shuffle the listing to prove the output ignores its order).
+Listdir = Callable[[str], list[str]]
+# os.lstat, or the build cache's stat walk answering from what it saw (snapshot.Walked): one walk per build.
+Lstat = Callable[[str], os.stat_result]
+# skip(rel, is_dir) -> True to leave an entry out of the walk (rel: relative to the walked root).
+Skip = Callable[[str, bool], bool]
+
+
+@dataclass(frozen=True)
+class Entry:
+    rel: str  # POSIX path relative to the walked root
+    abs: str
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class Walk:
+    files: tuple[Entry, ...]
+    dirs: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.lstat) -> Discovery:
+    """`listdir` is injectable so tests can prove the output ignores listing order; `listdir` and
+    `lstat` together let a build that has already walked the inputs (the cache's snapshot) reuse it."""
+    diags: list[Diagnostic] = []
+    inputs: list[InputFile] = []
+    chosen: dict[str, SkillSource] = {}
+    for index, src in enumerate(config.sources):
+        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs)
+        for skill in found:
+            _take(chosen, skill, diags)
+    skills = tuple(chosen[c] for c in sorted(chosen))
+    diags.extend(_collisions(skills))
+    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs)
+    return Discovery(
+        skills=skills,
+        personas=personas,
+        exclusives=exclusives,
+        inputs=tuple(sorted(inputs, key=lambda f: f.rel)),
+        diagnostics=tuple(diags),
+    )
+
+
+def ignored(name: str) -> bool:
+    """Names (NFC) no walk ever enters; the build cache's stat walk skips the same."""
+    return name in IGNORED_DIRS
+
+
+def _hidden(rel: str, is_dir: bool) -> bool:
+    """The personas walk: dot-names are notes and editor files there, as before."""
+    return rel.rsplit("/", 1)[-1].startswith(".")
+
+
+def resource_filter(config: Config) -> Skip:
+    """DEFAULT_EXCLUDES then resources.exclude, with gitignore semantics (last match wins)."""
+    if not config.exclude:
+        return default_excludes  # the common case, by name: pathspec costs ~10 us a path
+    import pathspec  # only builds that discover need it
+
+    spec = pathspec.GitIgnoreSpec.from_lines((*DEFAULT_EXCLUDES, *config.exclude))
+    return lambda rel, is_dir: spec.match_file(rel + "/" if is_dir else rel)
+
+
+# DEFAULT_EXCLUDES by name, as gitignore reads them: `.git/` (no other slash) is a directory of that
+# name at any depth, `.DS_Store` a file or directory of that name at any depth. A test holds the two
+# equal to pathspec's reading of the same lines.
+_EXCLUDED_DIRS = frozenset(p[:-1] for p in DEFAULT_EXCLUDES if p.endswith("/"))
+_EXCLUDED_NAMES = frozenset(p for p in DEFAULT_EXCLUDES if not p.endswith("/"))
+
+
+def default_excludes(rel: str, is_dir: bool) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return name in _EXCLUDED_NAMES or (is_dir and name in _EXCLUDED_DIRS)
+
+
+def walk(
+    root: Path,
+    rel_prefix: str,
+    listdir: Listdir = os.listdir,
+    *,
+    confine: str | None = None,
+    skip: Skip = _hidden,
+    lstat: Lstat = os.lstat,
+) -> Walk:
+    """Every file below root, sorted, each real directory visited once.
+
+    Symlinks are followed when they resolve inside `confine` (a real path,
+    default: root's): a link to a directory already walked is skipped with a
+    warning, a link to an ancestor is a loop, so neither loops nor a diamond
+    of links can make the walk revisit a directory.
+    """
+    root_real = os.path.realpath(root)
+    state = _WalkState(confine or root_real, rel_prefix, skip, {root_real: ""}, lstat)
+    # (path, rel, real paths of the ancestors, real path of this directory)
+    stack: list[tuple[str, str, frozenset[str], str]] = [(str(root), "", frozenset({root_real}), root_real)]
+    while stack:
+        path, rel, ancestors, here = stack.pop()
+        state.dirs.append(rel)
+        try:
+            names = _unique(sorted((nfc(n), n) for n in listdir(path)), rel_prefix, rel, state.diags)
+        except OSError as exc:
+            state.diags.append(
+                dg.error(
+                    _join(rel_prefix, rel) or ".", Code.UNREADABLE, f"cannot list directory: {exc.strerror}"
+                )
+            )
+            continue
+        subdirs = [
+            sub for name, disk in names if (sub := state.visit(path, rel, name, disk, ancestors, here))
+        ]
+        stack.extend(reversed(subdirs))
+    files = tuple(sorted(state.files, key=lambda e: e.rel))
+    return Walk(files, tuple(sorted(state.dirs)), tuple(state.diags))
+
+
+_Dir = tuple[str, str, frozenset[str], str]  # (path, rel, real paths of the ancestors, real path)
+
+
+@dataclass
+class _WalkState:
+    confine: str
+    rel_prefix: str
+    skip: Skip
+    seen: dict[str, str]  # real path of each directory walked -> its rel
+    lstat: Lstat
+    files: list[Entry] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+    diags: list[Diagnostic] = field(default_factory=list)
+
+    def visit(
+        self, path: str, rel: str, name: str, disk: str, ancestors: frozenset[str], here: str
+    ) -> _Dir | None:
+        """One directory entry: a file is recorded, a directory to walk is returned."""
+        if ignored(name):
+            return None
+        child_rel = _join(rel, name)
+        as_file, as_dir = self.skip(child_rel, False), self.skip(child_rel, True)
+        if as_file and as_dir:
+            return None
+        where = _join(self.rel_prefix, child_rel)
+        reason = unsafe_name(name)
+        if reason:
+            self.diags.append(dg.error(where, Code.UNSAFE_PATH, f"unsafe file name: {reason}"))
+            return None
+        child = os.path.join(path, disk)
+        kind, st = _classify(child, self.confine, where, ancestors, self.diags, self.lstat)
+        if kind == "dir" and name in FILE_NAMES:
+            self.diags.append(
+                dg.error(where, Code.UNREADABLE, f"{name} is a directory; it must be a regular file")
+            )
+            return None
+        if kind == "file" and not as_file:
+            self.files.append(Entry(child_rel, child, bool(st and st.st_mode & 0o111)))
+        if kind != "dir" or as_dir:
+            return None
+        # realpath lstats every component (0.4 s for 10,000 skills); a
+        # plain directory's real path is its parent's plus its name.
+        real = os.path.realpath(child) if self._is_link(child) else os.path.join(here, disk)
+        first = self.seen.get(real)
+        if first is not None:
+            where_first = _join(self.rel_prefix, first) or "."
+            self.diags.append(
+                dg.warning(
+                    where,
+                    Code.WALKED_ONCE,
+                    f"same directory as {where_first} (a symlink); walked once, there",
+                )
+            )
+            return None
+        self.seen[real] = child_rel
+        return (child, child_rel, ancestors | {real}, real)
+
+    def _is_link(self, path: str) -> bool:
+        try:  # self.lstat: the stat walk's answer when it has one, so no second system call
+            return stat.S_ISLNK(self.lstat(path).st_mode)
+        except OSError:
+            return False
+
+
+def _unique(
+    names: list[tuple[str, str]], rel_prefix: str, rel: str, diags: list[Diagnostic]
+) -> list[tuple[str, str]]:
+    """Two names that normalise alike (NFC vs NFD) would be one command: refuse the second."""
+    kept: list[tuple[str, str]] = []
+    for name, disk in names:
+        if kept and kept[-1][0] == name:
+            where = _join(rel_prefix, _join(rel, name))
+            diags.append(
+                dg.error(
+                    where,
+                    Code.COLLISION,
+                    f"two entries named {name!r} that differ only in Unicode normalisation",
+                )
+            )
+            continue
+        kept.append((name, disk))
+    return kept
+
+
+def _classify(
+    child: str,
+    confine: str,
+    where: str,
+    ancestors: frozenset[str],
+    diags: list[Diagnostic],
+    lstat: Lstat = os.lstat,
+) -> tuple[str | None, os.stat_result | None]:
+    try:
+        st = lstat(child)
+    except OSError as exc:
+        diags.append(dg.error(where, Code.UNREADABLE, f"cannot stat: {exc.strerror}"))
+        return None, None
+    if stat.S_ISLNK(st.st_mode):
+        return _classify_link(child, confine, where, ancestors, diags)
+    if stat.S_ISDIR(st.st_mode):
+        return "dir", st
+    return _regular(st.st_mode, where, diags), st
+
+
+def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:
+    """A FIFO, device or socket is never read (it could block or never end), and never dropped silently."""
+    if stat.S_ISREG(mode):
+        return "file"
+    diags.append(dg.error(where, Code.UNREADABLE, f"{fs.kind(mode)}, not a regular file: not read"))
+    return None
+
+
+def _classify_link(
+    child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]
+) -> tuple[str | None, os.stat_result | None]:
+    try:
+        st = os.stat(child)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            diags.append(dg.error(where, Code.SYMLINK_LOOP, "symlink loop"))
+        else:
+            diags.append(dg.error(where, Code.SYMLINK_ESCAPES, "broken symlink"))
+        return None, None
+    real = os.path.realpath(child)
+    if real != confine and not real.startswith(confine.rstrip(os.sep) + os.sep):
+        diags.append(dg.error(where, Code.SYMLINK_ESCAPES, "symlink resolves outside the project"))
+        return None, None
+    if stat.S_ISDIR(st.st_mode):
+        if real in ancestors:
+            diags.append(
+                dg.error(where, Code.SYMLINK_LOOP, "symlink loop: points to a directory containing it")
+            )
+            return None, None
+        return "dir", st
+    return _regular(st.st_mode, where, diags), st
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}/{b}" if a and b else a or b
+
+
+def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: str = "") -> InputFile | None:
+    """setting: the config key that sets `cap`, named in the message when there is one.
+
+    Checked again on the open file: the walk's lstat is older than this read.
+    """
+    try:
+        data = fs.read_regular(entry.abs, cap)
+    except fs.TooLarge as exc:
+        limit = f"; {setting} is {cap}" if setting else ""
+        diags.append(dg.error(rel, Code.TOO_LARGE, f"file {exc.strerror}{limit}"))
+        return None
+    except OSError as exc:
+        diags.append(dg.error(rel, Code.UNREADABLE, f"cannot read: {exc.strerror or exc}"))
+        return None
+    return InputFile(rel, data, entry.executable)
+
+
+def _project_real(config: Config) -> str:
+    return os.path.realpath(config.root)
+
+
+def _confine(config: Config, root: Path) -> str:
+    """Symlinks may point anywhere in the project; a source outside it (`~/...`) confines its own."""
+    project, real = _project_real(config), os.path.realpath(root)
+    inside = real == project or real.startswith(project.rstrip(os.sep) + os.sep)
+    return project if inside else real
+
+
+def _source_skills(
+    config: Config,
+    index: int,
+    src: str,
+    lister: tuple[Listdir, Lstat],
+    diags: list[Diagnostic],
+    inputs: list[InputFile],
+) -> list[SkillSource]:
+    root = config.source_dir(index)
+    if not root.is_dir():
+        diags.append(dg.error(config.config_rel, Code.SOURCE_MISSING, f"source {src!r} is not a directory"))
+        return []
+    tree = walk(
+        root, src, lister[0], confine=_confine(config, root), skip=resource_filter(config), lstat=lister[1]
+    )
+    skill_files = _skill_files(tree.files, src, diags)
+    hidden = sorted(d for d in skill_files if _is_hidden(d))
+    skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
+    if not skill_dirs:
+        diags.append(_empty_source(config, src, hidden))
+    owned = _assign_files(tree.files, set(skill_dirs))
+    problems = _assign_diagnostics(tree.diagnostics, src, set(skill_dirs), diags)
+    return [
+        _load_skill(config, index, src, d, skill_files[d], owned.get(d, []), problems.get(d, []), inputs)
+        for d in skill_dirs
+    ]
+
+
+def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) -> dict[str, Entry]:
+    """Skill directory -> its SKILL.md (or skill.md, which skills-ref accepts too)."""
+    found: dict[str, Entry] = {}
+    for entry in files:
+        d, _, base = entry.rel.rpartition("/")
+        if base not in SKILL_FILES or (base == "skill.md" and d in found):
+            continue
+        if d == "":
+            diags.append(
+                dg.warning(
+                    f"{src}/{base}",
+                    Code.ROOT_SKILL_MD,
+                    f"{base} at a source root is ignored (the root is not a skill)",
+                )
+            )
+            continue
+        found[d] = entry  # sorted: SKILL.md comes before skill.md
+    return found
+
+
+def _is_hidden(d: str) -> bool:
+    return any(part.startswith(".") for part in d.split("/"))
+
+
+def _empty_source(config: Config, src: str, hidden: list[str]) -> Diagnostic:
+    """A source with no skill: most often its skills sit below hidden directories (openai/skills)."""
+    tops = sorted({f"{src}/" + "/".join(_through_hidden(d)) for d in hidden})
+    if not tops:
+        return dg.warning(
+            config.config_rel, Code.EMPTY_SOURCE, f"source {src!r} holds no skills (no SKILL.md below it)"
+        )
+    names = ", ".join(tops[:10]) + (f" and {len(tops) - 10} more" if len(tops) > 10 else "")
+    return dg.warning(
+        config.config_rel,
+        Code.EMPTY_SOURCE,
+        f"source {src!r} holds no skills; hidden directories below it hold SKILL.md files, "
+        f"which skillc does not search: {names}; list them in sources to compile them",
+    )
+
+
+def _through_hidden(d: str) -> list[str]:
+    parts = d.split("/")
+    cut = next(i for i, p in enumerate(parts) if p.startswith("."))
+    return parts[: cut + 1]
+
+
+def _assign_files(files: tuple[Entry, ...], skill_dirs: set[str]) -> dict[str, list[Entry]]:
+    """Each file belongs to its nearest enclosing skill directory (sub-skills own theirs)."""
+    owned: dict[str, list[Entry]] = {}
+    for entry in files:
+        owner = _owner(entry.rel, skill_dirs, len(entry.rel.split("/")) - 1)
+        if owner is not None:
+            owned.setdefault(owner, []).append(entry)
+    return owned
+
+
+def _owner(rel: str, skill_dirs: set[str], depth: int) -> str | None:
+    parts = rel.split("/")
+    for cut in range(depth, 0, -1):
+        candidate = "/".join(parts[:cut])
+        if candidate in skill_dirs:
+            return candidate
+    return None
+
+
+def _assign_diagnostics(
+    found: tuple[Diagnostic, ...], src: str, skill_dirs: set[str], diags: list[Diagnostic]
+) -> dict[str, list[Diagnostic]]:
+    """A walk problem inside a skill is that skill's problem (--skip-invalid leaves the skill out)."""
+    mine: dict[str, list[Diagnostic]] = {}
+    for d in found:
+        rel = d.path[len(src) + 1 :] if d.path.startswith(src + "/") else ""
+        owner = _owner(rel, skill_dirs, len(rel.split("/"))) if rel else None
+        if owner is None:
+            diags.append(d)
+        else:
+            mine.setdefault(owner, []).append(d)
+    return mine
+
+
+def _load_skill(
+    config: Config,
+    index: int,
+    src: str,
+    d: str,
+    skill_entry: Entry,
+    entries: list[Entry],
+    problems: list[Diagnostic],
+    inputs: list[InputFile],
+) -> SkillSource:
+    """Every file of the skill is read and checked; problems travel with the skill."""
+    diags = list(problems)
+    dir_rel = f"{src}/{d}"
+    skill_rel = f"{src}/{skill_entry.rel}"
+    skill_md = _read(skill_entry, skill_rel, SKILL_MD_CAP, diags)
+    if skill_entry.rel.endswith("/skill.md"):
+        diags.append(
+            dg.warning(
+                skill_rel, Code.LOWERCASE_SKILL_MD, "lowercase skill.md accepted; the spec's name is SKILL.md"
+            )
+        )
+    resources: list[Resource] = []
+    for entry in entries:
+        if entry is skill_entry:
+            continue
+        data = _read(entry, f"{src}/{entry.rel}", config.max_resource_bytes, diags, "resources.max_bytes")
+        if data is not None:
+            resources.append(Resource(entry.rel[len(d) + 1 :], data))
+    inputs.extend(([skill_md] if skill_md else []) + [r.file for r in resources])
+    return SkillSource(
+        d,
+        index,
+        dir_rel,
+        skill_md or InputFile(skill_rel, b""),
+        tuple(resources),
+        problems=tuple(diags),
+        readable=skill_md is not None,
+    )
+
+
+def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagnostic]) -> None:
+    old = chosen.get(skill.command)
+    if old is not None:
+        diags.append(
+            dg.warning(
+                skill.skill_md.rel,
+                Code.OVERRIDDEN,
+                f"command {skill.command!r} from this source overrides {old.skill_md.rel}",
+            )
+        )
+    chosen[skill.command] = skill
+
+
+def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    for label, key in (
+        ("differs only in case from", lambda c: c.casefold()),
+        ("has the same sanitized id as", sanitize_command),
+    ):
+        first: dict[str, SkillSource] = {}
+        for skill in skills:
+            k = key(skill.command)
+            if k in first and first[k].command != skill.command:
+                diags.append(
+                    dg.error(
+                        skill.skill_md.rel,
+                        Code.COLLISION,
+                        f"command {skill.command!r} {label} {first[k].command!r} ({first[k].skill_md.rel})",
+                    )
+                )
+            first.setdefault(k, skill)
+    return diags
+
+
+def _personas(
+    config: Config, lister: tuple[Listdir, Lstat], diags: list[Diagnostic], inputs: list[InputFile]
+) -> tuple[tuple[PersonaSource, ...], tuple[ExclusiveSource, ...]]:
+    if not config.personas:
+        return (), ()
+    root = config.root / config.personas
+    if not root.is_dir():
+        diags.append(
+            dg.error(
+                config.config_rel, Code.CONFIG_PATH, f"personas directory {config.personas!r} does not exist"
+            )
+        )
+        return (), ()
+    tree = walk(root, config.personas, lister[0], confine=_confine(config, root), lstat=lister[1])
+    diags.extend(tree.diagnostics)
+    top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
+    personas: list[PersonaSource] = []
+    exclusives: list[ExclusiveSource] = []
+    for name in top:
+        if name.startswith("_"):
+            continue
+        mine = [e for e in tree.files if e.rel.startswith(name + "/")]
+        if name.endswith(EXCLUSIVE_SUFFIX):
+            bodies = _persona_files(config, mine, name + "/", diags, inputs)
+            exclusives.append(
+                ExclusiveSource(name[: -len(EXCLUSIVE_SUFFIX)], f"{config.personas}/{name}", bodies)
+            )
+        else:
+            personas.append(_persona(config, name, mine, diags, inputs))
+    return tuple(personas), tuple(exclusives)
+
+
+def _persona(
+    config: Config, name: str, entries: list[Entry], diags: list[Diagnostic], inputs: list[InputFile]
+) -> PersonaSource:
+    dir_rel = f"{config.personas}/{name}"
+    manifest = None
+    for entry in entries:
+        if entry.rel == f"{name}/manifest.yaml":
+            manifest = _read(entry, f"{config.personas}/{entry.rel}", SKILL_MD_CAP, diags)
+            if manifest:
+                inputs.append(manifest)
+    if manifest is None and not any(d.path == f"{dir_rel}/manifest.yaml" for d in diags):
+        diags.append(
+            dg.warning(
+                dir_rel, Code.PERSONA_NO_MANIFEST, f"persona directory {name!r} has no manifest.yaml; ignored"
+            )
+        )
+    prefix = f"{name}/skill-overlays/"
+    overlays = _persona_files(config, [e for e in entries if e.rel.startswith(prefix)], prefix, diags, inputs)
+    return PersonaSource(name, dir_rel, manifest, overlays)
+
+
+def _persona_files(
+    config: Config, entries: list[Entry], prefix: str, diags: list[Diagnostic], inputs: list[InputFile]
+) -> tuple[tuple[str, InputFile], ...]:
+    """Overlay and redirect files: `<command>.md|.yaml|.json`, text formats only (SEC-002)."""
+    found: dict[str, InputFile] = {}
+    for entry in entries:
+        rel = f"{config.personas}/{entry.rel}"
+        inner = entry.rel[len(prefix) :]
+        ext = extension(inner)
+        if ext not in PERSONA_FILE_EXTENSIONS:
+            diags.append(
+                dg.error(
+                    rel,
+                    Code.PERSONA_FILE_TYPE,
+                    f"extension {ext or '(none)'!r} is not allowed here; use .md, .yaml or .json",
+                )
+            )
+            continue
+        command = inner[: -len(ext)]
+        if command in found:
+            diags.append(
+                dg.error(
+                    rel, Code.COLLISION, f"second file for command {command!r} (also {found[command].rel})"
+                )
+            )
+            continue
+        data = _read(entry, rel, SKILL_MD_CAP, diags)
+        if data:
+            found[command] = data
+            inputs.append(data)
+    return tuple(sorted(found.items()))

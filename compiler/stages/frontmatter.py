@@ -1,0 +1,156 @@
+"""Frontmatter rules that a JSON Schema cannot say: the spec's name rule and the
+normalisations that make frontmatter the harnesses accept acceptable here too.
+
+Names follow the Agent Skills spec exactly as its reference library
+(skills-ref) checks them: NFKC-normalised, lowercase letters of any script,
+digits and single hyphens, no leading or trailing hyphen, at most 64
+characters.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any
+
+from .. import diagnostics as dg
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import Document
+
+MAX_NAME = 64
+# Text fields a plain YAML scalar can turn into a number or boolean (`description: 42`,
+# `license: no`); skills-ref reads every scalar as the text written, so skillc does too.
+STRING_FIELDS = ("name", "description", "license", "compatibility", "when_to_use", "agent", "model")
+
+
+def normal_name(name: str) -> str:
+    return unicodedata.normalize("NFKC", name.strip())
+
+
+def name_problems(name: str) -> list[str]:
+    """Why a (normalised) name breaks the spec; empty when it is valid. Same checks as skills-ref."""
+    problems = []
+    if not name:
+        return ["must be a non-empty string"]
+    if len(name) > MAX_NAME:
+        problems.append(f"is {len(name)} characters long; the limit is {MAX_NAME}")
+    if name != name.lower():
+        problems.append("must be lowercase")
+    if name.startswith("-") or name.endswith("-"):
+        problems.append("must not start or end with a hyphen")
+    if "--" in name:
+        problems.append("must not contain consecutive hyphens")
+    if not all(c.isalnum() or c == "-" for c in name):
+        problems.append("may hold only letters, digits and hyphens")
+    return problems
+
+
+def valid_name(name: str) -> bool:
+    return not name_problems(normal_name(name))
+
+
+def normalise(
+    doc: Document, data: dict[str, Any], source: str
+) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
+    """Values YAML typed differently from what the author meant, turned back into strings.
+
+    source: the decoded SKILL.md text, to quote what was written.
+    """
+    diags: list[Diagnostic] = []
+    hint = data.get("argument-hint")
+    if isinstance(hint, list):
+        text = "[" + ", ".join(_scalar_text(v) for v in hint) + "]"
+        diags.append(
+            dg.warning(
+                doc.rel,
+                Code.NORMALISED,
+                f"argument-hint: YAML reads {text} as a list; using the string {text!r} as Claude Code shows it. "
+                f'Quote it to say so: argument-hint: "{text}"',
+                *doc.pos("argument-hint"),
+            )
+        )
+        data = {**data, "argument-hint": text}
+    version = data.get("version")
+    if _number(version):
+        written = _written(doc, source, ("version",)) or _scalar_text(version)
+        diags.append(
+            dg.warning(
+                doc.rel,
+                Code.NORMALISED,
+                f"version: YAML reads {written} as the number {_scalar_text(version)}; using the string "
+                f'{_scalar_text(version)!r} (YAML reads 1.10 as 1.1). Quote it to keep what you wrote: version: "{written}"',
+                *doc.pos("version"),
+            )
+        )
+        data = {**data, "version": _scalar_text(version)}
+    for key in STRING_FIELDS:
+        value = data.get(key)
+        if _number(value) or isinstance(value, bool):
+            written = _written(doc, source, (key,)) or _scalar_text(value)
+            diags.append(
+                dg.warning(
+                    doc.rel,
+                    Code.NORMALISED,
+                    f"{key}: YAML reads {written} as a {'boolean' if isinstance(value, bool) else 'number'}; "
+                    f'using the string {written!r}, as skills-ref does. Quote it to say so: {key}: "{written}"',
+                    *doc.pos(key),
+                )
+            )
+            data = {**data, key: written}
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and any(not isinstance(v, str) for v in metadata.values()):
+        fixed, more = _metadata(doc, metadata, source)
+        data, diags = {**data, "metadata": fixed}, diags + more
+    return data, tuple(diags)
+
+
+def _metadata(
+    doc: Document, metadata: dict[str, Any], source: str
+) -> tuple[dict[str, str], list[Diagnostic]]:
+    """skills-ref reads metadata values as strings; so does skillc, saying which it converted."""
+    fixed: dict[str, str] = {}
+    diags = []
+    for key, value in metadata.items():
+        if isinstance(value, str):
+            fixed[key] = value
+            continue
+        text = _written(doc, source, ("metadata", key)) if _number(value) or isinstance(value, bool) else None
+        fixed[key] = text or _scalar_text(value)
+        diags.append(
+            dg.warning(
+                doc.rel,
+                Code.NORMALISED,
+                f"metadata.{key}: not a string; stored as the string {fixed[key]!r}. "
+                f'Quote it to say so: {key}: "{fixed[key]}"',
+                *doc.pos("metadata", key),
+            )
+        )
+    return fixed, diags
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return str(value)
+
+
+def _written(doc: Document, source: str, keys: tuple[Any, ...]) -> str | None:
+    """The plain scalar as it stands in the file (`1.10`, not the float 1.1)."""
+    hit = doc.positions.get(("v", *keys))
+    if hit is None:
+        return None
+    line, col = hit
+    lines = source.split("\n")
+    if line - 1 >= len(lines):
+        return None
+    text = lines[line - 1][col - 1 :].split(" #", 1)[0].strip()
+    return text.split(",", 1)[0].rstrip("]}").strip() or None  # flow style: `{a: 1.10, b: 2}`

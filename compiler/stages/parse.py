@@ -1,0 +1,313 @@
+"""Parse stage: bytes -> text -> (frontmatter mapping with positions, body).
+
+YAML is loaded with the safe constructor only (the libyaml C loader when
+present). Aliases, non-standard tags, duplicate keys and absurd nesting are
+rejected on the composed node graph *before* any Python object is built, so a
+billion-laughs document or a `!!python/object` tag never gets to run.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+from typing import Any
+
+import yaml
+
+from .. import diagnostics as dg
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import Document, InputFile
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STD = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = frozenset(
+    _STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")
+)
+MAX_DEPTH = 32
+# Control characters a YAML escape ("\0", "\e", "\x9b") can put into a string: they would reach
+# prompts raw (terminal escapes, NULs). Tab and newline are text.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_INT_RANGE = (-(2**63), 2**64)  # what every JSON reader and orjson keep exactly
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+
+Positions = dict[tuple[Any, ...], tuple[int, int]]
+
+
+def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
+    """UTF-8 text with LF line endings, or None with an error."""
+    data, rel = file.data, file.rel
+    diags: list[Diagnostic] = []
+    if b"\x00" in data:
+        line, col = dg.position(data, data.index(b"\x00"))
+        return None, (dg.error(rel, Code.NOT_UTF8, "binary file (contains NUL bytes)", line, col),)
+    if data.startswith(b"\xef\xbb\xbf"):  # Windows editors write one; harnesses read past it silently too
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = dg.position(data, exc.start)
+        return None, (
+            dg.error(rel, Code.NOT_UTF8, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col),
+        )
+    if "\r" in text:  # files saved on Windows: normalised silently, as every harness reads them
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, tuple(diags)
+
+
+# Raw in a text file (a body, an overlay), the same characters a YAML escape could write:
+# terminal escapes and the like never reach a prompt. Tab, newline and CR (normalised) are text.
+_RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_characters(rel: str, text: str, first_line: int) -> tuple[Diagnostic, ...]:
+    """An error at the first control character in text (whose first line is first_line), if any."""
+    hit = _RAW_CONTROL.search(text)
+    if hit is None:
+        return ()
+    line, col = dg.position(text, hit.start(), first_line)
+    return (
+        dg.error(
+            rel, Code.CONTROL_CHARACTER, f"control character U+{ord(hit.group(0)):04X} in text", line, col
+        ),
+    )
+
+
+def parse_document(file: InputFile, *, frontmatter: str = "required") -> Document:
+    """Split `---` frontmatter from the body and load it.
+
+    frontmatter: "required" (SKILL.md), "optional" (exclusive bodies, overlays)
+    or "whole" (the whole file is YAML: manifests).
+    """
+    text, diags = decode(file)
+    if text is None:
+        return Document(file.rel, None, {}, "", 1, diags)
+    if frontmatter == "whole":
+        data, pos, more = load_yaml(text, file.rel, 0)
+        return Document(file.rel, data, pos, "", 1, diags + more)
+    split = _split(text)
+    if split is not None and frontmatter == "optional" and not _is_mapping_block(split[0]):
+        split = None  # a Markdown `---` rule, not frontmatter: the whole file is body
+    if split is None:
+        if frontmatter == "optional":
+            return Document(
+                file.rel, {}, {}, _clean_body(text), 1, diags + control_characters(file.rel, text, 1)
+            )
+        reason = "no frontmatter: the file must start with a '---' line"
+        if text.startswith("---"):
+            reason = "unterminated frontmatter: no closing '---' line"
+        return Document(file.rel, None, {}, "", 1, (*diags, dg.error(file.rel, Code.NO_FRONTMATTER, reason)))
+    fm_text, body, body_line = split
+    data, pos, more = load_yaml(fm_text, file.rel, 1)
+    if data is not None and not isinstance(data, dict):
+        line, col = pos.get(("v",), (2, 1))
+        more += (dg.error(file.rel, Code.NO_FRONTMATTER, "frontmatter is not a mapping", line, col),)
+        data = None
+    more += control_characters(file.rel, body, body_line)
+    return Document(file.rel, data, pos, _clean_body(body), body_line, diags + more)
+
+
+def _split(text: str) -> tuple[str, str, int] | None:
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return "\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1 :]), i + 2
+    return None
+
+
+def _is_mapping_block(block: str) -> bool:
+    """Where frontmatter is optional (redirect bodies), a leading `---` block is frontmatter only
+    when it composes as a YAML mapping; anything else (prose, a heading, a list) is the body's
+    own text after a Markdown horizontal rule."""
+    try:
+        loader = _Loader(block)
+    except yaml.YAMLError:
+        return False
+    try:
+        return isinstance(loader.get_single_node(), yaml.MappingNode)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return False
+    finally:
+        loader.dispose()
+
+
+def _clean_body(body: str) -> str:
+    # Leading blank lines and trailing whitespace carry no meaning and differ
+    # between editors; normalising them keeps the content hash stable.
+    stripped = body.lstrip("\n").rstrip()
+    return stripped + "\n" if stripped else ""
+
+
+def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tuple[Diagnostic, ...]]:
+    """Safe-load one YAML document; return (data, positions, diagnostics).
+
+    positions maps ("v", *keypath) to the value's (line, col) and
+    ("k", *keypath) to the key's, both 1-based in the file.
+    """
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # the pure-Python reader checks characters up front
+        return None, {}, (_reader_error(exc, text, rel, line_offset),)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, {}, ()
+        pos: Positions = {}
+        problems = _check_graph(node, rel, line_offset, pos) or _check_values(loader, node, rel, line_offset)
+        if any(d.code != Code.CONTROL_CHARACTER for d in problems):
+            return None, pos, problems
+        # Control characters are errors, but the data is sound: later checks (paths) still report theirs.
+        return _jsonable(loader.construct_document(node)), pos, problems
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1 + line_offset, mark.column + 1) if mark else (1 + line_offset, 1)
+        msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        return None, {}, (dg.error(rel, Code.YAML_SYNTAX, f"YAML syntax error: {msg}", line, col),)
+    except yaml.reader.ReaderError as exc:
+        return None, {}, (_reader_error(exc, text, rel, line_offset),)
+    except Exception as exc:
+        return (
+            None,
+            {},
+            (dg.error(rel, Code.YAML_SYNTAX, f"YAML error: {type(exc).__name__}", 1 + line_offset, 1),),
+        )
+    finally:
+        loader.dispose()
+
+
+def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -> Diagnostic:
+    """A character YAML refuses (control characters, U+FFFE): point at it."""
+    # libyaml reports a UTF-8 byte offset, the pure-Python reader a character offset.
+    if _Loader is yaml.SafeLoader:
+        before = text[: exc.position]
+    else:
+        before = text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")
+    line, col = dg.position(before, len(before), 1 + off)
+    return dg.error(
+        rel,
+        Code.YAML_SYNTAX,
+        f"YAML syntax error: character U+{exc.character:04X} is not allowed in YAML",
+        line,
+        col,
+    )
+
+
+def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[Diagnostic, ...]:
+    """Reject what safe loading alone does not: aliases, odd tags, duplicates, depth."""
+    seen: set[int] = set()
+    problems: list[Diagnostic] = []
+    stack: list[tuple[yaml.Node, tuple[Any, ...], int]] = [(root, (), 0)]
+
+    def at(node: yaml.Node) -> tuple[int, int]:
+        return node.start_mark.line + 1 + off, node.start_mark.column + 1
+
+    while stack:
+        node, path, depth = stack.pop()
+        line, col = at(node)
+        if id(node) in seen:
+            problems.append(dg.error(rel, Code.YAML_ALIAS, "YAML aliases are not allowed", line, col))
+            continue
+        seen.add(id(node))
+        pos[("v", *path)] = (line, col)
+        if depth > MAX_DEPTH:
+            problems.append(
+                dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col)
+            )
+            continue
+        if node.tag not in _ALLOWED_TAGS:
+            problems.append(dg.error(rel, Code.YAML_TAG, f"tag {node.tag!r} is not allowed", line, col))
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, (*path, i), depth + 1) for i, child in enumerate(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            problems.extend(_check_mapping(node, path, depth, rel, off, pos, stack, seen))
+    return tuple(problems)
+
+
+def _check_values(loader: Any, root: yaml.Node, rel: str, off: int) -> tuple[Diagnostic, ...]:
+    """Construct every scalar on its own, so a value its tag's constructor refuses (`!!bool maybe`,
+    `!!int ""`, `!!timestamp nope`) is a located diagnostic, and check what JSON cannot hold."""
+    problems: list[Diagnostic] = []
+    stack = [root]
+    while stack:  # the graph is a tree of bounded depth here: _check_graph passed
+        node = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif isinstance(node, yaml.ScalarNode):
+            found = _scalar_problem(loader, node)
+            if found:
+                line, col = node.start_mark.line + 1 + off, node.start_mark.column + 1
+                problems.append(dg.error(rel, found[0], found[1], line, col))
+    return tuple(problems)
+
+
+def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[Code, str] | None:
+    """(code, message) for a scalar that must not become data, else None."""
+    tag = node.tag[len(_STD) :]
+    invalid = (Code.YAML_SYNTAX, f"invalid !!{tag} value {_short(node.value)}")
+    if tag == "null" and node.value not in _NULLS:
+        return invalid  # PyYAML's constructor ignores the text: `!!null anything` would be None
+    try:
+        value = loader.construct_object(node)
+    except Exception:
+        return invalid
+    if isinstance(value, str):
+        hit = _CONTROL.search(value)
+        if hit:
+            return Code.CONTROL_CHARACTER, f"control character U+{ord(hit.group(0)):04X} in a string value"
+    elif isinstance(value, float) and not math.isfinite(value):
+        return Code.YAML_SYNTAX, f"{_short(node.value)} is not a finite number"
+    elif (
+        isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value < _INT_RANGE[1]
+    ):
+        return Code.YAML_SYNTAX, f"integer {_short(node.value)} is out of range"
+    return None
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _check_mapping(
+    node: yaml.MappingNode,
+    path: tuple[Any, ...],
+    depth: int,
+    rel: str,
+    off: int,
+    pos: Positions,
+    stack: list[tuple[yaml.Node, tuple[Any, ...], int]],
+    seen: set[int],
+) -> list[Diagnostic]:
+    problems: list[Diagnostic] = []
+    keys: set[str] = set()
+    for key_node, value_node in node.value:
+        line, col = key_node.start_mark.line + 1 + off, key_node.start_mark.column + 1
+        if id(key_node) in seen or not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STD + "str":
+            problems.append(
+                dg.error(rel, Code.FRONTMATTER_SCHEMA, "mapping keys must be plain strings", line, col)
+            )
+            continue
+        seen.add(id(key_node))
+        if key_node.value in keys:
+            problems.append(dg.error(rel, Code.DUPLICATE_KEY, f"duplicate key {key_node.value!r}", line, col))
+            continue
+        keys.add(key_node.value)
+        pos[("k", *path, key_node.value)] = (line, col)
+        stack.append((value_node, (*path, key_node.value), depth + 1))
+    return problems
+
+
+def _jsonable(value: Any) -> Any:
+    """Timestamps become ISO strings so the data is plain JSON for the schema."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return value

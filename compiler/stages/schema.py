@@ -1,0 +1,68 @@
+"""JSON Schema validation of parsed YAML (config, frontmatter, persona manifests) as positioned diagnostics."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from .. import diagnostics as dg
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import Document
+
+
+@functools.cache
+def validator(name: str) -> jsonschema.protocols.Validator:
+    """The validator for compiler/schemas/<name>.schema.json (read once, never mutated)."""
+    text = (resources.files("skillc") / "schemas" / f"{name}.schema.json").read_text("utf-8")
+    schema = json.loads(text)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+@functools.cache
+def properties(name: str) -> frozenset[str]:
+    """The top-level property names a schema knows (read on first use, not at import)."""
+    doc = validator(name).schema
+    return frozenset(doc["properties"]) if isinstance(doc, dict) else frozenset()
+
+
+def check(doc: Document, data: Any, name: str, code: Code) -> tuple[Diagnostic, ...]:
+    errors = sorted(
+        validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+    )
+    return tuple(_diagnostic(doc, err, code) for err in errors)
+
+
+def _diagnostic(doc: Document, err: jsonschema.ValidationError, code: Code) -> Diagnostic:
+    path = tuple(err.absolute_path)
+    line, col = doc.pos(*path)
+    where = ".".join(str(p) for p in path) or "document"
+    return dg.error(doc.rel, code, f"{where}: {_message(err)}", line, col)
+
+
+def _message(err: jsonschema.ValidationError) -> str:
+    # jsonschema repeats the whole offending value; a 1,025-char description
+    # would flood the terminal, so say what is wrong in numbers instead.
+    value = err.instance
+    if err.validator == "maxLength" and isinstance(value, str):
+        return f"is {len(value)} characters long; the limit is {err.validator_value}"
+    if err.validator == "minLength" and isinstance(value, str):
+        return f"is {len(value)} characters long; at least {err.validator_value} required"
+    if err.validator == "pattern" and isinstance(value, str):
+        return f"{_short(value)} does not match {err.validator_value}"
+    if err.validator == "additionalProperties":
+        return err.message
+    if err.validator == "type":
+        return f"{_short(value)} is not of type {err.validator_value!r}"
+    return err.message if len(err.message) < 300 else err.message[:297] + "..."
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
