@@ -4,9 +4,7 @@
 // uses it only when it was made by the same V8 with the same flags, and else compiles as usual.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import * as crypto from "node:crypto";
-import * as fs from "node:fs";
-import * as module from "node:module";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
@@ -38,7 +36,8 @@ function smallDist(root) {
 }
 
 const script = new Script(readFileSync(CORE, "utf8"), { filename: CORE.href });
-const builtins = { "node:crypto": crypto, "node:fs": fs, "node:module": module };
+const require = createRequire(import.meta.url);
+const builtins = new Proxy({}, { get: (_, name) => require(name) }); // whichever the core asks for
 const api = script.runInThisContext()(builtins, ENTRY.href);
 const root = mkdtempSync(join(tmpdir(), "skillc-reader-cache-"));
 try {

@@ -6,7 +6,7 @@
 
 import type { IndexDoc, PersonaMetaDoc, ShardDoc, SkillEntry, TableNode } from "./documents.js";
 import { FormatError } from "./errors.js";
-import { nodeWidth, shardOf, VERSION } from "./format.js";
+import { MAX_TABLE_DEPTH, nodeWidth, shardOf, VERSION } from "./format.js";
 import { JsonFloat, type JsonObject, type JsonValue } from "./jsonvalue.js";
 
 /** Where a document first breaks its shape; turned into FormatError with the document's name. */
@@ -130,6 +130,9 @@ export function checkShardTable(doc: JsonValue, prefix: string, where: string): 
     if (!isObject(doc)) fail("", "not an object");
     const kind = Object.prototype.hasOwnProperty.call(doc, "tables") ? "tables" : "shards";
     dict(doc, "", ["format", "prefix", kind]);
+    if (kind === "tables" && prefix.length >= MAX_TABLE_DEPTH - 1) {
+      fail("tables", `node ${JSON.stringify(prefix)} is too deep to hold tables`); // shard names have at most 8 digits
+    }
     if (!isVersion(doc["format"]) || doc["prefix"] !== prefix) {
       fail("prefix", `not node ${JSON.stringify(prefix)} of format ${VERSION}`);
     }
@@ -252,19 +255,10 @@ function skill(entry: JsonValue, path: string, personas: object): void {
 const STR_LISTS = ["allowed-tools", "knowledge", "requires_bins", "requires_env"];
 const STRINGS = ["context", "argument-hint", "agent", "model"];
 
-const FRONTMATTER_DEPTH = 61; // a shard nests at most 64 levels: the frontmatter object is its 4th
-
 function frontmatter(fm: JsonValue | undefined, path: string): void {
   if (!isObject(fm)) return fail(path, "not an object");
-  if (tooDeep(fm, FRONTMATTER_DEPTH)) fail(path, "nested deeper than 64 levels in its shard");
   for (const key of STR_LISTS) if (key in fm) strs(fm[key], `${path}.${key}`);
   for (const key of STRINGS) if (key in fm && typeof fm[key] !== "string") fail(`${path}.${key}`, "not a string");
-}
-
-/** Whether value nests objects and arrays more than `left` levels (itself counted). */
-function tooDeep(value: JsonValue | undefined, left: number): boolean {
-  const items = isObject(value) ? Object.values(value) : Array.isArray(value) ? value : null;
-  return items !== null && (left < 1 || items.some((v) => tooDeep(v, left - 1)));
 }
 
 const ACCESS = ["open", "granted", "stub"];

@@ -8,6 +8,7 @@
  * that read it (skills(), allCommands() and UnknownSkill's list read every entry).
  */
 
+import { resolve } from "node:path";
 import { checkPersonaMeta, checkShard, checkShardSkill, checkShardTable } from "./checks.js";
 import type { IndexDoc, PersonaEntry, PersonaMetaDoc, ResolutionDoc, SkillEntry, TableNode } from "./documents.js";
 import {
@@ -54,7 +55,7 @@ export function open(path: string): Dist {
 }
 
 export class Dist {
-  /** The directory as given: relative paths are resolved against the working directory at each read. */
+  /** The directory, made absolute at open (symbolic links in it not resolved): a later chdir changes nothing. */
   readonly path: string;
   readonly #index: IndexDoc;
   readonly #shards = new Map<string, JsonObject>(); // shard name -> its skills
@@ -63,7 +64,7 @@ export class Dist {
   readonly #metas = new Map<string, PersonaMetaDoc>();
 
   constructor(path: string) {
-    this.path = path;
+    this.path = resolve(path);
     this.#index = readIndex(path);
   }
 
@@ -162,13 +163,13 @@ export class Dist {
 
   /** Every [shard name, shard object] in the table, walking the whole tree. */
   #shardNames(digest: string = this.#index.shards, prefix = ""): [string, string][] {
-    const node = this.#node(digest, prefix);
+    if (prefix.length >= MAX_TABLE_DEPTH) {
+      throw new FormatError(`${this.path}: the shard table is deeper than ${MAX_TABLE_DEPTH} levels`);
+    }
+    const node = this.#node(digest, prefix); // depth first, parents before children, in file order
     const names = (node.shards ?? node.tables) as JsonObject & Record<string, string>;
     const here = orderedKeys(names).map((name): [string, string] => [name, names[name] as string]);
     if (node.shards !== undefined) return here;
-    if (prefix.length >= MAX_TABLE_DEPTH - 1) {
-      throw new FormatError(`${this.path}: the shard table is deeper than ${MAX_TABLE_DEPTH} levels`);
-    }
     return here.flatMap(([name, child]) => this.#shardNames(child, name));
   }
 

@@ -32,6 +32,7 @@ export class JsonFloat {
   }
 }
 
-/** How deep arrays and objects may nest; deeper documents are refused rather than risk the stack. */
-export const MAX_DEPTH = 512;
+/** How deep arrays and objects may nest, the top-level value being level 1: a deeper document is
+ * refused whole, even when the depth is inside one skill entry (every reader fails the same calls). */
+export const MAX_DEPTH = 64;
 

@@ -7,6 +7,7 @@ export interface TamperOp {
   op: string;
   path: string;
   base64?: string;
+  text?: string;
   offset?: number;
   size?: number;
   target?: string;
@@ -32,7 +33,7 @@ export function apply(root: string, op: TamperOp): void {
   rmSync(path, { recursive: true, force: true });
   if (op.op === "delete") return;
   mkdirSync(dirname(path), { recursive: true });
-  if (op.op === "write") writeFileSync(path, Buffer.from(op.base64 ?? "", "base64"));
+  if (op.op === "write") writeFileSync(path, op.text ?? Buffer.from(op.base64 ?? "", "base64"));
   else if (op.op === "fifo") execFileSync("mkfifo", [path]); // Node has no mkfifo of its own
   else if (op.op === "symlink") symlinkSync(op.target ?? "", path);
   else if (op.op === "mkdir") mkdirSync(path);
