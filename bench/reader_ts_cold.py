@@ -50,7 +50,7 @@ def reader_code(specifier: str, dist: Path, persona: str) -> str:
 
 
 def longest_catalog(dist: Path) -> str:
-    personas = json.loads((dist / "_index.json").read_text("utf-8"))["personas"]
+    personas: dict[str, dict[str, int]] = json.loads((dist / "_index.json").read_text("utf-8"))["personas"]
     return max(sorted(personas), key=lambda p: personas[p]["chars"])
 
 
