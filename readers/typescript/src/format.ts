@@ -27,7 +27,8 @@ export function shardOf(command: string, digits: number = SHARD_HEX): string {
   return sha256Hex(LONE_SURROGATE.test(command) ? surrogatePass(command) : command).slice(0, digits);
 }
 
-const LONE_SURROGATE = /[\ud800-\udfff]/u;
+/** A surrogate code unit that is not half of a pair (with the u flag, pairs are one code point). */
+export const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
 /** UTF-8 that keeps a lone surrogate as its three bytes, as Python's "surrogatepass" does (Node would
  * write U+FFFD), so that such a command names the same shard in every reader. */

@@ -4,6 +4,7 @@ import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdi
 import { resolve } from "node:path";
 import type { ResourceEntry, SkillEntry } from "./documents.js";
 import { FormatError, ReaderError } from "./errors.js";
+import { LONE_SURROGATE } from "./format.js";
 import { joinPath } from "./paths.js";
 
 /** What materializeSkill asks of the Dist: the body for a root, a resource's checked bytes. */
@@ -27,7 +28,7 @@ export function materializeSkill(
   try {
     if (!emptyOrMissing(root)) throw new ReaderError(`${root}: destination exists and is not an empty directory`);
     mkdirSync(root, { recursive: true });
-    writeNew(root, "SKILL.md", new TextEncoder().encode(skillMdHead(skill) + contents.body(root)), false);
+    writeNew(root, "SKILL.md", skillMdBytes(skillMdHead(skill) + contents.body(root)), false);
     for (const [rel, res] of files) writeNew(root, rel, contents.bytes(res), res.executable);
   } catch (err) {
     if (err instanceof ReaderError) throw err;
@@ -73,6 +74,13 @@ function writeNew(root: string, rel: string, data: Uint8Array, executable: boole
     closeSync(fd);
   }
   if (executable) chmodSync(path, statSync(path).mode | 0o100); // the umask may have cleared x bits
+}
+
+/** The UTF-8 of SKILL.md; an argument holding a lone surrogate has no UTF-8 (TextEncoder would write
+ * U+FFFD in its place, the Python reader fails to encode it): refused. */
+function skillMdBytes(text: string): Uint8Array {
+  if (LONE_SURROGATE.test(text)) throw new ReaderError("SKILL.md would hold a lone surrogate (from the arguments)");
+  return new TextEncoder().encode(text);
 }
 
 /** name and description, so the written folder is a skill a harness can load. */

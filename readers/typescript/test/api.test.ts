@@ -59,6 +59,7 @@ test("materialize writes SKILL.md and every resource with its executable bit, in
   assert.ok(!(statSync(join(dest, "scripts", "check.py")).mode & 0o111));
   assert.deepStrictEqual(readFileSync(join(dest, "assets", "logo.bin")), Buffer.from(dist.resource("paria", "deploy", "assets/logo.bin")));
   assert.throws(() => dist.materialize("paria", "deploy", dest), reader.ReaderError); // not empty now
+  assert.throws(() => dist.materialize("paria", "deploy", join(tmp, "lone"), { args: "\ud800" }), reader.ReaderError);
   const stub = join(tmp, "stub");
   dist.materialize("tiny", "mark", stub);
   assert.ok(lstatSync(join(stub, "SKILL.md")).isFile());
