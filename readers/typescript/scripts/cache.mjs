@@ -29,7 +29,14 @@ function smallDist(root) {
     generator: "scripts/cache.mjs",
     build_hash: sha("build"),
     config: { sources: ["skills"], personas: null, template: "catalog.xml.j2", catalog_chars: 30000 },
-    personas: { pilot: { prompt: put(prompt), chars: prompt.length, meta: sha("meta"), copy: "personas/pilot/prompt.xml" } },
+    personas: {
+      pilot: {
+        prompt: put(prompt),
+        chars: prompt.length,
+        meta: sha("meta"),
+        copy: "personas/pilot/prompt.xml",
+      },
+    },
     shards: sha("shards"),
   };
   writeFileSync(join(root, "_index.json"), JSON.stringify(index, null, 2) + "\n");

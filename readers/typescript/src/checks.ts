@@ -206,7 +206,12 @@ export function checkShard(doc: JsonValue, name: string, where: string): ShardDo
 
 // -- skill entries ----------------------------------------------------------------------------
 
-export function checkShardSkill(entry: JsonValue, command: string, personas: object, where: string): SkillEntry {
+export function checkShardSkill(
+  entry: JsonValue,
+  command: string,
+  personas: object,
+  where: string,
+): SkillEntry {
   checked(where, () => skill(entry, `skills.${command}`, personas));
   return entry as unknown as SkillEntry;
 }
@@ -258,7 +263,8 @@ const STRINGS = ["context", "argument-hint", "agent", "model"];
 function frontmatter(fm: JsonValue | undefined, path: string): void {
   if (!isObject(fm)) return fail(path, "not an object");
   for (const key of STR_LISTS) if (key in fm) strs(fm[key], `${path}.${key}`);
-  for (const key of STRINGS) if (key in fm && typeof fm[key] !== "string") fail(`${path}.${key}`, "not a string");
+  for (const key of STRINGS)
+    if (key in fm && typeof fm[key] !== "string") fail(`${path}.${key}`, "not a string");
 }
 
 const ACCESS = ["open", "granted", "stub"];

@@ -23,7 +23,8 @@ function folds(): Map<number, string> {
       if (!line) continue;
       const [cps = "", fold = ""] = line.split("\t");
       const [first = "", last = first] = cps.split("..");
-      const folded = fold === "drop" ? "" : String.fromCodePoint(...fold.split(" ").map((h) => parseInt(h, 16)));
+      const folded =
+        fold === "drop" ? "" : String.fromCodePoint(...fold.split(" ").map((h) => parseInt(h, 16)));
       for (let cp = parseInt(first, 16); cp <= parseInt(last, 16); cp++) FOLDS.set(cp, folded);
     }
   }
@@ -35,7 +36,7 @@ function fold(text: string): { chars: string; origin: number[] } {
   const table = ASCII.test(text) ? null : folds();
   let chars = "";
   const origin: number[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i) as number;
     const width = cp > 0xffff ? 2 : 1;
     let folded: string;

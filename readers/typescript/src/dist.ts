@@ -10,7 +10,14 @@
 
 import { resolve } from "node:path";
 import { checkPersonaMeta, checkShard, checkShardSkill, checkShardTable } from "./checks.js";
-import type { IndexDoc, PersonaEntry, PersonaMetaDoc, ResolutionDoc, SkillEntry, TableNode } from "./documents.js";
+import type {
+  IndexDoc,
+  PersonaEntry,
+  PersonaMetaDoc,
+  ResolutionDoc,
+  SkillEntry,
+  TableNode,
+} from "./documents.js";
 import {
   DistRebuilt,
   FormatError,
@@ -20,7 +27,14 @@ import {
   UnknownSkill,
 } from "./errors.js";
 import { FileRefused, readRegular } from "./files.js";
-import { MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, MAX_TABLE_DEPTH, nodeWidth, shardOf } from "./format.js";
+import {
+  MAX_FILES,
+  MAX_INDEX_BYTES,
+  MAX_OBJECT_BYTES,
+  MAX_TABLE_DEPTH,
+  nodeWidth,
+  shardOf,
+} from "./format.js";
 import { frontmatterValue } from "./frontmatter.js";
 import { orderedKeys, type JsonObject, type JsonValue } from "./jsonvalue.js";
 import { materializeSkill } from "./materialize.js";
@@ -177,7 +191,10 @@ export class Dist {
   #shard(name: string, digest: string | null): JsonObject {
     let shard = this.#shards.get(name);
     if (shard === undefined) {
-      shard = digest === null ? {} : (checkShard(this.#json(digest), name, `object ${digest}`).skills as JsonObject);
+      shard =
+        digest === null
+          ? {}
+          : (checkShard(this.#json(digest), name, `object ${digest}`).skills as JsonObject);
       this.#shards.set(name, shard);
     }
     return shard;
@@ -210,7 +227,9 @@ export class Dist {
   static #visible(skill: SkillEntry | null, persona: string): ResolutionDoc | null {
     if (skill === null) return null;
     const exceptions = skill.exceptions;
-    return Object.prototype.hasOwnProperty.call(exceptions, persona) ? (exceptions[persona] ?? null) : skill.default;
+    return Object.prototype.hasOwnProperty.call(exceptions, persona)
+      ? (exceptions[persona] ?? null)
+      : skill.default;
   }
 
   /** [skill entry, resolution] of a pair the persona sees; UnknownPersona or UnknownSkill otherwise. */

@@ -51,7 +51,7 @@ function readOpen(fd: number, path: string, cap: number): Uint8Array {
   let want = Math.min(left, st.size + 1);
   let total = 0;
   while (left > 0) {
-    const buf = Buffer.allocUnsafeSlow(want) // not the shared pool: a resource is handed out as is;
+    const buf = Buffer.allocUnsafeSlow(want); // not the shared pool: a resource is handed out as is;
     const n = readSync(fd, buf, 0, want, null);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
@@ -65,8 +65,14 @@ function readOpen(fd: number, path: string, cap: number): Uint8Array {
   return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, total);
 }
 
-function kind(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean;
-  isBlockDevice(): boolean; isSocket(): boolean; isSymbolicLink(): boolean }): string {
+function kind(st: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+  isSymbolicLink(): boolean;
+}): string {
   if (st.isDirectory()) return "a directory";
   if (st.isFIFO()) return "a FIFO";
   if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";

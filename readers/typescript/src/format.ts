@@ -12,7 +12,9 @@ export const MAX_FILES = 20; // bundled files listed in a loaded skill
 export const MAX_TABLE_DEPTH = 8; // levels of the shard table
 
 // crypto.hash (Node 20.12 and later) hashes in one call: a fifth of createHash's cost in a cold start.
-const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array | string, encoding: "hex") => string }).hash;
+const oneShot = (
+  crypto as { hash?: (algorithm: string, data: Uint8Array | string, encoding: "hex") => string }
+).hash;
 
 export function sha256Hex(data: Uint8Array | string): string {
   return oneShot ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex");

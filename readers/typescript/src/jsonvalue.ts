@@ -35,4 +35,3 @@ export class JsonFloat {
 /** How deep arrays and objects may nest, the top-level value being level 1: a deeper document is
  * refused whole, even when the depth is inside one skill entry (every reader fails the same calls). */
 export const MAX_DEPTH = 64;
-

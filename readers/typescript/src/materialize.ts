@@ -1,6 +1,16 @@
 /** Writing a resolved skill folder (SKILL.md and its resources) into an empty destination. */
 
-import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, statSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { resolve } from "node:path";
 import type { ResourceEntry, SkillEntry } from "./documents.js";
 import { FormatError, ReaderError } from "./errors.js";
@@ -26,7 +36,8 @@ export function materializeSkill(
     throw new FormatError(`corrupt index: a resource of ${JSON.stringify(command)} is named SKILL.md`);
   }
   try {
-    if (!emptyOrMissing(root)) throw new ReaderError(`${root}: destination exists and is not an empty directory`);
+    if (!emptyOrMissing(root))
+      throw new ReaderError(`${root}: destination exists and is not an empty directory`);
     mkdirSync(root, { recursive: true });
     writeNew(root, "SKILL.md", skillMdBytes(skillMdHead(skill) + contents.body(root)), false);
     for (const [rel, res] of files) writeNew(root, rel, contents.bytes(res), res.executable);
@@ -69,7 +80,7 @@ function writeNew(root: string, rel: string, data: Uint8Array, executable: boole
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   const fd = openSync(path, flags, executable ? 0o777 : 0o666);
   try {
-    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done);
+    for (let done = 0; done < data.length;) done += writeSync(fd, data, done);
   } finally {
     closeSync(fd);
   }
@@ -79,7 +90,8 @@ function writeNew(root: string, rel: string, data: Uint8Array, executable: boole
 /** The UTF-8 of SKILL.md; an argument holding a lone surrogate has no UTF-8 (TextEncoder would write
  * U+FFFD in its place, the Python reader fails to encode it): refused. */
 function skillMdBytes(text: string): Uint8Array {
-  if (LONE_SURROGATE.test(text)) throw new ReaderError("SKILL.md would hold a lone surrogate (from the arguments)");
+  if (LONE_SURROGATE.test(text))
+    throw new ReaderError("SKILL.md would hold a lone surrogate (from the arguments)");
   return new TextEncoder().encode(text);
 }
 

@@ -21,7 +21,11 @@ export type Args = string | readonly string[];
  * escape). Without a placeholder in the body, given arguments are appended as `ARGUMENTS: <value>`.
  * `${CLAUDE_SKILL_DIR}` becomes skillDir when one is given. Every argument is delimiter-escaped.
  */
-export function substitute(body: string, args: Args | null | undefined, options: SubstituteOptions = {}): string {
+export function substitute(
+  body: string,
+  args: Args | null | undefined,
+  options: SubstituteOptions = {},
+): string {
   const skillDir = options.skillDir ?? null;
   if (args == null && skillDir === null) return body;
   let raw: string;
@@ -42,7 +46,9 @@ export function substitute(body: string, args: Args | null | undefined, options:
     if (typeof n === "string" && NAME.test(n)) named.set(n, i);
   });
   const state = { raw, parts, named, skillDir, given: args != null, used: false };
-  const out = body.replace(placeholders([...named.keys()]), (...m) => replace(state, m.at(-1) as Groups, m[0]));
+  const out = body.replace(placeholders([...named.keys()]), (...m) =>
+    replace(state, m.at(-1) as Groups, m[0]),
+  );
   if (state.given && !state.used && raw) return out.replace(/\n+$/, "") + `\n\nARGUMENTS: ${raw}\n`;
   return out;
 }

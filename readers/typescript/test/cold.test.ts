@@ -14,16 +14,20 @@ function inNewProcess(code: string): string {
   return execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" }).trim();
 }
 
-test("open() and catalog() never load the rest of the reader", { skip: !existsSync(MAIN) && "no build" }, () => {
-  const loaded = (call: string) =>
-    inNewProcess(
-      `import { open } from ${JSON.stringify(ENTRY)}; import { createRequire } from "node:module";\n` +
-        `const d = open(${JSON.stringify(MAIN)}); ${call};\n` +
-        `console.log(Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("skillc-reader")).length)`,
-    );
-  assert.equal(loaded(`d.catalog("paria")`), "0");
-  assert.equal(loaded(`d.load("paria", "deploy", { args: "web prod" })`), "1"); // substitution is in the rest
-});
+test(
+  "open() and catalog() never load the rest of the reader",
+  { skip: !existsSync(MAIN) && "no build" },
+  () => {
+    const loaded = (call: string) =>
+      inNewProcess(
+        `import { open } from ${JSON.stringify(ENTRY)}; import { createRequire } from "node:module";\n` +
+          `const d = open(${JSON.stringify(MAIN)}); ${call};\n` +
+          `console.log(Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("skillc-reader")).length)`,
+      );
+    assert.equal(loaded(`d.catalog("paria")`), "0");
+    assert.equal(loaded(`d.load("paria", "deploy", { args: "web prod" })`), "1"); // substitution is in the rest
+  },
+);
 
 test("V8 accepts the code cache written at build time", () => {
   const core = new URL("../skillc-reader-core.js", import.meta.url);

@@ -72,7 +72,10 @@ function missing(d: Dist, a: A, tmp: string): unknown {
 }
 
 function substitute(a: A): unknown {
-  return reader.substitute(a["body"], a["args"] ?? null, { names: a["names"] ?? [], skillDir: a["skill_dir"] ?? null });
+  return reader.substitute(a["body"], a["args"] ?? null, {
+    names: a["names"] ?? [],
+    skillDir: a["skill_dir"] ?? null,
+  });
 }
 
 /** The outcome of every call of a case, in order, on a tampered copy of its build. */
@@ -92,9 +95,13 @@ function runCase(c: Case, tmp: string): unknown[] {
   });
 }
 
-test("the conformance suite is there", { skip: existsSync(CASES) ? false : "not in the skillc repository" }, () => {
-  assert.ok(cases.length > 0);
-});
+test(
+  "the conformance suite is there",
+  { skip: existsSync(CASES) ? false : "not in the skillc repository" },
+  () => {
+    assert.ok(cases.length > 0);
+  },
+);
 
 for (const c of cases) {
   test(`conformance: ${c.name}`, () => {
@@ -102,7 +109,11 @@ for (const c of cases) {
     try {
       const got = runCase(c, tmp);
       c.calls.forEach((call, i) => {
-        assert.deepStrictEqual(canonical(got[i]), canonical(call.expect), `call ${i}: ${call.call} ${JSON.stringify(call.args ?? {})}`);
+        assert.deepStrictEqual(
+          canonical(got[i]),
+          canonical(call.expect),
+          `call ${i}: ${call.call} ${JSON.stringify(call.args ?? {})}`,
+        );
       });
       assert.equal(got.length, c.calls.length);
     } finally {

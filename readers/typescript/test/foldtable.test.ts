@@ -11,11 +11,19 @@ const DOC = fileURLToPath(new URL("../../../../docs/delimiter-fold.txt", import.
 const GENERATED = fileURLToPath(new URL("../../src/foldtable.ts", import.meta.url));
 const GENERATOR = new URL("../../scripts/foldtable.mjs", import.meta.url).href;
 
-test("src/foldtable.ts is docs/delimiter-fold.txt, regenerated", { skip: !existsSync(DOC) && "not in the skillc repository" }, async () => {
-  const { generate } = (await import(GENERATOR)) as { generate(text: string): string };
-  assert.equal(readFileSync(GENERATED, "utf8"), generate(readFileSync(DOC, "utf8")), "run node scripts/foldtable.mjs");
-  assert.equal(FOLD_UNICODE, "15.1.0");
-});
+test(
+  "src/foldtable.ts is docs/delimiter-fold.txt, regenerated",
+  { skip: !existsSync(DOC) && "not in the skillc repository" },
+  async () => {
+    const { generate } = (await import(GENERATOR)) as { generate(text: string): string };
+    assert.equal(
+      readFileSync(GENERATED, "utf8"),
+      generate(readFileSync(DOC, "utf8")),
+      "run node scripts/foldtable.mjs",
+    );
+    assert.equal(FOLD_UNICODE, "15.1.0");
+  },
+);
 
 test("every spelling of the delimiter is escaped, and nothing else", () => {
   const escape = reader.escapeDelimiter;

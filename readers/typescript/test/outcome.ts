@@ -9,7 +9,9 @@ export function outcome(call: () => unknown): unknown {
     return { result: toJson(call(), true) };
   } catch (err) {
     if (!(err instanceof reader.ReaderError)) return { error: `not a ReaderError: ${String(err)}` };
-    return err instanceof reader.UnknownSkill ? { error: err.name, visible: [...err.visible] } : { error: err.name };
+    return err instanceof reader.UnknownSkill
+      ? { error: err.name, visible: [...err.visible] }
+      : { error: err.name };
   }
 }
 
@@ -21,7 +23,10 @@ function toJson(value: unknown, records: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => toJson(v, records));
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [records ? snake(k) : k, toJson(v, records && k !== "frontmatter")]),
+      Object.entries(value).map(([k, v]) => [
+        records ? snake(k) : k,
+        toJson(v, records && k !== "frontmatter"),
+      ]),
     );
   }
   return value;

@@ -1,6 +1,16 @@
 // The conformance suite's tamper ops (tests/conformance/README.md), applied to a copy of a build.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, openSync, closeSync, rmSync, symlinkSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  openSync,
+  closeSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 
 export interface TamperOp {
@@ -34,7 +44,8 @@ export function apply(root: string, op: TamperOp): void {
   if (op.op === "delete") return;
   mkdirSync(dirname(path), { recursive: true });
   if (op.op === "write") writeFileSync(path, op.text ?? Buffer.from(op.base64 ?? "", "base64"));
-  else if (op.op === "fifo") execFileSync("mkfifo", [path]); // Node has no mkfifo of its own
+  else if (op.op === "fifo")
+    execFileSync("mkfifo", [path]); // Node has no mkfifo of its own
   else if (op.op === "symlink") symlinkSync(op.target ?? "", path);
   else if (op.op === "mkdir") mkdirSync(path);
   else throw new Error(`unknown tamper op ${op.op}`);

@@ -27,10 +27,18 @@ const PYTHON: [string, string[]][] = [
 ];
 
 for (const [text, words] of PYTHON) {
-  test(`splitArgs(${JSON.stringify(text)}) is Python's`, () => assert.deepStrictEqual(splitArgs(text), words));
+  test(`splitArgs(${JSON.stringify(text)}) is Python's`, () =>
+    assert.deepStrictEqual(splitArgs(text), words));
 }
 
 test("the fallback splits at Python's white space, Unicode's included", () => {
-  assert.deepStrictEqual(pySplit("a\u00a0b\u3000c\x1cd\u2028e \u200bf"), ["a", "b", "c", "d", "e", "\u200bf"]);
+  assert.deepStrictEqual(pySplit("a\u00a0b\u3000c\x1cd\u2028e \u200bf"), [
+    "a",
+    "b",
+    "c",
+    "d",
+    "e",
+    "\u200bf",
+  ]);
   assert.deepStrictEqual(pySplit("  "), []);
 });
