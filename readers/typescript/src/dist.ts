@@ -9,34 +9,11 @@
  */
 
 import { resolve } from "node:path";
-import { checkPersonaMeta, checkShard, checkShardSkill, checkShardTable } from "./checks.js";
-import type {
-  IndexDoc,
-  PersonaEntry,
-  PersonaMetaDoc,
-  ResolutionDoc,
-  SkillEntry,
-  TableNode,
-} from "./documents.js";
-import {
-  DistRebuilt,
-  FormatError,
-  IntegrityError,
-  UnknownPersona,
-  UnknownResource,
-  UnknownSkill,
-} from "./errors.js";
-import { FileRefused, readRegular } from "./files.js";
-import {
-  MAX_FILES,
-  MAX_INDEX_BYTES,
-  MAX_OBJECT_BYTES,
-  MAX_TABLE_DEPTH,
-  nodeWidth,
-  shardOf,
-} from "./format.js";
+import { checkPersonaMeta } from "./checks.js";
+import type { IndexDoc, PersonaEntry, PersonaMetaDoc, ResolutionDoc, SkillEntry } from "./documents.js";
+import { FormatError, UnknownPersona, UnknownResource, UnknownSkill } from "./errors.js";
+import { MAX_FILES } from "./format.js";
 import { frontmatterValue } from "./frontmatter.js";
-import { orderedKeys, type JsonObject, type JsonValue } from "./jsonvalue.js";
 import { materializeSkill } from "./materialize.js";
 import { byCodePoint, own } from "./paths.js";
 import {
@@ -50,8 +27,9 @@ import {
   type SubSkill,
 } from "./records.js";
 import { missingIn, type RequirementOptions } from "./requirements.js";
-import { documentValue, integrity, objectFile, readIndex, utf8 } from "./store.js";
+import { Objects, readIndex } from "./store.js";
 import { argumentNames, substitute, type Args } from "./substitute.js";
+import { SkillTable } from "./table.js";
 
 export interface ArgsOptions {
   /** Arguments as typed (a string, split shell-style) or already split; absent: none. */
@@ -72,14 +50,15 @@ export class Dist {
   /** The directory, made absolute at open (symbolic links in it not resolved): a later chdir changes nothing. */
   readonly path: string;
   readonly #index: IndexDoc;
-  readonly #shards = new Map<string, JsonObject>(); // shard name -> its skills
-  readonly #checked = new Set<string>(); // commands whose shard entry has been checked
-  readonly #nodes = new Map<string, TableNode>(); // shard-table nodes read so far, by object
-  readonly #metas = new Map<string, PersonaMetaDoc>();
+  readonly #objects: Objects;
+  readonly #table: SkillTable;
+  readonly #metas = new Map<string, PersonaMetaDoc>(); // persona metas read and checked so far
 
   constructor(path: string) {
     this.path = resolve(path);
-    this.#index = readIndex(path);
+    this.#index = readIndex(this.path);
+    this.#objects = new Objects(this.path, this.#index.build_hash);
+    this.#table = new SkillTable(this.#objects, this.#index.shards, this.#index.personas);
   }
 
   buildHash(): string {
@@ -90,55 +69,11 @@ export class Dist {
     return Object.keys(this.#index.personas).sort(byCodePoint);
   }
 
-  // -- objects ----------------------------------------------------------------------------------
-
-  #object(digest: string, limit: number = MAX_OBJECT_BYTES): Uint8Array {
-    const where = objectFile(this.path, digest);
-    let data: Uint8Array;
-    try {
-      data = readRegular(where, limit);
-    } catch (err) {
-      if (!(err instanceof FileRefused)) throw err;
-      if (err.code === "ENOENT") {
-        this.#raiseIfRebuilt(where);
-        throw new IntegrityError(`${where}: missing (dist/ is incomplete; rebuild it)`);
-      }
-      throw new IntegrityError(`cannot read object: ${err.message}`);
-    }
-    return integrity(data, digest, where);
-  }
-
-  #raiseIfRebuilt(where: string): void {
-    let now: string;
-    try {
-      now = readIndex(this.path).build_hash;
-    } catch (err) {
-      if (err instanceof FormatError) return;
-      throw err;
-    }
-    if (now !== this.buildHash()) {
-      throw new DistRebuilt(
-        `${where}: ${this.path} was rebuilt since it was opened (build ${this.buildHash().slice(0, 12)} -> ` +
-          `${now.slice(0, 12)}) and the opened build's objects were pruned; reopen it with open()`,
-      );
-    }
-  }
-
-  #text(digest: string): string {
-    const text = utf8(this.#object(digest));
-    if (text === null) throw new FormatError(`object ${digest}: not UTF-8 text`);
-    return text;
-  }
-
-  #json(digest: string): JsonValue {
-    return documentValue(this.#object(digest, MAX_INDEX_BYTES), `object ${digest}`);
-  }
-
   #meta(persona: string): PersonaMetaDoc {
     let meta = this.#metas.get(persona);
     if (meta === undefined) {
       const digest = this.#entry(persona).meta;
-      meta = checkPersonaMeta(this.#json(digest), persona, `object ${digest}`);
+      meta = checkPersonaMeta(this.#objects.json(digest), persona, `object ${digest}`);
       this.#metas.set(persona, meta);
     }
     return meta;
@@ -148,79 +83,6 @@ export class Dist {
     const entry = own(this.#index.personas, persona);
     if (entry === undefined) throw new UnknownPersona(persona, this.personas());
     return entry;
-  }
-
-  /** One node of the shard table, checked; open() and catalog() never read it. */
-  #node(digest: string, prefix: string): TableNode {
-    let node = this.#nodes.get(digest);
-    if (node === undefined) {
-      node = checkShardTable(this.#json(digest), prefix, `object ${digest}`);
-      this.#nodes.set(digest, node);
-    }
-    return node;
-  }
-
-  /** [shard name, shard object or null] of a command, walking the table from its root. */
-  #shardOf(command: string): [string, string | null] {
-    const full = shardOf(command, 64);
-    let [digest, prefix] = [this.#index.shards, ""];
-    for (let level = 0; level < MAX_TABLE_DEPTH; level++) {
-      const node = this.#node(digest, prefix);
-      const name = full.slice(0, nodeWidth(prefix));
-      if (node.shards !== undefined) return [name, own(node.shards, name) ?? null];
-      const child = own(node.tables as Record<string, string>, name);
-      if (child === undefined) return [name, null];
-      [digest, prefix] = [child, name];
-    }
-    throw new FormatError(`${this.path}: the shard table is deeper than ${MAX_TABLE_DEPTH} levels`);
-  }
-
-  /** Every [shard name, shard object] in the table, walking the whole tree. */
-  #shardNames(digest: string = this.#index.shards, prefix = ""): [string, string][] {
-    if (prefix.length >= MAX_TABLE_DEPTH) {
-      throw new FormatError(`${this.path}: the shard table is deeper than ${MAX_TABLE_DEPTH} levels`);
-    }
-    const node = this.#node(digest, prefix); // depth first, parents before children, in file order
-    const names = (node.shards ?? node.tables) as JsonObject & Record<string, string>;
-    const here = orderedKeys(names).map((name): [string, string] => [name, names[name] as string]);
-    if (node.shards !== undefined) return here;
-    return here.flatMap(([name, child]) => this.#shardNames(child, name));
-  }
-
-  /** A shard's skills, its envelope checked; each entry is checked when first served (#skill). */
-  #shard(name: string, digest: string | null): JsonObject {
-    let shard = this.#shards.get(name);
-    if (shard === undefined) {
-      shard =
-        digest === null
-          ? {}
-          : (checkShard(this.#json(digest), name, `object ${digest}`).skills as JsonObject);
-      this.#shards.set(name, shard);
-    }
-    return shard;
-  }
-
-  #skill(command: string): SkillEntry | null {
-    const [name, digest] = this.#shardOf(command);
-    const entry = own(this.#shard(name, digest), command) ?? null;
-    if (entry !== null && !this.#checked.has(command)) {
-      checkShardSkill(entry, command, this.#index.personas, `object ${digest}`);
-      this.#checked.add(command);
-    }
-    return entry as SkillEntry | null;
-  }
-
-  /** Every skill of the build, each entry checked, by command in code point order. */
-  #allSkills(): [string, SkillEntry][] {
-    const out: [string, SkillEntry][] = [];
-    const shards = this.#shardNames().sort(([a], [b]) => byCodePoint(a, b));
-    for (const [name, digest] of shards) {
-      for (const command of orderedKeys(this.#shard(name, digest))) {
-        const entry = this.#skill(command);
-        if (entry !== null) out.push([command, entry]);
-      }
-    }
-    return out.sort(([a], [b]) => byCodePoint(a, b));
   }
 
   /** The pair's resolution, or null when the persona does not see the skill. */
@@ -235,10 +97,11 @@ export class Dist {
   /** [skill entry, resolution] of a pair the persona sees; UnknownPersona or UnknownSkill otherwise. */
   #resolved(persona: string, command: string): [SkillEntry, ResolutionDoc] {
     this.#entry(persona);
-    const skill = this.#skill(command);
+    const skill = this.#table.skill(command);
     const r = Dist.#visible(skill, persona);
     if (skill === null || r === null) {
-      const visible = this.#allSkills()
+      const visible = this.#table
+        .all()
         .filter(([, s]) => Dist.#visible(s, persona) !== null)
         .map(([c]) => c);
       throw new UnknownSkill(persona, command, visible);
@@ -250,13 +113,13 @@ export class Dist {
 
   /** The persona's precomputed tier-1 catalog fragment. */
   catalog(persona: string): string {
-    return this.#text(this.#entry(persona).prompt);
+    return this.#objects.text(this.#entry(persona).prompt);
   }
 
   skills(persona: string): SkillInfo[] {
     const included = new Set(this.#meta(persona).included);
     const out: SkillInfo[] = [];
-    for (const [command, skill] of this.#allSkills()) {
+    for (const [command, skill] of this.#table.all()) {
       const r = Dist.#visible(skill, persona);
       if (r === null) continue;
       const fm = skill.frontmatter;
@@ -290,7 +153,7 @@ export class Dist {
     const [skill, r] = this.#resolved(persona, command);
     const fm = skill.frontmatter;
     const stub = r.access === "stub"; // the stub is all such a persona gets: no files, no knowledge docs
-    const text = this.#text(r.body);
+    const text = this.#objects.text(r.body);
     const body = substitute(text, options.args, { names: argumentNames(own(fm, "arguments")) });
     return frozen({
       persona,
@@ -315,7 +178,7 @@ export class Dist {
   #subSkills(persona: string, skill: SkillEntry): SubSkill[] {
     const out: SubSkill[] = [];
     for (const child of skill.children) {
-      const c = this.#skill(child);
+      const c = this.#table.skill(child);
       const r = Dist.#visible(c, persona);
       if (c !== null && r !== null && r.model) {
         out.push(frozen({ command: child, name: c.name, description: c.description }));
@@ -350,7 +213,7 @@ export class Dist {
       );
     }
     for (const res of Dist.#resources(skill, r)) {
-      if (res.path === path) return this.#object(res.sha256, count(res.size));
+      if (res.path === path) return this.#objects.bytes(res.sha256, count(res.size));
     }
     throw new UnknownResource(`${JSON.stringify(path)} is not a resource of ${JSON.stringify(command)}`);
   }
@@ -376,19 +239,19 @@ export class Dist {
     const [skill, r] = this.#resolved(persona, command);
     const names = argumentNames(own(skill.frontmatter, "arguments"));
     return materializeSkill(command, skill, Dist.#resources(skill, r), dest, {
-      body: (root) => substitute(this.#text(r.body), options.args, { names, skillDir: root }),
-      bytes: (res) => this.#object(res.sha256, count(res.size)),
+      body: (root) => substitute(this.#objects.text(r.body), options.args, { names, skillDir: root }),
+      bytes: (res) => this.#objects.bytes(res.sha256, count(res.size)),
     });
   }
 
   // -- metadata for tools -----------------------------------------------------------------------
 
   allCommands(): string[] {
-    return this.#allSkills().map(([c]) => c);
+    return this.#table.all().map(([c]) => c);
   }
 
   skillMeta(command: string): SkillMeta {
-    const s = this.#skill(command);
+    const s = this.#table.skill(command);
     if (s === null) throw new UnknownSkill("*", command, this.allCommands());
     return frozen({
       command,
@@ -412,7 +275,7 @@ export class Dist {
     if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest)) {
       throw new FormatError(`${JSON.stringify(digest)} is not a sha256 digest`);
     }
-    return this.#object(digest);
+    return this.#objects.bytes(digest);
   }
 
   personaMeta(persona: string): PersonaMeta {

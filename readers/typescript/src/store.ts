@@ -2,9 +2,9 @@
 
 import { checkIndex } from "./checks.js";
 import type { IndexDoc } from "./documents.js";
-import { FormatError, IntegrityError } from "./errors.js";
+import { DistRebuilt, FormatError, IntegrityError } from "./errors.js";
 import { FileRefused, readRegular } from "./files.js";
-import { INDEX, MAX_INDEX_BYTES, objectPath, sha256Hex, VERSION } from "./format.js";
+import { INDEX, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, objectPath, sha256Hex, VERSION } from "./format.js";
 import { parseJson } from "./json.js";
 import type { JsonValue } from "./jsonvalue.js";
 import { joinPath } from "./paths.js";
@@ -55,4 +55,58 @@ export function integrity(data: Uint8Array, digest: string, where: string): Uint
     throw new IntegrityError(`${where}: content does not match its sha256 ${digest} (tampered or corrupt)`);
   }
   return data;
+}
+
+/** The objects of the build a Dist opened: read by digest, bounded, hash-checked before use. */
+export class Objects {
+  readonly root: string;
+  readonly buildHash: string;
+
+  constructor(root: string, buildHash: string) {
+    this.root = root;
+    this.buildHash = buildHash;
+  }
+
+  bytes(digest: string, limit: number = MAX_OBJECT_BYTES): Uint8Array {
+    const where = objectFile(this.root, digest);
+    let data: Uint8Array;
+    try {
+      data = readRegular(where, limit);
+    } catch (err) {
+      if (!(err instanceof FileRefused)) throw err;
+      if (err.code === "ENOENT") {
+        this.#raiseIfRebuilt(where);
+        throw new IntegrityError(`${where}: missing (dist/ is incomplete; rebuild it)`);
+      }
+      throw new IntegrityError(`cannot read object: ${err.message}`);
+    }
+    return integrity(data, digest, where);
+  }
+
+  text(digest: string): string {
+    const text = utf8(this.bytes(digest));
+    if (text === null) throw new FormatError(`object ${digest}: not UTF-8 text`);
+    return text;
+  }
+
+  json(digest: string): JsonValue {
+    return documentValue(this.bytes(digest, MAX_INDEX_BYTES), `object ${digest}`);
+  }
+
+  /** A missing object: DistRebuilt when _index.json now names another build (its objects pruned). */
+  #raiseIfRebuilt(where: string): void {
+    let now: string;
+    try {
+      now = readIndex(this.root).build_hash;
+    } catch (err) {
+      if (err instanceof FormatError) return; // no readable index: the object is just missing
+      throw err;
+    }
+    if (now !== this.buildHash) {
+      throw new DistRebuilt(
+        `${where}: ${this.root} was rebuilt since it was opened (build ${this.buildHash.slice(0, 12)} -> ` +
+          `${now.slice(0, 12)}) and the opened build's objects were pruned; reopen it with open()`,
+      );
+    }
+  }
 }
