@@ -12,7 +12,10 @@ import { canonical, outcome } from "./outcome.js";
 import { reader } from "./reader.js";
 import { apply, copyBuild, type TamperOp } from "./tamper.js";
 
-const SUITE = fileURLToPath(new URL("../../../../tests/conformance/", import.meta.url));
+// SKILLC_CONFORMANCE_DIR: another suite of the same shape (tests/conformance/random_suite.py writes one)
+const SUITE =
+  process.env.SKILLC_CONFORMANCE_DIR ??
+  fileURLToPath(new URL("../../../../tests/conformance/", import.meta.url));
 const CASES = join(SUITE, "cases.json");
 
 interface Call {
