@@ -90,3 +90,22 @@ def test_materialize_never_writes_outside_dest(dist, tmp_path, bad):
     with pytest.raises(reader.ReaderError):
         dist.materialize("default", "a", tmp_path / "out")
     assert not (tmp_path / "evil").exists()
+
+
+def test_list_arguments_must_all_be_strings() -> None:
+    """The spec: args is null, a string or a list of strings; anything else is a ReaderError."""
+    assert reader.substitute("$0 $1", ["a", "b"]) == "a b"
+    for bad in ([1, True], ["a", None], b"x y", bytearray(b"x")):
+        with pytest.raises(reader.ReaderError):
+            reader.substitute("$0", bad)  # type: ignore[arg-type]
+
+
+def test_materialize_refuses_a_lone_surrogate_before_writing(tmp_path) -> None:
+    from conftest import REPO
+
+    d = reader.open(REPO / "dist")
+    persona = d.personas()[0]
+    command = d.commands(persona)[0]
+    with pytest.raises(reader.ReaderError, match="UTF-8"):
+        d.materialize(persona, command, tmp_path / "out", args="\ud800")
+    assert not (tmp_path / "out").exists()
