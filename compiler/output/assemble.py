@@ -10,6 +10,7 @@ from typing import Any, cast
 import orjson
 
 from .. import __version__
+from ..digests import sha256_hex
 from ..format import layout as fmt
 from ..format.jsonio import dumps
 from ..format.shapes import FrontmatterDoc, IndexDoc, PersonaEntry, PersonaMetaDoc, ResolutionDoc, SkillDoc
@@ -28,7 +29,7 @@ from ..stages.budget import Packing
 from ..stages.template import Template
 
 GENERATOR = f"skillc {__version__}"
-sha256 = fmt.sha256_hex
+sha256 = sha256_hex
 
 
 def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
