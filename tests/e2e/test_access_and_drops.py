@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, run, skill_md
+from support.cli import build, invoke
+from support.project import CONFIG, CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 
@@ -150,7 +151,7 @@ def test_write_failure_path_is_relative_to_the_config(tmp_path, monkeypatch):
 
     monkeypatch.setattr(pipeline, "write", full)
     monkeypatch.chdir(tmp_path)
-    r = run("build", config=cfg)
+    r = invoke("build", config=cfg)
     assert r.exit_code == 1
     assert r.one("SKC703").path == "dist/objects/ab"
 
@@ -164,7 +165,7 @@ def test_read_only_output_parent_reports_a_config_relative_path(tmp_path, monkey
     os.chmod(proj / "out", 0o555)
     monkeypatch.chdir(tmp_path)
     try:
-        r = run("build", config=cfg)
+        r = invoke("build", config=cfg)
     finally:
         os.chmod(proj / "out", 0o755)
     assert r.exit_code == 1 and r.one("SKC703").path.startswith("out")

@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_util import build, make_tree, project, run, skill_md, snapshot, tree_digest
+from support.cli import build, invoke
+from support.files import snapshot, tree_digest, write_tree
+from support.project import project, skill_md
 
 from skillc import pipeline, reader
 from skillc.output import write as write_mod
@@ -54,7 +56,7 @@ def test_failed_build_leaves_previous_dist_byte_identical(tmp_path, breakage):
     cfg = small(tmp_path)
     assert build(cfg).exit_code == 0
     before, shape = snapshot(tmp_path / "dist"), tree_digest(tmp_path / "dist")
-    make_tree(tmp_path, {"skills/b/SKILL.md": skill_md(body="Changed.\n"), **breakage})
+    write_tree(tmp_path, {"skills/b/SKILL.md": skill_md(body="Changed.\n"), **breakage}, exact=True)
     if "templates/catalog.xml.j2" in breakage:
         cfg.write_text(CONFIG + "template: templates/catalog.xml.j2\n")
     r = build(cfg)
@@ -97,10 +99,12 @@ def test_write_error_midway_leaves_previous_dist(tmp_path, monkeypatch):
 
 def test_stale_temp_directories_are_recovered(tmp_path):
     cfg = small(tmp_path)
-    make_tree(tmp_path, {".dist.tmp-99999/_index.json": "half", ".dist.tmp-99999/objects/ab/x": "y"})
+    write_tree(
+        tmp_path, {".dist.tmp-99999/_index.json": "half", ".dist.tmp-99999/objects/ab/x": "y"}, exact=True
+    )
     assert build(cfg).exit_code == 0
     assert leftovers(tmp_path) == []
-    assert run("check", config=cfg).exit_code == 0
+    assert invoke("check", config=cfg).exit_code == 0
 
 
 # --- SIGKILL at random moments -------------------------------------------------
@@ -124,7 +128,7 @@ def big_tree(version: int) -> dict[str, str]:
 
 def set_sources(root: Path, version: int) -> None:
     shutil.rmtree(root / "skills", ignore_errors=True)
-    make_tree(root, big_tree(version))
+    write_tree(root, big_tree(version), exact=True)
 
 
 def restore(src: Path, dst: Path) -> None:
@@ -204,7 +208,7 @@ def test_two_builds_at_once(versions, tmp_path):
         assert codes == [0, 0]
         assert snapshot(dist) == new
         assert leftovers(cfg.parent) == []
-        assert run("check", config=cfg).exit_code == 0
+        assert invoke("check", config=cfg).exit_code == 0
     d = reader.open(dist)
     assert len(d.skills("default")) == 300
     assert all(d.load("default", s.command).body for s in d.skills("default")[:20])
@@ -220,4 +224,4 @@ def test_second_build_waits_for_the_lock(tmp_path):
         assert not dist.exists()
     assert proc.wait(timeout=30) == 0
     proc.stderr.close()
-    assert run("check", config=cfg).exit_code == 0
+    assert invoke("check", config=cfg).exit_code == 0

@@ -6,8 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run
-from dist_util import expand
+from support.cli import run
+from support.dist import expand
+from support.files import REPO, write_tree
+from support.project import skill_md
 
 sys.path.insert(0, str(REPO))
 from bench import gen
@@ -67,11 +69,9 @@ def test_generator_refuses_a_non_empty_directory(tree):
 
 
 def test_corpus_report_counts_a_small_collection(tmp_path, capsys):
-    from hostile_util import make_tree, skill_md
-
     from bench import corpus
 
-    make_tree(
+    write_tree(
         tmp_path / "c1",
         {
             "skills/.curated/a/SKILL.md": skill_md(),
@@ -79,6 +79,7 @@ def test_corpus_report_counts_a_small_collection(tmp_path, capsys):
             "skills/.curated/a/.DS_Store": b"x",
             "skills/.curated/b/SKILL.md": skill_md(description="d" * 1025),
         },
+        exact=True,
     )
     assert corpus.main([str(tmp_path)]) == 0
     row = capsys.readouterr().out.splitlines()[2]

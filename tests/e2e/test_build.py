@@ -11,14 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, project, run, skill_md, snapshot
-from dist_util import expand
+from support.cli import run
+from support.dist import expand
+from support.files import GOLDEN_PROJECT, REPO, snapshot
+from support.project import skill_md, src_project
 
 from skillc.format import layout as fmt
 from skillc.output import verify
 from skillc.pipeline import build, compile_project
-
-GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
 
 def _copy_example(tmp_path: Path) -> Path:
@@ -180,7 +180,7 @@ def test_each_outcome_has_its_own_type(tmp_path: Path) -> None:
     bad.write_text("format: 1\nsources: 5\n")
     failed, written = build(bad)
     assert isinstance(failed, ConfigFailed) and written is None and not failed.ok
-    cfg = project(tmp_path / "ok", {"skills/a/SKILL.md": skill_md("a")})
+    cfg = src_project(tmp_path / "ok", {"skills/a/SKILL.md": skill_md("a")})
     first, _ = build(cfg)
     assert isinstance(first, Compiled) and first.ok and first.artifacts is not None
     again, written = build(cfg)
@@ -194,7 +194,7 @@ def test_parallel_check_gives_the_same_build(tmp_path: Path, monkeypatch: pytest
     files = {f"src/s{i}/SKILL.md": skill_md(f"s{i}", body=f"Body {i}.\n") for i in range(12)}
     files["src/bad/SKILL.md"] = "---\nname: [\n---\n"
     files["src/s3/references/r.md"] = "ref\n"
-    cfg = project(tmp_path, files)
+    cfg = src_project(tmp_path, files)
     serial = compile_project(cfg)
     monkeypatch.setattr(validate, "PARALLEL_THRESHOLD", 2)
     monkeypatch.setattr(validate, "_CHUNK", 3)

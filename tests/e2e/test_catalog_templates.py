@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import project, run, skill_md
+from support.cli import run
+from support.project import skill_md, src_project
 
 
 @pytest.mark.parametrize(
@@ -17,7 +18,7 @@ from conftest import project, run, skill_md
 )
 def test_template_errors_at_render_time_are_diagnostics(tmp_path: Path, body: str, expected: str) -> None:
     template = "{% macro entry(skill) %}<s>{{ skill.name }}</s>{% endmacro %}" + body
-    config = project(
+    config = src_project(
         tmp_path,
         {"src/a/SKILL.md": skill_md("a"), "t.xml.j2": template},
         config="sources: [src]\ntemplate: t.xml.j2\n",
@@ -30,7 +31,7 @@ def test_template_errors_at_render_time_are_diagnostics(tmp_path: Path, body: st
 def test_included_templates_feed_the_build_hash(tmp_path: Path) -> None:
     template = "{% macro entry(skill) %}<s>{{ skill.name }}</s>{% endmacro %}{% include 'part.txt' %}"
     files = {"src/a/SKILL.md": skill_md("a"), "t/c.xml.j2": template, "t/part.txt": "one\n"}
-    config = project(tmp_path, files, config="sources: [src]\ntemplate: t/c.xml.j2\n")
+    config = src_project(tmp_path, files, config="sources: [src]\ntemplate: t/c.xml.j2\n")
     assert run("build", "--config", str(config))[0] == 0
     (tmp_path / "t" / "part.txt").write_text("two\n")
     code, out = run("build", "--config", str(config))
@@ -40,7 +41,7 @@ def test_included_templates_feed_the_build_hash(tmp_path: Path) -> None:
 
 def test_computed_include_names_are_refused(tmp_path: Path) -> None:
     template = "{% macro entry(skill) %}x{% endmacro %}{% include persona.id ~ '.txt' %}"
-    config = project(
+    config = src_project(
         tmp_path,
         {"src/a/SKILL.md": skill_md("a"), "t.xml.j2": template},
         config="sources: [src]\ntemplate: t.xml.j2\n",

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import project, run, skill_md, snapshot
-
-GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
+from support.cli import run
+from support.files import GOLDEN_PROJECT, snapshot
+from support.project import skill_md, src_project
 
 
 def _golden(tmp_path: Path) -> Path:
@@ -19,7 +19,7 @@ def _golden(tmp_path: Path) -> Path:
 
 
 def test_build_reports_all_errors_and_exits_1(tmp_path: Path) -> None:
-    config = project(
+    config = src_project(
         tmp_path,
         {
             "src/a/SKILL.md": skill_md("A"),
@@ -122,7 +122,7 @@ def test_codes_lists_every_code() -> None:
 
 
 def test_console_entry_point_never_shows_a_traceback(tmp_path: Path) -> None:
-    config = project(tmp_path, {"src/a/SKILL.md": b"---\ndescription: \xff\xfe\n---\n"})
+    config = src_project(tmp_path, {"src/a/SKILL.md": b"---\ndescription: \xff\xfe\n---\n"})
     proc = subprocess.run(
         [sys.executable, "-m", "skillc", "build", "--config", str(config)], capture_output=True, text=True
     )
@@ -150,7 +150,7 @@ def test_source_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> None:
     (outside / "x").mkdir(parents=True)
     (outside / "x" / "SKILL.md").write_text(skill_md("x"))
     root = tmp_path / "proj"
-    config = project(root, {}, config="sources: [linked]\n")
+    config = src_project(root, {}, config="sources: [linked]\n")
     (root / "linked").symlink_to(outside)
     code, out = run("build", "--config", str(config))
     assert code == 1

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO, run
-from dist_util import expand
-from hostile_util import snapshot as dist_bytes
+from support.cli import run
+from support.dist import expand
+from support.files import REPO
+from support.files import snapshot as dist_bytes
 
 from skillc import cache, pipeline
 from skillc import config as config_mod

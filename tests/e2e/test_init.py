@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import skill_md, write_tree
+from support.files import write_tree
+from support.project import skill_md
 
 from skillc import init as init_mod
 from skillc.cli import cli

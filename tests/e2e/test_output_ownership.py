@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_util import CONFIG, build, make_tree, project, run, skill_md, snapshot, tree_digest
+from support.cli import build, invoke
+from support.files import snapshot, tree_digest, write_tree
+from support.project import CONFIG, project, skill_md
 
 from skillc import pipeline
 from skillc.cache import store as cachestore
@@ -38,7 +40,7 @@ def test_every_build_marks_its_output(tmp_path):
     cfg = project(tmp_path, SKILLS)
     assert build(cfg).exit_code == 0
     assert (tmp_path / "dist" / OUTPUT_MARKER).read_bytes() == OUTPUT_MARKER_TEXT
-    assert run("check", config=cfg).exit_code == 0
+    assert invoke("check", config=cfg).exit_code == 0
 
 
 @pytest.mark.parametrize("cache_flag", [(), ("--no-cache",)])
@@ -117,7 +119,7 @@ def test_reserved_outputs_are_refused(tmp_path, output, why):
     assert r.exit_code == 1 and r.exception is None
     assert any(d.code == "SKC103" and why in d.message for d in r.diags), r.stderr
     assert state(tmp_path) == before
-    assert run("check", config=cfg).exit_code == 1
+    assert invoke("check", config=cfg).exit_code == 1
 
 
 @pytest.mark.parametrize("target", ["real-out", "outside"])
@@ -192,7 +194,7 @@ def test_something_planted_at_the_cache_directory_is_never_used(tmp_path, plant)
         assert r.exit_code == 0 and r.exception is None, r.stderr
     assert list(outside.iterdir()) == []
     assert (os.path.lexists(where) and not where.is_dir()) or where.is_symlink()
-    assert run("check", config=cfg).exit_code == 0
+    assert invoke("check", config=cfg).exit_code == 0
 
 
 def test_builds_of_one_output_share_a_lock_without_a_lock_file(tmp_path):
@@ -254,7 +256,7 @@ def test_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch):
 def test_planted_tmp_and_old_symlinks_are_removed_not_followed(tmp_path):
     proj, outside = tmp_path / "p", tmp_path / "outside"
     cfg = project(proj, SKILLS)
-    make_tree(outside, {"precious.txt": "keep\n"})
+    write_tree(outside, {"precious.txt": "keep\n"}, exact=True)
     for name in (".dist.tmp-1", ".dist.old-1"):
         os.symlink(outside, proj / name)
     assert build(cfg).exit_code == 0
@@ -342,7 +344,7 @@ def test_sigint_during_a_real_build_exits_130_old_or_new(tmp_path):
         assert proc.returncode in (0, 130) or (proc.returncode == -2 and got != old and not err), err
         assert "Traceback" not in err and "Aborted" not in err
         outcomes.add("old" if got == old else "new")
-        assert got == old or run("check", config=cfg).exit_code == 0
+        assert got == old or invoke("check", config=cfg).exit_code == 0
         assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".dist")] == []
         if got != old:
             break

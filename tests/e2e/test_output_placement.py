@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import project, run, skill_md, snapshot
+from support.cli import run
+from support.files import GOLDEN_PROJECT, snapshot
+from support.project import skill_md, src_project
 
 from skillc.pipeline import build
-
-GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
 
 def _golden(tmp_path: Path) -> Path:
@@ -45,9 +45,9 @@ def test_build_repairs_a_tampered_object_instead_of_linking_it_back(tmp_path: Pa
 def test_output_may_not_replace_the_config_or_the_template(
     tmp_path: Path, config_text: str, message: str
 ) -> None:
-    from conftest import REPO
+    from support.files import REPO
 
-    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config=config_text)
+    config = src_project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config=config_text)
     (tmp_path / "t").mkdir()
     shutil.copy(REPO / "templates" / "catalog.xml.j2", tmp_path / "t" / "c.xml.j2")
     before = (config.read_bytes(), (tmp_path / "t" / "c.xml.j2").read_bytes())
@@ -57,7 +57,7 @@ def test_output_may_not_replace_the_config_or_the_template(
 
 
 def test_output_that_is_a_file_is_refused(tmp_path: Path) -> None:
-    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a"), "dist": "not a directory\n"})
+    config = src_project(tmp_path, {"src/a/SKILL.md": skill_md("a"), "dist": "not a directory\n"})
     code, out = run("build", "--config", str(config))
     assert code == 1 and "output 'dist' exists and is not a directory" in out
     assert (tmp_path / "dist").read_text() == "not a directory\n"
@@ -67,7 +67,9 @@ def test_output_through_a_symlink_out_of_the_project_is_refused(tmp_path: Path) 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     root = tmp_path / "proj"
-    config = project(root, {"src/a/SKILL.md": skill_md("a")}, config="sources: [src]\noutput: link/dist\n")
+    config = src_project(
+        root, {"src/a/SKILL.md": skill_md("a")}, config="sources: [src]\noutput: link/dist\n"
+    )
     (root / "link").symlink_to(elsewhere)
     code, out = run("build", "--config", str(config))
     assert code == 1 and "output 'link/dist' resolves outside the project" in out

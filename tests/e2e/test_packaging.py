@@ -11,7 +11,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO, skill_md, write_tree
+from support.files import REPO, write_tree
+from support.project import skill_md
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +111,8 @@ def test_sdist_runs_its_own_tests(dists: dict[str, Path], installed: Path, tmp_p
         "-q",
         "-p",
         "no:cacheprovider",
-        "tests/test_stages.py",
-        "tests/test_severity.py",
+        "tests/unit",
+        "tests/e2e/test_severity.py",
         cwd=root,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.files import GOLDEN_DIST
 
 from skillc import reader
 from skillc.format.jsonio import _loads
 from skillc.reader import vendor
 
-GOLDEN = Path(__file__).parent / "golden" / "expected"
 HEAVY = ("json", "re", "dataclasses", "inspect", "enum", "hashlib", "typing")
 
 
@@ -28,7 +28,7 @@ def test_open_catalog_and_load_import_nothing_heavy(tmp_path: Path) -> None:
         "import sys\n"
         f"sys.path.insert(0, {str(tmp_path)!r})\n"
         "import reader\n"
-        f"d = reader.open({str(GOLDEN)!r})\n"
+        f"d = reader.open({str(GOLDEN_DIST)!r})\n"
         "d.catalog('pilot'); d.load('pilot', 'alpha').render(); d.skill_meta('alpha')\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
     )

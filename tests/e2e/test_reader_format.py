@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
-from dist_util import expand
-from hostile_util import CONFIG_PERSONAS, build, project, skill_md
+from support.cli import build
+from support.dist import expand
+from support.files import REPO
+from support.project import CONFIG_PERSONAS, project, skill_md
 
 from skillc import pipeline, reader
 from skillc.cli import cli

@@ -6,7 +6,8 @@ import os
 import stat
 
 import pytest
-from hostile_util import build, project, skill_md
+from support.cli import build
+from support.project import project, skill_md
 
 from skillc import reader
 from skillc.reader import substitute

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from conftest import project, skill_md
+from support.project import skill_md, src_project
 
 from skillc.cli import cli
 from skillc.diagnostics import Diagnostic, Severity, error, warning
@@ -159,7 +159,7 @@ def test_the_schema_check_can_fail() -> None:
 
 
 def _broken(tmp_path: Path) -> Path:
-    return project(
+    return src_project(
         tmp_path,
         {
             "src/a/SKILL.md": skill_md("a", description="x" * 1100),
@@ -233,7 +233,7 @@ def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyP
     lines.done()
     assert shown[0].endswith("skillc: validating 3 SKILL.md file(s) ...") and shown[-1] == "\r\x1b[2K"
     assert not report.Progress(_Tty(), False).enabled  # type: ignore[arg-type]
-    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
+    config = src_project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
     seen: list[str] = []
     from skillc import pipeline
     from skillc.options import Options

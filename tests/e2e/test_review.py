@@ -10,12 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run, skill_md, write_tree
+from support.cli import run
+from support.files import REPO, write_tree
+from support.project import skill_md
 
 from skillc import reader
 from skillc.pipeline import build
 from skillc.review import compare as review
 
+# The golden review texts (golden/review/) quote this description.
+DESCRIPTION = "Does a thing. Use when a thing is needed."
 CONFIG = "sources: [base, extra]\npersonas: personas\ntemplate: t.xml.j2\n"
 TEMPLATE = (
     "{% macro entry(s) %}<skill>{{ s.command }}: {{ s.description }}</skill>\n{% endmacro %}"
@@ -24,10 +28,12 @@ TEMPLATE = (
 BASE = {
     "skillc.yaml": CONFIG,
     "t.xml.j2": TEMPLATE,
-    "base/alpha/SKILL.md": skill_md("alpha", body="Alpha body.\n", **{"has_persona_overlay": True}),
+    "base/alpha/SKILL.md": skill_md(
+        "alpha", DESCRIPTION, body="Alpha body.\n", **{"has_persona_overlay": True}
+    ),
     "base/alpha/scripts/run.sh": "echo hi\n",
     "base/alpha/assets/logo.bin": b"\x00\x01binary",
-    "base/beta/SKILL.md": skill_md("beta", body="Beta body.\n"),
+    "base/beta/SKILL.md": skill_md("beta", DESCRIPTION, body="Beta body.\n"),
     "personas/pilot/manifest.yaml": "name: Pilot\n",
     "personas/pilot/skill-overlays/alpha.md": "Say arr.\n",
     "personas/pilot-x/manifest.yaml": "name: Pilot X\nfallback: pilot\n",
@@ -144,7 +150,9 @@ def test_exclusive_skill_changes_access(tmp_path: Path) -> None:
         write_tree(
             root,
             {
-                "base/beta/SKILL.md": skill_md("beta", body="Only pilots.\n", persona_exclusive="pilot"),
+                "base/beta/SKILL.md": skill_md(
+                    "beta", DESCRIPTION, body="Only pilots.\n", persona_exclusive="pilot"
+                ),
                 "personas/pilot-exclusive/beta.md": "Pilot body.\n",
             },
         )
@@ -169,7 +177,7 @@ def test_budget_cuts_show_in_the_pair_and_the_summary(tmp_path: Path) -> None:
 def test_skills_added_removed_and_moved(tmp_path: Path) -> None:
     def change(root: Path) -> None:
         shutil.move(root / "base/beta", root / "extra/beta")
-        write_tree(root, {"base/gamma/SKILL.md": skill_md("gamma")})
+        write_tree(root, {"base/gamma/SKILL.md": skill_md("gamma", DESCRIPTION)})
         shutil.rmtree(root / "base/alpha")
         (root / "personas/pilot/skill-overlays/alpha.md").unlink()
 
@@ -274,7 +282,10 @@ def test_audit_lists_what_each_skill_can_do(tmp_path: Path, monkeypatch: pytest.
         {
             **BASE,
             "base/beta/SKILL.md": skill_md(
-                "beta", body="Run !`date` now.\n\u202eevil\n", **{"allowed-tools": "Read Bash(git:*)"}
+                "beta",
+                DESCRIPTION,
+                body="Run !`date` now.\n\u202eevil\n",
+                **{"allowed-tools": "Read Bash(git:*)"},
             ),
         },
     )

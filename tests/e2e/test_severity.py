@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import REPO, project, run, skill_md
+from support.cli import run
+from support.files import REPO
+from support.project import skill_md, src_project
 
 from skillc import diagnostics as dg
 
@@ -29,7 +31,7 @@ def test_policy_ignores_raises_and_promotes() -> None:
 
 def test_config_diagnostics_and_ignore_flag(tmp_path: Path) -> None:
     files = {"src/a/SKILL.md": skill_md("a", colour="red")}
-    config = project(tmp_path, files, CONFIG + "diagnostics:\n  SKC205: error\n")
+    config = src_project(tmp_path, files, CONFIG + "diagnostics:\n  SKC205: error\n")
     code, out = run("validate", "--config", str(config))
     assert code == 1 and "error[SKC205]" in out
     code, out = run("validate", "--config", str(config), "--ignore", "SKC205")
@@ -37,16 +39,16 @@ def test_config_diagnostics_and_ignore_flag(tmp_path: Path) -> None:
 
 
 def test_strict_promotes_what_is_left(tmp_path: Path) -> None:
-    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", colour="red")}, CONFIG)
+    config = src_project(tmp_path, {"src/a/SKILL.md": skill_md("a", colour="red")}, CONFIG)
     assert run("validate", "--config", str(config), "--strict")[0] == 1
     assert run("validate", "--config", str(config), "--strict", "--ignore", "SKC205")[0] == 0
 
 
 def test_unknown_codes_are_refused(tmp_path: Path) -> None:
-    config = project(tmp_path, FILES, CONFIG + "diagnostics:\n  SKC999: ignore\n")
+    config = src_project(tmp_path, FILES, CONFIG + "diagnostics:\n  SKC999: ignore\n")
     code, out = run("validate", "--config", str(config))
     assert code == 1 and "skillc.yaml:3:3: error[SKC102]: diagnostics: unknown code 'SKC999'" in out
-    config = project(tmp_path / "q", FILES, CONFIG)
+    config = src_project(tmp_path / "q", FILES, CONFIG)
     code, out = run("validate", "--config", str(config), "--ignore", "SKC999")
     assert code == 2 and "unknown diagnostic code" in out
 
@@ -60,7 +62,7 @@ def test_validate_holds_what_the_build_would_write_to_the_schemas(tmp_path: Path
     from skillc import pipeline
     from skillc.output import verify
 
-    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, CONFIG)
+    config = src_project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, CONFIG)
     result = pipeline.compile_project(config)
     assert isinstance(result, pipeline.Compiled) and result.artifacts is not None
     files = dict(result.artifacts.files)

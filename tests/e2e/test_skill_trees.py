@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
-from dist_util import expand
-from hostile_util import CONFIG, build, make_tree, project, run, skill_md
+from support.cli import build, invoke
+from support.dist import expand
+from support.files import write_tree
+from support.project import CONFIG, project, skill_md
 
 from skillc import reader
 from skillc.stages.discover import walk
@@ -98,9 +100,9 @@ def test_a_file_over_max_bytes_names_the_file_and_the_setting(tmp_path):
 
 def test_exec_bit_change_rebuilds_with_the_cache(tmp_path):
     cfg = project(tmp_path, {**OK, "skills/a/run.sh": "echo\n"})
-    assert run("build", config=cfg).exit_code == 0
+    assert invoke("build", config=cfg).exit_code == 0
     os.chmod(tmp_path / "skills/a/run.sh", 0o755)
-    assert run("build", config=cfg).exit_code == 0
+    assert invoke("build", config=cfg).exit_code == 0
     assert resources(tmp_path, "a")["run.sh"]["executable"] is True
 
 
@@ -134,7 +136,7 @@ def test_without_skip_invalid_errors_fail_and_every_problem_is_reported(tmp_path
 @pytest.mark.parametrize("how", ["flag", "config"])
 def test_skip_invalid_leaves_out_each_bad_skill_and_writes(tmp_path, how):
     cfg = bad_tree(tmp_path, CONFIG + ("skip_invalid: true\n" if how == "config" else ""))
-    r = run("build", *(["--skip-invalid"] if how == "flag" else []), config=cfg)
+    r = invoke("build", *(["--skip-invalid"] if how == "flag" else []), config=cfg)
     assert r.exit_code == 0, r.stderr
     assert all(d.severity == "warning" for d in r.diags)
     summary = r.one("SKC314")
@@ -144,14 +146,14 @@ def test_skip_invalid_leaves_out_each_bad_skill_and_writes(tmp_path, how):
 
 def test_skip_invalid_leaves_out_a_skill_with_late_errors_and_reports_them(tmp_path):
     cfg = project(tmp_path, {**OK, "skills/d/SKILL.md": skill_md(persona_exclusive="nobody")})
-    r = run("build", "--skip-invalid", config=cfg)
+    r = invoke("build", "--skip-invalid", config=cfg)
     assert r.exit_code == 0, r.stderr
     assert r.one("SKC411").severity == "warning" and "1 skill(s) left out" in r.one("SKC314").message
 
 
 def test_skip_invalid_does_not_hide_config_errors(tmp_path):
     cfg = project(tmp_path, OK, CONFIG + "budgets:\n  catalog_chars: 1\n")
-    assert run("build", "--skip-invalid", config=cfg).exit_code == 1
+    assert invoke("build", "--skip-invalid", config=cfg).exit_code == 1
 
 
 # --- frontmatter the harnesses accept ----------------------------------------------
@@ -187,11 +189,11 @@ def test_claude_code_fields_are_known_and_typed(tmp_path):
         "---\ndescription: d\nwhen_to_use: when\narguments: [issue, branch]\ndisallowed-tools: Bash Write\n"
         "effort: high\nbackground: false\nhooks: {PreToolUse: []}\npaths: 'src/**, docs/*'\nshell: bash\n---\nb\n"
     )
-    r = run("build", "--strict", config=project(tmp_path, {"skills/a/SKILL.md": md}))
+    r = invoke("build", "--strict", config=project(tmp_path, {"skills/a/SKILL.md": md}))
     assert r.exit_code == 0, r.stderr
     fm = index(tmp_path)["skills"]["a"]["frontmatter"]
     assert fm["disallowed-tools"] == ["Bash", "Write"] and fm["paths"] == ["src/**", "docs/*"]
-    bad = run(
+    bad = invoke(
         "build",
         config=project(tmp_path / "x", {"skills/a/SKILL.md": md.replace("effort: high", "effort: huge")}),
     )
@@ -240,7 +242,7 @@ def test_names_follow_the_spec_as_skills_ref_does(tmp_path, name, directory, ok)
 )
 def test_spec_field_verdicts_match_skills_ref_under_strict(tmp_path, extra, ok):
     md = f"---\nname: my-skill\ndescription: A test skill\n{extra}---\nBody\n"
-    r = run("build", "--strict", config=project(tmp_path, {"skills/my-skill/SKILL.md": md}))
+    r = invoke("build", "--strict", config=project(tmp_path, {"skills/my-skill/SKILL.md": md}))
     assert (r.exit_code == 0) is ok, r.stderr
 
 
@@ -297,7 +299,7 @@ def test_claude_layout_symlink_inside_the_project_is_followed(tmp_path):
 
 def test_symlink_diamond_walks_each_directory_once(tmp_path):
     # 40 levels, each holding two links to the next: 2**40 paths if links were walked blindly.
-    make_tree(tmp_path, {"skills/d0/SKILL.md": skill_md()})
+    write_tree(tmp_path, {"skills/d0/SKILL.md": skill_md()}, exact=True)
     for level in range(40):
         here = tmp_path / ("skills/d0" if level == 0 else f"levels/d{level}")
         (tmp_path / f"levels/d{level + 1}").mkdir(parents=True, exist_ok=True)
@@ -317,12 +319,14 @@ def test_symlink_loop_and_escape_stay_errors(tmp_path):
 
 def test_home_source_is_labelled_not_expanded(tmp_path, monkeypatch):
     home = tmp_path / "home"
-    make_tree(home, {".claude/skills/p/SKILL.md": skill_md("line\ndescription: dup")})  # bad: duplicate key
+    write_tree(
+        home, {".claude/skills/p/SKILL.md": skill_md(description="line\ndescription: dup")}, exact=True
+    )  # bad: duplicate key
     monkeypatch.setenv("HOME", str(home))
     cfg = project(tmp_path / "proj", OK, "format: 1\nsources: [skills, ~/.claude/skills]\noutput: dist\n")
     r = build(cfg)
     assert r.one("SKC209").path == "~/.claude/skills/p/SKILL.md"
-    make_tree(home, {".claude/skills/p/SKILL.md": skill_md()})
+    write_tree(home, {".claude/skills/p/SKILL.md": skill_md()}, exact=True)
     assert build(cfg).exit_code == 0
     data = "".join(
         p.read_text("utf-8", "replace") for p in (tmp_path / "proj/dist").rglob("*") if p.is_file()
@@ -349,7 +353,7 @@ def test_drop_warns_once_per_persona_and_verbose_names_all(tmp_path):
     cfg = budget_tree(tmp_path, "drop")
     r = build(cfg)
     assert len(r.find("SKC601")) == 1 and "--verbose lists all" in r.one("SKC601").message
-    verbose = run("build", "--verbose", config=cfg)
+    verbose = invoke("build", "--verbose", config=cfg)
     left = index(tmp_path)["personas"]["default"]["catalog"]["left_out"]
     assert all(c in verbose.one("SKC601").message for c in left)
 
@@ -380,5 +384,5 @@ def test_explain_says_why_a_skill_was_cut(tmp_path):
     cfg = budget_tree(tmp_path, "drop")
     build(cfg)
     left = index(tmp_path)["personas"]["default"]["catalog"]["left_out"][0]
-    out = run("explain", "default", left, config=cfg).stdout
+    out = invoke("explain", "default", left, config=cfg).stdout
     assert "left out: the catalog is over its budget" in out and "priority rank" in out

@@ -10,12 +10,10 @@ import os
 import shutil
 from pathlib import Path
 
-from conftest import snapshot
-from dist_util import expand
+from support.dist import expand
+from support.files import GOLDEN, snapshot
 
 from skillc.pipeline import build
-
-GOLDEN = Path(__file__).parent / "golden"
 
 
 def test_golden_dist_matches_byte_for_byte(tmp_path: Path) -> None:

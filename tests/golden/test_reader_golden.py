@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from conftest import REPO
+from support.files import GOLDEN_DIST, REPO
 
 from skillc import reader
-
-GOLDEN = Path(__file__).parent / "golden" / "expected"
 
 
 @pytest.fixture
 def dist() -> reader.Dist:
-    return reader.open(GOLDEN)
+    return reader.open(GOLDEN_DIST)
 
 
 def test_catalog_is_the_precomputed_fragment(dist: reader.Dist) -> None:
     assert dist.personas() == ["pilot", "pilot-x"]
-    assert dist.catalog("pilot-x") == (GOLDEN / "personas/pilot-x/prompt.xml").read_text("utf-8")
+    assert dist.catalog("pilot-x") == (GOLDEN_DIST / "personas/pilot-x/prompt.xml").read_text("utf-8")
 
 
 def test_load_resolves_overlay_and_substitutes_arguments(dist: reader.Dist) -> None:
@@ -112,7 +109,7 @@ def test_reader_never_imports_yaml_jinja2_or_jsonschema() -> None:
     code = (
         "import sys\n"
         "from skillc import reader\n"
-        f"d = reader.open({str(GOLDEN)!r})\n"
+        f"d = reader.open({str(GOLDEN_DIST)!r})\n"
         "d.catalog('pilot'); d.load('pilot', 'alpha', args='x').render(); d.resource('pilot', 'alpha', 'references/list.md')\n"
         "bad = sorted(m for m in ('yaml', 'jinja2', 'jsonschema', 'click') if m in sys.modules)\n"
         "print(','.join(bad))\n"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import skill_md, write_tree
+from support.files import write_tree
+from support.project import skill_md
 
 from skillc.pipeline import compile_project
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from dist_util import expand
-from hostile_util import CONFIG, build, project, skill_md
+from support.cli import build
+from support.dist import expand
+from support.project import CONFIG, project, skill_md
 
 from skillc.model import SKILL_MD_CAP
 from skillc.stages import parse

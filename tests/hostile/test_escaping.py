@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, run, skill_md
+from support.cli import build, invoke
+from support.project import CONFIG, CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 from skillc.diagnostics import Diagnostic, Severity, printable
@@ -50,7 +51,7 @@ def test_explain_prints_manifest_values_escaped(tmp_path):
         },
         CONFIG_PERSONAS,
     )
-    r = run("explain", "p", "a", config=cfg)
+    r = invoke("explain", "p", "a", config=cfg)
     assert r.exit_code == 0, r.stderr
     assert "\u202e" not in r.stdout and "\u2028" not in r.stdout
     assert "P\\u202eevil\\u2028fake: line" in r.stdout

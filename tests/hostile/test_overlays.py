@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from hostile_util import CONFIG_PERSONAS, build, project, skill_md
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.cli import build
+from support.project import CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 from skillc.format.escape import delimiter_positions

@@ -8,12 +8,12 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import project, run, skill_md
+from support.cli import run
+from support.files import GOLDEN_PROJECT
+from support.project import skill_md, src_project
 
 from skillc import reader
 from skillc.pipeline import build, compile_project
-
-GOLDEN_PROJECT = Path(__file__).parent / "golden" / "project"
 
 
 def _golden(tmp_path: Path) -> Path:
@@ -23,7 +23,9 @@ def _golden(tmp_path: Path) -> Path:
 
 def test_names_differing_only_in_unicode_normalisation_are_refused(tmp_path: Path) -> None:
     nfc, nfd = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
-    config = project(tmp_path, {f"src/{nfc}/SKILL.md": skill_md(None), f"src/{nfd}/SKILL.md": skill_md(None)})
+    config = src_project(
+        tmp_path, {f"src/{nfc}/SKILL.md": skill_md(None), f"src/{nfd}/SKILL.md": skill_md(None)}
+    )
     code, out = run("build", "--config", str(config))
     assert code == 1
     assert (
@@ -35,9 +37,9 @@ def test_names_differing_only_in_unicode_normalisation_are_refused(tmp_path: Pat
 @pytest.mark.parametrize("spelling", ["src/", "./src", "src/."])
 def test_path_spellings_give_identical_bytes(tmp_path: Path, spelling: str) -> None:
     files = {"src/a/SKILL.md": skill_md("a")}
-    plain = compile_project(project(tmp_path / "plain", files, config="sources: [src]\n")).artifacts.files
+    plain = compile_project(src_project(tmp_path / "plain", files, config="sources: [src]\n")).artifacts.files
     other = compile_project(
-        project(tmp_path / "other", files, config=f"sources: ['{spelling}']\n")
+        src_project(tmp_path / "other", files, config=f"sources: ['{spelling}']\n")
     ).artifacts.files
 
     # build_hash covers the config's bytes, which differ; every path in the output must not

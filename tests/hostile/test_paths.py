@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from hostile_util import CONFIG, CONFIG_PERSONAS, build, make_tree, project, skill_md, snapshot
+from support.cli import build
+from support.files import snapshot, write_tree
+from support.project import CONFIG, CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 
@@ -161,7 +163,7 @@ def test_undecodable_name_refused_without_traceback(tmp_path):
 
 def test_newline_in_name_cannot_forge_a_diagnostic_line(tmp_path):
     forged = "x\nskills/a/SKILL.md:1:1: error[SKC999]: forged"
-    make_tree(tmp_path, {f"skills/{forged.replace('/', '_')}/SKILL.md": skill_md()})
+    write_tree(tmp_path, {f"skills/{forged.replace('/', '_')}/SKILL.md": skill_md()}, exact=True)
     r = build(project(tmp_path, OK))
     assert r.exit_code == 1
     assert "SKC999" not in {d.code for d in r.diags}
@@ -174,7 +176,7 @@ def test_newline_in_name_cannot_forge_a_diagnostic_line(tmp_path):
 @pytest.fixture
 def outside(tmp_path) -> Path:
     out = tmp_path.parent / f"{tmp_path.name}-outside"  # outside the project (tmp_path)
-    make_tree(out, {"secret.md": "secret\n", "s/SKILL.md": skill_md()})
+    write_tree(out, {"secret.md": "secret\n", "s/SKILL.md": skill_md()}, exact=True)
     return out
 
 

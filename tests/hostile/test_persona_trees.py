@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hostile_util import CONFIG_PERSONAS, build, project, skill_md
+from support.cli import build
+from support.project import CONFIG_PERSONAS, project, skill_md
 
 SKILLS = {
     "skills/a/SKILL.md": skill_md(has_persona_overlay="true"),
@@ -162,7 +163,7 @@ def test_allowlist_unknown_command(tmp_path):
 
 
 def test_persona_failures_leave_previous_dist(tmp_path):
-    from hostile_util import snapshot
+    from support.files import snapshot
 
     r = personas(tmp_path, {"personas/a/manifest.yaml": "name: A\n"})
     assert r.exit_code == 0

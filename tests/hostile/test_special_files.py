@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile_util import CONFIG, CONFIG_PERSONAS, DIAG, build, make_tree, project, skill_md
+from support.cli import DIAG, build
+from support.files import write_tree
+from support.project import CONFIG, CONFIG_PERSONAS, project, skill_md
 
 TIMEOUT = 60
 
@@ -206,7 +208,7 @@ def test_reads_are_bounded_for_a_growing_file(tmp_path):
     with pytest.raises(fs.TooLarge):
         fs.read_regular(big, 100)
     assert fs.read_regular(big, 101) == b"x" * 101
-    make_tree(tmp_path, {"small": "y"})
+    write_tree(tmp_path, {"small": "y"}, exact=True)
     assert fs.read_regular(tmp_path / "small", 1) == b"y"
 
 

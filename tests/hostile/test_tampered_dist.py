@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from dist_util import expand
-from hostile_util import CONFIG_PERSONAS, build, project, skill_md
+from support.cli import build
+from support.dist import expand
+from support.project import CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from hostile_util import CONFIG, CONFIG_PERSONAS, build, project, skill_md
+from support.cli import build
+from support.project import CONFIG, CONFIG_PERSONAS, project, skill_md
 
 from skillc.stages import parse
 

@@ -6,9 +6,11 @@ import tempfile
 from pathlib import Path
 
 import yaml
-from hostile_util import CONFIG_PERSONAS, DIAG, build, project, skill_md, snapshot, tree_digest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cli import DIAG, build
+from support.files import snapshot, tree_digest
+from support.project import CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 

@@ -1,4 +1,4 @@
-"""Read a format 2 dist/ raw, holding every JSON file to its schema (compiler/schemas/)."""
+"""A built dist/ read raw, every JSON file held to its schema (compiler/schemas/)."""
 
 from __future__ import annotations
 

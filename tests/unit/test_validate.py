@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import project, skill_md
+from support.project import skill_md, src_project
 
 from skillc import config as config_mod
 from skillc.errors import UsageError
@@ -28,7 +28,7 @@ def codes(result) -> list[str]:
 
 
 def test_config_defaults(tmp_path: Path) -> None:
-    cfg, diags = config_mod.load(project(tmp_path, {}))
+    cfg, diags = config_mod.load(src_project(tmp_path, {}))
     assert diags == ()
     assert (cfg.output, cfg.catalog_chars, cfg.strict) == ("dist", 30_000, False)
     assert cfg.template.name == "catalog.xml.j2"
@@ -36,7 +36,7 @@ def test_config_defaults(tmp_path: Path) -> None:
 
 def test_config_schema_errors_are_positioned(tmp_path: Path) -> None:
     cfg, diags = config_mod.load(
-        project(tmp_path, {}, config="sources: [src]\nbudgets:\n  catalog_chars: ten\n")
+        src_project(tmp_path, {}, config="sources: [src]\nbudgets:\n  catalog_chars: ten\n")
     )
     assert cfg is None
     assert [d.format() for d in diags] == [
@@ -53,7 +53,7 @@ def test_missing_config_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_discover_commands_nesting_resources_and_ignores(tmp_path: Path) -> None:
-    cfg_path = project(
+    cfg_path = src_project(
         tmp_path,
         {
             "src/sven/SKILL.md": skill_md("sven"),
@@ -76,7 +76,7 @@ def test_discover_commands_nesting_resources_and_ignores(tmp_path: Path) -> None
 def test_later_source_wins_with_a_warning(tmp_path: Path) -> None:
     cfg = "sources: [a, b]\n"
     result = compile_project(
-        project(
+        src_project(
             tmp_path,
             {
                 "a/x/SKILL.md": skill_md("x", body="from a\n"),
@@ -114,17 +114,17 @@ def test_parse_optional_frontmatter_takes_the_whole_file() -> None:
 
 def test_unknown_field_is_a_warning_and_an_error_when_strict(tmp_path: Path) -> None:
     files = {"src/x/SKILL.md": skill_md("x", triggers="hello")}
-    loose = compile_project(project(tmp_path, files))
+    loose = compile_project(src_project(tmp_path, files))
     assert loose.ok and [d.format() for d in loose.diagnostics] == [
         "src/x/SKILL.md:4:1: warning[SKC205]: unknown frontmatter field 'triggers'"
     ]
-    strict = compile_project(project(tmp_path, files), Options(strict=True))
+    strict = compile_project(src_project(tmp_path, files), Options(strict=True))
     assert not strict.ok and [d.severity.value for d in strict.diagnostics] == ["error"]
 
 
 def test_name_defaults_to_directory_and_must_match_it(tmp_path: Path) -> None:
     result = compile_project(
-        project(
+        src_project(
             tmp_path,
             {
                 "src/good/SKILL.md": skill_md(None),
@@ -140,7 +140,7 @@ def test_name_defaults_to_directory_and_must_match_it(tmp_path: Path) -> None:
 
 def test_sven_block_is_folded_into_the_harness_fields(tmp_path: Path) -> None:
     text = "---\ndescription: d\nsven:\n  always: true\n  requires_bins: [docker]\n---\nBody\n"
-    result = compile_project(project(tmp_path, {"src/s/SKILL.md": text}))
+    result = compile_project(src_project(tmp_path, {"src/s/SKILL.md": text}))
     skill = result.program.skills["s"]
     assert skill.flag("always") is True and skill.flag("requires_bins") == ["docker"]
 
@@ -166,7 +166,7 @@ def test_sanitized_ids_follow_sven() -> None:
 
 def test_allowlist_limits_visibility(tmp_path: Path) -> None:
     result = compile_project(
-        project(
+        src_project(
             tmp_path,
             {
                 "src/a/SKILL.md": skill_md("a"),
@@ -183,7 +183,7 @@ def test_allowlist_limits_visibility(tmp_path: Path) -> None:
 
 def test_fallback_chains_grant_through_every_level(tmp_path: Path) -> None:
     result = compile_project(
-        project(
+        src_project(
             tmp_path,
             {
                 "src/x/SKILL.md": skill_md("x", persona_exclusive="root"),
@@ -200,7 +200,9 @@ def test_fallback_chains_grant_through_every_level(tmp_path: Path) -> None:
 
 
 def test_no_personas_means_one_default_persona(tmp_path: Path) -> None:
-    result = compile_project(project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config="sources: [src]\n"))
+    result = compile_project(
+        src_project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config="sources: [src]\n")
+    )
     assert list(result.program.personas) == ["default"]
     assert result.artifacts.files["personas/default/prompt.xml"].startswith(b"<available_skills>")
 
@@ -232,7 +234,7 @@ def test_rendered_catalog_never_exceeds_the_budget(tmp_path: Path) -> None:
         f"src/s{i:02d}/SKILL.md": skill_md(f"s{i:02d}", description="x" * (50 + i * 7)) for i in range(40)
     }
     config = "sources: [src]\nbudgets:\n  catalog_chars: 2000\n"
-    result = compile_project(project(tmp_path, files, config=config))
+    result = compile_project(src_project(tmp_path, files, config=config))
     text = result.artifacts.files["personas/default/prompt.xml"].decode()
     assert len(text) <= 2000
     assert f"<!-- {len(result.packings['default'].left_out)} more skills not listed" in text
@@ -250,7 +252,7 @@ def test_overlay_delimiter_cannot_be_closed_from_inside() -> None:
 
 
 def test_markdown_template_is_plain_text(tmp_path: Path) -> None:
-    from conftest import REPO
+    from support.files import REPO
 
     (tmp_path / "templates").mkdir()
     (tmp_path / "templates" / "list.md.j2").write_bytes(
@@ -258,7 +260,7 @@ def test_markdown_template_is_plain_text(tmp_path: Path) -> None:
     )
     config = "sources: [src]\ntemplate: templates/list.md.j2\n"
     result = compile_project(
-        project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="Tom & Jerry <3")}, config=config)
+        src_project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="Tom & Jerry <3")}, config=config)
     )
     assert result.artifacts.files["personas/default/prompt.md"] == (
         b"Available skills:\n- a: Tom & Jerry <3\n\nUse the use_skill tool to invoke a skill when relevant.\n"
@@ -268,14 +270,16 @@ def test_markdown_template_is_plain_text(tmp_path: Path) -> None:
 def test_template_without_entry_macro_is_reported(tmp_path: Path) -> None:
     (tmp_path / "t.xml.j2").write_text("{{ skills }}")
     result = compile_project(
-        project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config="sources: [src]\ntemplate: t.xml.j2\n")
+        src_project(
+            tmp_path, {"src/a/SKILL.md": skill_md("a")}, config="sources: [src]\ntemplate: t.xml.j2\n"
+        )
     )
     assert not result.ok and codes(result) == ["SKC104"]
 
 
 def test_budget_for_an_unknown_persona_warns(tmp_path: Path) -> None:
     config = "sources: [src]\nbudgets:\n  personas:\n    ghost: 500\n"
-    result = compile_project(project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config=config))
+    result = compile_project(src_project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, config=config))
     assert [d.format() for d in result.diagnostics] == [
         "skillc.yaml:1:1: warning[SKC412]: budgets.personas names unknown persona 'ghost'"
     ]

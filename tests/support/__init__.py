@@ -1,0 +1,8 @@
+"""The tests' one helper library (importable as `support`: pyproject puts tests/ on pytest's pythonpath).
+
+- `files`: where the repository and its golden data are, writing a tree, reading one back;
+- `project`: SKILL.md texts, configs and whole projects on disk;
+- `cli`: running the command line, with its diagnostics parsed;
+- `dist`: a built dist/ read raw and checked against its schemas;
+- `values`: hand-built stage values (no disk) for the unit tests.
+"""
