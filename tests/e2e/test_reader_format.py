@@ -280,11 +280,6 @@ def test_each_shard_entry_is_checked_before_it_is_served(proj):
         reader.open(dist).skills("p")
 
 
-def test_long_argument_index_is_no_argument():
-    body = "x $" + "9" * 5000 + " y $0"
-    assert reader.substitute(body, "one") == body.replace("$0", "one")  # no such word: left as written
-
-
 def test_stub_sees_no_resources(tmp_path):
     cfg = project(
         tmp_path,
@@ -308,10 +303,6 @@ def test_stub_sees_no_resources(tmp_path):
 
 
 # --- shard names grow with the build ---------------------------------------------------
-
-
-def test_shard_names_get_longer_as_builds_grow():
-    assert [fmt.shard_digits(n) for n in (0, 10_000, 16_384, 16_385, 262_144, 262_145)] == [2, 2, 2, 3, 3, 4]
 
 
 def test_a_build_with_longer_shard_names_has_a_table_tree_and_is_served(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""Claude Code's argument substitution and materialize(), table-driven."""
+"""Materialize(): the resolved folder written out, with its named arguments mapped."""
 
 from __future__ import annotations
 
@@ -10,46 +10,6 @@ from support.cli import build
 from support.project import project, skill_md
 
 from skillc import reader
-from skillc.reader import substitute
-
-CASES = [
-    # (body, args, names, expected)
-    ("Fix $ARGUMENTS now", "42 high", (), "Fix 42 high now"),
-    ("Fix $ARGUMENTS", "a  'b c'", (), "Fix a  'b c'"),  # as typed
-    ("$0 from $1 to $2", "'search bar' React Vue", (), "search bar from React to Vue"),
-    ("$ARGUMENTS[0]/$ARGUMENTS[1]", 'x "y z"', (), "x/y z"),
-    ("cost is $5", "a", (), "cost is $5"),  # no such word: unchanged
-    ("$ARGUMENTS[3]", "a", (), "$ARGUMENTS[3]"),
-    ("issue $issue on $branch", "42", ("issue", "branch"), "issue 42 on "),  # missing named: empty
-    ("$issuer $issue.", "7", ("issue",), "$issuer 7."),  # a longer word is not the name
-    ("price \\$1.00", "a", (), "price $1.00\n\nARGUMENTS: a\n"),  # escaped, and no placeholder used
-    ("\\\\$0", "a", (), "\\\\a"),  # a doubled backslash does not escape
-    ("no placeholders", "x y", (), "no placeholders\n\nARGUMENTS: x y\n"),
-    ("no placeholders", "", (), "no placeholders"),
-    ("$" + "9" * 5000, "x", (), "$" + "9" * 5000),  # never int() a huge index
-    ("body", None, (), "body"),
-    ("$0 $1", ["a b", "c"], (), "a b c"),  # a list: already split
-]
-
-
-@pytest.mark.parametrize("body, args, names, expected", CASES)
-def test_substitute(body, args, names, expected):
-    assert substitute(body, args, names=names) == expected
-
-
-def test_skill_dir_expands_only_when_given():
-    assert substitute("${CLAUDE_SKILL_DIR}/x $0", "a", skill_dir="/w") == "/w/x a"
-    assert substitute("${CLAUDE_SKILL_DIR}/x", None) == "${CLAUDE_SKILL_DIR}/x"
-    assert substitute("\\${CLAUDE_SKILL_DIR}", None, skill_dir="/w") == "${CLAUDE_SKILL_DIR}"
-
-
-def test_bad_args_are_a_reader_error():
-    with pytest.raises(reader.ReaderError):
-        substitute("$0", 5)  # type: ignore[arg-type]
-
-
-def test_unbalanced_quotes_fall_back_to_words():
-    assert substitute("$1", "a 'b") == "'b"
 
 
 @pytest.fixture

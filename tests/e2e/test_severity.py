@@ -8,25 +8,11 @@ from support.cli import run
 from support.files import REPO
 from support.project import skill_md, src_project
 
-from skillc import diagnostics as dg
-
 CONFIG = "sources: [src]\n"
 FILES = {
     "src/a/SKILL.md": skill_md("a", colour="red"),
     "src/b/SKILL.md": skill_md("b", description="x" * 1100),
 }
-
-
-def test_policy_ignores_raises_and_promotes() -> None:
-    w = dg.warning("a", "SKC205", "unknown")
-    e = dg.error("b", "SKC204", "bad")
-    assert dg.apply_policy((w, e), {"SKC205": "ignore"}, strict=False) == (e,)
-    raised = dg.apply_policy((w,), {"SKC205": "error"}, strict=False)
-    assert raised[0].severity is dg.Severity.ERROR
-    assert dg.apply_policy((w,), {}, strict=True)[0].severity is dg.Severity.ERROR
-    # an error is never lowered: the output would be wrong
-    assert dg.apply_policy((e,), {"SKC204": "ignore"}, strict=False) == (e,)
-    assert dg.apply_policy((e,), {"SKC204": "warning"}, strict=False)[0].severity is dg.Severity.ERROR
 
 
 def test_config_diagnostics_and_ignore_flag(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from support.project import CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 from skillc.format.escape import delimiter_positions
-from skillc.stages.lint import escape_delimiter, lint_overlay, wrap_overlay
+from skillc.stages.lint import escape_delimiter, wrap_overlay
 
 OVERLAY = "personas/p/skill-overlays/a.md"
 OPEN = re.compile(r"<\s*untrusted-data", re.IGNORECASE)
@@ -127,11 +127,6 @@ def test_source_attribute_is_escaped():
     assert len(OPEN.findall(out)) == 1 and out.startswith(
         '<untrusted-data source="x&quot;>&lt;untrusted-data'
     )
-
-
-def test_lint_positions_are_one_based():
-    diags = lint_overlay("o.md", "a\nbb </untrusted-data>\n")
-    assert [(d.line, d.col, d.code) for d in diags] == [(2, 4, "SKC503")]
 
 
 @settings(max_examples=60, deadline=None)
