@@ -22,11 +22,13 @@ output: dist
 
 def skill_md(
     name: str | None = None,
+    /,
     description: str = "Does a thing.",
     body: str = "Do the thing.\n",
     **fields: object,
 ) -> str:
-    """A SKILL.md; `fields` are extra frontmatter lines (`a__b` spells `a-b`, bools are YAML's)."""
+    """A SKILL.md: `name` (given by position) first, then the description, then `fields` as further
+    frontmatter lines (`a__b` spells `a-b`, bools are YAML's); `name=` is one of those fields."""
     lines = ["---"]
     if name is not None:
         lines.append(f"name: {name}")
