@@ -8,7 +8,7 @@ describe one format. `docs/format.md` is the prose of the same.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, Required, TypedDict
 
 Access = Literal["open", "granted", "stub"]
 
@@ -41,8 +41,8 @@ class IndexDoc(TypedDict):
 class ShardTableDoc(TypedDict, total=False):
     """One node of the shard table: `shards` at the leaves, `tables` above them (exactly one)."""
 
-    format: int
-    prefix: str
+    format: Required[int]
+    prefix: Required[str]
     shards: dict[str, str]
     tables: dict[str, str]
 
