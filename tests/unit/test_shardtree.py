@@ -72,11 +72,15 @@ def test_longer_names_make_a_tree_that_finds_every_shard() -> None:
 
 
 def test_a_command_in_no_shard_is_located_nowhere() -> None:
-    store = Store()
-    inside, outside = COMMANDS[:5], [c for c in COMMANDS if shard_of(c, 3) not in _shards(3, COMMANDS[:5])]
-    root = build_table(_shards(3, inside), store.put)
-    name, found = locate_shard(outside[0], root, store.read, "t")
-    assert found is None and shard_of(outside[0], 64).startswith(name)
+    store, inside = Store(), _shards(3, COMMANDS[:5])
+    root = build_table(inside, store.put)
+    # one below a node that exists (its shard is missing from the leaf), one below none (a missing branch)
+    near = next(
+        c for c in COMMANDS if shard_of(c, 2) in {n[:2] for n in inside} and shard_of(c, 3) not in inside
+    )
+    far = next(c for c in COMMANDS if shard_of(c, 2) not in {n[:2] for n in inside})
+    assert locate_shard(near, root, store.read, "t") == (shard_of(near, 3), None)
+    assert locate_shard(far, root, store.read, "t") == (shard_of(far, 2), None)
 
 
 def test_a_table_that_never_ends_is_refused() -> None:
