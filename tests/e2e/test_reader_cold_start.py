@@ -1,5 +1,6 @@
-"""The reader's cold start: what it imports, and the stand-ins that keep `json`, `re` and
-`dataclasses` out of it (their import is most of a cold start; bench/targets.py has the figures)."""
+"""The reader's cold start: the single-file reader imports no `json`, `re` or `dataclasses` (their import
+is most of a cold start; bench/targets.py has the figures). Its stand-ins have unit tests of their own:
+unit/test_jsonio.py, unit/test_record.py and unit/test_prompts.py."""
 
 from __future__ import annotations
 
