@@ -15,7 +15,6 @@ rebuild with the cache (build once first). With --profile, the run is also recor
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import itertools
 import os
@@ -28,24 +27,30 @@ sys.path.insert(0, str(REPO))
 
 
 def stages(config_path: Path) -> list[tuple[str, float]]:
+    """The stages of `skillc build --no-cache`, called one by one through their public functions."""
     import gc
 
-    gc.set_threshold(50_000, 20, 100)  # as the CLI sets it: the default costs 30% more at 100,000 skills
     t = [("start", time.perf_counter())]
 
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
     from skillc import config as config_mod
-    from skillc.output.assemble import artifacts, build_hash, catalogs, load_template
+    from skillc.cli import GC_THRESHOLD
+    from skillc.output.assemble import artifacts, build_hash
     from skillc.output.write import write
+    from skillc.stages.catalog import catalogs
     from skillc.stages.discover import discover
     from skillc.stages.resolve import resolve
+    from skillc.stages.template import load_template
     from skillc.stages.validate import validate
 
+    gc.set_threshold(*GC_THRESHOLD)  # as the CLI sets it: the default costs 30% more at 100,000 skills
     mark("import")
     config, _ = config_mod.load(config_path)
+    assert config is not None, "the config does not load"
     template, _ = load_template(config)
+    assert template is not None, "the template does not load"
     mark("config + template")
     found = discover(config, os.listdir)
     mark("discover (walk + read)")
@@ -65,96 +70,63 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
 
 
 def noop_stages(config_path: Path) -> list[tuple[str, float]]:
+    """A no-op rebuild with the cache, through the cache's door (cache.open_session, Session.replay)."""
     t = [("start", time.perf_counter())]
 
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    from skillc import pipeline
-    from skillc.cache import session as cache
-    from skillc.cli import _report_recorded
+    from skillc import config as config_mod
+    from skillc.cache import Hit, open_session
     from skillc.output.assemble import build_hash
+    from skillc.stages.template import load_template
 
     mark("import")
-    head = pipeline._head(config_path, None)
+    config, diags = config_mod.load(config_path)
+    assert config is not None, "the config does not load"
+    template, problems = load_template(config)
+    assert template is not None, "the template does not load"
     mark("config + template")
-    store = cache.open_cache(head.config)
-    head_key = store.head_key(build_hash(head.config, (), head.template), head.config, head.diagnostics)
-    mark("compiler fingerprint, head key")
-    now = cache.take_snapshot(head.config, store.directory, head_key)
-    assert now is not None, "the tree cannot be stat-walked (a directory symlink?)"
-    mark(f"stat walk: {len(now.dirs)} directories, {len(now.files)} files (reads no input)")
-    record = store._record()
-    mark("load build.json")
-    assert record is not None and record.inputs is not None, (
-        "no record with stat data: run `skillc build` (again)"
-    )
-    assert cache.same_inputs(record.inputs, now), "inputs changed since the last build"
-    mark("compare with the recorded stat data")
-    assert cache.output_current(record, head.config.root / head.config.output, prune=False)
-    mark("check the output directory (one walk)")
-    report = cache.read_signed(store.directory, "report.json", store.key)
-    mark("read and verify report.json (the printed text)")
-    with open(os.devnull, "w") as sink, contextlib.redirect_stderr(sink):
-        _report_recorded(cache._report_of(report, dict), quiet=False)
-    mark("print it as the CLI does")
-    rows = cache.decode_report(cache.read_signed(store.directory, "rows.json", store.key))
+    door = open_session(config, build_hash(config, (), template), diags + problems, prune=False)
+    assert door is not None, "the cache is off"
+    mark("compiler fingerprint, head key, stat walk (reads no input)")
+
+    def discover(_: object) -> Hit:
+        raise AssertionError("not a no-op: the inputs or the output changed (run `skillc build` again)")
+
+    hit = door.replay(discover)
+    assert isinstance(hit, Hit)
+    mark("replay: build.json, stat data, the output directory, report.json")
+    with open(os.devnull, "w") as sink:
+        sink.write(hit.report.text)
+    mark("print the recorded report")
+    rows = hit.report.diagnostics()
     mark(f"(not on the no-op path) read and decode {len(rows)} diagnostics")
     return [(label, t1 - t0) for (_, t0), (label, t1) in itertools.pairwise(t)]
 
 
 def edit_stages(config_path: Path) -> list[tuple[str, float]]:
-    """A rebuild with the cache after appending a line to one SKILL.md (the middle one, sorted):
-    the pipeline's own functions timed in place, in the order they ran (nested ones apart)."""
-    import functools
+    """A rebuild with the cache after appending a line to one SKILL.md (the middle one, sorted),
+    timed by the pipeline's documented hook: Options.progress is told each stage as it starts."""
     import gc
 
     from skillc import pipeline
-    from skillc.cache import session as cache
-    from skillc.output import write as write_mod
+    from skillc.cli import GC_THRESHOLD
+    from skillc.options import Options
 
-    gc.set_threshold(50_000, 20, 100)  # as the CLI sets it
-    spent: dict[str, float] = {}
-
-    def timed(owner: object, name: str, label: str) -> None:
-        fn = getattr(owner, name)
-
-        @functools.wraps(fn)
-        def wrapper(*args: object, **kwargs: object) -> object:
-            t0 = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                spent[label] = spent.get(label, 0.0) + time.perf_counter() - t0
-
-        setattr(owner, name, wrapper)
-
-    for owner, name, label in (
-        (cache.Session, "__init__", "stat walk (cache.Session)"),
-        (cache.Session, "replay_unread", "no-op check (build.json)"),
-        (pipeline, "_discovered", "discover (listings from the stat walk, reads)"),
-        (pipeline, "build_hash", "build hash"),
-        (cache.Session, "replay", "content check"),
-        (cache.Cache, "load_memo", "load memo.json"),
-        (pipeline, "validate", "validate (memo: only the edited file parsed)"),
-        (pipeline, "resolve", "resolve"),
-        (pipeline, "catalogs", "catalogs (memo)"),
-        (pipeline, "artifacts", "artifacts (index, shards, objects)"),
-        (write_mod, "compare", "write: compare"),
-        (write_mod, "_fill", "write: fill and swap"),
-        (cache.Cache, "save_memo", "save memo.json"),
-        (cache.Session, "_record", "record the build"),
-    ):
-        timed(owner, name, label)
+    gc.set_threshold(*GC_THRESHOLD)
+    marks: list[tuple[str, float]] = []
     skills = sorted(config_path.parent.rglob("SKILL.md"))
     with open(skills[len(skills) // 2], "a", encoding="utf-8") as fh:
         fh.write(f"\nEdited at {time.time()}.\n")
     t0 = time.perf_counter()
-    result, _ = pipeline.build(config_path)
-    total = time.perf_counter() - t0
+    result, _ = pipeline.build(
+        config_path, Options(progress=lambda stage: marks.append((stage, time.perf_counter())))
+    )
+    end = time.perf_counter()
     print(f"cache: {result.cache}", file=sys.stderr)
-    rows = list(spent.items())
-    return [*rows, ("rest (diagnostics, ordering, glue)", total - sum(s for _, s in rows))]
+    starts = [("config and template", t0), *marks, ("", end)]
+    return [(label, t1 - t0) for (label, t0), (_, t1) in itertools.pairwise(starts)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,8 +11,9 @@ from typing import Any
 from . import diagnostics as dg
 from . import fs
 from .diagnostics import Diagnostic
+from .diagnostics.codes import Code
 from .errors import UsageError
-from .model import DEFAULT_BUDGET, Config, Document, InputFile
+from .model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy
 from .options import DEFAULTS, Options
 from .paths import unsafe_reason
 from .stages import schema
@@ -41,10 +42,12 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     rel = path.name
     doc = parse_document(InputFile(rel, raw), frontmatter="whole")
     if doc.data is None:
-        return None, doc.diagnostics or (dg.error(rel, "SKC101", "config is not valid YAML"),)
+        return None, doc.diagnostics or (dg.error(rel, Code.CONFIG_SYNTAX, "config is not valid YAML"),)
     if not isinstance(doc.data, dict):
-        return None, (*doc.diagnostics, dg.error(rel, "SKC101", "config must be a mapping"))
-    problems = schema.check(doc, doc.data, "config", "SKC102") + _obsolete(doc) + _unknown_codes(doc)
+        return None, (*doc.diagnostics, dg.error(rel, Code.CONFIG_SYNTAX, "config must be a mapping"))
+    problems = (
+        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA) + _obsolete(doc) + _unknown_codes(doc)
+    )
     if problems:
         return None, doc.diagnostics + problems
     config, diags = _build(root, rel, raw, doc, strict)
@@ -71,7 +74,7 @@ def _unknown_codes(doc: Document) -> tuple[Diagnostic, ...]:
     return tuple(
         dg.error(
             doc.rel,
-            "SKC102",
+            Code.CONFIG_SCHEMA,
             f"diagnostics: unknown code {code!r} (`skillc codes` lists them)",
             *doc.key_pos("diagnostics", code),
         )
@@ -93,7 +96,9 @@ def _build(
         if reason:
             line, col = doc.pos(*key)
             problems.append(
-                dg.error(rel, "SKC103", f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col)
+                dg.error(
+                    rel, Code.CONFIG_PATH, f"{'.'.join(map(str, key))}: path {value!r} {reason}", line, col
+                )
             )
     # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
     data = {
@@ -107,7 +112,7 @@ def _build(
         problems.append(
             dg.error(
                 rel,
-                "SKC103",
+                Code.CONFIG_PATH,
                 "output must be a directory below the project, not the project itself",
                 line,
                 col,
@@ -120,7 +125,7 @@ def _build(
     if not template.is_file():
         line, col = doc.pos("template")
         what = "is not a regular file" if template.exists() else "not found"
-        problems.append(dg.error(rel, "SKC103", f"template {template_rel!r} {what}", line, col))
+        problems.append(dg.error(rel, Code.CONFIG_PATH, f"template {template_rel!r} {what}", line, col))
     if dg.has_errors(problems):
         return None, tuple(problems)
     budgets = data.get("budgets", {})
@@ -141,7 +146,7 @@ def _build(
         source_dirs=tuple(_source_dir(root, s) for s in data["sources"]),
         exclude=tuple(res.get("exclude", ())),
         skip_invalid=bool(data.get("skip_invalid", False)),
-        budget_strategy=budgets.get("strategy", "drop"),
+        budget_strategy=Strategy(budgets.get("strategy", Strategy.DROP)),
         budget_priority=tuple(budgets.get("priority", ())),
     )
     return config, tuple(problems)
@@ -154,7 +159,7 @@ def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[s
     repeated = tuple(
         dg.warning(
             rel,
-            "SKC105",
+            Code.SOURCE_REPEATED,
             f"sources: {s!r} is listed more than once; only its last place counts",
             *doc.pos("sources", i),
         )
@@ -206,7 +211,7 @@ def _obsolete(doc: Document) -> tuple[Diagnostic, ...]:
         return (
             dg.error(
                 doc.rel,
-                "SKC102",
+                Code.CONFIG_SCHEMA,
                 "resources.allowed_extensions was removed: every file of a skill is a resource now; "
                 "list what to leave out in resources.exclude (gitignore patterns, e.g. ['*.log', 'tmp/'])",
                 line,

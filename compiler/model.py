@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -16,17 +17,28 @@ from typing import Any
 from .diagnostics import Diagnostic
 from .format.layout import sha256_hex
 
-# Written into every output by every build: skillc replaces only a directory that holds it.
-OUTPUT_MARKER = ".skillc-dist"
-OUTPUT_MARKER_TEXT = (
-    b"skillc output: written by `skillc build`, replaced wholesale by the next build. Do not edit.\n"
-)
+
+class Access(StrEnum):
+    """What a persona gets of a skill (format 2 writes the value)."""
+
+    OPEN = "open"  # the skill is no persona's exclusive
+    GRANTED = "granted"  # exclusive, and this persona (or a fallback, or unrestricted_skills) may have it
+    STUB = "stub"  # exclusive to another persona: only the unavailability notice
+
+
+class Strategy(StrEnum):
+    """How a catalog over its character budget is cut (stages/budget.py)."""
+
+    DROP = "drop"
+    SHORTEN = "shorten"
+    NAMES_ONLY = "names-only"
+
+
 DEFAULT_BUDGET = 30_000
 SKILL_MD_CAP = 256 * 1024
 # Never resources: version-control metadata and OS litter (gitignore syntax, applied before
 # the project's own `resources.exclude`, so a `!` pattern there can take one back).
 DEFAULT_EXCLUDES = (".git/", ".hg/", ".svn/", ".DS_Store", "Thumbs.db")
-BUDGET_STRATEGIES = ("drop", "shorten", "names-only")
 # Overlays and redirects are injected into prompts, so only text formats (SEC-002).
 PERSONA_FILE_EXTENSIONS = (".md", ".yaml", ".json")
 
@@ -50,7 +62,7 @@ class Config:
     source_dirs: tuple[Path, ...] = ()
     exclude: tuple[str, ...] = ()  # resources.exclude, gitignore syntax, after DEFAULT_EXCLUDES
     skip_invalid: bool = False
-    budget_strategy: str = "drop"
+    budget_strategy: Strategy = Strategy.DROP
     budget_priority: tuple[str, ...] = ()
     verbose: bool = False  # SKC601 names every skill the budget touched
     # code -> error | warning | ignore: the config's `diagnostics:` with `--ignore` on top, sorted
@@ -206,7 +218,7 @@ class Program:
 class Outcome:
     """What one persona gets of one skill: a Resolution without the pair it belongs to."""
 
-    access: str  # open | granted | stub
+    access: Access
     via: str | None  # persona | fallback:<id> | unrestricted
     body: str
     overlay: str | None  # overlay source path, relative to the project root

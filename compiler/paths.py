@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
+
+from . import diagnostics as dg
+from .diagnostics import Diagnostic
+from .diagnostics.codes import Code
+from .format.escape import hidden
+from .model import Document
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
@@ -60,9 +67,9 @@ def _character_problem(name: str) -> str | None:
         return "contains a bidirectional control character"  # a name that displays reordered
     # Marks (U+200E, U+200F, U+061C), zero-width characters, line and paragraph separators:
     # a name that displays as another name, or that splits a line where it is printed.
-    hidden = next((ch for ch in name if unicodedata.category(ch) in ("Cf", "Zl", "Zp")), None)
-    if hidden is not None:
-        return f"contains the invisible or line-breaking character U+{ord(hidden):04X}"
+    unseen = next((ch for ch in name if hidden(ch)), None)
+    if unseen is not None:
+        return f"contains the invisible or line-breaking character U+{ord(unseen):04X}"
     return None
 
 
@@ -79,3 +86,14 @@ def sanitize_command(command: str) -> str:
 def extension(name: str) -> str:
     dot = name.rfind(".")
     return name[dot:].lower() if dot > 0 else ""
+
+
+def unsafe_values(doc: Document, values: list[tuple[tuple[Any, ...], Any]]) -> tuple[Diagnostic, ...]:
+    """The path rules (SKC301) for path-like values in frontmatter and manifests, each at its value."""
+    found = []
+    for key, value in values:
+        reason = unsafe_reason(value) if isinstance(value, str) and value != "*" else None
+        if reason:
+            where = ".".join(map(str, key))
+            found.append(dg.error(doc.rel, Code.UNSAFE_PATH, f"{where}: {value!r} {reason}", *doc.pos(*key)))
+    return tuple(found)

@@ -1,4 +1,5 @@
-"""The pipeline: discover -> parse/validate -> resolve -> budget/render -> write."""
+"""The pipeline: config -> discover -> validate -> resolve -> catalog -> assemble -> write, with the
+cache's door around it; the entry points are compile_project, build and check."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from . import diagnostics as dg
 from .cache import Hit, Memo, Report, Session, Stats, open_session
 from .cache.snapshot import Walked
 from .diagnostics import Diagnostic
+from .diagnostics.codes import Code
 from .errors import TemplateFailure
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
@@ -24,8 +26,9 @@ from .stages.budget import Packing
 from .stages.catalog import catalogs, entry_cost
 from .stages.discover import Lstat, discover
 from .stages.resolve import resolve
+from .stages.skills import check_skills
 from .stages.template import Template, load_template
-from .stages.validate import check_skills, validate
+from .stages.validate import validate
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,7 @@ def _back(
     try:
         texts, packings, problems = catalogs(config, program, resolved, template, cost, memo)
     except TemplateFailure as exc:
-        failed = dg.error(config.template_rel, "SKC104", f"template failed while rendering: {exc}")
+        failed = dg.error(config.template_rel, Code.TEMPLATE, f"template failed while rendering: {exc}")
         return _finish(config, program, resolved, {}, None, (*diags, failed))
     digest = digest or build_hash(config, front.found.inputs, template)
     art = artifacts(config, program, resolved, template, texts, packings, digest)
@@ -205,7 +208,7 @@ def build(
     problem = ownership_problem(dist)
     if problem and not dg.has_errors(head.diagnostics):
         # Nothing is written, but every other problem is still reported in this run.
-        refused = dg.error(config.output, "SKC704", f"output directory {problem}")
+        refused = dg.error(config.output, Code.OUTPUT_NOT_OURS, f"output directory {problem}")
         result = _back(_discovered(head, os.listdir), None)
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None
@@ -249,6 +252,7 @@ def _build_cached(
         )
         return _Keyed(front, build_hash(head.config, front.found.inputs, template))
 
+    progress("checking the build cache")
     found = door.replay(discovered)
     if isinstance(found, Hit):
         summary = Summary(found.skills, found.personas, found.objects)
@@ -258,6 +262,7 @@ def _build_cached(
     written = _write(result, prune, progress, memo.output_files)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
+    progress("recording the build in the cache")
     door.finish(
         files,
         found.build_hash,

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from ..diagnostics import Diagnostic
-from ..model import Skill, SkillSource
+from ..model import Skill, SkillSource, Strategy
 from ..stages.budget import Candidate, Packing
 from ..stages.catalog import CatalogInputs
 from ..stages.template import Template
@@ -209,7 +209,7 @@ class Memo:
             "budget": p.budget,
             "included": list(p.included),
             "diags": encode_diags(p.diagnostics),
-            "strategy": p.strategy,
+            "strategy": p.strategy.value,
             "descriptions": dict(p.descriptions),
         }
         entry: dict[str, Any] = {"text": text, "packing": kept}
@@ -279,7 +279,7 @@ def _restored(
             included,
             left_out,
             decode_diags(p["diags"]),
-            p["strategy"],
+            Strategy(p["strategy"]),
             p["descriptions"],
             candidates,
             priority,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..format.layout import is_object
 from ..fs import scan_tree
 from ..model import Config
 from .codec import Report, encode_report, encode_text, report_of
@@ -165,4 +166,4 @@ def output_current(record: Record, dist: Path, *, prune: bool) -> bool:
         return False
     extra = present.keys() - record.files.keys()
     # Objects of earlier builds are kept unless --prune; any other extra file a build would delete.
-    return not extra if prune else all(rel.startswith("objects/") for rel in extra)
+    return not extra if prune else all(is_object(rel) for rel in extra)

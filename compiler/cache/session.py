@@ -1,4 +1,4 @@
-"""Incremental builds: a cache in `<project>/.skillc-cache/`.
+"""The cache's door (Session) and its guarantee: incremental builds from `<project>/.skillc-cache/`.
 
 Three levels:
 
@@ -24,10 +24,10 @@ Three levels:
   entry cost of a skill by the template and the entry's fields; and each
   persona's catalog text and packing (what was included, the descriptions
   cut, the diagnostics: the rest is derived from the candidates) by the key
-  `render` derives from its entries, persona, budget settings and template.
+  the memo derives from its entries, persona, budget settings and template (memo.py).
   A changed tree re-parses and re-renders only what those keys say changed;
   resolution runs whole (memoising it costs more than it saves, see
-  resolve.py), and the index, shards and persona metas are assembled again.
+  memo.py), and the index, shards and persona metas are assembled again.
   Entries not used by a build are dropped, so the memo follows the tree.
 
 The trade-off of the fast path: a content change that keeps a file's size,

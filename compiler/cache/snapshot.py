@@ -1,6 +1,6 @@
 """The input snapshot: one stat walk of the sources and personas, without reading a byte.
 
-The cache's no-op path compares two of these (see cache.py for the guarantee and its limits).
+The cache's no-op path compares two of these (see session.py for the guarantee and its limits).
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ from .. import pipeline
 from ..cache import Report
 from ..diagnostics import Diagnostic
 from ..diagnostics import formats as report
+from ..diagnostics.codes import Code
 from ..errors import OutputRefused
+from ..format.layout import INDEX
 from ..output import verify
 from .shared import CONFIG, FORMAT, IGNORE, SKIP, STRICT, VERBOSE, emit, find_config, options, say
 
@@ -55,10 +57,11 @@ def build(
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
         return _failed(
-            fmt, dg.error(where, "SKC703", f"cannot write the output directory: {exc.strerror or exc}")
+            fmt,
+            dg.error(where, Code.CANNOT_WRITE, f"cannot write the output directory: {exc.strerror or exc}"),
         )
     except OutputRefused as exc:  # taken over between the early check and the lock
-        return _failed(fmt, dg.error(".", "SKC704", f"output directory {exc}"))
+        return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}"))
     finally:
         progress.done()
     if (
@@ -123,9 +126,9 @@ def validate(
     diagnostics = result.diagnostics
     if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
         # What the build would write, held to the format's schemas (a failure here is a skillc bug).
-        where = f"{result.config.output}/_index.json"
+        where = f"{result.config.output}/{INDEX}"
         diagnostics += tuple(
-            dg.error(where, "SKC702", f"the build would break its schema: {problem}")
+            dg.error(where, Code.SCHEMA_BUG, f"the build would break its schema: {problem}")
             for problem in verify.artifact_errors(result.artifacts.files)[:20]
         )
     emit(diagnostics, fmt=fmt)
@@ -156,9 +159,11 @@ def check(
     out = result.config.output
     # The output is compared byte for byte with what a build would write, and a build's own output
     # matches the index schema (the tests hold every build to it), so a current output is a valid one.
-    stale = [dg.error(f"{out}/{p}", "SKC701", "missing: a build would write it") for p in cmp.missing]
-    stale += [dg.error(f"{out}/{p}", "SKC701", "differs from what a build would write") for p in cmp.changed]
-    stale += [dg.error(f"{out}/{p}", "SKC701", "not written by a build: stray file") for p in cmp.extra]
+    stale = [dg.error(f"{out}/{p}", Code.STALE, "missing: a build would write it") for p in cmp.missing]
+    stale += [
+        dg.error(f"{out}/{p}", Code.STALE, "differs from what a build would write") for p in cmp.changed
+    ]
+    stale += [dg.error(f"{out}/{p}", Code.STALE, "not written by a build: stray file") for p in cmp.extra]
     emit((*result.diagnostics, *stale), quiet=True, fmt=fmt)
     if stale:
         say(fmt, f"skillc: {out}/ is stale ({len(stale)} file(s)); run `skillc build` and commit it")

@@ -8,9 +8,8 @@ from pathlib import Path
 import click
 
 from .. import config as config_mod
-from .. import reader
+from .. import reader, review
 from ..errors import UsageError
-from ..review import compare as review
 from ..review import gitrefs
 from .boundary import fail
 from .shared import CONFIG, emit, find_config

@@ -7,77 +7,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..format.escape import HIDDEN_CATEGORIES
+from .codes import DESCRIPTIONS, Code
+
 
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
 
-# Every code the compiler can emit. Kept in one table so `skillc codes` and the
-# tests can check that no stage invents an undocumented code.
-CODES: dict[str, str] = {
-    # config (1xx)
-    "SKC101": "config file is not valid YAML or not a mapping",
-    "SKC102": "config file does not match its schema",
-    "SKC103": "a configured path is missing or escapes the project",
-    "SKC104": "template cannot be loaded or rendered",
-    "SKC105": "a source is listed more than once",
-    # files and frontmatter (2xx)
-    "SKC201": "file cannot be read as UTF-8 text",
-    "SKC202": "missing or unterminated frontmatter",
-    "SKC203": "YAML syntax error",
-    "SKC204": "frontmatter does not match the schema",
-    "SKC205": "unknown frontmatter field",
-    "SKC206": "name does not match its directory",
-    "SKC207": "file exceeds the size cap",
-    "SKC208": "YAML anchors and aliases are not allowed",
-    "SKC209": "duplicate mapping key",
-    "SKC212": "YAML tag not allowed (safe loading only)",
-    "SKC213": "empty body",
-    "SKC214": "frontmatter value normalised to what the harnesses read (quote it to silence this)",
-    "SKC215": "control character in text or a YAML string",
-    # paths and discovery (3xx)
-    "SKC301": "unsafe path",
-    "SKC302": "symlink escapes the root",
-    "SKC303": "symlink loop",
-    "SKC304": "overlay or redirect body is not .md, .yaml or .json (SEC-002)",
-    "SKC305": "command overridden by a later source",
-    "SKC306": "commands collide (case or sanitized id)",
-    "SKC307": "directory name is not a valid skill name",
-    "SKC308": "source directory does not exist",
-    "SKC309": "SKILL.md at a source root is ignored (the root is not a skill)",
-    "SKC310": "file cannot be read",
-    "SKC311": "directory reached again through a symlink; walked once",
-    "SKC312": "lowercase skill.md accepted",
-    "SKC313": "source holds no skills",
-    "SKC314": "skills left out because they have errors (--skip-invalid)",
-    # personas (4xx)
-    "SKC401": "persona manifest invalid",
-    "SKC402": "unknown fallback persona",
-    "SKC403": "fallback cycle",
-    "SKC404": "exclusive skill for an unknown persona",
-    "SKC405": "exclusive body without a matching skill",
-    "SKC406": "exclusive skill has no body for its persona",
-    "SKC407": "overlay for a skill that does not exist",
-    "SKC408": "overlay ignored: skill does not set has_persona_overlay",
-    "SKC409": "allowlist names an unknown command",
-    "SKC410": "persona directory without manifest.yaml",
-    "SKC411": "persona_exclusive names an unknown persona",
-    "SKC412": "a budget is configured for an unknown persona",
-    # overlay content lint (5xx)
-    "SKC501": "overlay contains tool invocation instructions",
-    "SKC502": "overlay attempts a system prompt override",
-    "SKC503": "overlay tries to close the untrusted-data delimiter",
-    "SKC504": "overlay requests file access",
-    # budget (6xx)
-    "SKC601": "skills left out of or shortened in a persona catalog by the character budget",
-    "SKC602": "always-on skills alone exceed the budget",
-    # output (7xx)
-    "SKC701": "output directory is stale",
-    "SKC702": "what the build would write breaks the artifact schemas (a skillc bug)",
-    "SKC703": "cannot write the output directory",
-    "SKC704": "output directory was not written by skillc: refusing to replace it",
-}
+# Every code by its string, for what users type (configs, --ignore) and `skillc codes`.
+CODES: dict[str, str] = {code.value: text for code, text in DESCRIPTIONS.items()}
 
 
 @dataclass(frozen=True, order=True)
@@ -101,7 +41,7 @@ class Diagnostic:
 # to editors and some terminals), format characters (bidi overrides and marks, zero-width
 # characters: a path that displays differently from what it is) and lone surrogates
 # (undecodable file names).
-_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cs"}) | HIDDEN_CATEGORIES
 
 
 def printable(text: str) -> str:
@@ -118,18 +58,19 @@ def _escape(ch: str) -> str:
 _printable = printable
 
 
-def error(path: str, code: str, message: str, line: int = 1, col: int = 1) -> Diagnostic:
-    return Diagnostic(path, line, col, Severity.ERROR, _known(code), message)
+def error(path: str, code: Code, message: str, line: int = 1, col: int = 1) -> Diagnostic:
+    return Diagnostic(path, line, col, Severity.ERROR, code.value, message)
 
 
-def warning(path: str, code: str, message: str, line: int = 1, col: int = 1) -> Diagnostic:
-    return Diagnostic(path, line, col, Severity.WARNING, _known(code), message)
+def warning(path: str, code: Code, message: str, line: int = 1, col: int = 1) -> Diagnostic:
+    return Diagnostic(path, line, col, Severity.WARNING, code.value, message)
 
 
-def _known(code: str) -> str:
-    if code not in CODES:
-        raise ValueError(f"undocumented diagnostic code {code}")
-    return code
+def position(text: str | bytes, offset: int, first_line: int = 1) -> tuple[int, int]:
+    """(line, column), both from 1, of `offset` in text whose first line is `first_line`."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    line = text.count(newline, 0, offset) + first_line  # type: ignore[arg-type]
+    return line, offset - (text.rfind(newline, 0, offset) + 1) + 1  # type: ignore[arg-type]
 
 
 def has_errors(diags: Iterable[Diagnostic]) -> bool:

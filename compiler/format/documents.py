@@ -91,9 +91,14 @@ def _checked(check: Any, doc: Any, where: str) -> None:
         raise FormatError(f"{where}: malformed: {exc}") from None
 
 
+def _version(value: Any) -> bool:
+    """The integer 2 itself: not 2.0 (which Python would call equal), not true."""
+    return type(value) is int and value == VERSION
+
+
 def check_index(doc: Any, where: str) -> None:
     got = doc.get("format") if isinstance(doc, dict) else None
-    if got != VERSION or isinstance(got, bool):
+    if not _version(got):
         raise FormatError(
             f"{where}: dist/ is format {got!r}; this reader reads format {VERSION} only "
             f"(rebuild dist/ with a skillc that writes format {VERSION}, or use the reader that came with that build)"
@@ -132,7 +137,9 @@ def check_shard_table(doc: Any, prefix: str, where: str) -> None:
             _fail("", "not an object")
         kind = "tables" if "tables" in doc else "shards"
         _dict(doc, "", ("format", "prefix", kind))
-        if doc["format"] != VERSION or doc["prefix"] != prefix:
+        if kind == "tables" and len(prefix) >= 7:  # shard names have at most 8 digits
+            _fail("tables", f"node {prefix!r} is too deep to hold tables")
+        if not _version(doc["format"]) or doc["prefix"] != prefix:
             _fail("prefix", f"not node {prefix!r} of format {VERSION}")
         entries = doc[kind]
         if not isinstance(entries, dict):
@@ -188,7 +195,7 @@ def check_persona_meta(doc: Any, pid: str, where: str) -> None:
             "strategy",
         )
         _dict(doc, "", keys)
-        if doc["format"] != VERSION or doc["id"] != pid:
+        if not _version(doc["format"]) or doc["id"] != pid:
             _fail("id", f"not the meta of persona {pid!r} in format {VERSION}")
         _str(doc["name"], "name")
         _opt_str(doc["faction"], "faction")
@@ -217,7 +224,7 @@ def check_shard(doc: Any, name: str, where: str) -> None:
 
     def shape(doc: Any) -> None:
         _dict(doc, "", ("format", "shard", "skills"))
-        if doc["format"] != VERSION or doc["shard"] != name:
+        if not _version(doc["format"]) or doc["shard"] != name:
             _fail("shard", f"not shard {name!r} of format {VERSION}")
         skills = doc["skills"]
         if not isinstance(skills, dict):

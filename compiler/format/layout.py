@@ -28,6 +28,12 @@ except ImportError:
 VERSION = 2
 INDEX = "_index.json"
 OBJECTS = "objects"
+PERSONAS = "personas"
+# Written into every output by every build: skillc replaces only a directory that holds it.
+OUTPUT_MARKER = ".skillc-dist"
+OUTPUT_MARKER_TEXT = (
+    b"skillc output: written by `skillc build`, replaced wholesale by the next build. Do not edit.\n"
+)
 SHARD_HEX = 2  # the fewest hex digits in a shard name: 256 shards
 SHARD_SKILLS = 64  # skills per shard, on average, before shard names get one more digit
 MAX_INDEX_BYTES = 16 << 20
@@ -45,7 +51,12 @@ def object_path(digest: str) -> str:
 
 
 def prompt_path(persona: str, suffix: str) -> str:
-    return f"personas/{persona}/prompt{suffix}"
+    return f"{PERSONAS}/{persona}/prompt{suffix}"
+
+
+def is_object(rel: str) -> bool:
+    """The dist/-relative path is below objects/ (content-addressed: kept across builds until --prune)."""
+    return rel.startswith(OBJECTS + "/")
 
 
 def shard_of(command: str, digits: int = SHARD_HEX) -> str:

@@ -14,8 +14,6 @@ from ..format import layout as fmt
 from ..format.jsonio import dumps
 from ..format.shardtree import build_table
 from ..model import (
-    OUTPUT_MARKER,
-    OUTPUT_MARKER_TEXT,
     Artifacts,
     Config,
     InputFile,
@@ -100,7 +98,7 @@ def artifacts(
         ),
     }
     out.files[fmt.INDEX] = encode(index)
-    out.files[OUTPUT_MARKER] = OUTPUT_MARKER_TEXT
+    out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
     return Artifacts(dict(sorted(out.files.items())), frozenset(out.objects), digest)
 
 
@@ -176,8 +174,9 @@ def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> dict[str, Any]
 
 
 def encode(value: Mapping[str, Any]) -> bytes:
-    # orjson's OPT_INDENT_2 writes the very bytes of format.dumps (the files hold only str, bool,
-    # None and small ints; tests/e2e/test_incremental_cache.py checks the two agree) at a tenth of the cost.
+    # orjson's OPT_INDENT_2 writes the very bytes of format/jsonio.dumps (the files hold only str, bool,
+    # None and small ints; tests/e2e/test_incremental_cache.py checks the two agree) at a tenth of the
+    # cost.
     # Anything orjson refuses (a lone surrogate) goes the stdlib way.
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"

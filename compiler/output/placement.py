@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import diagnostics as dg
 from ..cache.store import DIRNAME as CACHE_DIRNAME
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..model import Config
 
 
@@ -23,20 +24,24 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     dirs = [*((s, config.source_dir(i)) for i, s in enumerate(config.sources))]
     dirs += [(config.personas, config.root / config.personas)] if config.personas else []
     problems = [
-        dg.error(config.config_rel, "SKC103", f"output {config.output!r} overlaps input {src!r}")
+        dg.error(config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} overlaps input {src!r}")
         for src, where in dirs
         if _inside(where.resolve(), out) or _inside(out, where.resolve())
     ]
     problems += [
         dg.error(
-            config.config_rel, "SKC103", f"output {config.output!r} would replace the {what} {path.name!r}"
+            config.config_rel,
+            Code.CONFIG_PATH,
+            f"output {config.output!r} would replace the {what} {path.name!r}",
         )
         for what, path in (("config file", config.root / config.config_rel), ("template", config.template))
         if _inside(path.resolve(), out)
     ]
     if out.exists() and not out.is_dir():
         problems.append(
-            dg.error(config.config_rel, "SKC103", f"output {config.output!r} exists and is not a directory")
+            dg.error(
+                config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} exists and is not a directory"
+            )
         )
     return tuple(problems) + _reserved_output(config)
 
@@ -64,7 +69,7 @@ def _reserved_output(config: Config) -> tuple[Diagnostic, ...]:
             # Refused rather than resolved: swapping a symlink for a directory would leave the link's
             # target behind as debris, and writing through it would put the output somewhere else.
             why = f"goes through the symlink {link.relative_to(config.root).as_posix()!r}; use the real path"
-    return (dg.error(config.config_rel, "SKC103", f"output {config.output!r} {why}"),) if why else ()
+    return (dg.error(config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} {why}"),) if why else ()
 
 
 def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
@@ -77,7 +82,7 @@ def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
     return tuple(
         dg.error(
             config.config_rel,
-            "SKC103",
+            Code.CONFIG_PATH,
             f"{key} {path!r} resolves outside the project ({(root / path).resolve()})",
         )
         for key, path in named

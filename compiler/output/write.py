@@ -29,14 +29,15 @@ from pathlib import Path
 
 from .. import fs
 from ..errors import OutputRefused
-from ..model import OUTPUT_MARKER as MARKER
-from ..model import OUTPUT_MARKER_TEXT as MARKER_TEXT
+from ..format.layout import INDEX, OBJECTS, PERSONAS, is_object
+from ..format.layout import OUTPUT_MARKER as MARKER
+from ..format.layout import OUTPUT_MARKER_TEXT as MARKER_TEXT
 from ..model import Artifacts
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 # An output written before the marker existed: only these names, and an index skillc wrote.
-_LEGACY_NAMES = frozenset({"_index.json", "personas", "objects"})
+_LEGACY_NAMES = frozenset({INDEX, PERSONAS, OBJECTS})
 # Index heads of builds that may lack the marker (format 1 predates it; format 2 keeps the same head).
 _LEGACY_HEADS = (b'{\n  "format": 1,\n  "generator": "skillc ', b'{\n  "format": 2,\n  "generator": "skillc ')
 
@@ -81,8 +82,8 @@ def compare(dist: Path, art: Artifacts, known: Mapping[str, list[int]] | None = 
     return Comparison(
         missing,
         changed,
-        tuple(p for p in extra if not p.startswith("objects/")),
-        tuple(p for p in extra if p.startswith("objects/")),
+        tuple(p for p in extra if not is_object(p)),
+        tuple(p for p in extra if is_object(p)),
     )
 
 
@@ -128,10 +129,10 @@ def _marked(dist: Path) -> bool:
 
 def _legacy_output(dist: Path, names: list[str]) -> bool:
     """An output of a skillc from before the marker: nothing but what a build writes, and its index."""
-    if not set(names) <= _LEGACY_NAMES or "_index.json" not in names:
+    if not set(names) <= _LEGACY_NAMES or INDEX not in names:
         return False
     try:
-        return fs.read_head(dist / "_index.json", len(_LEGACY_HEADS[0]), follow=False) in _LEGACY_HEADS
+        return fs.read_head(dist / INDEX, len(_LEGACY_HEADS[0]), follow=False) in _LEGACY_HEADS
     except OSError:
         return False
 

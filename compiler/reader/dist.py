@@ -1,4 +1,4 @@
-"""skillc runtime reader: serve a compiled dist/ (format 2) to an application.
+"""Dist: one opened build, and every call an application makes on it (the records it returns too).
 
 Standard library only. It never imports yaml, jinja2 or jsonschema and never looks at skill
 sources: everything it returns was decided at build time and is read from `_index.json` and
@@ -118,7 +118,7 @@ def open(path: str | os.PathLike[str]) -> Dist:
 
 class Dist:
     def __init__(self, path: str | os.PathLike[str]):
-        self.path = os.fspath(path)
+        self.path = os.path.abspath(os.fspath(path))  # resolved once: a later chdir() changes nothing
         self.index: IndexDoc = read_index(self.path)
         self._shards: dict[str, dict[str, Any]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
@@ -345,16 +345,17 @@ class Dist:
     ) -> list[str]:
         """sven's availability guards, checked on this machine: ['bin:docker', 'env:TOKEN'].
 
-        `which` defaults to shutil.which.
+        A variable is missing when unset or empty in `env` (default: the process environment);
+        a program when no directory of env's PATH holds it (`which` replaces that search). A
+        stub persona gets [] (the stub needs nothing).
         """
-        skill, _ = self._resolved(persona, command)
+        skill, r = self._resolved(persona, command)
+        if r["access"] == "stub":
+            return []
         fm = skill["frontmatter"]
         env = os.environ if env is None else env
-        if which is None:
-            import shutil  # here, not at the top: a cold catalog() does not need it
-
-            which = shutil.which
-        missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if which(b) is None]
+        found = which or (lambda name: _which(name, env.get("PATH", "")))
+        missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if found(b) is None]
         return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
 
     def materialize(
@@ -458,6 +459,28 @@ def read_index(root: str) -> IndexDoc:
     doc = parse_json(data, where)
     check_index(doc, where)
     return doc  # type: ignore[no-any-return]
+
+
+def _which(name: str, path: str) -> str | None:
+    """The program `name` in a directory of `path` (":"-separated; empty and relative entries
+    skipped): a regular file, symlinks followed, that this process may execute. A name holding
+    "/" or NUL, or "." or "..", is never found. Unlike shutil.which, the PATH searched is the
+    one given, never the process's, and never the current directory."""
+    if not name or "/" in name or "\x00" in name or name in (".", ".."):
+        return None
+    import stat  # here: a cold catalog() does not need it
+
+    for folder in path.split(":"):
+        if not folder.startswith("/"):
+            continue
+        where = f"{folder.rstrip('/')}/{name}"
+        try:
+            regular = stat.S_ISREG(os.stat(where).st_mode)
+        except (OSError, ValueError):
+            continue
+        if regular and os.access(where, os.X_OK):
+            return where
+    return None
 
 
 def _safe_rel(rel: Any) -> str:

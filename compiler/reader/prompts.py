@@ -148,16 +148,18 @@ _PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
 def _placeholders(names: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for every placeholder; named ones must not run on into a longer word."""
+    """One pattern for every placeholder; named ones must not run on into a longer word.
+
+    Digits are ASCII only (`\\d` would take other scripts' digits, a set that grows with Unicode)."""
     hit = _PATTERNS.get(names)
     if hit is None:
         import re  # only when arguments are substituted: `re` is most of a cold start's imports
 
         named = "|".join(re.escape(n) for n in names)
         hit = _PATTERNS[names] = re.compile(
-            r"(?P<slashes>\\*)(?:\$\{(?P<dir>CLAUDE_SKILL_DIR)\}|\$ARGUMENTS\[(?P<index>\d+)\]"
+            r"(?P<slashes>\\*)(?:\$\{(?P<dir>CLAUDE_SKILL_DIR)\}|\$ARGUMENTS\[(?P<index>[0-9]+)\]"
             + (rf"|\$(?P<name>{named})(?![A-Za-z0-9_-])" if names else "|(?P<name>(?!))")
-            + r"|\$ARGUMENTS(?![A-Za-z0-9_])|\$(?P<num>\d+))"
+            + r"|\$ARGUMENTS(?![A-Za-z0-9_])|\$(?P<num>[0-9]+))"
         )
     return hit
 

@@ -19,6 +19,7 @@ MODULES = (
     ("reader", "record"),
     ("format", "files"),
     ("format", "layout"),
+    ("format", "foldtable"),
     ("format", "escape"),
     ("format", "errors"),
     ("format", "jsonio"),

@@ -1,4 +1,4 @@
-"""Review stage: what changed between two builds, in what an agent sees or may do.
+"""Compare: what changed between two builds, in what an agent sees or may do.
 
 Everything is read through the reader's public API (`skillc.reader`), never
 from the index layout, so the review follows the artifact format. Changes
@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
-import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from .. import reader
+from .audit import audit
 
 # Frontmatter fields that grant or change what a skill may do: reported first and marked.
 CAPABILITY_FIELDS = (
@@ -34,20 +33,6 @@ CAPABILITY_FIELDS = (
     "requires_env",
 )
 _MAX_DIFF_LINES = 400  # per change: a generated file should not drown the review
-
-# Claude Code runs `!`command`` inline and ```! fenced blocks when it loads a skill (dynamic context).
-_INLINE_INJECTION = re.compile(r"(?<![\w`])!`([^`\n]+)`")
-_FENCED_INJECTION = re.compile(r"^[ \t]*(```|~~~)!.*$", re.MULTILINE)
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing a skill can do, as `skillc audit` lists it."""
-
-    command: str
-    kind: str  # allowed-tools | injection | hooks | executable | hidden-unicode
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -81,46 +66,6 @@ class Review:
     @property
     def capability_changes(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.capability)
-
-
-# --- audit -------------------------------------------------------------------
-
-
-def audit(dist: reader.Dist) -> tuple[Finding, ...]:
-    """What every skill of a build can do: grants, dynamic context, hooks, executables, hidden text."""
-    found: list[Finding] = []
-    for command in dist.all_commands():
-        meta = dist.skill_meta(command)
-        found.extend(_skill_findings(meta, dist.read_object(meta.body_sha256).decode("utf-8", "replace")))
-    return tuple(found)
-
-
-def _skill_findings(meta: reader.SkillMeta, body: str) -> list[Finding]:
-    c = meta.command
-    fm = meta.frontmatter
-    found = [Finding(c, "allowed-tools", str(tool)) for tool in _as_list(fm.get("allowed-tools"))]
-    found += [Finding(c, "injection", f"!`{m.group(1)}`") for m in _INLINE_INJECTION.finditer(body)]
-    found += [Finding(c, "injection", m.group(0).strip()) for m in _FENCED_INJECTION.finditer(body)]
-    if fm.get("hooks"):
-        found.append(Finding(c, "hooks", json.dumps(fm["hooks"], sort_keys=True, ensure_ascii=False)))
-    found += [Finding(c, "executable", r.path) for r in meta.resources if r.executable]
-    found += [Finding(c, "hidden-unicode", h) for h in _hidden_unicode(body)]
-    return found
-
-
-def _hidden_unicode(text: str) -> list[str]:
-    """Bidi controls, zero-width and other invisible format characters: text a reviewer cannot see."""
-    hits: dict[str, int] = {}
-    for ch in text:
-        if ch in _BIDI or (unicodedata.category(ch) == "Cf" and ch != "\ufeff"):
-            hits[ch] = hits.get(ch, 0) + 1
-    return [f"U+{ord(ch):04X} {unicodedata.name(ch, 'UNNAMED')} x{n}" for ch, n in sorted(hits.items())]
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
 
 
 # --- comparing two builds ----------------------------------------------------
@@ -389,105 +334,3 @@ def _unified(a: str, b: str, label_a: str, label_b: str) -> tuple[str, ...]:
 
 
 # --- rendering ------------------------------------------------------------------
-
-
-def _in(personas: Sequence[str]) -> str:
-    if not personas:
-        return ""
-    shown = ", ".join(personas[:8]) + (", …" if len(personas) > 8 else "")
-    return f" (in {len(personas)} persona{'s' if len(personas) != 1 else ''}: {shown})"
-
-
-def _headline(c: Change) -> str:
-    mark = "[capability] " if c.capability else ""
-    if c.kind == "catalog":
-        return f"{mark}catalog changed{_in(c.personas)}"
-    if c.kind == "body":
-        return f"{mark}{c.where}: resolved body of {c.subject!r} changed{_in(c.personas)}"
-    if c.kind == "skill" and c.field == "skill":
-        return f"{mark}{c.where}: skill {c.subject!r} {c.new or c.old}"
-    if c.kind == "persona" and c.field == "persona":
-        return f"{mark}persona {c.subject!r} {c.new or c.old}"
-    who = f"persona {c.subject!r}" if c.kind == "persona" else f"{c.where} ({c.subject})"
-    what = "audit: " + c.field if c.kind == "audit" else c.field
-    return f"{mark}{who}: {what}: {c.old if c.old is not None else '(none)'} -> {c.new if c.new is not None else '(none)'}{_in(c.personas)}"
-
-
-def render_text(review: Review) -> str:
-    if not review.changes:
-        return ""
-    lines: list[str] = []
-    for c in review.changes:
-        lines.append(_headline(c))
-        lines.extend(f"    {line}" for line in c.diff)
-    return "\n".join(lines) + "\n"
-
-
-def render_markdown(review: Review) -> str:
-    if not review.changes:
-        return "## skillc review\n\nNo change in what any persona sees or may do.\n"
-    caps = review.capability_changes
-    out = ["## skillc review", ""]
-    out.append(
-        f"**{len(caps)} capability change{'s' if len(caps) != 1 else ''}**"
-        if caps
-        else "No capability change."
-    )
-    out += [f"- {_md(_headline(c).removeprefix('[capability] '))}" for c in caps]
-    out += [
-        "",
-        "### Catalogs",
-        "",
-        "| persona | catalog chars | budget headroom | added | removed | newly cut |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    out += [_summary_row(s) for s in review.personas if _summary_changed(s)]
-    body = [line for c in review.changes for line in (_headline(c), *c.diff)]
-    fence = "`" * max(3, 1 + max((len(run) for line in body for run in re.findall(r"`+", line)), default=0))
-    out += ["", f"<details><summary>All {len(review.changes)} changes</summary>", "", fence + "diff"]
-    out += [*body, fence, "", "</details>", ""]
-    return "\n".join(out)
-
-
-def _summary_changed(s: PersonaSummary) -> bool:
-    return s.chars[0] != s.chars[1] or bool(s.added or s.removed or s.newly_cut)
-
-
-def _summary_row(s: PersonaSummary) -> str:
-    def pair(values: tuple[int | None, int | None]) -> str:
-        return " -> ".join("—" if v is None else str(v) for v in values)
-
-    names = [", ".join(f"`{c}`" for c in group) or "—" for group in (s.added, s.removed, s.newly_cut)]
-    return f"| {s.persona} | {pair(s.chars)} | {pair(s.headroom)} | {names[0]} | {names[1]} | {names[2]} |"
-
-
-def _md(text: str) -> str:
-    # A list item, not a table cell: only raw HTML from skill text must not reach the page.
-    return text.replace("<", "&lt;")
-
-
-def render_json(review: Review) -> str:
-    doc = {
-        "capability_changes": sum(c.capability for c in review.changes),
-        "changes": [_jsonable(c) for c in review.changes],
-        "personas": [asdict(s) for s in review.personas],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
-def _jsonable(c: Change) -> dict[str, Any]:
-    data = asdict(c)
-    data["personas"] = list(c.personas)
-    data["diff"] = list(c.diff)
-    return data
-
-
-@dataclass(frozen=True)
-class AuditReport:
-    findings: tuple[Finding, ...] = field(default_factory=tuple)
-
-    def text(self) -> str:
-        return "".join(f"{f.command}: {f.kind}: {f.detail}\n" for f in self.findings)
-
-    def json(self) -> str:
-        return json.dumps([asdict(f) for f in self.findings], indent=2, ensure_ascii=False) + "\n"

@@ -24,6 +24,8 @@ from functools import cached_property
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import Strategy
 
 ELLIPSIS = "…"
 MIN_DESCRIPTION = 16  # shorten: below this a description says nothing; leave skills out instead
@@ -47,7 +49,7 @@ class Packing:
     included: tuple[str, ...]
     left_out: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
-    strategy: str = "drop"
+    strategy: Strategy = Strategy.DROP
     descriptions: Mapping[str, str] = field(default_factory=dict)  # command -> shortened/removed description
     # What was packed, and the priority it was ranked by: `ranks` is derived from them when asked
     # (explain asks; a build does not, and at 100,000 skills x 50 personas the table costs seconds).
@@ -62,24 +64,6 @@ class Packing:
     def ranks(self) -> Mapping[str, int]:
         """command -> 1-based rank."""
         return {c.command: i + 1 for i, c in enumerate(rank(self.candidates, self.priority))}
-
-
-def restore(
-    persona: str,
-    budget: int,
-    included: tuple[str, ...],
-    diagnostics: tuple[Diagnostic, ...],
-    strategy: str,
-    descriptions: Mapping[str, str],
-    candidates: tuple[Candidate, ...],
-    priority: tuple[str, ...],
-) -> Packing:
-    """A Packing from what a memo keeps of it: every candidate not included was left out."""
-    kept = set(included)
-    left_out = tuple(sorted(c.command for c in candidates if c.command not in kept))
-    return Packing(
-        persona, budget, included, left_out, diagnostics, strategy, descriptions, candidates, priority
-    )
 
 
 def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[Candidate, ...]:
@@ -101,7 +85,7 @@ def pack(
     candidates: tuple[Candidate, ...],
     frame_cost: Callable[[int], int],
     *,
-    strategy: str = "drop",
+    strategy: Strategy = Strategy.DROP,
     priority: tuple[str, ...] = (),
     verbose: bool = False,
     where: str = "",
@@ -112,7 +96,7 @@ def pack(
     slack: characters to keep free, when a rendered catalog came out longer than estimated.
     """
     ranked = rank(candidates, priority)
-    fit = {"drop": _drop, "shorten": _shorten, "names-only": _names_only}[strategy]
+    fit = {Strategy.DROP: _drop, Strategy.SHORTEN: _shorten, Strategy.NAMES_ONLY: _names_only}[strategy]
     included, left_out, descriptions = fit(budget - slack - frame_cost(0), ranked)
     if left_out:
         # The truncation notice costs room too; pack again with it reserved.
@@ -133,7 +117,7 @@ def pack(
         diags.append(
             dg.warning(
                 at,
-                "SKC602",
+                Code.ALWAYS_OVER_BUDGET,
                 f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}",
             )
         )
@@ -166,13 +150,13 @@ def _report(
     if left_out:
         parts.append(f"{len(left_out)} skill(s) left out ({_names(sorted(left_out), verbose)})")
     if descriptions:
-        how = "descriptions removed" if strategy == "names-only" else "descriptions shortened"
+        how = "descriptions removed" if strategy is Strategy.NAMES_ONLY else "descriptions shortened"
         parts.append(f"{len(descriptions)} {how} ({_names(sorted(descriptions), verbose)})")
     message = (
         f"persona {persona!r} catalog over its budget of {budget} characters (strategy {strategy}): "
         + "; ".join(parts)
     )
-    return [dg.warning(where, "SKC601", message)]
+    return [dg.warning(where, Code.BUDGET_CUT, message)]
 
 
 def _names(commands: list[str], verbose: bool) -> str:

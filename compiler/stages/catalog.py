@@ -8,7 +8,8 @@ from typing import Any, Protocol
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
-from ..model import Config, Persona, Program, Resolved, Skill
+from ..diagnostics.codes import Code
+from ..model import Config, Persona, Program, Resolved, Skill, Strategy
 from .budget import Candidate, Packing, pack
 from .template import Template, escape_value
 
@@ -48,7 +49,9 @@ def catalogs(
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
     diags: list[Diagnostic] = [
-        dg.warning(config.config_rel, "SKC412", f"budgets.personas names unknown persona {pid!r}")
+        dg.warning(
+            config.config_rel, Code.BUDGET_UNKNOWN_PERSONA, f"budgets.personas names unknown persona {pid!r}"
+        )
         for pid, _ in config.persona_budgets
         if pid not in program.personas
     ]
@@ -96,7 +99,7 @@ class CatalogMemo(Protocol):
 
 def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
     bare = -1
-    if config.budget_strategy == "names-only":  # one more render per skill, only for this strategy
+    if config.budget_strategy is Strategy.NAMES_ONLY:  # one more render per skill, only for this strategy
         bare = len(template.entry(catalog_skill(skill, template, "")))
     return Candidate(
         skill.command, bool(skill.flag("always", False)), cost, skill.path, skill.description, bare

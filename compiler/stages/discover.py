@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import diagnostics as dg
 from .. import fs
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..model import (
     DEFAULT_EXCLUDES,
     PERSONA_FILE_EXTENSIONS,
@@ -141,7 +142,9 @@ def walk(
             names = _unique(sorted((nfc(n), n) for n in listdir(path)), rel_prefix, rel, state.diags)
         except OSError as exc:
             state.diags.append(
-                dg.error(_join(rel_prefix, rel) or ".", "SKC310", f"cannot list directory: {exc.strerror}")
+                dg.error(
+                    _join(rel_prefix, rel) or ".", Code.UNREADABLE, f"cannot list directory: {exc.strerror}"
+                )
             )
             continue
         subdirs = [
@@ -179,12 +182,14 @@ class _WalkState:
         where = _join(self.rel_prefix, child_rel)
         reason = unsafe_name(name)
         if reason:
-            self.diags.append(dg.error(where, "SKC301", f"unsafe file name: {reason}"))
+            self.diags.append(dg.error(where, Code.UNSAFE_PATH, f"unsafe file name: {reason}"))
             return None
         child = os.path.join(path, disk)
         kind, st = _classify(child, self.confine, where, ancestors, self.diags, self.lstat)
         if kind == "dir" and name in FILE_NAMES:
-            self.diags.append(dg.error(where, "SKC310", f"{name} is a directory; it must be a regular file"))
+            self.diags.append(
+                dg.error(where, Code.UNREADABLE, f"{name} is a directory; it must be a regular file")
+            )
             return None
         if kind == "file" and not as_file:
             self.files.append(Entry(child_rel, child, bool(st and st.st_mode & 0o111)))
@@ -198,7 +203,9 @@ class _WalkState:
             where_first = _join(self.rel_prefix, first) or "."
             self.diags.append(
                 dg.warning(
-                    where, "SKC311", f"same directory as {where_first} (a symlink); walked once, there"
+                    where,
+                    Code.WALKED_ONCE,
+                    f"same directory as {where_first} (a symlink); walked once, there",
                 )
             )
             return None
@@ -222,7 +229,9 @@ def _unique(
             where = _join(rel_prefix, _join(rel, name))
             diags.append(
                 dg.error(
-                    where, "SKC306", f"two entries named {name!r} that differ only in Unicode normalisation"
+                    where,
+                    Code.COLLISION,
+                    f"two entries named {name!r} that differ only in Unicode normalisation",
                 )
             )
             continue
@@ -241,7 +250,7 @@ def _classify(
     try:
         st = lstat(child)
     except OSError as exc:
-        diags.append(dg.error(where, "SKC310", f"cannot stat: {exc.strerror}"))
+        diags.append(dg.error(where, Code.UNREADABLE, f"cannot stat: {exc.strerror}"))
         return None, None
     if stat.S_ISLNK(st.st_mode):
         return _classify_link(child, confine, where, ancestors, diags)
@@ -254,7 +263,7 @@ def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:
     """A FIFO, device or socket is never read (it could block or never end), and never dropped silently."""
     if stat.S_ISREG(mode):
         return "file"
-    diags.append(dg.error(where, "SKC310", f"{fs.kind(mode)}, not a regular file: not read"))
+    diags.append(dg.error(where, Code.UNREADABLE, f"{fs.kind(mode)}, not a regular file: not read"))
     return None
 
 
@@ -265,17 +274,19 @@ def _classify_link(
         st = os.stat(child)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            diags.append(dg.error(where, "SKC303", "symlink loop"))
+            diags.append(dg.error(where, Code.SYMLINK_LOOP, "symlink loop"))
         else:
-            diags.append(dg.error(where, "SKC302", "broken symlink"))
+            diags.append(dg.error(where, Code.SYMLINK_ESCAPES, "broken symlink"))
         return None, None
     real = os.path.realpath(child)
     if real != confine and not real.startswith(confine.rstrip(os.sep) + os.sep):
-        diags.append(dg.error(where, "SKC302", "symlink resolves outside the project"))
+        diags.append(dg.error(where, Code.SYMLINK_ESCAPES, "symlink resolves outside the project"))
         return None, None
     if stat.S_ISDIR(st.st_mode):
         if real in ancestors:
-            diags.append(dg.error(where, "SKC303", "symlink loop: points to a directory containing it"))
+            diags.append(
+                dg.error(where, Code.SYMLINK_LOOP, "symlink loop: points to a directory containing it")
+            )
             return None, None
         return "dir", st
     return _regular(st.st_mode, where, diags), st
@@ -294,10 +305,10 @@ def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: st
         data = fs.read_regular(entry.abs, cap)
     except fs.TooLarge as exc:
         limit = f"; {setting} is {cap}" if setting else ""
-        diags.append(dg.error(rel, "SKC207", f"file {exc.strerror}{limit}"))
+        diags.append(dg.error(rel, Code.TOO_LARGE, f"file {exc.strerror}{limit}"))
         return None
     except OSError as exc:
-        diags.append(dg.error(rel, "SKC310", f"cannot read: {exc.strerror or exc}"))
+        diags.append(dg.error(rel, Code.UNREADABLE, f"cannot read: {exc.strerror or exc}"))
         return None
     return InputFile(rel, data, entry.executable)
 
@@ -323,7 +334,7 @@ def _source_skills(
 ) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
-        diags.append(dg.error(config.config_rel, "SKC308", f"source {src!r} is not a directory"))
+        diags.append(dg.error(config.config_rel, Code.SOURCE_MISSING, f"source {src!r} is not a directory"))
         return []
     tree = walk(
         root, src, lister[0], confine=_confine(config, root), skip=resource_filter(config), lstat=lister[1]
@@ -351,7 +362,9 @@ def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) ->
         if d == "":
             diags.append(
                 dg.warning(
-                    f"{src}/{base}", "SKC309", f"{base} at a source root is ignored (the root is not a skill)"
+                    f"{src}/{base}",
+                    Code.ROOT_SKILL_MD,
+                    f"{base} at a source root is ignored (the root is not a skill)",
                 )
             )
             continue
@@ -368,12 +381,12 @@ def _empty_source(config: Config, src: str, hidden: list[str]) -> Diagnostic:
     tops = sorted({f"{src}/" + "/".join(_through_hidden(d)) for d in hidden})
     if not tops:
         return dg.warning(
-            config.config_rel, "SKC313", f"source {src!r} holds no skills (no SKILL.md below it)"
+            config.config_rel, Code.EMPTY_SOURCE, f"source {src!r} holds no skills (no SKILL.md below it)"
         )
     names = ", ".join(tops[:10]) + (f" and {len(tops) - 10} more" if len(tops) > 10 else "")
     return dg.warning(
         config.config_rel,
-        "SKC313",
+        Code.EMPTY_SOURCE,
         f"source {src!r} holds no skills; hidden directories below it hold SKILL.md files, "
         f"which skillc does not search: {names}; list them in sources to compile them",
     )
@@ -436,7 +449,9 @@ def _load_skill(
     skill_md = _read(skill_entry, skill_rel, SKILL_MD_CAP, diags)
     if skill_entry.rel.endswith("/skill.md"):
         diags.append(
-            dg.warning(skill_rel, "SKC312", "lowercase skill.md accepted; the spec's name is SKILL.md")
+            dg.warning(
+                skill_rel, Code.LOWERCASE_SKILL_MD, "lowercase skill.md accepted; the spec's name is SKILL.md"
+            )
         )
     resources: list[Resource] = []
     for entry in entries:
@@ -463,7 +478,7 @@ def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagno
         diags.append(
             dg.warning(
                 skill.skill_md.rel,
-                "SKC305",
+                Code.OVERRIDDEN,
                 f"command {skill.command!r} from this source overrides {old.skill_md.rel}",
             )
         )
@@ -483,7 +498,7 @@ def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
                 diags.append(
                     dg.error(
                         skill.skill_md.rel,
-                        "SKC306",
+                        Code.COLLISION,
                         f"command {skill.command!r} {label} {first[k].command!r} ({first[k].skill_md.rel})",
                     )
                 )
@@ -499,7 +514,9 @@ def _personas(
     root = config.root / config.personas
     if not root.is_dir():
         diags.append(
-            dg.error(config.config_rel, "SKC103", f"personas directory {config.personas!r} does not exist")
+            dg.error(
+                config.config_rel, Code.CONFIG_PATH, f"personas directory {config.personas!r} does not exist"
+            )
         )
         return (), ()
     tree = walk(root, config.personas, lister[0], confine=_confine(config, root), lstat=lister[1])
@@ -533,7 +550,9 @@ def _persona(
                 inputs.append(manifest)
     if manifest is None and not any(d.path == f"{dir_rel}/manifest.yaml" for d in diags):
         diags.append(
-            dg.warning(dir_rel, "SKC410", f"persona directory {name!r} has no manifest.yaml; ignored")
+            dg.warning(
+                dir_rel, Code.PERSONA_NO_MANIFEST, f"persona directory {name!r} has no manifest.yaml; ignored"
+            )
         )
     prefix = f"{name}/skill-overlays/"
     overlays = _persona_files(config, [e for e in entries if e.rel.startswith(prefix)], prefix, diags, inputs)
@@ -553,7 +572,7 @@ def _persona_files(
             diags.append(
                 dg.error(
                     rel,
-                    "SKC304",
+                    Code.PERSONA_FILE_TYPE,
                     f"extension {ext or '(none)'!r} is not allowed here; use .md, .yaml or .json",
                 )
             )
@@ -561,7 +580,9 @@ def _persona_files(
         command = inner[: -len(ext)]
         if command in found:
             diags.append(
-                dg.error(rel, "SKC306", f"second file for command {command!r} (also {found[command].rel})")
+                dg.error(
+                    rel, Code.COLLISION, f"second file for command {command!r} (also {found[command].rel})"
+                )
             )
             continue
         data = _read(entry, rel, SKILL_MD_CAP, diags)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..model import Document
 
 MAX_NAME = 64
@@ -63,7 +64,7 @@ def normalise(
         diags.append(
             dg.warning(
                 doc.rel,
-                "SKC214",
+                Code.NORMALISED,
                 f"argument-hint: YAML reads {text} as a list; using the string {text!r} as Claude Code shows it. "
                 f'Quote it to say so: argument-hint: "{text}"',
                 *doc.pos("argument-hint"),
@@ -76,7 +77,7 @@ def normalise(
         diags.append(
             dg.warning(
                 doc.rel,
-                "SKC214",
+                Code.NORMALISED,
                 f"version: YAML reads {written} as the number {_scalar_text(version)}; using the string "
                 f'{_scalar_text(version)!r} (YAML reads 1.10 as 1.1). Quote it to keep what you wrote: version: "{written}"',
                 *doc.pos("version"),
@@ -90,7 +91,7 @@ def normalise(
             diags.append(
                 dg.warning(
                     doc.rel,
-                    "SKC214",
+                    Code.NORMALISED,
                     f"{key}: YAML reads {written} as a {'boolean' if isinstance(value, bool) else 'number'}; "
                     f'using the string {written!r}, as skills-ref does. Quote it to say so: {key}: "{written}"',
                     *doc.pos(key),
@@ -119,7 +120,7 @@ def _metadata(
         diags.append(
             dg.warning(
                 doc.rel,
-                "SKC214",
+                Code.NORMALISED,
                 f"metadata.{key}: not a string; stored as the string {fixed[key]!r}. "
                 f'Quote it to say so: {key}: "{fixed[key]}"',
                 *doc.pos("metadata", key),

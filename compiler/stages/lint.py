@@ -10,13 +10,14 @@ import re
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..format.escape import delimiter_positions, escape_delimiter, wrap_untrusted
 
 __all__ = ["escape_delimiter", "lint_overlay", "wrap_overlay"]
 
-_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+_RULES: tuple[tuple[Code, str, re.Pattern[str]], ...] = (
     (
-        "SKC502",
+        Code.OVERLAY_OVERRIDE,
         "attempts a system prompt override",
         re.compile(
             r"ignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier)\s+(instructions|rules|prompts?)"
@@ -28,7 +29,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "SKC501",
+        Code.OVERLAY_TOOLS,
         "contains tool invocation instructions",
         re.compile(
             r"\b(call|invoke|run|execute|use)\s+(the\s+)?[`'\"]?[a-z_]+[`'\"]?\s+tool\b"
@@ -38,7 +39,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "SKC504",
+        Code.OVERLAY_FILES,
         "requests file access",
         re.compile(
             r"\b(read|open|cat|print|dump|upload|send)\s+(the\s+)?(contents?\s+of\s+)?(file\s+)?"
@@ -50,9 +51,14 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 
 
 def lint_overlay(rel: str, text: str) -> tuple[Diagnostic, ...]:
-    # SKC503 finds exactly what escape_delimiter escapes (one rule, in runtime/format.py).
+    # SKC503 finds exactly what escape_delimiter escapes (one rule, in format/escape.py).
     hits = [
-        ("SKC503", "tries to open or close the untrusted-data delimiter", at, text[at : at + 16])
+        (
+            Code.OVERLAY_DELIMITER,
+            "tries to open or close the untrusted-data delimiter",
+            at,
+            text[at : at + 16],
+        )
         for at in delimiter_positions(text)
     ]
     hits += [
@@ -60,8 +66,7 @@ def lint_overlay(rel: str, text: str) -> tuple[Diagnostic, ...]:
     ]
     found: list[Diagnostic] = []
     for code, what, at, seen in hits:
-        line = text.count("\n", 0, at) + 1
-        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        line, col = dg.position(text, at)
         found.append(dg.warning(rel, code, f"overlay {what}: {seen!r}", line, col))
     return tuple(found)
 

@@ -17,6 +17,7 @@ import yaml
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..model import Document, InputFile
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -39,15 +40,17 @@ def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
     data, rel = file.data, file.rel
     diags: list[Diagnostic] = []
     if b"\x00" in data:
-        line, col = _line_col(data, data.index(b"\x00"))
-        return None, (dg.error(rel, "SKC201", "binary file (contains NUL bytes)", line, col),)
+        line, col = dg.position(data, data.index(b"\x00"))
+        return None, (dg.error(rel, Code.NOT_UTF8, "binary file (contains NUL bytes)", line, col),)
     if data.startswith(b"\xef\xbb\xbf"):  # Windows editors write one; harnesses read past it silently too
         data = data[3:]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _line_col(data, exc.start)
-        return None, (dg.error(rel, "SKC201", f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col),)
+        line, col = dg.position(data, exc.start)
+        return None, (
+            dg.error(rel, Code.NOT_UTF8, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col),
+        )
     if "\r" in text:  # files saved on Windows: normalised silently, as every harness reads them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text, tuple(diags)
@@ -63,15 +66,12 @@ def control_characters(rel: str, text: str, first_line: int) -> tuple[Diagnostic
     hit = _RAW_CONTROL.search(text)
     if hit is None:
         return ()
-    at = hit.start()
-    line = text.count("\n", 0, at) + first_line
-    col = at - (text.rfind("\n", 0, at) + 1) + 1
-    return (dg.error(rel, "SKC215", f"control character U+{ord(hit.group(0)):04X} in text", line, col),)
-
-
-def _line_col(data: bytes, offset: int) -> tuple[int, int]:
-    before = data[:offset]
-    return before.count(b"\n") + 1, offset - (before.rfind(b"\n") + 1) + 1
+    line, col = dg.position(text, hit.start(), first_line)
+    return (
+        dg.error(
+            rel, Code.CONTROL_CHARACTER, f"control character U+{ord(hit.group(0)):04X} in text", line, col
+        ),
+    )
 
 
 def parse_document(file: InputFile, *, frontmatter: str = "required") -> Document:
@@ -97,12 +97,12 @@ def parse_document(file: InputFile, *, frontmatter: str = "required") -> Documen
         reason = "no frontmatter: the file must start with a '---' line"
         if text.startswith("---"):
             reason = "unterminated frontmatter: no closing '---' line"
-        return Document(file.rel, None, {}, "", 1, (*diags, dg.error(file.rel, "SKC202", reason)))
+        return Document(file.rel, None, {}, "", 1, (*diags, dg.error(file.rel, Code.NO_FRONTMATTER, reason)))
     fm_text, body, body_line = split
     data, pos, more = load_yaml(fm_text, file.rel, 1)
     if data is not None and not isinstance(data, dict):
         line, col = pos.get(("v",), (2, 1))
-        more += (dg.error(file.rel, "SKC202", "frontmatter is not a mapping", line, col),)
+        more += (dg.error(file.rel, Code.NO_FRONTMATTER, "frontmatter is not a mapping", line, col),)
         data = None
     more += control_characters(file.rel, body, body_line)
     return Document(file.rel, data, pos, _clean_body(body), body_line, diags + more)
@@ -157,7 +157,7 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
             return {}, {}, ()
         pos: Positions = {}
         problems = _check_graph(node, rel, line_offset, pos) or _check_values(loader, node, rel, line_offset)
-        if any(d.code != "SKC215" for d in problems):
+        if any(d.code != Code.CONTROL_CHARACTER for d in problems):
             return None, pos, problems
         # Control characters are errors, but the data is sound: later checks (paths) still report theirs.
         return _jsonable(loader.construct_document(node)), pos, problems
@@ -165,11 +165,15 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1 + line_offset, mark.column + 1) if mark else (1 + line_offset, 1)
         msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
-        return None, {}, (dg.error(rel, "SKC203", f"YAML syntax error: {msg}", line, col),)
+        return None, {}, (dg.error(rel, Code.YAML_SYNTAX, f"YAML syntax error: {msg}", line, col),)
     except yaml.reader.ReaderError as exc:
         return None, {}, (_reader_error(exc, text, rel, line_offset),)
     except Exception as exc:
-        return None, {}, (dg.error(rel, "SKC203", f"YAML error: {type(exc).__name__}", 1 + line_offset, 1),)
+        return (
+            None,
+            {},
+            (dg.error(rel, Code.YAML_SYNTAX, f"YAML error: {type(exc).__name__}", 1 + line_offset, 1),),
+        )
     finally:
         loader.dispose()
 
@@ -181,10 +185,13 @@ def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -
         before = text[: exc.position]
     else:
         before = text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")
-    line = before.count("\n") + 1 + off
-    col = len(before) - (before.rfind("\n") + 1) + 1
+    line, col = dg.position(before, len(before), 1 + off)
     return dg.error(
-        rel, "SKC203", f"YAML syntax error: character U+{exc.character:04X} is not allowed in YAML", line, col
+        rel,
+        Code.YAML_SYNTAX,
+        f"YAML syntax error: character U+{exc.character:04X} is not allowed in YAML",
+        line,
+        col,
     )
 
 
@@ -201,15 +208,17 @@ def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[D
         node, path, depth = stack.pop()
         line, col = at(node)
         if id(node) in seen:
-            problems.append(dg.error(rel, "SKC208", "YAML aliases are not allowed", line, col))
+            problems.append(dg.error(rel, Code.YAML_ALIAS, "YAML aliases are not allowed", line, col))
             continue
         seen.add(id(node))
         pos[("v", *path)] = (line, col)
         if depth > MAX_DEPTH:
-            problems.append(dg.error(rel, "SKC203", f"nesting deeper than {MAX_DEPTH} levels", line, col))
+            problems.append(
+                dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col)
+            )
             continue
         if node.tag not in _ALLOWED_TAGS:
-            problems.append(dg.error(rel, "SKC212", f"tag {node.tag!r} is not allowed", line, col))
+            problems.append(dg.error(rel, Code.YAML_TAG, f"tag {node.tag!r} is not allowed", line, col))
             continue
         if isinstance(node, yaml.SequenceNode):
             stack.extend((child, (*path, i), depth + 1) for i, child in enumerate(node.value))
@@ -237,10 +246,10 @@ def _check_values(loader: Any, root: yaml.Node, rel: str, off: int) -> tuple[Dia
     return tuple(problems)
 
 
-def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[str, str] | None:
+def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[Code, str] | None:
     """(code, message) for a scalar that must not become data, else None."""
     tag = node.tag[len(_STD) :]
-    invalid = ("SKC203", f"invalid !!{tag} value {_short(node.value)}")
+    invalid = (Code.YAML_SYNTAX, f"invalid !!{tag} value {_short(node.value)}")
     if tag == "null" and node.value not in _NULLS:
         return invalid  # PyYAML's constructor ignores the text: `!!null anything` would be None
     try:
@@ -250,13 +259,13 @@ def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[str, str] | Non
     if isinstance(value, str):
         hit = _CONTROL.search(value)
         if hit:
-            return "SKC215", f"control character U+{ord(hit.group(0)):04X} in a string value"
+            return Code.CONTROL_CHARACTER, f"control character U+{ord(hit.group(0)):04X} in a string value"
     elif isinstance(value, float) and not math.isfinite(value):
-        return "SKC203", f"{_short(node.value)} is not a finite number"
+        return Code.YAML_SYNTAX, f"{_short(node.value)} is not a finite number"
     elif (
         isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value < _INT_RANGE[1]
     ):
-        return "SKC203", f"integer {_short(node.value)} is out of range"
+        return Code.YAML_SYNTAX, f"integer {_short(node.value)} is out of range"
     return None
 
 
@@ -279,11 +288,13 @@ def _check_mapping(
     for key_node, value_node in node.value:
         line, col = key_node.start_mark.line + 1 + off, key_node.start_mark.column + 1
         if id(key_node) in seen or not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STD + "str":
-            problems.append(dg.error(rel, "SKC204", "mapping keys must be plain strings", line, col))
+            problems.append(
+                dg.error(rel, Code.FRONTMATTER_SCHEMA, "mapping keys must be plain strings", line, col)
+            )
             continue
         seen.add(id(key_node))
         if key_node.value in keys:
-            problems.append(dg.error(rel, "SKC209", f"duplicate key {key_node.value!r}", line, col))
+            problems.append(dg.error(rel, Code.DUPLICATE_KEY, f"duplicate key {key_node.value!r}", line, col))
             continue
         keys.add(key_node.value)
         pos[("k", *path, key_node.value)] = (line, col)

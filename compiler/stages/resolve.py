@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..model import Outcome, Persona, Program, Resolved, Skill, SkillResolutions
+from ..model import Access, Outcome, Persona, Program, Resolved, Skill, SkillResolutions
 from .lint import wrap_overlay
 
 _STUB_REASON = "the persona only gets the stub"
@@ -111,20 +111,20 @@ def _outcomes(program: Program, skill: Skill, ids: tuple[str, ...]) -> dict[str,
 def resolve_one(program: Program, persona: Persona | None, skill: Skill, facts: Facts) -> Outcome:
     """One persona's outcome; `persona` may be None only for a skill no persona changes."""
     if facts.open_trace is not None:  # most skills: the same answer for every persona
-        return Outcome("open", None, skill.body, None, facts.model, facts.user, facts.open_trace)
+        return Outcome(Access.OPEN, None, skill.body, None, facts.model, facts.user, facts.open_trace)
     assert persona is not None
     trace: list[str] = []
     access, via = _access(persona, facts.owner, trace)
     body = skill.body
-    if access == "granted" and facts.owner is not None:
+    if access is Access.GRANTED and facts.owner is not None:
         rel, body = program.exclusive_bodies.get((facts.owner, skill.command), ("", skill.body))
         trace.append(f"redirect: body loaded from {rel}")
-    elif access == "stub":
+    elif access is Access.STUB:
         trace.append(f"stub: body is the unavailability notice in {skill.path}")
     overlay = _overlay(program, persona, skill, facts.overlay, access, trace)
     if overlay:
         body = body + ("\n" if body else "") + wrap_overlay(*overlay)
-    stub = access == "stub"
+    stub = access is Access.STUB
     trace.append(facts.stub_model_line if stub else facts.model_line)
     trace.append(facts.user_line)
     return Outcome(
@@ -138,33 +138,33 @@ def resolve_one(program: Program, persona: Persona | None, skill: Skill, facts: 
     )
 
 
-def _access(persona: Persona, owner: str | None, trace: list[str]) -> tuple[str, str | None]:
+def _access(persona: Persona, owner: str | None, trace: list[str]) -> tuple[Access, str | None]:
     if owner is None:
         trace.append(_OPEN_LINE)
-        return "open", None
+        return Access.OPEN, None
     if owner == persona.id:
         trace.append(f"exclusivity: persona_exclusive {owner!r} matches the persona: granted")
-        return "granted", "persona"
+        return Access.GRANTED, "persona"
     if owner in persona.chain:
         trace.append(f"exclusivity: persona_exclusive {owner!r} matches fallback {owner!r}: granted")
-        return "granted", f"fallback:{owner}"
+        return Access.GRANTED, f"fallback:{owner}"
     if persona.unrestricted:
         trace.append(f"exclusivity: persona_exclusive {owner!r}; persona has unrestricted_skills: granted")
-        return "granted", "unrestricted"
+        return Access.GRANTED, "unrestricted"
     chain = ", ".join(persona.chain) or "none"
     trace.append(
         f"exclusivity: persona_exclusive {owner!r} matches neither {persona.id!r} nor fallbacks ({chain}), not unrestricted: stub"
     )
-    return "stub", None
+    return Access.STUB, None
 
 
 def _overlay(
-    program: Program, persona: Persona, skill: Skill, wanted: bool, access: str, trace: list[str]
+    program: Program, persona: Persona, skill: Skill, wanted: bool, access: Access, trace: list[str]
 ) -> tuple[str, str] | None:
     if not wanted:
         trace.append(_NO_OVERLAY_LINE)
         return None
-    if access == "stub":
+    if access is Access.STUB:
         trace.append("overlay: not applied to a stub")
         return None
     for step, pid in enumerate((persona.id, *persona.chain)):

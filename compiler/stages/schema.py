@@ -11,6 +11,7 @@ import jsonschema
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..model import Document
 
 
@@ -31,14 +32,14 @@ def properties(name: str) -> frozenset[str]:
     return frozenset(doc["properties"]) if isinstance(doc, dict) else frozenset()
 
 
-def check(doc: Document, data: Any, name: str, code: str) -> tuple[Diagnostic, ...]:
+def check(doc: Document, data: Any, name: str, code: Code) -> tuple[Diagnostic, ...]:
     errors = sorted(
         validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
     )
     return tuple(_diagnostic(doc, err, code) for err in errors)
 
 
-def _diagnostic(doc: Document, err: jsonschema.ValidationError, code: str) -> Diagnostic:
+def _diagnostic(doc: Document, err: jsonschema.ValidationError, code: Code) -> Diagnostic:
     path = tuple(err.absolute_path)
     line, col = doc.pos(*path)
     where = ".".join(str(p) for p in path) or "document"

@@ -19,6 +19,7 @@ from jinja2.loaders import split_template_path
 from .. import diagnostics as dg
 from .. import fs
 from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..errors import TemplateFailure
 from ..format.escape import escape_text
 from ..format.layout import sha256_hex as sha256
@@ -55,7 +56,7 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
     try:
         sources, problem = _sources(env, path.name)
         if problem:
-            return None, (dg.error(config.template_rel, "SKC104", problem),)
+            return None, (dg.error(config.template_rel, Code.TEMPLATE, problem),)
         template = env.get_template(path.name)
         # The macro lives in the template module; building it renders the
         # body once, so give it an empty but complete context.
@@ -66,16 +67,20 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
     except jinja2.TemplateSyntaxError as exc:
         return None, (
             dg.error(
-                config.template_rel, "SKC104", f"template syntax error: {exc.message}", exc.lineno or 1, 1
+                config.template_rel,
+                Code.TEMPLATE,
+                f"template syntax error: {exc.message}",
+                exc.lineno or 1,
+                1,
             ),
         )
     except AttributeError as exc:
         return None, (
-            dg.error(config.template_rel, "SKC104", f"template must define a macro entry(skill): {exc}"),
+            dg.error(config.template_rel, Code.TEMPLATE, f"template must define a macro entry(skill): {exc}"),
         )
     except Exception as exc:  # the template body ran with an empty context and raised
         return None, (
-            dg.error(config.template_rel, "SKC104", f"template failed: {type(exc).__name__}: {exc}"),
+            dg.error(config.template_rel, Code.TEMPLATE, f"template failed: {type(exc).__name__}: {exc}"),
         )
     suffix = Path(path.name.removesuffix(".j2")).suffix or ".txt"
     return Template(_guard(template.render), _guard(entry), suffix, sources, markup), ()

@@ -189,15 +189,15 @@ def test_each_outcome_has_its_own_type(tmp_path: Path) -> None:
 
 
 def test_parallel_check_gives_the_same_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from skillc.stages import validate
+    from skillc.stages import skills
 
     files = {f"src/s{i}/SKILL.md": skill_md(f"s{i}", body=f"Body {i}.\n") for i in range(12)}
     files["src/bad/SKILL.md"] = "---\nname: [\n---\n"
     files["src/s3/references/r.md"] = "ref\n"
     cfg = src_project(tmp_path, files)
     serial = compile_project(cfg)
-    monkeypatch.setattr(validate, "PARALLEL_THRESHOLD", 2)
-    monkeypatch.setattr(validate, "_CHUNK", 3)
+    monkeypatch.setattr(skills, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(skills, "_CHUNK", 3)
     parallel = compile_project(cfg)
     assert serial.diagnostics == parallel.diagnostics and serial.diagnostics
     assert serial.artifacts.files == parallel.artifacts.files and len(parallel.program.skills) == 12

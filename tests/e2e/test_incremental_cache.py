@@ -29,7 +29,7 @@ from skillc.options import Options
 from skillc.output import assemble
 from skillc.pipeline import build
 from skillc.stages import catalog as catalog_stage
-from skillc.stages import validate
+from skillc.stages import skills as skills_stage
 from skillc.stages.discover import discover
 
 sys.path.insert(0, str(REPO))
@@ -60,13 +60,13 @@ def skill_files(config: Path) -> list[Path]:
 def counting(monkeypatch) -> list[str]:
     """Record every SKILL.md that is really parsed and validated."""
     seen: list[str] = []
-    real = validate._skill
+    real = skills_stage._skill
 
     def spy(src, diags):
         seen.append(src.skill_md.rel)
         return real(src, diags)
 
-    monkeypatch.setattr(validate, "_skill", spy)
+    monkeypatch.setattr(skills_stage, "_skill", spy)
     return seen
 
 

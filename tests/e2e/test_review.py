@@ -14,9 +14,8 @@ from support.cli import run
 from support.files import REPO, write_tree
 from support.project import skill_md
 
-from skillc import reader
+from skillc import reader, review
 from skillc.pipeline import build
-from skillc.review import compare as review
 
 # The golden review texts (golden/review/) quote this description.
 DESCRIPTION = "Does a thing. Use when a thing is needed."

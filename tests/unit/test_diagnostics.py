@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from skillc import diagnostics as dg
+from skillc.diagnostics.codes import Code
 
 
 def test_policy_ignores_raises_and_promotes() -> None:
-    w = dg.warning("a", "SKC205", "unknown")
-    e = dg.error("b", "SKC204", "bad")
+    w = dg.warning("a", Code.UNKNOWN_FIELD, "unknown")
+    e = dg.error("b", Code.FRONTMATTER_SCHEMA, "bad")
     assert dg.apply_policy((w, e), {"SKC205": "ignore"}, strict=False) == (e,)
     raised = dg.apply_policy((w,), {"SKC205": "error"}, strict=False)
     assert raised[0].severity is dg.Severity.ERROR

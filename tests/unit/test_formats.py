@@ -14,10 +14,17 @@ from support.sarif import SARIF_SUBSET
 from skillc.cli import cli
 from skillc.diagnostics import Diagnostic, Severity, error, warning
 from skillc.diagnostics import formats as report
+from skillc.diagnostics.codes import Code
 
 DIAGS = (
-    error("skills/a,b/SKILL.md", "SKC204", "description: is 1025 characters long; the limit is 1024", 3, 14),
-    warning("skills/c/SKILL.md", "SKC205", "unknown frontmatter field 'x'\n100% sure: yes", 5, 1),
+    error(
+        "skills/a,b/SKILL.md",
+        Code.FRONTMATTER_SCHEMA,
+        "description: is 1025 characters long; the limit is 1024",
+        3,
+        14,
+    ),
+    warning("skills/c/SKILL.md", Code.UNKNOWN_FIELD, "unknown frontmatter field 'x'\n100% sure: yes", 5, 1),
 )
 
 

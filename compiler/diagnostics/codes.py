@@ -1,0 +1,131 @@
+"""Every diagnostic code skillc can emit: one registry, one typed constant per code.
+
+Stages name codes by meaning (`Code.NAME_MISMATCH`), never by string; `skillc codes` and the docs
+list `DESCRIPTIONS`. A code's number never changes meaning: configs and inline settings name it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Code(StrEnum):
+    # config (1xx)
+    CONFIG_SYNTAX = "SKC101"
+    CONFIG_SCHEMA = "SKC102"
+    CONFIG_PATH = "SKC103"
+    TEMPLATE = "SKC104"
+    SOURCE_REPEATED = "SKC105"
+    # files and frontmatter (2xx)
+    NOT_UTF8 = "SKC201"
+    NO_FRONTMATTER = "SKC202"
+    YAML_SYNTAX = "SKC203"
+    FRONTMATTER_SCHEMA = "SKC204"
+    UNKNOWN_FIELD = "SKC205"
+    NAME_MISMATCH = "SKC206"
+    TOO_LARGE = "SKC207"
+    YAML_ALIAS = "SKC208"
+    DUPLICATE_KEY = "SKC209"
+    YAML_TAG = "SKC212"
+    EMPTY_BODY = "SKC213"
+    NORMALISED = "SKC214"
+    CONTROL_CHARACTER = "SKC215"
+    # paths and discovery (3xx)
+    UNSAFE_PATH = "SKC301"
+    SYMLINK_ESCAPES = "SKC302"
+    SYMLINK_LOOP = "SKC303"
+    PERSONA_FILE_TYPE = "SKC304"
+    OVERRIDDEN = "SKC305"
+    COLLISION = "SKC306"
+    BAD_DIRECTORY_NAME = "SKC307"
+    SOURCE_MISSING = "SKC308"
+    ROOT_SKILL_MD = "SKC309"
+    UNREADABLE = "SKC310"
+    WALKED_ONCE = "SKC311"
+    LOWERCASE_SKILL_MD = "SKC312"
+    EMPTY_SOURCE = "SKC313"
+    SKIPPED_INVALID = "SKC314"
+    # personas (4xx)
+    MANIFEST_INVALID = "SKC401"
+    UNKNOWN_FALLBACK = "SKC402"
+    FALLBACK_CYCLE = "SKC403"
+    EXCLUSIVE_UNKNOWN_PERSONA = "SKC404"
+    EXCLUSIVE_NO_SKILL = "SKC405"
+    EXCLUSIVE_NO_BODY = "SKC406"
+    OVERLAY_NO_SKILL = "SKC407"
+    OVERLAY_IGNORED = "SKC408"
+    ALLOWLIST_UNKNOWN = "SKC409"
+    PERSONA_NO_MANIFEST = "SKC410"
+    EXCLUSIVE_TO_UNKNOWN = "SKC411"
+    BUDGET_UNKNOWN_PERSONA = "SKC412"
+    # overlay content lint (5xx)
+    OVERLAY_TOOLS = "SKC501"
+    OVERLAY_OVERRIDE = "SKC502"
+    OVERLAY_DELIMITER = "SKC503"
+    OVERLAY_FILES = "SKC504"
+    # budget (6xx)
+    BUDGET_CUT = "SKC601"
+    ALWAYS_OVER_BUDGET = "SKC602"
+    # output (7xx)
+    STALE = "SKC701"
+    SCHEMA_BUG = "SKC702"
+    CANNOT_WRITE = "SKC703"
+    OUTPUT_NOT_OURS = "SKC704"
+
+
+DESCRIPTIONS: dict[Code, str] = {
+    Code.CONFIG_SYNTAX: "config file is not valid YAML or not a mapping",
+    Code.CONFIG_SCHEMA: "config file does not match its schema",
+    Code.CONFIG_PATH: "a configured path is missing or escapes the project",
+    Code.TEMPLATE: "template cannot be loaded or rendered",
+    Code.SOURCE_REPEATED: "a source is listed more than once",
+    Code.NOT_UTF8: "file cannot be read as UTF-8 text",
+    Code.NO_FRONTMATTER: "missing or unterminated frontmatter",
+    Code.YAML_SYNTAX: "YAML syntax error",
+    Code.FRONTMATTER_SCHEMA: "frontmatter does not match the schema",
+    Code.UNKNOWN_FIELD: "unknown frontmatter field",
+    Code.NAME_MISMATCH: "name does not match its directory",
+    Code.TOO_LARGE: "file exceeds the size cap",
+    Code.YAML_ALIAS: "YAML anchors and aliases are not allowed",
+    Code.DUPLICATE_KEY: "duplicate mapping key",
+    Code.YAML_TAG: "YAML tag not allowed (safe loading only)",
+    Code.EMPTY_BODY: "empty body",
+    Code.NORMALISED: "frontmatter value normalised to what the harnesses read (quote it to silence this)",
+    Code.CONTROL_CHARACTER: "control character in text or a YAML string",
+    Code.UNSAFE_PATH: "unsafe path",
+    Code.SYMLINK_ESCAPES: "symlink escapes the root",
+    Code.SYMLINK_LOOP: "symlink loop",
+    Code.PERSONA_FILE_TYPE: "overlay or redirect body is not .md, .yaml or .json (SEC-002)",
+    Code.OVERRIDDEN: "command overridden by a later source",
+    Code.COLLISION: "commands collide (case or sanitized id)",
+    Code.BAD_DIRECTORY_NAME: "directory name is not a valid skill name",
+    Code.SOURCE_MISSING: "source directory does not exist",
+    Code.ROOT_SKILL_MD: "SKILL.md at a source root is ignored (the root is not a skill)",
+    Code.UNREADABLE: "file cannot be read",
+    Code.WALKED_ONCE: "directory reached again through a symlink; walked once",
+    Code.LOWERCASE_SKILL_MD: "lowercase skill.md accepted",
+    Code.EMPTY_SOURCE: "source holds no skills",
+    Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
+    Code.MANIFEST_INVALID: "persona manifest invalid",
+    Code.UNKNOWN_FALLBACK: "unknown fallback persona",
+    Code.FALLBACK_CYCLE: "fallback cycle",
+    Code.EXCLUSIVE_UNKNOWN_PERSONA: "exclusive skill for an unknown persona",
+    Code.EXCLUSIVE_NO_SKILL: "exclusive body without a matching skill",
+    Code.EXCLUSIVE_NO_BODY: "exclusive skill has no body for its persona",
+    Code.OVERLAY_NO_SKILL: "overlay for a skill that does not exist",
+    Code.OVERLAY_IGNORED: "overlay ignored: skill does not set has_persona_overlay",
+    Code.ALLOWLIST_UNKNOWN: "allowlist names an unknown command",
+    Code.PERSONA_NO_MANIFEST: "persona directory without manifest.yaml",
+    Code.EXCLUSIVE_TO_UNKNOWN: "persona_exclusive names an unknown persona",
+    Code.BUDGET_UNKNOWN_PERSONA: "a budget is configured for an unknown persona",
+    Code.OVERLAY_TOOLS: "overlay contains tool invocation instructions",
+    Code.OVERLAY_OVERRIDE: "overlay attempts a system prompt override",
+    Code.OVERLAY_DELIMITER: "overlay tries to close the untrusted-data delimiter",
+    Code.OVERLAY_FILES: "overlay requests file access",
+    Code.BUDGET_CUT: "skills left out of or shortened in a persona catalog by the character budget",
+    Code.ALWAYS_OVER_BUDGET: "always-on skills alone exceed the budget",
+    Code.STALE: "output directory is stale",
+    Code.SCHEMA_BUG: "what the build would write breaks the artifact schemas (a skillc bug)",
+    Code.CANNOT_WRITE: "cannot write the output directory",
+    Code.OUTPUT_NOT_OURS: "output directory was not written by skillc: refusing to replace it",
+}

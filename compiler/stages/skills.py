@@ -1,0 +1,211 @@
+"""Skills: one SKILL.md checked on its own (parse, schema, name rules, normalisations), a pure
+function of its source, spread over the cores for large trees."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
+from typing import Any
+
+from .. import diagnostics as dg
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..model import Document, Skill, SkillSource
+from ..paths import unsafe_values
+from . import frontmatter, schema
+from .parse import decode, parse_document
+
+SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
+
+SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
+SkillChecks = Callable[[Sequence[SkillSource]], list[SkillResult]]
+# Below this many files a process pool costs more than it saves (start-up, pickling).
+PARALLEL_THRESHOLD = 1500
+_CHUNK = 200
+
+
+def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
+    """check_skill over many files, on every core when there are enough of them; same results in order."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(sources) < PARALLEL_THRESHOLD or workers < 2:
+        return [check_skill(src) for src in sources]
+    # Resources are not read by the check: keep their bytes out of the pipes.
+    bare = [replace(src, resources=()) for src in sources]
+    try:
+        with ProcessPoolExecutor(workers, mp_context=_fork_context()) as pool:
+            results = list(pool.map(check_skill, bare, chunksize=_CHUNK))
+    except (OSError, BrokenProcessPool):  # no processes here (sandbox, limits): do it in this one
+        return [check_skill(src) for src in sources]
+    return [
+        (None if sk is None else replace(sk, resources=src.resources), d)
+        for (sk, d), src in zip(results, sources, strict=False)
+    ]
+
+
+def _fork_context() -> Any:
+    import multiprocessing
+
+    # fork: the workers start with the compiler already imported; elsewhere the platform default.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]:
+    """One SKILL.md on its own (parse, schema, name rules): a pure function of src."""
+    diags: list[Diagnostic] = []
+    return _skill(src, diags), tuple(diags)
+
+
+def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
+    doc = parse_document(src.skill_md)
+    diags.extend(doc.diagnostics)
+    if doc.data is None:
+        return None
+    data = _merge_sven(doc, dict(doc.data), diags)
+    text = decode(src.skill_md)[0] or ""
+    data, normalised = frontmatter.normalise(doc, data, text)
+    diags.extend(normalised)
+    problems = schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA) + _name_rules(doc, data)
+    # knowledge entries are handed to the model as documents to read: no escaping paths.
+    problems = problems or unsafe_values(
+        doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
+    )
+    diags.extend(problems)
+    diags.extend(_unknown_fields(doc, data))
+    dirname = frontmatter.normal_name(src.command.rsplit("/", 1)[-1])
+    name = frontmatter.normal_name(data["name"]) if isinstance(data.get("name"), str) else None
+    # An invalid name has its own error already; a mismatch is reported only for a valid one.
+    if name is not None and name != dirname and frontmatter.valid_name(data["name"]):
+        line, col = doc.pos("name")
+        diags.append(
+            dg.error(
+                doc.rel,
+                Code.NAME_MISMATCH,
+                f"name {data['name']!r} does not match its directory {dirname!r}",
+                line,
+                col,
+            )
+        )
+        return None
+    if "name" not in data and len(dirname) > frontmatter.MAX_NAME:
+        # The directory name becomes the skill's name, so the spec's limit applies to it.
+        diags.append(
+            dg.error(
+                doc.rel,
+                Code.BAD_DIRECTORY_NAME,
+                f"directory name is {len(dirname)} characters long; a skill name "
+                f"(the directory's, when the frontmatter gives none) is at most {frontmatter.MAX_NAME}",
+            )
+        )
+        return None
+    if "name" not in data and not frontmatter.valid_name(dirname):
+        diags.append(
+            dg.warning(
+                doc.rel,
+                Code.BAD_DIRECTORY_NAME,
+                f"directory {dirname!r} is not a valid skill name and the frontmatter gives none",
+            )
+        )
+    if problems:
+        return None
+    if not doc.body:
+        diags.append(dg.warning(doc.rel, Code.EMPTY_BODY, "SKILL.md has no body", doc.body_line, 1))
+    if name is not None:
+        data["name"] = name
+    fields = _normalise(
+        {k: v for k, v in data.items() if k in schema.properties("frontmatter") and k != "sven"}
+    )
+    return Skill(
+        command=src.command,
+        name=name or dirname,
+        description=data["description"],
+        source=src.source,
+        path=src.skill_md.rel,
+        dir_rel=src.dir_rel,
+        body=doc.body,
+        fields=fields,
+        resources=src.resources,
+        parent=None,
+        children=(),
+        anchors={key: doc.pos(key) for key in fields},
+        origin=src.origin,
+    )
+
+
+def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
+    """The spec's name rule (as skills-ref checks it) and a description that is not blank."""
+    found = []
+    name = data.get("name")
+    if isinstance(name, str):
+        found += [
+            dg.error(
+                doc.rel,
+                Code.FRONTMATTER_SCHEMA,
+                f"name: {p}" if p.startswith("is ") else f"name: {name!r} {p}",
+                *doc.pos("name"),
+            )
+            for p in frontmatter.name_problems(frontmatter.normal_name(name))
+        ]
+    description = data.get("description")
+    if isinstance(description, str) and description and not description.strip():
+        found.append(
+            dg.error(doc.rel, Code.FRONTMATTER_SCHEMA, "description: is blank", *doc.pos("description"))
+        )
+    return tuple(found)
+
+
+def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) -> dict[str, Any]:
+    """sven nests its harness flags under `sven:`; fold them into the top level."""
+    block = data.get("sven")
+    if not isinstance(block, dict):
+        return data
+    for key in SVEN_KEYS:
+        if key in block:
+            if key in data and data[key] != block[key]:
+                line, col = doc.key_pos("sven", key)
+                diags.append(
+                    dg.error(
+                        doc.rel, Code.FRONTMATTER_SCHEMA, f"sven.{key} contradicts top-level {key}", line, col
+                    )
+                )
+            data.setdefault(key, block[key])
+    return data
+
+
+def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
+    return [
+        dg.warning(doc.rel, Code.UNKNOWN_FIELD, f"unknown frontmatter field {key!r}", *doc.key_pos(key))
+        for key in data
+        if key not in schema.properties("frontmatter")
+    ]
+
+
+def _normalise(fields: dict[str, Any]) -> dict[str, Any]:
+    for key in ("allowed-tools", "disallowed-tools"):
+        if isinstance(fields.get(key), str):
+            fields[key] = split_tools(fields[key])
+    if isinstance(fields.get("arguments"), str):  # Claude Code: a space-separated string or a list
+        fields["arguments"] = fields["arguments"].split()
+    if isinstance(fields.get("paths"), str):  # a comma-separated string or a list
+        fields["paths"] = [p.strip() for p in fields["paths"].split(",") if p.strip()]
+    return dict(sorted(fields.items()))
+
+
+def split_tools(text: str) -> list[str]:
+    """Space- (spec) or comma- (Pegasus) separated, keeping `Bash(git add:*)` whole."""
+    out, cur, depth = [], "", 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth <= 0 and (ch.isspace() or ch == ","):
+            if cur:
+                out.append(cur)
+            cur, depth = "", 0
+        else:
+            cur += ch
+    return out + ([cur] if cur else [])
+
+
+# --- personas ---------------------------------------------------------------

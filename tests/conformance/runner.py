@@ -1,0 +1,178 @@
+"""Run conformance cases through the Python reader: tamper ops, calls, results as JSON values.
+
+The generator uses this to compute the expected results, and tests/conformance/test_conformance.py to check
+them; the TypeScript and Rust runners do the same in their languages (see README.md here).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from skillc import reader
+
+HERE = Path(__file__).resolve().parent
+BUILDS = HERE / "builds"
+CASES = HERE / "cases.json"
+
+
+# -- tamper ops ----------------------------------------------------------------------------------
+
+
+def _clear(path: Path) -> None:
+    if path.is_symlink() or path.is_file() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
+def apply(root: Path, op: Mapping[str, Any]) -> None:
+    """One tamper op on the copy of a build at root (ops are listed in README.md)."""
+    path = root.joinpath(*op["path"].split("/"))
+    kind = op["op"]
+    if kind == "patch":
+        with path.open("r+b") as fh:
+            fh.seek(op["offset"])
+            fh.write(base64.b64decode(op["base64"]))
+        return
+    if kind == "truncate":
+        os.truncate(path, op["size"])
+        return
+    _clear(path)
+    if kind == "delete":
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "write":
+        path.write_bytes(op["text"].encode("utf-8") if "text" in op else base64.b64decode(op["base64"]))
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "symlink":
+        path.symlink_to(op["target"])
+    elif kind == "mkdir":
+        path.mkdir()
+    else:
+        raise ValueError(f"unknown tamper op {kind!r}")
+
+
+def copy_build(build: str, dest: Path, builds: Path = BUILDS) -> Path:
+    """A fresh, writable copy of a committed build (executable bits kept)."""
+    shutil.copytree(builds / build, dest, symlinks=True)
+    return dest
+
+
+# -- results as JSON values ------------------------------------------------------------------------
+
+
+def to_json(value: Any) -> Any:
+    """A reader result as a JSON value: records -> objects by field name, tuples -> arrays,
+    bytes -> {"base64": ...}; str, int, float, bool and None as they are."""
+    if isinstance(value, bytes):
+        return {"base64": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    fields = getattr(type(value), "__match_args__", None)
+    if fields is None:
+        raise TypeError(f"no JSON form for {type(value).__name__}")
+    return {name: to_json(getattr(value, name)) for name in fields}
+
+
+def error_json(exc: Exception) -> dict[str, Any]:
+    out: dict[str, Any] = {"error": type(exc).__name__}
+    if type(exc).__name__ == "UnknownSkill":  # by name: the single-file reader has its own classes
+        out["visible"] = list(getattr(exc, "visible", ()))
+    return out
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+@contextmanager
+def path_dir(entries: list[Mapping[str, str]], tmp: Path) -> Iterator[str]:
+    """A folder holding the `path` entries of a missing_requirements call; yields it."""
+    where = tmp / "path"
+    where.mkdir()
+    for entry in entries:
+        target = where / entry["name"]
+        if entry["kind"] == "dir":
+            target.mkdir()
+        else:
+            target.write_text("#!/bin/sh\n")
+            mode = 0o755 if entry["kind"] == "exec" else 0o644
+            target.chmod(mode)
+    try:
+        yield str(where)
+    finally:
+        shutil.rmtree(where)
+
+
+def _missing(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
+    with path_dir(a.get("path", []), tmp) as folder:
+        env = dict(a.get("env", {}), PATH=folder)
+        return dist.missing_requirements(a["persona"], a["command"], env=env)
+
+
+CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
+    "build_hash": lambda d, a, t: d.build_hash,
+    "personas": lambda d, a, t: d.personas(),
+    "catalog": lambda d, a, t: d.catalog(a["persona"]),
+    "skills": lambda d, a, t: d.skills(a["persona"]),
+    "commands": lambda d, a, t: d.commands(a["persona"]),
+    "all_commands": lambda d, a, t: d.all_commands(),
+    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")),
+    "render": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")).render(),
+    "resources": lambda d, a, t: d.resources(a["persona"], a["command"], kind=a.get("kind")),
+    "resource": lambda d, a, t: d.resource(a["persona"], a["command"], a["path"]),
+    "read_object": lambda d, a, t: d.read_object(a["digest"]),
+    "skill_meta": lambda d, a, t: d.skill_meta(a["command"]),
+    "persona_meta": lambda d, a, t: d.persona_meta(a["persona"]),
+    "resolution": lambda d, a, t: d.resolution(a["persona"], a["command"]),
+    "missing_requirements": _missing,
+}
+
+
+def _substitute(api: Any, a: Mapping[str, Any]) -> Any:
+    return api.substitute(a["body"], a.get("args"), names=a.get("names", ()), skill_dir=a.get("skill_dir"))
+
+
+def outcome(call: Callable[[], Any], api: Any = reader) -> dict[str, Any]:
+    """{"result": value} or {"error": class name, ...}: what a call's `expect` holds."""
+    try:
+        return {"result": to_json(call())}
+    except api.ReaderError as exc:
+        return error_json(exc)
+
+
+def run_case(
+    case: Mapping[str, Any], tmp: Path, builds: Path = BUILDS, api: Any = reader
+) -> list[dict[str, Any]]:
+    """The outcome of every call of a case, in order, on a tampered copy of its build.
+
+    api: the reader module (`skillc.reader`, or the single file `skillc vendor-reader` writes)."""
+    root = copy_build(case["build"], tmp / "dist", builds)
+    for op in case.get("tamper", []):
+        apply(root, op)
+    try:
+        dist = api.open(root)
+    except api.ReaderError as exc:  # such a case has one call, `open`
+        return [error_json(exc)]
+    for op in case.get("tamper_after_open", []):
+        apply(root, op)
+    return [_call(api, dist, c, tmp) for c in case["calls"]]
+
+
+def _call(api: Any, dist: reader.Dist, c: Mapping[str, Any], tmp: Path) -> dict[str, Any]:
+    args = c.get("args", {})
+    if c["call"] == "open":  # opened above
+        return {"result": None}
+    if c["call"] == "substitute":
+        return outcome(lambda: _substitute(api, args), api)
+    return outcome(lambda: CALLS[c["call"]](dist, args, tmp), api)
