@@ -386,14 +386,18 @@ class Dist:
         files = [(_safe_rel(res["path"]), res) for res in self._resources(skill, r)]
         if any(rel == "SKILL.md" for rel, _ in files):
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
+        body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
+        try:  # before anything is written: a lone surrogate (from args or dest) has no UTF-8 form
+            skill_md = (_skill_md_head(skill) + body).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ReaderError(f"{command!r}: the resolved SKILL.md cannot be written as UTF-8") from None
         try:
             if os.path.lexists(root) and (
                 not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)
             ):
                 raise ReaderError(f"{root}: destination exists and is not an empty directory")
             os.makedirs(root, exist_ok=True)
-            body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
-            _write_new(root, "SKILL.md", _skill_md_head(skill) + body, False)
+            _write_new(root, "SKILL.md", skill_md, False)
             for rel, res in files:
                 _write_new(root, rel, self._object(res["sha256"], res["size"]), res["executable"])
         except OSError as exc:

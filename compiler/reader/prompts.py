@@ -89,11 +89,11 @@ def substitute(
         raw, parts = args, _split(args)
     else:
         try:
-            parts = [str(a) for a in args]
+            parts = list(args)
         except TypeError:
-            raise ReaderError(
-                f"args must be a string or a sequence of strings, not {type(args).__name__}"
-            ) from None
+            parts = [None]
+        if isinstance(args, (bytes, bytearray)) or not all(isinstance(a, str) for a in parts):
+            raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}")
         raw = " ".join(parts)
     raw = escape_delimiter(raw)
     parts = [escape_delimiter(p) for p in parts]

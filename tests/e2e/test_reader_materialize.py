@@ -7,6 +7,7 @@ import stat
 
 import pytest
 from support.cli import build
+from support.files import REPO
 from support.project import project, skill_md
 
 from skillc import reader
@@ -51,3 +52,12 @@ def test_materialize_never_writes_outside_dest(dist, tmp_path, bad):
     with pytest.raises(reader.ReaderError):
         dist.materialize("default", "a", tmp_path / "out")
     assert not (tmp_path / "evil").exists()
+
+
+def test_materialize_refuses_a_lone_surrogate_before_writing(tmp_path) -> None:
+    d = reader.open(REPO / "dist")
+    persona = d.personas()[0]
+    command = d.commands(persona)[0]
+    with pytest.raises(reader.ReaderError, match="UTF-8"):
+        d.materialize(persona, command, tmp_path / "out", args="\ud800")
+    assert not (tmp_path / "out").exists()

@@ -61,3 +61,11 @@ def test_argument_names_are_checked_as_the_pattern_says(name: str) -> None:
 def test_long_argument_index_is_no_argument():
     body = "x $" + "9" * 5000 + " y $0"
     assert reader.substitute(body, "one") == body.replace("$0", "one")  # no such word: left as written
+
+
+def test_list_arguments_must_all_be_strings() -> None:
+    """The spec: args is null, a string or a list of strings; anything else is a ReaderError."""
+    assert reader.substitute("$0 $1", ["a", "b"]) == "a b"
+    for bad in ([1, True], ["a", None], b"x y", bytearray(b"x")):
+        with pytest.raises(reader.ReaderError):
+            reader.substitute("$0", bad)  # type: ignore[arg-type]

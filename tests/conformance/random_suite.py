@@ -4,10 +4,10 @@ Writes OUT/builds/<name>/ (dists the compiler makes from random fixture trees: h
 Unicode names, nesting, overlays, exclusives, allowlists, fallbacks, arguments, executables) and
 OUT/cases.json in the format of tests/conformance/ (its README), every expected outcome given by
 the Python reader, with tampered copies (a changed byte, a missing object, a FIFO, a symlink to
-/dev/zero, a truncated index). The cargo test `random_builds_answer_as_python_does` runs it;
+/dev/zero, a truncated index). The Rust and TypeScript runners run it (CI: .ci/run);
 by hand:
 
-    python readers/rust/tools/random_suite.py OUT [--seed N] [--builds K]
+    python tests/conformance/random_suite.py OUT [--seed N] [--builds K]
     SKILLC_CONFORMANCE_DIR=OUT cargo test --test conformance
 """
 
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 
 from conformance import generate, plan  # noqa: E402 (after the path it is found on)
