@@ -89,11 +89,12 @@ def substitute(
         raw, parts = args, _split(args)
     else:
         try:
-            parts = list(args)
+            given: list[object] = list(args)
         except TypeError:
-            parts = [None]
-        if isinstance(args, (bytes, bytearray)) or not all(isinstance(a, str) for a in parts):
+            given = [args]
+        if isinstance(args, (bytes, bytearray)) or not all(isinstance(a, str) for a in given):
             raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}")
+        parts = [a for a in given if isinstance(a, str)]
         raw = " ".join(parts)
     raw = escape_delimiter(raw)
     parts = [escape_delimiter(p) for p in parts]
