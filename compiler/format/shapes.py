@@ -8,7 +8,7 @@ describe one format. `docs/format.md` is the prose of the same.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Required, TypedDict
 
 
 class ConfigDoc(TypedDict):
@@ -39,8 +39,8 @@ class IndexDoc(TypedDict):
 class ShardTableDoc(TypedDict, total=False):
     """One node of the shard table: `shards` at the leaves, `tables` above them (exactly one)."""
 
-    format: int
-    prefix: str
+    format: Required[int]
+    prefix: Required[str]
     shards: dict[str, str]
     tables: dict[str, str]
 

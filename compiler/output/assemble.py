@@ -174,7 +174,8 @@ def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> ResolutionDoc 
 
 def encode(value: Mapping[str, Any]) -> bytes:
     # orjson's OPT_INDENT_2 writes the very bytes of format/jsonio.dumps (the files hold only str, bool,
-    # None and small ints; tests/test_cache.py checks the two agree) at a tenth of the cost.
+    # None and small ints; tests/e2e/test_incremental_cache.py checks the two agree) at a tenth of the
+    # cost.
     # Anything orjson refuses (a lone surrogate) goes the stdlib way.
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
