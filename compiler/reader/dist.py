@@ -132,6 +132,7 @@ class Dist:
         self._checked: set[str] = set()  # commands whose shard entry has been checked
         self._nodes: dict[str, ShardTableDoc] = {}  # shard-table nodes read so far, by object
         self._metas: dict[str, PersonaMetaDoc] = {}
+        self._catalogs: dict[str, str] = {}  # persona -> its catalog, read and hash-checked once
 
     @property
     def build_hash(self) -> str:
@@ -258,7 +259,10 @@ class Dist:
 
     def catalog(self, persona: str) -> str:
         """The persona's precomputed tier-1 catalog fragment."""
-        return self._text(self._entry(persona)["prompt"])
+        text = self._catalogs.get(persona)
+        if text is None:  # an object never changes under its name: once checked, kept
+            text = self._catalogs[persona] = self._text(self._entry(persona)["prompt"])
+        return text
 
     def skills(self, persona: str) -> list[SkillInfo]:
         included = set(self._meta(persona)["included"])

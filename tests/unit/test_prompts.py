@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillc import reader
-from skillc.reader import substitute
+from skillc.reader import prompts, substitute
 
 CASES = [
     # (body, args, names, expected)
@@ -69,3 +69,37 @@ def test_list_arguments_must_all_be_strings() -> None:
     for bad in ([1, True], ["a", None], b"x y", bytearray(b"x")):
         with pytest.raises(reader.ReaderError):
             reader.substitute("$0", bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "",
+        "no placeholder",
+        "\\\\\\$0 \\$ARGUMENTS $$1 \\$ $",
+        "a$0b$1c$ARGUMENTS[1]$ARGUMENTS_x${CLAUDE_SKILL_DIR}\\",
+    ],
+)
+def test_placeholders_are_found_only_at_a_dollar_sign(body: str) -> None:
+    """The scan from `$` to `$` gives what a left-to-right regex substitution over every character gave."""
+    import re
+
+    full = re.compile(r"(?P<slashes>\\*)(?P<rest>" + prompts._placeholders(()).pattern + ")")
+
+    def by_regex() -> str:
+        def one(m: re.Match[str]) -> str:
+            rest = prompts._placeholders(()).match(m.group("rest"))
+            assert rest is not None
+            return replace(m.group("slashes"), rest)
+
+        return full.sub(one, body)
+
+    def replace(slashes: str, m: re.Match[str]) -> str:
+        return f"<{len(slashes)}:{m.group(0)}>"
+
+    assert prompts._each_placeholder(body, prompts._placeholders(()), replace) == by_regex()
+
+
+@given(st.text(alphabet="\\$0123ARGUMENTS[]{}_CLAUDE_SKILL_DIRxy -", max_size=40))
+def test_placeholder_scan_agrees_with_a_regex_over_every_character(body: str) -> None:
+    test_placeholders_are_found_only_at_a_dollar_sign(body)
