@@ -17,7 +17,7 @@ use support::{bytes, copy_tree, suite, tamper, TempDir};
 
 #[test]
 fn every_case_of_the_suite() {
-    // SKILLC_CONFORMANCE_DIR: another suite of the same shape (tools/random_suite.py writes one)
+    // SKILLC_CONFORMANCE_DIR: another suite of the same shape (tests/conformance/random_suite.py writes one)
     let dir = std::env::var_os("SKILLC_CONFORMANCE_DIR").map_or_else(suite, PathBuf::from);
     run_suite(&dir);
 }
@@ -30,12 +30,12 @@ fn random_builds_answer_as_python_does() {
         None => return eprintln!("skipped: no Python with skillc.reader (set SKILLC_PYTHON)"),
     };
     let tmp = TempDir::new("random-suite");
-    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/random_suite.py");
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/random_suite.py");
     for seed in ["18", "19"] {
         let out = tmp.0.join(seed);
         let status =
             Command::new(&python).args([tool, out.to_str().unwrap(), "--seed", seed]).status().unwrap();
-        assert!(status.success(), "tools/random_suite.py failed");
+        assert!(status.success(), "tests/conformance/random_suite.py failed");
         run_suite(&out);
     }
 }
