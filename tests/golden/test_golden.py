@@ -37,7 +37,6 @@ def test_golden_diagnostics(tmp_path: Path) -> None:
     result, _ = build(tmp_path / "project" / "skillc.yaml")
     assert [d.format() for d in result.diagnostics] == [
         "local/gamma/SKILL.md:1:1: warning[SKC305]: command 'gamma' from this source overrides base/gamma/SKILL.md",
-        "personas/pilot-exclusive/beta.md:1:1: warning[SKC420]: lines 1-4 are a '---' block read as frontmatter and left out of the body (a redirect body has no fields); delete them, or start the file with a blank line to keep them",
         "skillc.yaml:1:1: warning[SKC601]: persona 'pilot-x' catalog over its budget of 500 characters "
         "(strategy drop): 1 skill(s) left out (beta)",
     ]
