@@ -37,7 +37,8 @@ def _first_containing(values: Any, marker: str) -> str | None:
 
 # --- Codex ----------------------------------------------------------------------------------------
 
-_CODEX_ENTRY = re.compile(r"^- (?P<name>.*?)(?:: (?P<desc>.*))? \(file: (?P<file>[^)]*)\)$")
+# "- name: desc (file: rN/...)", or "- name: (file: ...)" once the budget has emptied the description.
+_CODEX_ENTRY = re.compile(r"^- (?P<name>.+?): (?:(?P<desc>.*) )?\(file: (?P<file>[^)]*)\)$")
 
 
 def codex(ws: Workspace, binary: str, fixture: str, budget: int | None) -> dict[str, Any]:
