@@ -157,6 +157,13 @@ def many(project: Path, roots: Sequence[str], outside: Path) -> None:
         simple(root / f"s{i:02d}", f"s{i:02d}", text_of_length(f"s{i:02d}", length))
 
 
+def huge(project: Path, roots: Sequence[str], outside: Path) -> None:
+    """60 skills of 1,200-character descriptions (~75,000 characters): where the default budget cuts."""
+    root = project / roots[0]
+    for i in range(60):
+        simple(root / f"h{i:02d}", f"h{i:02d}", text_of_length(f"h{i:02d}", 1_200))
+
+
 # --- args: Claude Code's argument substitution -----------------------------------------------------
 
 ARGS_BODY = """\
@@ -231,6 +238,7 @@ FIXTURES: dict[str, Fixture] = {
     "roots": roots,
     "shadowing": shadowing,
     "many": many,
+    "huge": huge,
     "args": args,
     "policy": policy,
 }

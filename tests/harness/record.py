@@ -28,8 +28,8 @@ _RACY = ("duplicates", "shadowing")
 MATRIX: dict[str, list[tuple[str, int | None]]] = {
     "codex": [(f, None) for f in _ALL]
     + [("many", w) for w in (2_000, 8_000, 20_000, 40_000, 100_000, 400_000)]
-    + [("fields", 20_000)],
-    "claude": [(f, None) for f in (*_ALL, "args")]
+    + [("fields", 20_000), ("huge", None)],
+    "claude": [(f, None) for f in (*_ALL, "args", "huge")]
     + [("many", b) for b in (300, 1_000, 2_000, 4_000, 8_000, 16_000)]
     + [("fields", 2_000)],
     "gemini": [(f, None) for f in _ALL],

@@ -79,3 +79,9 @@ def test_nested_skills_are_skipped_and_manual_ones_not_listed(tmp_path: Path) ->
     assert by_folder["manual"].status is Status.NOT_LISTED
     assert by_folder["gated"].status is Status.NOT_LISTED
     assert by_folder["long1600"].status is Status.CUT
+
+
+def test_default_budget_of_the_default_model_is_30000(tmp_path: Path) -> None:
+    """2.1.330's debug log: `72479 chars > 30000 budget` (a 750,000-token window x 4 x 1%)."""
+    skills = fixture_skills("huge", ".claude/skills", tmp_path)
+    assert claude_code.listing(skills, claude_code.budget(750_000)).text == golden("claude", "huge")["text"]

@@ -47,3 +47,9 @@ def test_fixture_listing_equals_the_recorded_text(fixture: str, window: int | No
     skills = [Skill(**{**s.__dict__, "root": ROOT}) for s in skills]
     name = fixture if window is None else f"{fixture}-{window}"
     assert codex.listing(skills, [ROOT], window).text == golden("codex", name)["text"]
+
+
+def test_default_window_of_the_default_model_is_272000(tmp_path: Path) -> None:
+    """Only a 5,440-token limit (2% of 272,000) reproduces the default run on `huge`."""
+    skills = [Skill(**{**s.__dict__, "root": ROOT}) for s in fixture_skills("huge", ".agents/skills", tmp_path)]
+    assert codex.listing(skills, [ROOT], 272_000).text == golden("codex", "huge")["text"]
