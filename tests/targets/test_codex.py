@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -44,12 +45,12 @@ def test_loader_cuts_long_descriptions_to_1021_plus_dots() -> None:
 @pytest.mark.parametrize(("fixture", "window"), [("fields", None), ("fields", 20_000), ("duplicates", None)])
 def test_fixture_listing_equals_the_recorded_text(fixture: str, window: int | None, tmp_path: Path) -> None:
     skills = [s for s in fixture_skills(fixture, ".agents/skills", tmp_path) if s.folder.count("/") < 6]
-    skills = [Skill(**{**s.__dict__, "root": ROOT}) for s in skills]
+    skills = [replace(s, root=ROOT) for s in skills]
     name = fixture if window is None else f"{fixture}-{window}"
     assert codex.listing(skills, [ROOT], window).text == golden("codex", name)["text"]
 
 
 def test_default_window_of_the_default_model_is_272000(tmp_path: Path) -> None:
     """Only a 5,440-token limit (2% of 272,000) reproduces the default run on `huge`."""
-    skills = [Skill(**{**s.__dict__, "root": ROOT}) for s in fixture_skills("huge", ".agents/skills", tmp_path)]
+    skills = [replace(s, root=ROOT) for s in fixture_skills("huge", ".agents/skills", tmp_path)]
     assert codex.listing(skills, [ROOT], 272_000).text == golden("codex", "huge")["text"]
