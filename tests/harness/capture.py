@@ -63,6 +63,18 @@ def _sse_events() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+# Gemini's generateContent answer (Gemini CLI through GOOGLE_GEMINI_BASE_URL); streamed as one SSE event.
+# The text is also valid JSON for the CLI's model router, which otherwise retries.
+_GEMINI_TEXT = json.dumps({"complexity_reasoning": "ok", "complexity_score": 10})
+_GEMINI = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": _GEMINI_TEXT}]}, "finishReason": "STOP", "index": 0}
+    ],
+    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+    "modelVersion": "capture",
+}
+
+
 def _parse(raw: bytes) -> Any:
     text = raw.decode("utf-8", "replace")
     try:
@@ -92,28 +104,30 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.save(
             {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
         )
-        if self.command == "POST" and self.path.split("?")[0].endswith("/messages"):
+        path = self.path.split("?")[0]
+        if self.command == "POST" and path.endswith("/messages"):
             streamed = isinstance(body, dict) and bool(body.get("stream"))
             self._stream() if streamed else self._json(_MESSAGE)
+        elif path.endswith(":streamGenerateContent"):
+            self._send("text/event-stream", f"data: {json.dumps(_GEMINI)}\r\n\r\n".encode())
+        elif path.endswith(":generateContent"):
+            self._json(_GEMINI)
         else:
             self._json({})
 
     def _json(self, value: dict[str, Any]) -> None:
-        data = json.dumps(value).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self._send("application/json", json.dumps(value).encode())
 
     def _stream(self) -> None:
         data = "".join(f"event: {name}\ndata: {json.dumps(event)}\n\n" for name, event in _sse_events())
-        encoded = data.encode()
+        self._send("text/event-stream", data.encode())
+
+    def _send(self, content_type: str, data: bytes) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(encoded)))
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(encoded)
+        self.wfile.write(data)
 
 
 class _CaptureServer(ThreadingHTTPServer):

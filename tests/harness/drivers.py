@@ -176,12 +176,55 @@ def gemini(ws: Workspace, binary: str, fixture: str, budget: int | None) -> dict
     argv = [binary, "skills", "list"]
     env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
     stdout, stderr = _run(ws, argv, env)
+    skills = _gemini_skills(stdout)
+    text = _gemini_prompt_listing(ws, binary, env)
+    shown = set(re.findall(r"<name>(.*?)</name>", text or ""))
+    for skill in skills:
+        skill["listed"] = skill["name"] in shown
     return {
-        "command": _shown(argv, env),
-        "skills": _gemini_skills(stdout),
-        "text": None,
+        "command": {
+            "discover": _shown(argv, env),
+            "listing": "gemini -p hi (GOOGLE_GEMINI_BASE_URL=loopback)",
+        },
+        "skills": skills,
+        "text": text,
         "stderr": _stderr_lines(stderr),
     }
+
+
+def _gemini_prompt_listing(ws: Workspace, binary: str, env: dict[str, str]) -> str | None:
+    """The model prompt's skill section, from one `gemini -p hi` against the capture server.
+
+    GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth, which -p refuses; the user setting
+    security.auth.selectedType=gemini-api-key keeps the API-key auth, whose SDK still honours it.
+    """
+    settings = ws.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(
+        json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}), encoding="utf-8"
+    )
+    server = Capture(ws.capture / "gemini")
+    prompt_env = env | {"GOOGLE_GEMINI_BASE_URL": server.url, "GEMINI_API_KEY": "dummy"}
+    _run(ws, [binary, "-p", "hi"], prompt_env)
+    text = _first_containing([r["body"] for r in server.requests()], "<available_skills>")
+    if text is None:
+        return None
+    start = text.index("# Available Agent Skills")
+    end = text.index("</available_skills>") + len("</available_skills>")
+    return _gemini_canonical(text[start:end])
+
+
+def _gemini_canonical(text: str) -> str:
+    """The skill blocks sorted by name.
+
+    Gemini lists built-ins, then each root's skills in glob order, which is the filesystem's
+    directory order (hash order on ext4): it changes from machine to machine, so the golden fixes one.
+    """
+    head, rest = text.split("<available_skills>\n", 1)
+    body, tail = rest.rsplit("</available_skills>", 1)
+    blocks = [b + "</skill>\n" for b in body.split("</skill>\n") if b.strip()]
+    blocks.sort(key=lambda b: b.split("<name>", 1)[1].split("</name>", 1)[0])
+    return head + "<available_skills>\n" + "".join(blocks) + "</available_skills>" + tail
 
 
 def _gemini_skills(stdout: str) -> list[dict[str, Any]]:
@@ -189,7 +232,7 @@ def _gemini_skills(stdout: str) -> list[dict[str, Any]]:
     for line in stdout.splitlines():
         head = _GEMINI_HEAD.match(line)
         if head:
-            skills.append({"name": head["name"], "enabled": head["state"] == "Enabled", "listed": True})
+            skills.append({"name": head["name"], "enabled": head["state"] == "Enabled"})
         elif skills and line.startswith("  Description: "):
             skills[-1]["description"] = line.removeprefix("  Description: ")
         elif skills and line.startswith("  Location:"):

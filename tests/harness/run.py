@@ -59,7 +59,8 @@ def record(cli: str, fixture: str, budget: int | None, keep: bool = False) -> di
         driver: Callable[..., dict[str, Any]] = drivers.DRIVERS[cli]
         result = driver(ws, str(binary(cli)), fixture, budget)
         head = {"cli": f"{cli}@{VERSIONS[cli]}", "fixture": fixture, "budget": budget}
-        return ws.normalise(head | result)
+        text = json.dumps(ws.normalise(head | result), ensure_ascii=False)
+        return json.loads(text.replace(str(cache_dir()), "<cache>"))  # type: ignore[no-any-return]
     finally:
         ws.close()
 

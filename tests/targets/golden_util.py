@@ -55,7 +55,7 @@ def _read(path: Path, base: Path) -> Skill:
     meta = _frontmatter(front)
     paths = meta.get("paths") or ()
     return Skill(
-        folder=path.parent.relative_to(base).as_posix(),
+        folder="" if path.parent == base else path.parent.relative_to(base).as_posix(),
         name=meta.get("name"),
         description=meta.get("description"),
         when_to_use=meta.get("when_to_use"),
