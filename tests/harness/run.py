@@ -9,16 +9,20 @@ SLASH_COMMAND_TOOL_CHAR_BUDGET. The output is the normalised JSON that golden fi
 Isolation: the process re-executes itself inside a new network namespace (`unshare -n`) where only
 loopback is up, so the CLIs can reach nothing but capture.py's server. Every CLI runs with a
 throwaway HOME, CODEX_HOME and XDG_* folders under one temp folder, and every model endpoint points
-at the loopback server. Without `unshare` (no privilege for namespaces) it refuses to run unless
-SKILLC_HARNESS_NO_NETNS=1 says the caller isolates the network another way.
+at the loopback server. As root it uses `unshare -n`, otherwise `unshare -rn` (a user namespace); when neither works it refuses
+to run, unless SKILLC_HARNESS_NO_NETNS=1 says the caller cuts the network off another way.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
+import socket
+import struct
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -66,18 +70,29 @@ def record(cli: str, fixture: str, budget: int | None, keep: bool = False) -> di
 
 
 def in_netns(argv: list[str]) -> None:
-    """Re-executes this script in a fresh network namespace with loopback up, unless already there."""
-    if os.environ.get(_NETNS_MARK) or os.environ.get("SKILLC_HARNESS_NO_NETNS") == "1":
+    """Re-executes this script in a fresh network namespace, unless already there (then: loopback up)."""
+    if os.environ.get(_NETNS_MARK):
+        _loopback_up()
+        return
+    if os.environ.get("SKILLC_HARNESS_NO_NETNS") == "1":
         return
     unshare = shutil.which("unshare")
-    if unshare is None:
-        sys.exit("run.py: `unshare` is missing; set SKILLC_HARNESS_NO_NETNS=1 only if the network is cut off")
-    # -r maps the caller to root in a user namespace when it is not root already.
-    flags = ["-n"] if os.geteuid() == 0 else ["-r", "-n"]
-    script = 'ip link set lo up && exec "$@"'
-    env = os.environ | {_NETNS_MARK: "1"}
-    command = [unshare, *flags, "sh", "-c", script, "sh", sys.executable, *argv]
-    os.execve(unshare, command, env)
+    # As root a plain network namespace; otherwise a user namespace maps the caller to root first.
+    for flags in (["-n"], ["-r", "-n"]):
+        if (
+            unshare
+            and subprocess.run([unshare, *flags, "true"], capture_output=True, check=False).returncode == 0
+        ):
+            command = [unshare, *flags, sys.executable, *argv]
+            os.execve(unshare, command, os.environ | {_NETNS_MARK: "1"})
+    sys.exit("run.py: cannot create a network namespace (unshare -n); the CLIs must not reach the network")
+
+
+def _loopback_up() -> None:
+    """`ip link set lo up` without iproute2: SIOCSIFFLAGS with IFF_UP | IFF_LOOPBACK | IFF_RUNNING."""
+    request = struct.pack("16sH14x", b"lo", 0x1 | 0x8 | 0x40)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        fcntl.ioctl(sock, 0x8914, request)
 
 
 def main(argv: list[str]) -> None:
