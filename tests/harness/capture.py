@@ -7,10 +7,11 @@ port 0 and read the real one), writes each request to OUT_DIR/NNNN.json as
 {"method", "path", "headers", "body"} (body parsed as JSON when it is JSON, else text), and stops by
 itself after --timeout seconds. Stdlib only.
 
-The answer is an Anthropic Messages reply ("ok", end_turn), as server-sent events when the request
-asked to stream, else as one JSON object. Claude Code and opencode (through its bundled anthropic
-provider) both end their turn on it. Any other path gets an empty JSON object, which the CLIs treat
-as an unusable optional service and move on.
+The answer is an Anthropic Messages reply ("ok", end_turn) on `.../messages`, as server-sent events
+when the request asked to stream, else one JSON object: Claude Code and opencode (through its bundled
+anthropic provider) end their turn on it. `...:generateContent` and `...:streamGenerateContent` get a
+Gemini reply (Gemini CLI through GOOGLE_GEMINI_BASE_URL). Any other path gets an empty JSON object,
+which the CLIs treat as an unusable optional service and move on.
 """
 
 from __future__ import annotations
