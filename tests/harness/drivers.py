@@ -42,6 +42,11 @@ _CODEX_ENTRY = re.compile(r"^- (?P<name>.+?): (?:(?P<desc>.*) )?\(file: (?P<file
 
 
 def codex(ws: Workspace, binary: str, fixture: str, budget: int | None) -> dict[str, Any]:
+    if fixture == "policy":  # the user-level [[skills.config]], beside the project's (fixtures.policy)
+        target = ws.project / ".agents" / "skills" / "user-config-off" / "SKILL.md"
+        config = f'[[skills.config]]\npath = "{target}"\nenabled = false\n'
+        (ws.home / ".codex").mkdir(exist_ok=True)
+        (ws.home / ".codex" / "config.toml").write_text(config, encoding="utf-8")
     argv = [binary, "debug", "prompt-input"]
     if budget is not None:
         argv += ["-c", f"model_context_window={budget}"]

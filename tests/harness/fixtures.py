@@ -190,9 +190,12 @@ POLICY_SKILLS = (
     "plain",
     "allowed",
     "override-off",
+    "override-name-only",
+    "override-uio",
     "denied-by-rule",
     "implicit-off",
     "config-off",
+    "user-config-off",
     "settings-off",
     "denied-top",
 )
@@ -204,9 +207,15 @@ def policy(project: Path, roots: Sequence[str], outside: Path) -> None:
     for name in POLICY_SKILLS:
         simple(root / name, name, f"Policy test skill {name}.")
     # Claude Code: skillOverrides hides; a Skill() deny rule is only a permission.
-    claude = {"skillOverrides": {"override-off": "off"}, "permissions": {"deny": ["Skill(denied-by-rule)"]}}
+    overrides = {
+        "override-off": "off",
+        "override-name-only": "name-only",
+        "override-uio": "user-invocable-only",
+    }
+    claude = {"skillOverrides": overrides, "permissions": {"deny": ["Skill(denied-by-rule)"]}}
     _write_json(project / ".claude" / "settings.json", claude)
-    # Codex: the per-skill policy file, and a project-level [[skills.config]] (the issue says ignored).
+    # Codex: the per-skill policy file, and a project-level [[skills.config]] (the issue says ignored);
+    # drivers.codex writes the user-level one for user-config-off into the throwaway CODEX_HOME.
     (root / "implicit-off" / "agents").mkdir()
     (root / "implicit-off" / "agents" / "openai.yaml").write_text(
         "policy:\n  allow_implicit_invocation: false\n", encoding="utf-8"

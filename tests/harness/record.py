@@ -49,7 +49,9 @@ def live(cli: str, fixture: str, budget: int | None) -> str:
     argv = [sys.executable, str(HERE / "run.py"), cli, fixture]
     if budget is not None:
         argv += ["--budget", str(budget)]
-    done = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=600)
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[1:])} failed:\n{done.stderr}")
     return json.dumps(json.loads(done.stdout), indent=1, ensure_ascii=False) + "\n"
 
 
