@@ -8,7 +8,7 @@ minified names as found there): the budget is `JZt`, the line renderer `r5n`, th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .model import Entry, Listing, Skill, Status
 
@@ -56,28 +56,41 @@ def escape(text: str) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
-def listing(skills: Sequence[Skill], chars: int) -> Listing:
-    """The listing text and one entry per skill, for a budget of `chars` characters."""
+def listing(skills: Sequence[Skill], chars: int, overrides: Mapping[str, str] | None = None) -> Listing:
+    """The listing text and one entry per skill, for a budget of `chars` characters.
+
+    `overrides` is the settings' skillOverrides by command: "off" and "user-invocable-only" hide a
+    skill from the model, "name-only" lists it without description, outside the budget's greedy pass
+    (golden policy; source `TLe`, `r5n`).
+    """
+    modes = dict(overrides or {})
     loaded = sorted((s for s in skills if "/" not in s.folder), key=lambda s: s.folder)
-    listed = [s for s in loaded if _listed_reason(s) == ""]
+    listed = [s for s in loaded if _listed_reason(s, modes) == ""]
     labels = {s.folder: _label(s, listed) for s in listed}
-    keep = _kept_descriptions(listed, labels, chars)
+    for skill in listed:
+        if modes.get(skill.folder) == "name-only":
+            labels[skill.folder] = skill.folder  # `- ${name}`: the command, never a label
+    keep = _kept_descriptions(
+        [s for s in listed if modes.get(s.folder) != "name-only"], labels, chars, listed
+    )
     lines, entries = [], {}
     for skill in listed:
         text, cut = shown_description(skill)
         kept = skill.folder in keep
         lines.append(f"- {labels[skill.folder]}: {text}" if kept else f"- {labels[skill.folder]}")
         status = (Status.CUT if cut else Status.FULL) if kept else Status.DROPPED
-        reason = "" if kept else "over the listing budget"
+        reason = "" if kept else _dropped_reason(skill, modes)
         entries[skill.folder] = _entry(skill, True, escape(text) if kept else None, status, reason)
     for skill in skills:
         if skill.folder not in entries:
-            entries[skill.folder] = _unlisted(skill)
+            entries[skill.folder] = _unlisted(skill, modes)
     text = f"{HEADER}\n\n" + escape("\n".join(lines))
     return Listing(text, tuple(entries[s.folder] for s in skills))
 
 
-def _listed_reason(skill: Skill) -> str:
+def _listed_reason(skill: Skill, modes: Mapping[str, str]) -> str:
+    if modes.get(skill.folder) in ("off", "user-invocable-only"):
+        return f"skillOverrides: {modes[skill.folder]}"
     if flag(skill.disable_model_invocation):
         return "disable-model-invocation: only the user can invoke it"
     if skill.paths:
@@ -85,10 +98,16 @@ def _listed_reason(skill: Skill) -> str:
     return ""
 
 
-def _unlisted(skill: Skill) -> Entry:
+def _dropped_reason(skill: Skill, modes: Mapping[str, str]) -> str:
+    return (
+        "skillOverrides: name-only" if modes.get(skill.folder) == "name-only" else "over the listing budget"
+    )
+
+
+def _unlisted(skill: Skill, modes: Mapping[str, str]) -> Entry:
     if "/" in skill.folder:
         return _entry(skill, False, None, Status.SKIPPED, "nested below <root>/<dir>/: not loaded")
-    return _entry(skill, False, None, Status.NOT_LISTED, _listed_reason(skill))
+    return _entry(skill, False, None, Status.NOT_LISTED, _listed_reason(skill, modes))
 
 
 def _entry(skill: Skill, listed: bool, shown: str | None, status: Status, reason: str) -> Entry:
@@ -105,16 +124,22 @@ def _label(skill: Skill, listed: Sequence[Skill]) -> str:
     return f"{skill.folder} ({name})" if owner is skill else skill.folder
 
 
-def _kept_descriptions(listed: Sequence[Skill], labels: dict[str, str], chars: int) -> set[str]:
-    """Greedy first fit: every name stays; a description stays while the joined lines fit."""
-    full = {s.folder: len(f"- {labels[s.folder]}: {shown_description(s)[0]}") for s in listed}
+def _kept_descriptions(
+    flexible: Sequence[Skill], labels: dict[str, str], chars: int, listed: Sequence[Skill]
+) -> set[str]:
+    """Greedy first fit: every name stays; a description stays while the joined lines fit.
+
+    `listed` are all the lines (name-only ones are fixed at their name); `flexible` may keep theirs.
+    """
+    full = {s.folder: len(f"- {labels[s.folder]}: {shown_description(s)[0]}") for s in flexible}
     short = {s.folder: len(f"- {labels[s.folder]}") for s in listed}
     separators = max(0, len(listed) - 1)
-    if sum(full.values()) + separators <= chars:
+    fixed = sum(short[s.folder] for s in listed if s.folder not in full)
+    if sum(full.values()) + fixed + separators <= chars:
         return set(full)
     remaining = chars - sum(short.values()) - separators
     kept = set()
-    for skill in listed:  # in listing order: usage scores are all 0 in a fresh HOME
+    for skill in flexible:  # in listing order: usage scores are all 0 in a fresh HOME
         extra = full[skill.folder] - short[skill.folder]
         if extra <= remaining:
             kept.add(skill.folder)

@@ -85,3 +85,18 @@ def test_default_budget_of_the_default_model_is_30000(tmp_path: Path) -> None:
     """2.1.330's debug log: `72479 chars > 30000 budget` (a 750,000-token window x 4 x 1%)."""
     skills = fixture_skills("huge", ".claude/skills", tmp_path)
     assert claude_code.listing(skills, claude_code.budget(750_000)).text == golden("claude", "huge")["text"]
+
+
+def test_project_skill_overrides(tmp_path: Path) -> None:
+    """off and user-invocable-only hide from the model; name-only lists the bare command."""
+    skills = fixture_skills("policy", ".claude/skills", tmp_path)
+    overrides = {
+        "override-off": "off",
+        "override-name-only": "name-only",
+        "override-uio": "user-invocable-only",
+    }
+    listing = claude_code.listing(skills, claude_code.budget(None), overrides)
+    assert listing.text == golden("claude", "policy")["text"]
+    status = {e.command: e.status for e in listing.entries}
+    assert status["override-name-only"] is Status.DROPPED
+    assert status["override-uio"] is Status.NOT_LISTED

@@ -54,3 +54,13 @@ def test_default_window_of_the_default_model_is_272000(tmp_path: Path) -> None:
     """Only a 5,440-token limit (2% of 272,000) reproduces the default run on `huge`."""
     skills = [replace(s, root=ROOT) for s in fixture_skills("huge", ".agents/skills", tmp_path)]
     assert codex.listing(skills, [ROOT], 272_000).text == golden("codex", "huge")["text"]
+
+
+def test_policy_file_hides_and_the_caller_leaves_out_user_disabled_skills(tmp_path: Path) -> None:
+    """agents/openai.yaml hides implicit-off; the user-level [[skills.config]] disables user-config-off."""
+    skills = [
+        replace(s, root=ROOT, allow_implicit_invocation=s.folder != "implicit-off")
+        for s in fixture_skills("policy", ".agents/skills", tmp_path)
+        if s.folder != "user-config-off"
+    ]
+    assert codex.listing(skills, [ROOT], None).text == golden("codex", "policy")["text"]
