@@ -8,6 +8,10 @@ set -euo pipefail
 
 cache="${SKILLC_HARNESS_CACHE:-$HOME/.cache/skillc-harness}"
 
+# Node.js 20 or later (Gemini CLI's floor; claude-code's wrapper asks 22 but only copies a native binary).
+command -v npm >/dev/null && command -v node >/dev/null || { echo "install.sh: node and npm are needed" >&2; exit 1; }
+node -e 'process.exit(parseInt(process.versions.node, 10) < 20 ? 1 : 0)' || { echo "install.sh: Node.js >= 20 is needed" >&2; exit 1; }
+
 # folder name | npm package | exact version. When a CLI moves, its goldens move with it
 # (tests/harness/golden/<cli>@<version>/, re-recorded by tests/harness/record.py).
 pins=(
