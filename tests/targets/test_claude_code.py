@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from golden_util import fixture_skills, golden
+from support.targets import fixture_skills, golden
 
 from skillc.targets import claude_code
 from skillc.targets.model import Skill, Status

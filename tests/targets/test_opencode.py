@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from golden_util import fixture_skills, golden
+from support.targets import fixture_skills, golden
 
 from skillc.targets import opencode
 from skillc.targets.model import Skill, Status
