@@ -149,6 +149,10 @@ def too_deep(text: str) -> tuple[int, int] | None:
     (or `- `, `? `, `{a: `) overflow the C stack and kill the process before _check_graph could
     look. The event parser is a state machine with a heap stack, so counting its collection
     events is safe at any depth; a syntax error stops the count and is left to the real load."""
+    # Every collection opens at one of these characters (a block mapping at its first `:` or `?`):
+    # text with few of them cannot nest deeply, and most frontmatter skips the event scan.
+    if sum(text.count(c) for c in "[{-?:") <= MAX_DEPTH + 1:
+        return None
     depth = 0
     try:
         for event in yaml.parse(text, Loader=_Loader):

@@ -68,3 +68,22 @@ def test_a_shard_over_the_readers_bound_is_refused_naming_its_skills(
     monkeypatch.setattr(layout, "MAX_INDEX_BYTES", 16 << 20)
     assert run("--config", str(cfg), "build")[0] == 0
     assert reader.open(tmp_path / "dist").skill_meta("big").name == "big"
+
+
+@pytest.mark.parametrize("shape", ["[{}]", "- {}", "{{a: {}}}"])
+def test_the_pre_scan_limit_is_the_graph_limit(shape: str) -> None:
+    from skillc.stages.parse import MAX_DEPTH, load_yaml
+
+    def nested(levels: int) -> str:
+        if shape.startswith("-"):
+            return "k:\n" + "".join("  " * i + "-\n" for i in range(levels)) + "  " * levels + "x\n"
+        opening, closing = (
+            ("[" * levels, "]" * levels) if shape.startswith("[") else ("{a: " * levels, "}" * levels)
+        )
+        return f"k: {opening}x{closing}\n"
+
+    # The scalar inside counts as a level too: MAX_DEPTH - 1 collections below the root are the most.
+    for levels, ok in ((MAX_DEPTH - 1, True), (MAX_DEPTH, False), (MAX_DEPTH + 2, False)):
+        data, _, diags = load_yaml(nested(levels), "x", 0)
+        assert (data is not None) is ok, (levels, diags)
+        assert ok or "nesting deeper" in diags[0].message
