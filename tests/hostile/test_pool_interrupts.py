@@ -94,3 +94,25 @@ def _living_members(group: int) -> list[int]:
         if int(fields[2]) == group and fields[0] != "Z":
             living.append(int(entry))
     return living
+
+
+def test_without_the_kernel_a_worker_still_follows_its_parent(tmp_path: Path) -> None:
+    """The fallback where PR_SET_PDEATHSIG is missing: the watch thread sees the parent gone."""
+    script = textwrap.dedent(
+        """
+        import os, sys, time
+        from skillc.stages import workers
+        workers._die_with_parent = lambda: False
+        parent = os.getpid()
+        if os.fork() == 0:
+            workers.start(parent)
+            time.sleep(60)  # holds stdout, as a busy worker does
+            os._exit(0)
+        time.sleep(1)  # the worker's watch has begun
+        os._exit(0)  # the parent dies without a word, as under kill -9
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, start_new_session=True)
+    started = time.monotonic()
+    proc.communicate(timeout=30)  # EOF: the orphaned worker has exited
+    assert time.monotonic() - started < 10
