@@ -343,7 +343,7 @@ def _reserved_target(real: str, confine: str, reserved: Reserved) -> str | None:
     metadata (a link to `.git/config` would ship the repository's remotes), the output or the build
     cache (each build would change the inputs of the next)."""
     parts = os.path.relpath(real, confine).split(os.sep)
-    meta = next((p for p in parts if ignored(nfc(p)) or nfc(p).casefold() in IGNORED_DIRS), None)
+    meta = next((p for p in parts if nfc(p).casefold() in IGNORED_DIRS), None)  # .GIT: .git on macOS
     if meta is not None:
         return f"{meta}/ (version-control metadata)"
     for what, path in reserved:
