@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import diagnostics as dg
-from . import fs
+from . import fs, ignorefiles
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .errors import UsageError
@@ -54,10 +54,24 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     if config is not None:
         skip = config.skip_invalid if skip_invalid is None else skip_invalid
         severities = {**config_severities(doc), **dict.fromkeys(ignore, "ignore")}
+        outer, unreadable = _ignore_outer(config)
         config = replace(
-            config, skip_invalid=skip, verbose=options.verbose, severities=tuple(sorted(severities.items()))
+            config,
+            skip_invalid=skip,
+            verbose=options.verbose,
+            severities=tuple(sorted(severities.items())),
+            ignore_outer=outer,
         )
+        diags += unreadable
     return config, diags
+
+
+def _ignore_outer(config: Config) -> tuple[tuple[ignorefiles.OuterFile, ...], tuple[Diagnostic, ...]]:
+    """The ignore files above the sources and personas: read here, so the cache's head key has them."""
+    roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
+    roots += (config.root / config.personas,) if config.personas else ()
+    outer, problems = ignorefiles.outer_files(config.root, roots)
+    return outer, tuple(dg.warning(where, Code.UNREADABLE, why) for where, why in problems)
 
 
 def config_severities(doc: Document) -> dict[str, str]:

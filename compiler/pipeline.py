@@ -229,7 +229,8 @@ class _Keyed:
 
     @property
     def input_paths(self) -> tuple[str, ...]:
-        return tuple(f.rel for f in self.front.found.inputs)
+        found = self.front.found
+        return (*(f.rel for f in found.inputs), *found.ignore_files)
 
     @property
     def early(self) -> tuple[Diagnostic, ...]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import diagnostics as dg
-from .. import fs
+from .. import fs, ignorefiles
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (
@@ -67,20 +67,36 @@ def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.ls
     diags: list[Diagnostic] = []
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
+    watched: list[str] = []  # the ignore files the walks read
     for index, src in enumerate(config.sources):
-        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs)
+        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched)
         for skill in found:
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
     diags.extend(_collisions(skills))
-    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs)
+    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
     return Discovery(
         skills=skills,
         personas=personas,
         exclusives=exclusives,
         inputs=tuple(sorted(inputs, key=lambda f: f.rel)),
         diagnostics=tuple(diags),
+        ignore_files=tuple(sorted(watched)),
     )
+
+
+def _ignoring(
+    config: Config, root: Path, label: str, skip: Skip, watched: list[str]
+) -> tuple[Skip, Callable[[list[Diagnostic]], None]]:
+    """`skip` plus the ignore files (ignorefiles), and what to call after the walk: it records the
+    ignore files read (for the cache) and reports the unreadable ones."""
+    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+
+    def after(diags: list[Diagnostic]) -> None:
+        watched.extend(_join(label, rel) for rel in rules.read)
+        diags.extend(dg.warning(_join(label, rel), Code.UNREADABLE, why) for rel, why in rules.problems)
+
+    return ignorefiles.combined(rules, skip), after
 
 
 def ignored(name: str) -> bool:
@@ -331,14 +347,15 @@ def _source_skills(
     lister: tuple[Listdir, Lstat],
     diags: list[Diagnostic],
     inputs: list[InputFile],
+    watched: list[str],
 ) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
         diags.append(dg.error(config.config_rel, Code.SOURCE_MISSING, f"source {src!r} is not a directory"))
         return []
-    tree = walk(
-        root, src, lister[0], confine=_confine(config, root), skip=resource_filter(config), lstat=lister[1]
-    )
+    skip, after = _ignoring(config, root, src, resource_filter(config), watched)
+    tree = walk(root, src, lister[0], confine=_confine(config, root), skip=skip, lstat=lister[1])
+    after(diags)
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
@@ -507,7 +524,11 @@ def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
 
 
 def _personas(
-    config: Config, lister: tuple[Listdir, Lstat], diags: list[Diagnostic], inputs: list[InputFile]
+    config: Config,
+    lister: tuple[Listdir, Lstat],
+    diags: list[Diagnostic],
+    inputs: list[InputFile],
+    watched: list[str],
 ) -> tuple[tuple[PersonaSource, ...], tuple[ExclusiveSource, ...]]:
     if not config.personas:
         return (), ()
@@ -519,7 +540,9 @@ def _personas(
             )
         )
         return (), ()
-    tree = walk(root, config.personas, lister[0], confine=_confine(config, root), lstat=lister[1])
+    skip, after = _ignoring(config, root, config.personas, _hidden, watched)
+    tree = walk(root, config.personas, lister[0], confine=_confine(config, root), skip=skip, lstat=lister[1])
+    after(diags)
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
     personas: list[PersonaSource] = []
