@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import pyproject
 from .errors import InitError
 
 CONFIG_NAME = "skillc.yaml"
@@ -95,12 +96,27 @@ def write(root: Path, preset_name: str | None) -> tuple[Path, Preset]:
 
 
 def find_config(start: Path) -> Path | None:
-    """skillc.yaml in start or the nearest parent, not above the repository root (a folder holding .git)."""
+    """The config of start or its nearest parent, not above the repository root (a folder holding .git).
+
+    In one folder skillc.yaml comes first, then pyproject.toml when it has a [tool.skillc] table (as
+    ruff reads its own table; config.load warns when both are there). A pyproject.toml without the
+    table is no config: the search goes on upwards.
+    """
     here = start.resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_NAME
         if candidate.is_file():
             return candidate
+        if _has_table(folder / pyproject.NAME):
+            return folder / pyproject.NAME
         if (folder / ".git").exists():
             return None
     return None
+
+
+def _has_table(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        return False
+    return text is not None and pyproject.table(text) is not None

@@ -14,7 +14,8 @@ from ..errors import UsageError
 from ..options import Options, Progress, silent
 
 CONFIG_HELP = (
-    "Path of skillc.yaml (default: found in this directory or the nearest parent up to the repository root)."
+    "Path of skillc.yaml, or of a pyproject.toml with [tool.skillc] (default: found in this directory "
+    "or the nearest parent up to the repository root; skillc.yaml first)."
 )
 CONFIG = click.option(
     "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
@@ -65,7 +66,8 @@ def find_config(config_path: Path | None) -> Path:
     found = init_mod.find_config(Path.cwd())
     if found is None:
         raise UsageError(
-            "no skillc.yaml in this directory or its parents (up to the repository root); "
+            "no skillc.yaml, and no pyproject.toml with [tool.skillc], in this directory or its parents "
+            "(up to the repository root); "
             "run `skillc init` to create one, or pass --config"
         )
     return found

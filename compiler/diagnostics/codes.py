@@ -16,6 +16,7 @@ class Code(StrEnum):
     CONFIG_PATH = "SKC103"
     TEMPLATE = "SKC104"
     SOURCE_REPEATED = "SKC105"
+    CONFIG_SHADOWED = "SKC110"
     # files and frontmatter (2xx)
     NOT_UTF8 = "SKC201"
     NO_FRONTMATTER = "SKC202"
@@ -79,6 +80,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.CONFIG_PATH: "a configured path is missing or escapes the project",
     Code.TEMPLATE: "template cannot be loaded or rendered",
     Code.SOURCE_REPEATED: "a source is listed more than once",
+    Code.CONFIG_SHADOWED: "[tool.skillc] in pyproject.toml is ignored: skillc.yaml in the same folder wins",
     Code.NOT_UTF8: "file cannot be read as UTF-8 text",
     Code.NO_FRONTMATTER: "missing or unterminated frontmatter",
     Code.YAML_SYNTAX: "YAML syntax error",
