@@ -64,7 +64,7 @@ def test_diagnostics_point_at_the_key_line(tmp_path: Path) -> None:
 def test_toml_syntax_errors_are_located(tmp_path: Path) -> None:
     tree(tmp_path, PYPROJECT + "broken = [\n")
     code, out = run("--config", str(tmp_path / "pyproject.toml"), "validate")
-    assert code == 1 and "pyproject.toml:13:" in out and "SKC101" in out
+    assert code == 1 and "pyproject.toml:12:" in out and "SKC101" in out
 
 
 def test_skillc_yaml_wins_and_both_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
