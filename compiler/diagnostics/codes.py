@@ -46,6 +46,7 @@ class Code(StrEnum):
     LOWERCASE_SKILL_MD = "SKC312"
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
+    EMPTY_BUILD = "SKC315"
     # personas (4xx)
     MANIFEST_INVALID = "SKC401"
     UNKNOWN_FALLBACK = "SKC402"
@@ -108,6 +109,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.LOWERCASE_SKILL_MD: "lowercase skill.md accepted",
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
+    Code.EMPTY_BUILD: "the build holds no skills",
     Code.MANIFEST_INVALID: "persona manifest invalid",
     Code.UNKNOWN_FALLBACK: "unknown fallback persona",
     Code.FALLBACK_CYCLE: "fallback cycle",
