@@ -18,7 +18,19 @@ from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from ..format.layout import INDEX
 from ..output import verify
-from .shared import CONFIG, FORMAT, IGNORE, SKIP, STRICT, VERBOSE, emit, find_config, options, say
+from .shared import (
+    CONFIG,
+    FORMAT,
+    IGNORE,
+    SKIP,
+    STRICT,
+    VERBOSE,
+    at_root,
+    emit,
+    find_config,
+    options,
+    say,
+)
 
 FAILED = "skillc: build failed; the output directory was left untouched"
 
@@ -69,6 +81,7 @@ def build(
         and fmt == "text"
         and not result.report.errors
         and not report.use_colour(sys.stderr)
+        and at_root()  # the recorded text has paths from the project root
     ):
         _emit_recorded(result.report, quiet)  # the recorded text: nothing is decoded
     else:

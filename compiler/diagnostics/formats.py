@@ -113,8 +113,10 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def sarif_document(diags: Iterable[Diagnostic]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log with one run; every code of the registry is a rule, results point at them."""
+def sarif_document(diags: Iterable[Diagnostic], root_uri: str | None = None) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run; every code of the registry is a rule, results point at them.
+
+    URIs are relative to PROJECTROOT, the config's folder; root_uri says where that is."""
     codes = sorted(CODES)
     index = {code: i for i, code in enumerate(codes)}
     rules = [
@@ -138,7 +140,9 @@ def sarif_document(diags: Iterable[Diagnostic]) -> dict[str, Any]:
         for d in diags
     ]
     driver = {"name": "skillc", "version": __version__, "informationUri": INFORMATION_URI, "rules": rules}
-    run = {"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}
+    run: dict[str, Any] = {"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}
+    if root_uri is not None:
+        run["originalUriBaseIds"] = {"PROJECTROOT": {"uri": root_uri}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
@@ -149,13 +153,23 @@ def _uri(path: str) -> str:
     return quote(path, safe="/")
 
 
-def emit(diags: tuple[Diagnostic, ...], fmt: str, *, quiet: bool = False, summary: bool = True) -> None:
-    """Print diagnostics in `fmt`. text: stderr, with a count line; machine formats: stdout, nothing else."""
+def emit(
+    diags: tuple[Diagnostic, ...],
+    fmt: str,
+    *,
+    quiet: bool = False,
+    summary: bool = True,
+    root_uri: str | None = None,
+) -> None:
+    """Print diagnostics in `fmt`. text: stderr, with a count line; machine formats: stdout, nothing else.
+
+    root_uri: where SARIF's PROJECTROOT is (the other formats get paths already made relative to
+    the working directory, see relative.py)."""
     if fmt == "text":
         _emit_text(diags, quiet=quiet, summary=summary)
         return
     if fmt == "sarif":
-        sys.stdout.write(json.dumps(sarif_document(diags), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(sarif_document(diags, root_uri), indent=2, ensure_ascii=False) + "\n")
         return
     lines = json_lines(diags) if fmt == "json" else github_lines(diags)
     if lines:
