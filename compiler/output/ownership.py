@@ -6,7 +6,8 @@ output must be skillc's own:
 
 - a file this build writes, or the ownership marker;
 - an object (`objects/...`): content-addressed, written only by builds, kept until `--prune`;
-- a file the previous build's index lists (a persona's prompt copy, for a persona since removed).
+- a file the previous build's index lists (a persona's prompt copy, for a persona since removed);
+- whatever stands at the name of one of skillc's folders (`objects`, `personas`).
 
 Anything else (a wheel in `dist/`, a README someone added) is foreign: the build is refused with
 one error naming each such file, and nothing is removed. `ownership_problem` (write.py) already
@@ -19,7 +20,7 @@ import json
 from pathlib import Path
 
 from .. import fs
-from ..format.layout import INDEX, MAX_INDEX_BYTES, OUTPUT_MARKER, is_object
+from ..format.layout import INDEX, MAX_INDEX_BYTES, OBJECTS, OUTPUT_MARKER, PERSONAS, is_object
 from ..model import Artifacts
 
 
@@ -28,7 +29,9 @@ def foreign_files(dist: Path, art: Artifacts) -> list[str]:
     present = fs.scan_tree(dist) if dist.is_dir() else None
     if not present:
         return []
-    ours = {*art.files, OUTPUT_MARKER, *previous_copies(dist)}
+    # OBJECTS and PERSONAS are listed only when something not a folder took their name (a planted
+    # symlink): the name is skillc's, and replacing a link removes the link, never what it points to.
+    ours = {*art.files, OUTPUT_MARKER, OBJECTS, PERSONAS, *previous_copies(dist)}
     return sorted(rel for rel in present if rel not in ours and not is_object(rel))
 
 
