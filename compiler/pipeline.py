@@ -194,7 +194,7 @@ def _finish(
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
 ) -> Compiled:
-    if not program.skills:  # a build that serves nothing is never silently green
+    if not program.skills and not dg.has_errors(diags):  # a build serving nothing is never silently green
         diags += (dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY),)
     diags = dg.apply_policy(diags, dict(config.severities), config.strict)
     return Compiled(config, program, resolved, packings, art, dg.ordered(diags))

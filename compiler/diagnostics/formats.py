@@ -24,10 +24,15 @@ _COLOURS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m"}
 _RESET = "\x1b[0m"
 
 
-def use_colour(stream: IO[str]) -> bool:
-    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+def use_colour(stream: IO[str], when: str = "auto") -> bool:
+    """`--color always|never` decides; auto: never when NO_COLOR is set (https://no-color.org),
+    always when FORCE_COLOR is (https://force-color.org), else only for a terminal."""
+    if when != "auto":
+        return when == "always"
     if os.environ.get("NO_COLOR"):
         return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
     return _isatty(stream)
 
 
@@ -160,13 +165,14 @@ def emit(
     quiet: bool = False,
     summary: bool = True,
     root_uri: str | None = None,
+    colour: str = "auto",
 ) -> None:
     """Print diagnostics in `fmt`. text: stderr, with a count line; machine formats: stdout, nothing else.
 
     root_uri: where SARIF's PROJECTROOT is (the other formats get paths already made relative to
     the working directory, see relative.py)."""
     if fmt == "text":
-        _emit_text(diags, quiet=quiet, summary=summary)
+        _emit_text(diags, quiet=quiet, summary=summary, colour=colour)
         return
     if fmt == "sarif":
         sys.stdout.write(json.dumps(sarif_document(diags, root_uri), indent=2, ensure_ascii=False) + "\n")
@@ -176,9 +182,9 @@ def emit(
         sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _emit_text(diags: tuple[Diagnostic, ...], *, quiet: bool, summary: bool) -> None:
+def _emit_text(diags: tuple[Diagnostic, ...], *, quiet: bool, summary: bool, colour: str = "auto") -> None:
     shown = tuple(d for d in diags if not quiet or d.severity is Severity.ERROR)
-    lines = text_lines(shown, colour=use_colour(sys.stderr))
+    lines = text_lines(shown, colour=use_colour(sys.stderr, colour))
     errors = sum(d.severity is Severity.ERROR for d in diags)
     warnings = len(diags) - errors
     if summary and (errors or (warnings and not quiet)):
