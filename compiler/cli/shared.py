@@ -172,5 +172,5 @@ def emit(diags: Iterable[Diagnostic], quiet: bool = False, fmt: str = "text") ->
 
 def say(fmt: str, message: str) -> None:
     """A summary line for people: on stderr, and only with text output (machine formats stay clean)."""
-    if fmt == "text":
+    if fmt == "text" and not quiet():  # -q: diagnostics only
         click.echo(message, err=True)

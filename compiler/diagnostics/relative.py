@@ -26,10 +26,13 @@ def rebase(diags: tuple[Diagnostic, ...], root: Path, cwd: Path) -> tuple[Diagno
 
 
 def shown(path: str, root: Path, cwd: Path) -> str:
-    """A source outside the project keeps its label (`~/...` or absolute), as the config spells it."""
+    """Relative below cwd, absolute elsewhere (as ruff shows them: never a chain of '..').
+
+    A source outside the project keeps its label (`~/...` or absolute), as the config spells it."""
     if path.startswith(("~", "/")):
         return path
-    return Path(os.path.relpath(root / path, cwd)).as_posix()
+    full = Path(os.path.normpath(root / path))
+    return full.relative_to(cwd).as_posix() if full.is_relative_to(cwd) else full.as_posix()
 
 
 def root_uri(root: Path) -> str:
