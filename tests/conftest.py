@@ -13,6 +13,7 @@ from hostile_util import snapshot  # noqa: F401  (re-exported: one way to read a
 from skillc.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
+pytest_plugins = ["cwd_plugin"]  # run from the test's tmp_path: paths are shown from there (issue 17)
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
