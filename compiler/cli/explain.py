@@ -8,7 +8,7 @@ import click
 
 from .. import diagnostics as dg
 from .. import pipeline
-from ..format.layout import sha256_hex as sha256
+from ..digests import sha256_hex as sha256
 from ..model import Program, Resolution, Skill
 from ..stages.budget import Packing
 from .boundary import fail
