@@ -4,6 +4,7 @@ everywhere diagnostics are reported, a success line from validate, and one match
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,24 @@ def test_priority_matches_like_resources_exclude(tmp_path: Path) -> None:
     meta = dist.persona_meta(dist.personas()[0])
     # fnmatch would match neither `team/t1` with 'team/' nor rank it before `a`: it would be left out.
     assert set(meta.included) == {"s1x", "team/t1"}, meta
+
+
+def test_shell_completion_as_documented() -> None:
+    """click's completion, through the `skillc` entry point: `_SKILLC_COMPLETE=bash_source skillc`."""
+    import os
+    import shutil
+    import subprocess
+
+    beside = Path(sys.executable).parent / "skillc"  # this environment's entry point, not another's
+    exe = str(beside) if beside.exists() else shutil.which("skillc") or "skillc"
+    env = {**os.environ, "COMP_WORDS": "skillc bu", "COMP_CWORD": "1", "_SKILLC_COMPLETE": "bash_complete"}
+    proc = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split() == ["plain,build"]
+    script = subprocess.run(
+        [exe],
+        env={**os.environ, "_SKILLC_COMPLETE": "bash_source"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "_skillc_completion" in script.stdout
