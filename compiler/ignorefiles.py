@@ -105,33 +105,45 @@ class Rules:
     outer: tuple[_Level, ...]
     read: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    _levels: dict[str, _Level | None] = field(default_factory=dict)
+    # folder -> the levels that apply in it, the top first: each folder's files are read once
+    _chains: dict[str, tuple[_Level, ...]] = field(default_factory=dict)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
+        levels = self._chain(rel.rpartition("/")[0])
+        if not levels:
+            return False  # the common case: no ignore file anywhere above
         path = rel + "/" if is_dir else rel
-        for level in reversed((*self.outer, *self._inner(rel.rpartition("/")[0]))):
+        for level in reversed(levels):  # the nearest folder's verdict wins
             verdict = level.verdict(path)
             if verdict is not None:
                 return verdict
         return False
 
-    def _inner(self, folder: str) -> list[_Level]:
-        parts = folder.split("/") if folder else []
-        chain = ["/".join(parts[:i]) for i in range(len(parts) + 1)]
-        return [level for f in chain if (level := self._level(f)) is not None]
+    def _chain(self, folder: str) -> tuple[_Level, ...]:
+        """Iterative, from the nearest folder already known: a deep tree cannot exhaust the stack."""
+        pending: list[str] = []
+        while folder not in self._chains:
+            pending.append(folder)
+            if not folder:
+                break
+            folder = folder.rpartition("/")[0]
+        chain = self._chains.get(folder, self.outer)  # the root's parent is the outer folders
+        for f in reversed(pending):
+            own = self._level(f)
+            chain = (*chain, own) if own is not None else chain
+            self._chains[f] = chain
+        return chain
 
     def _level(self, folder: str) -> _Level | None:
-        if folder not in self._levels:
-            blobs = []
-            for name in IGNORE_FILES:
-                rel = f"{folder}/{name}" if folder else name
-                data = _read(os.path.join(self.root, rel), rel, self.problems)
-                if data is not None:
-                    self.read.append(rel)
-                    blobs.append(data)
-            spec = _spec(blobs)
-            self._levels[folder] = _Level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
-        return self._levels[folder]
+        blobs = []
+        for name in IGNORE_FILES:
+            rel = f"{folder}/{name}" if folder else name
+            data = _read(os.path.join(self.root, rel), rel, self.problems)
+            if data is not None:
+                self.read.append(rel)
+                blobs.append(data)
+        spec = _spec(blobs)
+        return _Level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
 
 
 def rules_for(root: Path, project: Path, outer: tuple[OuterFile, ...]) -> Rules:

@@ -124,3 +124,12 @@ def test_an_unreadable_ignore_file_is_said(tmp_path: Path) -> None:
     (tmp_path / "src" / "demo" / ".gitignore").mkdir()  # a folder by that name cannot be read
     out = build(config)
     assert "src/demo/.gitignore" in out and "SKC310" in out
+
+
+def test_a_deep_tree_with_ignore_files_at_every_level(tmp_path: Path) -> None:
+    deep = "/".join(["d"] * 400)
+    files: dict[str, str | bytes] = {f"src/demo/{deep}/keep.txt": "x\n", f"src/demo/{deep}/drop.log": "x\n"}
+    files.update({f"src/demo/{'/'.join(['d'] * n)}/.gitignore": "*.log\n" for n in range(0, 400, 50)})
+    build(demo(tmp_path, files))
+    found = resources(tmp_path / "dist")
+    assert f"{deep}/keep.txt" in found and f"{deep}/drop.log" not in found
