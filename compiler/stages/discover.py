@@ -86,17 +86,19 @@ def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.ls
 
 
 def _ignoring(
-    config: Config, root: Path, label: str, skip: Skip, watched: list[str]
-) -> tuple[Skip, Callable[[list[Diagnostic]], None]]:
-    """`skip` plus the ignore files (ignorefiles), and what to call after the walk: it records the
-    ignore files read (for the cache) and reports the unreadable ones."""
+    config: Config, root: Path, label: str, skip: Skip, walking: tuple[Listdir, list[str]]
+) -> tuple[Skip, Listdir, Callable[[list[Diagnostic]], None]]:
+    """`skip` plus the ignore files (ignorefiles), the listdir to walk with (it tells the rules
+    which folders hold an ignore file), and what to call after the walk: it records the ignore
+    files read (`watched`, for the cache) and reports the unreadable ones."""
+    listdir, watched = walking
     rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
 
     def after(diags: list[Diagnostic]) -> None:
         watched.extend(_join(label, rel) for rel in rules.read)
         diags.extend(dg.warning(_join(label, rel), Code.UNREADABLE, why) for rel, why in rules.problems)
 
-    return ignorefiles.combined(rules, skip), after
+    return ignorefiles.combined(rules, skip), rules.listing(listdir), after
 
 
 def ignored(name: str) -> bool:
@@ -353,8 +355,8 @@ def _source_skills(
     if not root.is_dir():
         diags.append(dg.error(config.config_rel, Code.SOURCE_MISSING, f"source {src!r} is not a directory"))
         return []
-    skip, after = _ignoring(config, root, src, resource_filter(config), watched)
-    tree = walk(root, src, lister[0], confine=_confine(config, root), skip=skip, lstat=lister[1])
+    skip, listdir, after = _ignoring(config, root, src, resource_filter(config), (lister[0], watched))
+    tree = walk(root, src, listdir, confine=_confine(config, root), skip=skip, lstat=lister[1])
     after(diags)
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
@@ -540,8 +542,8 @@ def _personas(
             )
         )
         return (), ()
-    skip, after = _ignoring(config, root, config.personas, _hidden, watched)
-    tree = walk(root, config.personas, lister[0], confine=_confine(config, root), skip=skip, lstat=lister[1])
+    skip, listdir, after = _ignoring(config, root, config.personas, _hidden, (lister[0], watched))
+    tree = walk(root, config.personas, listdir, confine=_confine(config, root), skip=skip, lstat=lister[1])
     after(diags)
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
