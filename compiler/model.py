@@ -67,6 +67,8 @@ class Config:
     verbose: bool = False  # SKC601 names every skill the budget touched
     # code -> error | warning | ignore: the config's `diagnostics:` with `--ignore` on top, sorted
     severities: tuple[tuple[str, str], ...] = ()
+    # The ignore files above the walked roots (ignorefiles.outer_files): (folder, name, bytes)
+    ignore_outer: tuple[tuple[str, str, bytes], ...] = ()
 
     def source_dir(self, index: int) -> Path:
         return self.source_dirs[index] if self.source_dirs else self.root / self.sources[index]
@@ -140,6 +142,7 @@ class Discovery:
     exclusives: tuple[ExclusiveSource, ...]
     inputs: tuple[InputFile, ...]  # every input file, sorted, for the build hash
     diagnostics: tuple[Diagnostic, ...]  # not tied to one skill (skill problems: SkillSource)
+    ignore_files: tuple[str, ...] = ()  # the ignore files the walks read: watched like inputs, not hashed
 
 
 @dataclass(frozen=True)

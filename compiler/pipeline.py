@@ -21,6 +21,7 @@ from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, 
 from .options import DEFAULTS, Options, Progress, silent
 from .output.assemble import artifacts, build_hash
 from .output.bounds import over_bounds
+from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
 from .output.write import Comparison, WriteResult, compare, ownership_problem, write
 from .stages.budget import Packing
@@ -184,6 +185,9 @@ def _back(
     return _finish(config, program, resolved, packings, art, diags + problems)
 
 
+_EMPTY = "the build holds no skills: check `sources` (an error under --strict)"
+
+
 def _finish(
     config: Config,
     program: Program,
@@ -192,6 +196,8 @@ def _finish(
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
 ) -> Compiled:
+    if not program.skills and not dg.has_errors(diags):  # a build serving nothing is never silently green
+        diags += (dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY),)
     diags = dg.apply_policy(diags, dict(config.severities), config.strict)
     return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
 
@@ -217,7 +223,7 @@ def build(
     if cache and template is not None:
         door = open_session(config, build_hash(config, (), template), head.diagnostics, prune=prune)
     if door is None or template is None:
-        result = _back(_discovered(head, os.listdir, progress), None, progress=progress)
+        result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress))
         return result, _write(result, prune, progress)
     return _build_cached(head, template, door, prune, progress)
 
@@ -231,7 +237,8 @@ class _Keyed:
 
     @property
     def input_paths(self) -> tuple[str, ...]:
-        return tuple(f.rel for f in self.front.found.inputs)
+        found = self.front.found
+        return (*(f.rel for f in found.inputs), *found.ignore_files)
 
     @property
     def early(self) -> tuple[Diagnostic, ...]:
@@ -260,7 +267,7 @@ def _build_cached(
         summary = Summary(found.skills, found.personas, found.objects)
         return Replayed(head.config, summary, found.report, door.stats), WriteResult(False, 0)
     memo = door.memo
-    result = replace(_back(found.front, memo, found.build_hash, progress), cache=door.stats)
+    result = _owned(replace(_back(found.front, memo, found.build_hash, progress), cache=door.stats))
     written = _write(result, prune, progress, memo.output_files)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
@@ -282,6 +289,23 @@ def check(
     if isinstance(result, ConfigFailed) or not result.ok or result.artifacts is None:
         return result, None
     return result, compare(result.output, result.artifacts)
+
+
+def _owned(result: Compiled) -> Compiled:
+    """The build, with an error per file in the output that skillc did not write (nothing is then
+    written, so nothing is removed); see output/ownership.py."""
+    if result.artifacts is None:
+        return result
+    foreign = foreign_files(result.output, result.artifacts)
+    if not foreign:
+        return result
+    out = result.config.output
+    refused = dg.error(out, Code.OUTPUT_NOT_OURS, refusal(out, foreign))
+    each = (
+        dg.error(f"{out}/{rel}", Code.OUTPUT_NOT_OURS, "not written by skillc: refusing to remove it")
+        for rel in foreign
+    )
+    return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused, *each)))
 
 
 def _write(

@@ -18,7 +18,23 @@ from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from ..format.layout import INDEX
 from ..output import verify
-from .shared import CONFIG, FORMAT, IGNORE, SKIP, STRICT, VERBOSE, emit, find_config, options, say
+from .shared import (
+    COLOR,
+    CONFIG,
+    FORMAT,
+    IGNORE,
+    QUIET,
+    SKIP,
+    STATISTICS,
+    STRICT,
+    VERBOSE,
+    as_recorded,
+    emit,
+    find_config,
+    options,
+    quiet,
+    say,
+)
 
 FAILED = "skillc: build failed; the output directory was left untouched"
 
@@ -35,6 +51,8 @@ FAILED = "skillc: build failed; the output directory was left untouched"
 @VERBOSE
 @FORMAT
 @IGNORE
+@COLOR
+@STATISTICS
 def build(
     config_path: Path | None,
     strict: bool | None,
@@ -64,12 +82,7 @@ def build(
         return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}"))
     finally:
         progress.done()
-    if (
-        isinstance(result, pipeline.Replayed)
-        and fmt == "text"
-        and not result.report.errors
-        and not report.use_colour(sys.stderr)
-    ):
+    if isinstance(result, pipeline.Replayed) and fmt == "text" and not result.report.errors and as_recorded():
         _emit_recorded(result.report, quiet)  # the recorded text: nothing is decoded
     else:
         emit(result.diagnostics, quiet, fmt)
@@ -111,6 +124,9 @@ def _failed(fmt: str, problem: Diagnostic) -> int:
 @VERBOSE
 @FORMAT
 @IGNORE
+@QUIET
+@COLOR
+@STATISTICS
 def validate(
     config_path: Path | None,
     strict: bool | None,
@@ -132,7 +148,14 @@ def validate(
             for problem in verify.artifact_errors(result.artifacts.files)[:20]
         )
     emit(diagnostics, fmt=fmt)
-    return 0 if result.ok and not dg.has_errors(diagnostics) else 1
+    ok = result.ok and not dg.has_errors(diagnostics)
+    if ok and isinstance(result, pipeline.Compiled) and result.summary and not quiet():
+        warnings = len(diagnostics)  # no errors: every one left is a warning
+        say(
+            fmt,
+            f"skillc: valid: {result.summary.skills} skills, {result.summary.personas} personas, {warnings} warning(s)",
+        )
+    return 0 if ok else 1
 
 
 @click.command()
@@ -142,6 +165,9 @@ def validate(
 @VERBOSE
 @FORMAT
 @IGNORE
+@QUIET
+@COLOR
+@STATISTICS
 def check(
     config_path: Path | None,
     strict: bool | None,

@@ -12,12 +12,15 @@ from ..digests import sha256_hex as sha256
 from ..model import Program, Resolution, Skill
 from ..stages.budget import Packing
 from .boundary import fail
-from .shared import CONFIG, SKIP, emit, find_config, options
+from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED, emit, find_config, options
 
 
 @click.command()
 @CONFIG
 @SKIP
+@QUIET
+@VERBOSE_NOTED
+@COLOR
 @click.argument("persona")
 @click.argument("command")
 def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, command: str) -> int:

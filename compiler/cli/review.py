@@ -12,7 +12,7 @@ from .. import reader, review
 from ..errors import UsageError
 from ..review import gitrefs
 from .boundary import fail
-from .shared import CONFIG, emit, find_config
+from .shared import COLOR, CONFIG, QUIET, emit, find_config
 
 
 @click.command()
@@ -92,6 +92,8 @@ def _diff_inputs(
     help="Audit this build directory instead of the project's output.",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@QUIET
+@COLOR
 def audit(config_path: Path | None, dist_path: Path | None, fmt: str) -> int:
     """List what every skill can do: tool grants, dynamic context, hooks, executables, hidden text."""
     if dist_path is None:

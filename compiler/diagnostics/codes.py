@@ -16,6 +16,7 @@ class Code(StrEnum):
     CONFIG_PATH = "SKC103"
     TEMPLATE = "SKC104"
     SOURCE_REPEATED = "SKC105"
+    CONFIG_SHADOWED = "SKC110"
     # files and frontmatter (2xx)
     NOT_UTF8 = "SKC201"
     NO_FRONTMATTER = "SKC202"
@@ -45,6 +46,7 @@ class Code(StrEnum):
     LOWERCASE_SKILL_MD = "SKC312"
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
+    EMPTY_BUILD = "SKC315"
     CONFUSABLE = "SKC320"
     NESTED_DIRECTORY = "SKC321"
     SYMLINK_RESERVED = "SKC322"
@@ -85,6 +87,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.CONFIG_PATH: "a configured path is missing or escapes the project",
     Code.TEMPLATE: "template cannot be loaded or rendered",
     Code.SOURCE_REPEATED: "a source is listed more than once",
+    Code.CONFIG_SHADOWED: "[tool.skillc] in pyproject.toml is ignored: skillc.yaml in the same folder wins",
     Code.NOT_UTF8: "file cannot be read as UTF-8 text",
     Code.NO_FRONTMATTER: "missing or unterminated frontmatter",
     Code.YAML_SYNTAX: "YAML syntax error",
@@ -112,6 +115,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.LOWERCASE_SKILL_MD: "lowercase skill.md accepted",
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
+    Code.EMPTY_BUILD: "the build holds no skills",
     Code.CONFUSABLE: "two commands look alike (Latin, Cyrillic or Greek look-alike letters)",
     Code.NESTED_DIRECTORY: "a source or the personas directory is inside a source: left out of its walk",
     Code.SYMLINK_RESERVED: "symlink resolves into version-control metadata, the output or the build cache",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import diagnostics as dg
-from .. import fs
+from .. import fs, ignorefiles
 from ..confusables import skeleton
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
@@ -73,21 +73,39 @@ def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.ls
     diags: list[Diagnostic] = list(_excludes_skill_md(config))
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
+    watched: list[str] = []  # the ignore files the walks read
     for index, src in enumerate(config.sources):
-        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs)
+        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched)
         for skill in found:
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
     diags.extend(_collisions(skills))
     diags.extend(_lookalikes(skills))
-    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs)
+    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
     return Discovery(
         skills=skills,
         personas=personas,
         exclusives=exclusives,
         inputs=tuple(sorted(inputs, key=lambda f: f.rel)),
         diagnostics=tuple(diags),
+        ignore_files=tuple(sorted(watched)),
     )
+
+
+def _ignoring(
+    config: Config, root: Path, label: str, skip: Skip, walking: tuple[Listdir, list[str]]
+) -> tuple[Skip, Listdir, Callable[[list[Diagnostic]], None]]:
+    """`skip` plus the ignore files (ignorefiles), the listdir to walk with (it tells the rules
+    which folders hold an ignore file), and what to call after the walk: it records the ignore
+    files read (`watched`, for the cache) and reports the unreadable ones."""
+    listdir, watched = walking
+    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+
+    def after(diags: list[Diagnostic]) -> None:
+        watched.extend(_join(label, rel) for rel in rules.read)
+        diags.extend(dg.warning(_join(label, rel), Code.UNREADABLE, why) for rel, why in rules.problems)
+
+    return ignorefiles.combined(rules, skip), rules.listing(listdir), after
 
 
 def ignored(name: str) -> bool:
@@ -436,6 +454,7 @@ def _source_skills(
     lister: tuple[Listdir, Lstat],
     diags: list[Diagnostic],
     inputs: list[InputFile],
+    watched: list[str],
 ) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
@@ -453,15 +472,23 @@ def _source_skills(
         for what in inner.values()
     )
     base = resource_filter(config)
+    skip, listdir, after = _ignoring(
+        config,
+        root,
+        src,
+        lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir),
+        (lister[0], watched),
+    )
     tree = walk(
         root,
         src,
-        lister[0],
+        listdir,
         confine=_confine(config, root),
-        skip=lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir),
+        skip=skip,
         lstat=lister[1],
         reserved=_reserved(config),
     )
+    after(diags)
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
@@ -655,7 +682,11 @@ def printable_name(command: str) -> str:
 
 
 def _personas(
-    config: Config, lister: tuple[Listdir, Lstat], diags: list[Diagnostic], inputs: list[InputFile]
+    config: Config,
+    lister: tuple[Listdir, Lstat],
+    diags: list[Diagnostic],
+    inputs: list[InputFile],
+    watched: list[str],
 ) -> tuple[tuple[PersonaSource, ...], tuple[ExclusiveSource, ...]]:
     if not config.personas:
         return (), ()
@@ -669,14 +700,17 @@ def _personas(
         return (), ()
     if _linked_out(config, config.personas, root):
         return (), ()  # output/placement.py reported it
+    skip, listdir, after = _ignoring(config, root, config.personas, _hidden, (lister[0], watched))
     tree = walk(
         root,
         config.personas,
-        lister[0],
+        listdir,
         confine=_confine(config, root),
+        skip=skip,
         lstat=lister[1],
         reserved=_reserved(config),
     )
+    after(diags)
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
     personas: list[PersonaSource] = []
