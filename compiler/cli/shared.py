@@ -134,7 +134,12 @@ def start_directory() -> Path:
     output removes the directory the process stands in, and paths are still shown from there."""
     ctx = click.get_current_context(silent=True)
     cwd = ctx.meta.get(_CWD) if ctx is not None else None
-    return cwd if isinstance(cwd, Path) else working_directory()
+    if isinstance(cwd, Path):
+        return cwd
+    try:
+        return working_directory()
+    except UsageError:  # an absolute --config from a removed directory: shown from the project root
+        return project_root() or Path("/")
 
 
 def find_config(config_path: Path | None) -> Path:
@@ -143,11 +148,14 @@ def find_config(config_path: Path | None) -> Path:
     Its folder, the project root, is noted in the command's context: `emit` shows paths from the
     working directory, which it needs for that."""
     named = config_path or click.get_current_context().find_root().obj
-    cwd = working_directory()
-    click.get_current_context().meta[_CWD] = cwd
-    # Absolute now: a build swaps its output, and a build run from inside the output leaves the
-    # process in a removed directory, where a relative path no longer names anything.
-    found = cwd / named if named is not None else init_mod.find_config(cwd)
+    if named is not None and Path(named).is_absolute():
+        found: Path | None = Path(named)
+    else:
+        # Absolute now: a build swaps its output, and a build run from inside the output leaves the
+        # process in a removed directory, where a relative path no longer names anything.
+        cwd = working_directory()
+        click.get_current_context().meta[_CWD] = cwd
+        found = cwd / named if named is not None else init_mod.find_config(cwd)
     if found is None:
         raise UsageError(
             "no skillc.yaml, and no pyproject.toml with [tool.skillc], in this directory or its parents "

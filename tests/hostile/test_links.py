@@ -179,3 +179,28 @@ def test_a_removed_working_directory_is_a_clear_error(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_build_run_from_inside_its_output(tmp_path: Path) -> None:
+    cfg = project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
+    assert run("--config", str(cfg), "build")[0] == 0
+    (tmp_path / "src/a/SKILL.md").write_text(skill_md("a", triggers="x"))  # a warning to print after the swap
+    inside = tmp_path / "dist"
+    done = subprocess.run(
+        [sys.executable, "-m", "skillc", "--config", "../skillc.yaml", "build"],
+        cwd=inside,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "SKC205" in done.stderr and "Traceback" not in done.stderr
+    again = subprocess.run(
+        [sys.executable, "-m", "skillc", "--config", "../skillc.yaml", "build"],
+        cwd=inside,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # The directory the first build replaced is gone only when the swap removed it; either way no traceback.
+    assert "Traceback" not in again.stderr and again.returncode in (0, 2)
