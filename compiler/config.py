@@ -10,7 +10,7 @@ from typing import Any
 
 from . import diagnostics as dg
 from . import fs
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, policy
 from .diagnostics.codes import Code
 from .errors import UsageError
 from .model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy
@@ -28,9 +28,7 @@ BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
 def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[Diagnostic, ...]]:
     """The config, with the command line's overrides (`options`) applied; None when it is unusable."""
     strict, skip_invalid, ignore = options.strict, options.skip_invalid, options.ignore
-    unknown = [code for code in ignore if code not in dg.CODES]
-    if unknown:
-        raise UsageError(f"--ignore: unknown diagnostic code {unknown[0]!r} (`skillc codes` lists them)")
+    _check_ignore(ignore)
     path = Path(path)
     try:
         raw = fs.read_regular(path, CONFIG_CAP)
@@ -46,41 +44,60 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     if not isinstance(doc.data, dict):
         return None, (*doc.diagnostics, dg.error(rel, Code.CONFIG_SYNTAX, "config must be a mapping"))
     problems = (
-        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA) + _obsolete(doc) + _unknown_codes(doc)
+        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA) + _obsolete(doc) + _severity_settings(doc)
     )
     if problems:
         return None, doc.diagnostics + problems
     config, diags = _build(root, rel, raw, doc, strict)
     if config is not None:
         skip = config.skip_invalid if skip_invalid is None else skip_invalid
-        severities = {**config_severities(doc), **dict.fromkeys(ignore, "ignore")}
+        settings = policy.from_config(config_severities(doc), ignore)
         config = replace(
-            config, skip_invalid=skip, verbose=options.verbose, severities=tuple(sorted(severities.items()))
+            config,
+            skip_invalid=skip,
+            verbose=options.verbose,
+            severities=settings.codes,
+            path_severities=settings.paths,
         )
     return config, diags
 
 
-def config_severities(doc: Document) -> dict[str, str]:
+def config_severities(doc: Document) -> dict[str, Any]:
     data = doc.data if isinstance(doc.data, dict) else {}
     return dict(data.get("diagnostics") or {})
 
 
-def _unknown_codes(doc: Document) -> tuple[Diagnostic, ...]:
-    """`diagnostics:` may only name codes skillc has: a typo would silently set nothing."""
+def _severity_settings(doc: Document) -> tuple[Diagnostic, ...]:
+    """Every `diagnostics:` setting must take effect: a typo'd code or an integrity code set to
+    warning or ignore is an error where it is written, never a setting that silently does nothing."""
     data = doc.data if isinstance(doc.data, dict) else {}
     table = data.get("diagnostics")
     if not isinstance(table, dict):
         return ()
-    return tuple(
-        dg.error(
-            doc.rel,
-            Code.CONFIG_SCHEMA,
-            f"diagnostics: unknown code {code!r} (`skillc codes` lists them)",
-            *doc.key_pos("diagnostics", code),
-        )
-        for code in table
-        if isinstance(code, str) and code not in dg.CODES
-    )
+    found: list[tuple[tuple[Any, ...], Any]] = [
+        (("diagnostics", code), level) for code, level in table.items() if code != "per_path"
+    ]
+    per_path = table.get("per_path")
+    for pattern, levels in (per_path if isinstance(per_path, dict) else {}).items():
+        if isinstance(levels, dict):
+            found += [(("diagnostics", "per_path", pattern, code), level) for code, level in levels.items()]
+    problems = []
+    for keys, level in found:
+        code = keys[-1]
+        why = policy.refusal(code, level) if isinstance(code, str) and isinstance(level, str) else None
+        if why:
+            where = ".".join(map(str, keys[:-1]))
+            kind = Code.CONFIG_SCHEMA if code not in dg.CODES else Code.SEVERITY_REFUSED
+            problems.append(dg.error(doc.rel, kind, f"{where}: {why}", *doc.key_pos(*keys)))
+    return tuple(problems)
+
+
+def _check_ignore(ignore: tuple[str, ...]) -> None:
+    """--ignore follows the rules of `diagnostics:`: a known code, and one that may be lowered."""
+    for code in ignore:
+        why = policy.refusal(code, "ignore")
+        if why:
+            raise UsageError(f"--ignore: {why}")
 
 
 def _build(

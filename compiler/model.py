@@ -67,6 +67,8 @@ class Config:
     verbose: bool = False  # SKC601 names every skill the budget touched
     # code -> error | warning | ignore: the config's `diagnostics:` with `--ignore` on top, sorted
     severities: tuple[tuple[str, str], ...] = ()
+    # gitignore-style pattern -> ((code, level), ...): `diagnostics: per_path:`, in the config's order
+    path_severities: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
     def source_dir(self, index: int) -> Path:
         return self.source_dirs[index] if self.source_dirs else self.root / self.sources[index]

@@ -16,6 +16,7 @@ from .cache import Hit, Memo, Report, Session, Stats, open_session
 from .cache.snapshot import Walked
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
+from .diagnostics.policy import Policy
 from .errors import TemplateFailure
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
@@ -163,7 +164,10 @@ def _back(
     config, template = front.config, front.template
     progress(f"validating {len(front.found.skills)} SKILL.md file(s)")
     program = validate(
-        front.found, memo.check_skills(check_skills) if memo else None, skip_invalid=config.skip_invalid
+        front.found,
+        memo.check_skills(check_skills) if memo else None,
+        skip_invalid=config.skip_invalid,
+        policy=Policy(config.severities, config.path_severities),
     )
     diags = front.diagnostics + program.diagnostics
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
@@ -190,7 +194,7 @@ def _finish(
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
 ) -> Compiled:
-    diags = dg.apply_policy(diags, dict(config.severities), config.strict)
+    diags = dg.apply_policy(diags, dict(config.severities), config.strict, config.path_severities)
     return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
 
 

@@ -43,7 +43,9 @@ def build_key(fingerprint: str, build_hash: str, config: Config, early: tuple[Di
     """`early`: the diagnostics of config loading and discovery, which cover what is not an input
     byte (ignored files, unreadable paths)."""
     dist = str((config.root / config.output).resolve())
-    flags = f"{config.strict}/{config.skip_invalid}/{config.verbose}/{config.severities}"
+    flags = (
+        f"{config.strict}/{config.skip_invalid}/{config.verbose}/{config.severities}/{config.path_severities}"
+    )
     return digest(fingerprint, build_hash, flags, dist, *(d.format() for d in early))
 
 

@@ -32,11 +32,18 @@ def properties(name: str) -> frozenset[str]:
     return frozenset(doc["properties"]) if isinstance(doc, dict) else frozenset()
 
 
-def check(doc: Document, data: Any, name: str, code: Code) -> tuple[Diagnostic, ...]:
+def check(
+    doc: Document, data: Any, name: str, code: Code, *, too_long: Code | None = None
+) -> tuple[Diagnostic, ...]:
+    """Every schema error as `code`; a string over its maxLength as `too_long` when given (the spec's
+    length limits are conformance, a wrong type or a missing field is not)."""
     errors = sorted(
         validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
     )
-    return tuple(_diagnostic(doc, err, code) for err in errors)
+    return tuple(
+        _diagnostic(doc, err, too_long if too_long and err.validator == "maxLength" else code)
+        for err in errors
+    )
 
 
 def _diagnostic(doc: Document, err: jsonschema.ValidationError, code: Code) -> Diagnostic:

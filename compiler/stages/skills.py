@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
-from ..diagnostics.codes import Code
+from ..diagnostics.codes import Code, lowerable
 from ..model import Document, Skill, SkillSource
 from ..paths import unsafe_values
 from . import frontmatter, schema
@@ -68,7 +68,9 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     text = decode(src.skill_md)[0] or ""
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
-    problems = schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA) + _name_rules(doc, data)
+    problems = schema.check(
+        doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA, too_long=Code.SPEC_LIMIT
+    ) + _name_rules(doc, data)
     # knowledge entries are handed to the model as documents to read: no escaping paths.
     problems = problems or unsafe_values(
         doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
@@ -89,7 +91,6 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 col,
             )
         )
-        return None
     if "name" not in data and len(dirname) > frontmatter.MAX_NAME:
         # The directory name becomes the skill's name, so the spec's limit applies to it.
         diags.append(
@@ -100,7 +101,6 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 f"(the directory's, when the frontmatter gives none) is at most {frontmatter.MAX_NAME}",
             )
         )
-        return None
     if "name" not in data and not frontmatter.valid_name(dirname):
         diags.append(
             dg.warning(
@@ -109,7 +109,9 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 f"directory {dirname!r} is not a valid skill name and the frontmatter gives none",
             )
         )
-    if problems:
+    # Spec-conformance errors (codes.CONFORMANCE) still give a skill: the settings may lower them,
+    # and validate leaves the skill out when they stay errors.
+    if any(not lowerable(p.code) for p in problems):
         return None
     if not doc.body:
         diags.append(dg.warning(doc.rel, Code.EMPTY_BODY, "SKILL.md has no body", doc.body_line, 1))

@@ -8,21 +8,30 @@ from dataclasses import replace
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
+from ..diagnostics.policy import Policy, inline_ignores, refusal
 from ..model import Discovery, Program, Skill, SkillSource
 from . import personas as personas_mod
 from .skills import SkillChecks, check_skills
 
 
 def validate(
-    discovery: Discovery, checks: SkillChecks | None = None, *, skip_invalid: bool = False
+    discovery: Discovery,
+    checks: SkillChecks | None = None,
+    *,
+    skip_invalid: bool = False,
+    policy: Policy | None = None,
 ) -> Program:
     """`checks` stands in for check_skills: the build cache passes a memoised one.
 
     skip_invalid: a skill with errors is left out, its errors reported as
     warnings, instead of failing the build.
+    policy: the severity settings, applied to each skill's own diagnostics (with its inline
+    ignores) before deciding whether it has errors: a lowered spec error keeps the skill.
     """
     diags: list[Diagnostic] = list(discovery.diagnostics)
     parsed, per_skill = _skills(discovery.skills, checks or check_skills)
+    for src in discovery.skills:
+        per_skill[src.command] = _settle(src, per_skill[src.command], policy or Policy())
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
     personas = personas_mod.personas(discovery.personas, parsed, diags)
     exclusive = personas_mod.exclusives(
@@ -62,6 +71,23 @@ def _skills(
         if skill is not None:
             parsed[src.command] = skill
     return parsed, per_skill
+
+
+def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy) -> list[Diagnostic]:
+    """One skill's diagnostics at their levels: the config's, then its own `# skillc: ignore[...]`."""
+    inline: set[str] = set()
+    refused: list[Diagnostic] = []
+    for code, line, col in inline_ignores(src.skill_md.data) if b"skillc:" in src.skill_md.data else ():
+        why = refusal(code, "ignore")
+        if why:
+            refused.append(
+                dg.error(src.skill_md.rel, Code.SEVERITY_REFUSED, f"skillc: ignore: {why}", line, col)
+            )
+        else:
+            inline.add(code)
+    if not inline and not policy.codes and not policy.paths:
+        return found + refused
+    return policy.apply(found, frozenset(inline)) + refused
 
 
 def _link(skills: dict[str, Skill]) -> dict[str, Skill]:
