@@ -97,7 +97,7 @@ def _check_ignore(ignore: tuple[str, ...]) -> None:
     for code in ignore:
         why = policy.refusal(code, "ignore")
         if why:
-            raise UsageError(f"--ignore: {why}")
+            raise UsageError(f"--ignore: {why.replace('unknown code', 'unknown diagnostic code')}")
 
 
 def _build(

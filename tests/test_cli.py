@@ -31,7 +31,7 @@ def test_build_reports_all_errors_and_exits_1(tmp_path: Path) -> None:
     assert code == 1
     assert "src/a/SKILL.md:2:7: error[SKC204]: name: 'A' must be lowercase" in out
     assert (
-        "src/b/SKILL.md:3:14: error[SKC204]: description: is 1025 characters long; the limit is 1024" in out
+        "src/b/SKILL.md:3:14: error[SKC216]: description: is 1025 characters long; the limit is 1024" in out
     )
     assert "src/c/SKILL.md:1:1: error[SKC202]: no frontmatter: the file must start with a '---' line" in out
     assert "3 error(s)" in out

@@ -279,7 +279,7 @@ def test_resource_over_cap(tmp_path):
 
 
 def test_description_1025_chars(tmp_path):
-    d = assert_error_at(one_skill(tmp_path, skill_md(description="d" * 1025)), "SKC204", 2, 14)
+    d = assert_error_at(one_skill(tmp_path, skill_md(description="d" * 1025)), "SKC216", 2, 14)
     assert d.message == "description: is 1025 characters long; the limit is 1024"
 
 

@@ -68,13 +68,16 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     text = decode(src.skill_md)[0] or ""
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
-    problems = schema.check(
-        doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA, too_long=Code.SPEC_LIMIT
-    ) + _name_rules(doc, data)
-    # knowledge entries are handed to the model as documents to read: no escaping paths.
-    problems = problems or unsafe_values(
-        doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
+    problems = (
+        schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA)
+        + _name_rules(doc, data)
+        + _spec_limits(doc, data)
     )
+    # knowledge entries are handed to the model as documents to read: no escaping paths.
+    if all(lowerable(p.code) for p in problems):  # the types are sound: the paths can be checked
+        problems += unsafe_values(
+            doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
+        )
     diags.extend(problems)
     diags.extend(_unknown_fields(doc, data))
     dirname = frontmatter.normal_name(src.command.rsplit("/", 1)[-1])
@@ -101,7 +104,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 f"(the directory's, when the frontmatter gives none) is at most {frontmatter.MAX_NAME}",
             )
         )
-    if "name" not in data and not frontmatter.valid_name(dirname):
+    elif "name" not in data and not frontmatter.valid_name(dirname):
         diags.append(
             dg.warning(
                 doc.rel,
@@ -157,6 +160,24 @@ def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
             dg.error(doc.rel, Code.FRONTMATTER_SCHEMA, "description: is blank", *doc.pos("description"))
         )
     return tuple(found)
+
+
+# The Agent Skills spec's length limits: conformance (SKC216), so a project may lower them; a
+# schema cannot say that, so they are checked here rather than as maxLength.
+SPEC_LIMITS = {"description": 1024, "compatibility": 500}
+
+
+def _spec_limits(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
+    return tuple(
+        dg.error(
+            doc.rel,
+            Code.SPEC_LIMIT,
+            f"{key}: is {len(value)} characters long; the limit is {limit}",
+            *doc.pos(key),
+        )
+        for key, limit in SPEC_LIMITS.items()
+        if isinstance(value := data.get(key), str) and len(value) > limit
+    )
 
 
 def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) -> dict[str, Any]:

@@ -31,7 +31,9 @@ def validate(
     diags: list[Diagnostic] = list(discovery.diagnostics)
     parsed, per_skill = _skills(discovery.skills, checks or check_skills)
     for src in discovery.skills:
-        per_skill[src.command] = _settle(src, per_skill[src.command], policy or Policy())
+        # A skill that could not be built keeps its errors: lowering them would drop it silently.
+        built = src.command in parsed
+        per_skill[src.command] = _settle(src, per_skill[src.command], policy or Policy(), built)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
     personas = personas_mod.personas(discovery.personas, parsed, diags)
     exclusive = personas_mod.exclusives(
@@ -73,7 +75,7 @@ def _skills(
     return parsed, per_skill
 
 
-def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy) -> list[Diagnostic]:
+def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bool) -> list[Diagnostic]:
     """One skill's diagnostics at their levels: the config's, then its own `# skillc: ignore[...]`."""
     inline: set[str] = set()
     refused: list[Diagnostic] = []
@@ -87,7 +89,14 @@ def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy) -> list[D
             inline.add(code)
     if not inline and not policy.codes and not policy.paths:
         return found + refused
-    return policy.apply(found, frozenset(inline)) + refused
+    if built:
+        return policy.apply(found, frozenset(inline)) + refused
+    errors = [d for d in found if d.severity is dg.Severity.ERROR]
+    return (
+        errors
+        + policy.apply([d for d in found if d.severity is not dg.Severity.ERROR], frozenset(inline))
+        + refused
+    )
 
 
 def _link(skills: dict[str, Skill]) -> dict[str, Skill]:
