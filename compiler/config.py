@@ -122,6 +122,7 @@ def _build(
         **data,
         **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)},
     }
+    kept_at = _kept_positions(doc, [_label(s) for s in data["sources"]])
     data["sources"], repeated = _unique_sources(rel, doc, [_label(s) for s in data["sources"]])
     problems.extend(repeated)
     if data.get("output", "dist") == ".":
@@ -165,8 +166,26 @@ def _build(
         skip_invalid=bool(data.get("skip_invalid", False)),
         budget_strategy=Strategy(budgets.get("strategy", Strategy.DROP)),
         budget_priority=tuple(budgets.get("priority", ())),
+        anchors=_anchors(doc, kept_at),
     )
     return config, tuple(problems)
+
+
+def _kept_positions(doc: Document, sources: list[str]) -> list[tuple[int, int]]:
+    """Where each source `_unique_sources` keeps is written (a repeated one counts at its last place)."""
+    last = {s: i for i, s in enumerate(sources)}
+    return [doc.pos("sources", i) for i, s in enumerate(sources) if last[s] == i]
+
+
+def _anchors(
+    doc: Document, sources: list[tuple[int, int]]
+) -> tuple[tuple[tuple[str | int, ...], tuple[int, int]], ...]:
+    """The config's positions later stages report at: every key, and each kept source by its index."""
+    found: dict[tuple[str | int, ...], tuple[int, int]] = {
+        tuple(key[1:]): at for key, at in doc.positions.items() if key[0] == "k" and key[1] != "sources"
+    }
+    found.update({("sources", i): at for i, at in enumerate(sources)})
+    return tuple(sorted(found.items(), key=lambda kv: tuple(map(str, kv[0]))))
 
 
 def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[str], tuple[Diagnostic, ...]]:

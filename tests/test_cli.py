@@ -154,4 +154,4 @@ def test_source_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> None:
     (root / "linked").symlink_to(outside)
     code, out = run("build", "--config", str(config))
     assert code == 1
-    assert "skillc.yaml:1:1: error[SKC103]: sources 'linked' resolves outside the project" in out
+    assert "skillc.yaml:1:11: error[SKC103]: sources 'linked' resolves outside the project" in out

@@ -124,7 +124,7 @@ def test_overlay_for_skill_without_flag(tmp_path):
         ("- name\n- P\n", "SKC401", 1, 1),
         ("just a string\n", "SKC401", 1, 1),
         ("", "SKC401", 1, 1),
-        ("name: P\nsecret_prompt: x\n", "SKC401", 1, 1),
+        ("name: P\nsecret_prompt: x\n", "SKC401", 2, 1),
         ("name: 5\n", "SKC401", 1, 7),
         ("name: P\nskills: a\n", "SKC401", 2, 9),
         ("name: P\nunrestricted_skills: 'yes'\n", "SKC401", 2, 22),

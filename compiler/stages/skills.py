@@ -15,6 +15,7 @@ from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code, lowerable
 from ..model import Document, Skill, SkillSource
 from ..paths import unsafe_values
+from ..suggest import did_you_mean
 from . import frontmatter, schema
 from .parse import decode, parse_document
 
@@ -200,7 +201,12 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
 
 def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
     return [
-        dg.warning(doc.rel, Code.UNKNOWN_FIELD, f"unknown frontmatter field {key!r}", *doc.key_pos(key))
+        dg.warning(
+            doc.rel,
+            Code.UNKNOWN_FIELD,
+            f"unknown frontmatter field {key!r}{did_you_mean(key, schema.properties('frontmatter'))}",
+            *doc.key_pos(key),
+        )
         for key in data
         if key not in schema.properties("frontmatter")
     ]
