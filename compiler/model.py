@@ -219,7 +219,7 @@ class Program:
     personas: Mapping[str, Persona]
     exclusive_bodies: Mapping[tuple[str, str], tuple[str, str]]  # (persona, command) -> (rel, body)
     diagnostics: tuple[Diagnostic, ...]
-    # --skip-invalid: each skill left out for its errors, with their codes
+    # each skill left out for its errors, with their codes (with --skip-invalid the build goes on)
     invalid: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 

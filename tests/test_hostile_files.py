@@ -61,7 +61,7 @@ def test_empty_frontmatter_is_missing_description(tmp_path):
     "fm, line, col",
     [
         ("description: x\n  bad: indent\n", 3, 6),
-        ("description: x\nname: 'unclosed\n", 4, 1),
+        ("description: x\nname: 'unclosed\n", 3, 7),
         ("description: [a, b\n", 3, 1),
         ("description: x\n\tname: tab\n", 3, 1),
         ("description: x\nkey: @reserved\n", 3, 6),

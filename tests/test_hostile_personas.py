@@ -117,7 +117,7 @@ def test_overlay_for_skill_without_flag(tmp_path):
     [
         ("name: [\n", "SKC203", 2, 1),
         ("name: P\n  fallback: x\n", "SKC203", 2, 11),
-        ("name: 'P\n", "SKC203", 2, 1),
+        ("name: 'P\n", "SKC203", 1, 7),
         ("{{{{\n", "SKC203", 2, 1),
         ("name: P\nname: Q\n", "SKC209", 2, 1),
         ("name: &n P\nfaction: *n\n", "SKC208", 1, 7),

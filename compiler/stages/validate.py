@@ -52,7 +52,7 @@ def validate(
         (c, tuple(sorted({d.code for d in ds if d.severity is dg.Severity.ERROR})))
         for c, ds in sorted(invalid.items())
     )
-    return Program(_link(kept), personas, exclusive, tuple(diags), codes if skip_invalid else ())
+    return Program(_link(kept), personas, exclusive, tuple(diags), codes)
 
 
 def _skills(
