@@ -61,7 +61,7 @@ def test_check_fails_on_stale_or_missing_dist_and_writes_nothing(tmp_path: Path)
     (tmp_path / "p" / "base" / "alpha" / "SKILL.md").write_text(skill_md("alpha", description="changed"))
     before = snapshot(tmp_path / "p" / "dist")
     code, out = run("check", "--config", str(config))
-    assert code == 1 and "dist/_index.json:1:1: error[SKC701]: differs from what a build would write" in out
+    assert code == 1 and "base/alpha/SKILL.md:1:1: error[SKC701]: changed since the build (description" in out
     assert snapshot(tmp_path / "p" / "dist") == before
 
 
