@@ -168,6 +168,7 @@ def _back(
         memo.check_skills(check_skills) if memo else None,
         skip_invalid=config.skip_invalid,
         policy=Policy(config.severities, config.path_severities),
+        sources=config.sources,
     )
     diags = front.diagnostics + program.diagnostics
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")

@@ -20,6 +20,7 @@ def validate(
     *,
     skip_invalid: bool = False,
     policy: Policy | None = None,
+    sources: tuple[str, ...] = (),
 ) -> Program:
     """`checks` stands in for check_skills: the build cache passes a memoised one.
 
@@ -27,8 +28,13 @@ def validate(
     warnings, instead of failing the build.
     policy: the severity settings, applied to each skill's own diagnostics (with its inline
     ignores) before deciding whether it has errors: a lowered spec error keeps the skill.
+    sources: the config's source labels: with skip_invalid, an entry below one that discover
+    refused (a link out of the project, an unreadable folder) costs that entry, not the build.
     """
     diags: list[Diagnostic] = list(discovery.diagnostics)
+    refused: dict[str, list[Diagnostic]] = {}
+    if skip_invalid:
+        diags, refused = _refused_entries(diags, sources, {src.dir_rel for src in discovery.skills})
     parsed, per_skill = _skills(discovery.skills, checks or check_skills)
     for src in discovery.skills:
         # A skill that could not be built keeps its errors: lowering them would drop it silently.
@@ -46,6 +52,9 @@ def validate(
     for command, found in per_skill.items():
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
     kept = {c: s for c, s in parsed.items() if c not in invalid}
+    for entry, found in refused.items():
+        diags.extend(_as_warnings(found))
+        invalid.setdefault(entry, found)
     if skip_invalid and invalid:
         diags.append(_left_out_summary(discovery, invalid))
     codes = tuple(
@@ -97,6 +106,29 @@ def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bo
         + policy.apply([d for d in found if d.severity is not dg.Severity.ERROR], frozenset(inline))
         + refused
     )
+
+
+def _refused_entries(
+    diags: list[Diagnostic], sources: tuple[str, ...], skill_dirs: set[str]
+) -> tuple[list[Diagnostic], dict[str, list[Diagnostic]]]:
+    """Errors discover reported on an entry below a source and did not read (so nothing of it is in
+    the build): with --skip-invalid, that entry is left out like a skill with errors, by its name
+    below the source. Errors on a source itself, the config or the personas still fail the build;
+    errors in a discovered skill's folder are that skill's (see _late_errors)."""
+    rest: list[Diagnostic] = []
+    refused: dict[str, list[Diagnostic]] = {}
+    for d in diags:
+        src = next((s for s in sources if d.path.startswith(s + "/")), None)
+        if d.severity is not dg.Severity.ERROR or src is None or _in_skill(d.path, skill_dirs):
+            rest.append(d)
+        else:
+            refused.setdefault(d.path[len(src) + 1 :], []).append(d)
+    return rest, refused
+
+
+def _in_skill(path: str, skill_dirs: set[str]) -> bool:
+    parts = path.split("/")
+    return any("/".join(parts[:i]) in skill_dirs for i in range(1, len(parts)))
 
 
 def _link(skills: dict[str, Skill]) -> dict[str, Skill]:
