@@ -59,7 +59,7 @@ def render(preset: Preset) -> str:
         if preset.personas
         else "# personas: personas        # persona manifests, overlays and exclusive bodies"
     )
-    return f"""# skillc configuration ({preset.summary}). Reference: https://github.com/skillc/skillc#the-config-file-skillcyaml
+    return f"""# skillc configuration ({preset.summary}). Reference: https://github.com/skillc/skillc/blob/main/docs/config.md
 format: 1
 sources:                       # lowest precedence first; a later source wins for the same command
 {sources}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic
-from .format.layout import sha256_hex
+from .digests import sha256_hex
 
 
 class Access(StrEnum):

@@ -10,7 +10,7 @@ import click
 from .. import diagnostics as dg
 from .. import pipeline
 from ..diagnostics.codes import Code
-from ..format.layout import sha256_hex as sha256
+from ..digests import sha256_hex as sha256
 from ..model import Resolution, Skill
 from ..stages.budget import Packing
 from ..suggest import did_you_mean

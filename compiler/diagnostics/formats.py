@@ -18,7 +18,7 @@ from . import CODES, Diagnostic, Severity, printable
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/skillc/skillc#diagnostics"
+INFORMATION_URI = "https://github.com/skillc/skillc/blob/main/docs/cli.md#diagnostics"
 
 _COLOURS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m"}
 _RESET = "\x1b[0m"

@@ -8,9 +8,7 @@ describe one format. `docs/format.md` is the prose of the same.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
-
-Access = Literal["open", "granted", "stub"]
+from typing import Required, TypedDict
 
 
 class ConfigDoc(TypedDict):
@@ -41,8 +39,8 @@ class IndexDoc(TypedDict):
 class ShardTableDoc(TypedDict, total=False):
     """One node of the shard table: `shards` at the leaves, `tables` above them (exactly one)."""
 
-    format: int
-    prefix: str
+    format: Required[int]
+    prefix: Required[str]
     shards: dict[str, str]
     tables: dict[str, str]
 
@@ -55,12 +53,31 @@ class ResourceDoc(TypedDict):
 
 
 class ResolutionDoc(TypedDict):
-    access: Access
+    access: str  # open | granted | stub: skillc.model.Access writes it, documents.py checks it
     via: str | None
     body: str
     overlay: str | None
     model: bool
     user: bool
+
+
+# The frontmatter as the build keeps it: any field the source had; these are the ones the reader
+# reads (documents.py, or prompts.py for `arguments`, checks each before it is used).
+FrontmatterDoc = TypedDict(
+    "FrontmatterDoc",
+    {
+        "allowed-tools": list[str],
+        "knowledge": list[str],
+        "requires_bins": list[str],
+        "requires_env": list[str],
+        "context": str,
+        "argument-hint": str,
+        "agent": str,
+        "model": str,
+        "arguments": list[str],
+    },
+    total=False,
+)
 
 
 class SkillDoc(TypedDict):
@@ -70,7 +87,7 @@ class SkillDoc(TypedDict):
     description: str
     source: str
     path: str
-    frontmatter: dict[str, object]
+    frontmatter: FrontmatterDoc
     body: str
     resources: list[ResourceDoc]
     parent: str | None

@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from .. import __version__
+from ..digests import sha256_hex
 from ..format import layout as fmt
 from ..format.jsonio import dumps
+from ..format.shapes import FrontmatterDoc, IndexDoc, PersonaEntry, PersonaMetaDoc, ResolutionDoc, SkillDoc
 from ..format.shardtree import build_table
 from ..model import (
     Artifacts,
@@ -27,7 +29,7 @@ from ..stages.budget import Packing
 from ..stages.template import Template
 
 GENERATOR = f"skillc {__version__}"
-sha256 = fmt.sha256_hex
+sha256 = sha256_hex
 
 
 def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
@@ -58,7 +60,7 @@ def artifacts(
     digest: build_hash of the inputs, computed once by the caller (the cache keys on it too).
     """
     out = _Objects()
-    personas: dict[str, Any] = {}
+    personas: dict[str, PersonaEntry] = {}
     for pid, persona in program.personas.items():
         prompt = texts[pid].encode("utf-8")
         copy = fmt.prompt_path(pid, template.suffix)
@@ -70,14 +72,14 @@ def artifacts(
             "meta": out.put(encode(meta)),
             "copy": copy,
         }
-    shards: dict[str, dict[str, Any]] = {}
+    shards: dict[str, dict[str, SkillDoc]] = {}
     ids = tuple(program.personas)
     digits = fmt.shard_digits(len(program.skills))
     for command, skill in program.skills.items():
-        entry = _skill_entry(config, skill, out)
-        entry.update(_default_and_exceptions(ids, resolved[command].outcomes, out.put_text))
+        default, exceptions = _default_and_exceptions(ids, resolved[command].outcomes, out.put_text)
+        entry = _skill_entry(config, skill, out, default, exceptions)
         shards.setdefault(fmt.shard_of(command, digits), {})[command] = entry
-    index = {
+    index: IndexDoc = {
         "format": fmt.VERSION,
         "generator": GENERATOR,
         "build_hash": digest,
@@ -132,7 +134,7 @@ _Pair = tuple[
 
 def _default_and_exceptions(
     personas: tuple[str, ...], outcomes: Mapping[str, Outcome], put_text: Callable[[str], str]
-) -> dict[str, Any]:
+) -> tuple[ResolutionDoc | None, dict[str, ResolutionDoc | None]]:
     """A skill's resolutions: the most common one (None = not visible) plus each persona that differs.
 
     Outcomes are compared without their traces (the index holds none). Ties go to the resolution of
@@ -140,7 +142,7 @@ def _default_and_exceptions(
     """
     shared = next(iter(outcomes.values()), None)
     if len(outcomes) == len(personas) and all(o is shared for o in outcomes.values()):
-        return {"default": _stored(shared, put_text), "exceptions": {}}  # most skills: one outcome for all
+        return _stored(shared, put_text), {}  # most skills: one outcome for all
     keyed = [_pair(outcomes.get(pid)) for pid in personas]
     counts = Counter(keyed)
     best = max(counts.values(), default=0)
@@ -150,17 +152,14 @@ def _default_and_exceptions(
         for pid, k in zip(personas, keyed, strict=False)
         if k != default
     }
-    return {
-        "default": _stored(outcomes.get(personas[keyed.index(default)]) if default else None, put_text),
-        "exceptions": exceptions,
-    }
+    return _stored(outcomes.get(personas[keyed.index(default)]) if default else None, put_text), exceptions
 
 
 def _pair(o: Outcome | None) -> _Pair | None:
     return None if o is None else (o.access, o.via, o.body, o.overlay, o.model, o.user)
 
 
-def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> dict[str, Any] | None:
+def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> ResolutionDoc | None:
     if o is None:
         return None
     return {
@@ -175,7 +174,8 @@ def _stored(o: Outcome | None, put_text: Callable[[str], str]) -> dict[str, Any]
 
 def encode(value: Mapping[str, Any]) -> bytes:
     # orjson's OPT_INDENT_2 writes the very bytes of format/jsonio.dumps (the files hold only str, bool,
-    # None and small ints; tests/test_cache.py checks the two agree) at a tenth of the cost.
+    # None and small ints; tests/e2e/test_incremental_cache.py checks the two agree) at a tenth of the
+    # cost.
     # Anything orjson refuses (a lone surrogate) goes the stdlib way.
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
@@ -183,13 +183,19 @@ def encode(value: Mapping[str, Any]) -> bytes:
         return dumps(value)
 
 
-def _skill_entry(config: Config, skill: Skill, out: _Objects) -> dict[str, Any]:
+def _skill_entry(
+    config: Config,
+    skill: Skill,
+    out: _Objects,
+    default: ResolutionDoc | None,
+    exceptions: dict[str, ResolutionDoc | None],
+) -> SkillDoc:
     return {
         "name": skill.name,
         "description": skill.description,
         "source": config.sources[skill.source],
         "path": skill.path,
-        "frontmatter": dict(skill.fields),
+        "frontmatter": cast(FrontmatterDoc, dict(skill.fields)),  # any field the source had
         "body": out.put_text(skill.body),  # shared with the resolutions' bodies: hashed once
         "resources": [
             {
@@ -202,10 +208,12 @@ def _skill_entry(config: Config, skill: Skill, out: _Objects) -> dict[str, Any]:
         ],
         "parent": skill.parent,
         "children": list(skill.children),
+        "default": default,
+        "exceptions": exceptions,
     }
 
 
-def _persona_meta(persona: Persona, packing: Packing) -> dict[str, Any]:
+def _persona_meta(persona: Persona, packing: Packing) -> PersonaMetaDoc:
     return {
         "format": fmt.VERSION,
         "id": persona.id,

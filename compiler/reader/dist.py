@@ -46,7 +46,15 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ..format.shapes import IndexDoc, PersonaEntry, ShardTableDoc
+    from ..format.shapes import (
+        IndexDoc,
+        PersonaEntry,
+        PersonaMetaDoc,
+        ResolutionDoc,
+        ResourceDoc,
+        ShardTableDoc,
+        SkillDoc,
+    )
 
 
 @dataclass(frozen=True)
@@ -120,10 +128,11 @@ class Dist:
     def __init__(self, path: str | os.PathLike[str]):
         self.path = os.path.abspath(os.fspath(path))  # resolved once: a later chdir() changes nothing
         self.index: IndexDoc = read_index(self.path)
-        self._shards: dict[str, dict[str, Any]] = {}
+        self._shards: dict[str, dict[str, SkillDoc]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
         self._nodes: dict[str, ShardTableDoc] = {}  # shard-table nodes read so far, by object
-        self._metas: dict[str, dict[str, Any]] = {}
+        self._metas: dict[str, PersonaMetaDoc] = {}
+        self._catalogs: dict[str, str] = {}  # persona -> its catalog, read and hash-checked once
 
     @property
     def build_hash(self) -> str:
@@ -166,7 +175,7 @@ class Dist:
     def _json(self, digest: str) -> Any:
         return parse_json(self._object(digest, MAX_INDEX_BYTES), f"object {digest}")
 
-    def _meta(self, persona: str) -> dict[str, Any]:
+    def _meta(self, persona: str) -> PersonaMetaDoc:
         meta = self._metas.get(persona)
         if meta is None:
             digest = self._entry(persona)["meta"]
@@ -199,7 +208,7 @@ class Dist:
         """Every shard name and object in the table, walking the whole tree."""
         return all_shards(self.index["shards"], self._node, self.path)
 
-    def _shard(self, name: str, digest: str | None) -> dict[str, Any]:
+    def _shard(self, name: str, digest: str | None) -> dict[str, SkillDoc]:
         """A shard's skills, its envelope checked; each entry is checked when first served (_skill)."""
         shard = self._shards.get(name)
         if shard is None:
@@ -212,7 +221,7 @@ class Dist:
             self._shards[name] = shard
         return shard
 
-    def _skill(self, command: str) -> dict[str, Any] | None:
+    def _skill(self, command: str) -> SkillDoc | None:
         name, digest = self._shard_of(command)
         entry = self._shard(name, digest).get(command)
         if entry is not None and command not in self._checked:
@@ -220,8 +229,8 @@ class Dist:
             self._checked.add(command)
         return entry
 
-    def _all_skills(self) -> dict[str, dict[str, Any]]:
-        out: dict[str, dict[str, Any]] = {}
+    def _all_skills(self) -> dict[str, SkillDoc]:
+        out: dict[str, SkillDoc] = {}
         for name, digest in sorted(self._shard_names().items()):
             for command in self._shard(name, digest):
                 entry = self._skill(command)
@@ -230,13 +239,13 @@ class Dist:
         return dict(sorted(out.items()))
 
     @staticmethod
-    def _visible(skill: dict[str, Any] | None, persona: str) -> dict[str, Any] | None:
+    def _visible(skill: SkillDoc | None, persona: str) -> ResolutionDoc | None:
         if skill is None:
             return None
         exceptions = skill["exceptions"]
-        return exceptions[persona] if persona in exceptions else skill["default"]  # type: ignore[no-any-return]
+        return exceptions[persona] if persona in exceptions else skill["default"]
 
-    def _resolved(self, persona: str, command: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _resolved(self, persona: str, command: str) -> tuple[SkillDoc, ResolutionDoc]:
         """(skill entry, resolution) of a pair the persona sees; UnknownPersona/UnknownSkill otherwise."""
         self._entry(persona)
         skill = self._skill(command)
@@ -250,7 +259,10 @@ class Dist:
 
     def catalog(self, persona: str) -> str:
         """The persona's precomputed tier-1 catalog fragment."""
-        return self._text(self._entry(persona)["prompt"])
+        text = self._catalogs.get(persona)
+        if text is None:  # an object never changes under its name: once checked, kept
+            text = self._catalogs[persona] = self._text(self._entry(persona)["prompt"])
+        return text
 
     def skills(self, persona: str) -> list[SkillInfo]:
         included = set(self._meta(persona)["included"])
@@ -301,7 +313,7 @@ class Dist:
             knowledge=() if stub else tuple(fm.get("knowledge", ())),
         )
 
-    def _sub_skills(self, persona: str, skill: dict[str, Any]) -> tuple[SubSkill, ...]:
+    def _sub_skills(self, persona: str, skill: SkillDoc) -> tuple[SubSkill, ...]:
         out = []
         for child in skill["children"]:
             c = self._skill(child)
@@ -313,9 +325,9 @@ class Dist:
     # -- tier 3 --------------------------------------------------------------
 
     @staticmethod
-    def _resources(skill: dict[str, Any], r: dict[str, Any]) -> list[dict[str, Any]]:
+    def _resources(skill: SkillDoc, r: ResolutionDoc) -> list[ResourceDoc]:
         # A stub exposes nothing of the exclusive skill but the stub itself.
-        listed: list[dict[str, Any]] = [] if r["access"] == "stub" else skill["resources"]
+        listed: list[ResourceDoc] = [] if r["access"] == "stub" else skill["resources"]
         return listed
 
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
@@ -378,14 +390,18 @@ class Dist:
         files = [(_safe_rel(res["path"]), res) for res in self._resources(skill, r)]
         if any(rel == "SKILL.md" for rel, _ in files):
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
+        body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
+        try:  # before anything is written: a lone surrogate (from args or dest) has no UTF-8 form
+            skill_md = (_skill_md_head(skill) + body).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ReaderError(f"{command!r}: the resolved SKILL.md cannot be written as UTF-8") from None
         try:
             if os.path.lexists(root) and (
                 not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)
             ):
                 raise ReaderError(f"{root}: destination exists and is not an empty directory")
             os.makedirs(root, exist_ok=True)
-            body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
-            _write_new(root, "SKILL.md", _skill_md_head(skill) + body, False)
+            _write_new(root, "SKILL.md", skill_md, False)
             for rel, res in files:
                 _write_new(root, rel, self._object(res["sha256"], res["size"]), res["executable"])
         except OSError as exc:
@@ -511,7 +527,7 @@ def _write_new(root: str, rel: str, data: str | bytes, executable: bool) -> None
         os.chmod(path, os.stat(path).st_mode | 0o100)
 
 
-def _skill_md_head(skill: dict[str, Any]) -> str:
+def _skill_md_head(skill: SkillDoc) -> str:
     """name and description, so the written folder is a skill a harness can load."""
     import json  # materialize only: kept out of the cold start
 

@@ -9,7 +9,7 @@ from .record import dataclass
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 
@@ -89,11 +89,12 @@ def substitute(
         raw, parts = args, _split(args)
     else:
         try:
-            parts = [str(a) for a in args]
+            given: list[object] = list(args)
         except TypeError:
-            raise ReaderError(
-                f"args must be a string or a sequence of strings, not {type(args).__name__}"
-            ) from None
+            given = [args]
+        if isinstance(args, (bytes, bytearray)) or not all(isinstance(a, str) for a in given):
+            raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}")
+        parts = [a for a in given if isinstance(a, str)]
         raw = " ".join(parts)
     raw = escape_delimiter(raw)
     parts = [escape_delimiter(p) for p in parts]
@@ -101,15 +102,15 @@ def substitute(
     pattern = _placeholders(tuple(sorted(named, key=len, reverse=True)))
     used = False
 
-    def replace(m: re.Match[str]) -> str:
+    def replace(slashes: str, m: re.Match[str]) -> str:
         nonlocal used
-        slashes, token = m.group("slashes"), m.group(0)[len(m.group("slashes")) :]
+        token = m.group(0)
         if len(slashes) % 2 == 1:  # escaped: drop the escaping backslash, keep the placeholder
             return slashes[:-1] + token
         if m.group("dir") is not None:
             return slashes + (skill_dir if skill_dir is not None else token)
         if args is None:
-            return m.group(0)
+            return slashes + token
         index = m.group("index") or m.group("num")
         if index is not None:
             used = True
@@ -122,7 +123,7 @@ def substitute(
         used = True
         return slashes + raw
 
-    out = pattern.sub(replace, body)
+    out = _each_placeholder(body, pattern, replace)
     if args is not None and not used and raw:
         out = out.rstrip("\n") + f"\n\nARGUMENTS: {raw}\n"
     return out
@@ -157,11 +158,36 @@ def _placeholders(names: tuple[str, ...]) -> re.Pattern[str]:
 
         named = "|".join(re.escape(n) for n in names)
         hit = _PATTERNS[names] = re.compile(
-            r"(?P<slashes>\\*)(?:\$\{(?P<dir>CLAUDE_SKILL_DIR)\}|\$ARGUMENTS\[(?P<index>[0-9]+)\]"
+            r"(?:\$\{(?P<dir>CLAUDE_SKILL_DIR)\}|\$ARGUMENTS\[(?P<index>[0-9]+)\]"
             + (rf"|\$(?P<name>{named})(?![A-Za-z0-9_-])" if names else "|(?P<name>(?!))")
             + r"|\$ARGUMENTS(?![A-Za-z0-9_])|\$(?P<num>[0-9]+))"
         )
     return hit
+
+
+def _each_placeholder(
+    body: str, pattern: re.Pattern[str], replace: Callable[[str, re.Match[str]], str]
+) -> str:
+    """body with every placeholder replaced, looking only where a `$` is (a regex scan of every
+    character cost 400 us on an 8 KB body). `replace` gets the run of backslashes before the `$`
+    and the match; a run starts after the previous placeholder, as a left-to-right regex
+    substitution reads it."""
+    out: list[str] = []
+    last = 0
+    at = body.find("$")
+    while at >= 0:
+        m = pattern.match(body, at)
+        if m is None:
+            at = body.find("$", at + 1)
+            continue
+        start = at
+        while start > last and body[start - 1] == "\\":
+            start -= 1
+        out += (body[last:start], replace(body[start:at], m))
+        last = m.end()
+        at = body.find("$", last)
+    out.append(body[last:])
+    return "".join(out)
 
 
 def _split(text: str) -> list[str]:

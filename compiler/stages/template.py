@@ -20,9 +20,9 @@ from .. import diagnostics as dg
 from .. import fs
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
+from ..digests import sha256_hex as sha256
 from ..errors import TemplateFailure
 from ..format.escape import escape_text
-from ..format.layout import sha256_hex as sha256
 from ..model import Config
 
 

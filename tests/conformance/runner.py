@@ -1,6 +1,6 @@
 """Run conformance cases through the Python reader: tamper ops, calls, results as JSON values.
 
-The generator uses this to compute the expected results, and tests/test_conformance.py to check
+The generator uses this to compute the expected results, and tests/conformance/test_conformance.py to check
 them; the TypeScript and Rust runners do the same in their languages (see README.md here).
 """
 

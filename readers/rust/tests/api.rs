@@ -1,0 +1,74 @@
+//! What the conformance suite does not state: the Rust API's own promises.
+
+mod support;
+
+use skillc_reader::{Args, Dist, ReaderError};
+use support::{copy_tree, suite, TempDir};
+
+#[test]
+fn a_dist_is_shared_across_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Dist>();
+    shared::<ReaderError>();
+    let dist = std::sync::Arc::new(Dist::open(suite().join("builds/main")).unwrap());
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let dist = dist.clone();
+            std::thread::spawn(move || dist.all_commands().unwrap())
+        })
+        .collect();
+    let answers: Vec<Vec<String>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert!(answers.windows(2).all(|w| w[0] == w[1]) && !answers[0].is_empty());
+}
+
+#[test]
+fn an_open_dist_keeps_serving_its_build_across_a_rebuild() {
+    let tmp = TempDir::new("rebuild");
+    let root = tmp.0.join("dist");
+    copy_tree(&suite().join("builds/main"), &root);
+    let dist = Dist::open(&root).unwrap();
+    let before = (dist.catalog("tiny").unwrap(), dist.load("tiny", "deploy", Some("web prod")).unwrap());
+    // another build lands beside it: its objects are added and its index replaces the old one
+    copy_tree(&suite().join("builds/hostile"), &root);
+    assert_ne!(Dist::open(&root).unwrap().build_hash(), dist.build_hash());
+    assert_eq!(
+        before,
+        (dist.catalog("tiny").unwrap(), dist.load("tiny", "deploy", Some("web prod")).unwrap())
+    );
+    // the opened build's objects pruned: the answer says so
+    std::fs::remove_dir_all(root.join("objects")).unwrap();
+    copy_tree(&suite().join("builds/hostile/objects"), &root.join("objects"));
+    let err = dist.load("tiny", "notes", None).unwrap_err();
+    assert!(matches!(err, ReaderError::DistRebuilt(_)), "{:?}", err);
+}
+
+#[test]
+fn arguments_as_a_line_or_as_words() {
+    let dist = Dist::open(suite().join("builds/main")).unwrap();
+    let line = dist.load("tiny", "deploy", Some("'web app' prod")).unwrap();
+    let words = dist.load_args("tiny", "deploy", Some(&Args::from(&["web app", "prod"][..]))).unwrap();
+    assert!(line.body.contains("web app") && words.body.contains("web app"));
+    assert!(line.body.contains("(all: 'web app' prod)") && words.body.contains("(all: web app prod)"));
+}
+
+#[test]
+fn errors_say_what_failed() {
+    let dist = Dist::open(suite().join("builds/main")).unwrap();
+    let err = dist.load("nobody", "deploy", None).unwrap_err();
+    assert_eq!(err.to_string(), "unknown persona \"nobody\"; known: forge, paria, paria-g, tiny, vind");
+    let err = dist.load("vind", "deploy", None).unwrap_err();
+    assert_eq!(err.to_string(), "no skill \"deploy\" for persona \"vind\"; visible skills: none");
+    let boxed: Box<dyn std::error::Error> = Box::new(err);
+    assert!(boxed.to_string().contains("deploy"));
+    assert_eq!(Dist::open(suite()).err().map(|e| e.class_name()), Some("FormatError"));
+}
+
+#[test]
+fn the_program_search_can_be_replaced() {
+    let dist = Dist::open(suite().join("builds/main")).unwrap();
+    let env: std::collections::HashMap<String, String> =
+        [("KUBECONFIG".to_string(), "/k".to_string())].into_iter().collect();
+    let missing = dist.missing_requirements_with("tiny", "deploy", &env, &|b| b == "docker").unwrap();
+    assert_eq!(missing, ["bin:kubectl", "env:DEPLOY_TOKEN"]);
+    assert!(format!("{:?}", dist).contains(&dist.build_hash()));
+}

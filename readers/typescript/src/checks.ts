@@ -1,0 +1,282 @@
+/**
+ * The reader's checks of format 2's JSON documents (the Python reader's index.py, rule for rule).
+ * A document that fails them is refused whole with FormatError: nothing is served from a document
+ * the reader has not checked.
+ */
+
+import type { IndexDoc, PersonaMetaDoc, ShardDoc, SkillEntry, TableNode } from "./documents.js";
+import { FormatError } from "./errors.js";
+import { MAX_TABLE_DEPTH, nodeWidth, shardOf, VERSION } from "./format.js";
+import { JsonFloat, type JsonObject, type JsonValue } from "./jsonvalue.js";
+
+/** Where a document first breaks its shape; turned into FormatError with the document's name. */
+class Bad extends Error {}
+
+function fail(path: string, what: string): never {
+  throw new Bad(`${path || "(root)"}: ${what}`);
+}
+
+function checked(where: string, check: () => void): void {
+  try {
+    check();
+  } catch (err) {
+    if (err instanceof Bad) throw new FormatError(`${where}: malformed: ${err.message}`);
+    throw err;
+  }
+}
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat);
+}
+
+/** The integer 2 itself: not 2.0, not true. */
+function isVersion(v: JsonValue | undefined): boolean {
+  return v === VERSION;
+}
+
+function dict(v: JsonValue | undefined, path: string, keys: readonly string[]): JsonObject {
+  if (!isObject(v)) return fail(path, "not an object");
+  const got = Object.keys(v);
+  if (got.length !== keys.length || !keys.every((k) => Object.prototype.hasOwnProperty.call(v, k))) {
+    fail(path, `keys ${JSON.stringify(got.sort())} are not ${JSON.stringify([...keys].sort())}`);
+  }
+  return v;
+}
+
+function str(v: JsonValue | undefined, path: string): string {
+  if (typeof v !== "string") return fail(path, "not a string");
+  return v;
+}
+
+function optStr(v: JsonValue | undefined, path: string): void {
+  if (v !== null) str(v, path);
+}
+
+function bool(v: JsonValue | undefined, path: string): void {
+  if (typeof v !== "boolean") fail(path, "not a boolean");
+}
+
+/** A non-negative integer: a float (even 1.0) and a boolean are refused. */
+function int(v: JsonValue | undefined, path: string): void {
+  if (!((typeof v === "number" || typeof v === "bigint") && v >= 0)) fail(path, "not a non-negative integer");
+}
+
+const HEX = /^[0-9a-f]*$/;
+
+function sha(v: JsonValue | undefined, path: string): void {
+  if (!(typeof v === "string" && v.length === 64 && HEX.test(v))) fail(path, "not a sha256");
+}
+
+function relpath(v: JsonValue | undefined, path: string): void {
+  const s = str(v, path);
+  if (!s || s.startsWith("/") || s.includes("\\") || s.includes("\0") || s.split("/").includes("..")) {
+    fail(path, `unsafe path ${JSON.stringify(s)}`);
+  }
+}
+
+function strs(v: JsonValue | undefined, path: string): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) return fail(path, "not a list of strings");
+  return v as string[];
+}
+
+const PERSONA_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+function id(v: JsonValue | undefined, path: string): void {
+  const s = str(v, path);
+  if (!PERSONA_ID.test(s)) fail(path, `${JSON.stringify(s)} is not a persona id`);
+}
+
+// -- _index.json ------------------------------------------------------------------------------
+
+export function checkIndex(doc: JsonValue, where: string): IndexDoc {
+  const got = isObject(doc) ? doc["format"] : undefined;
+  if (!isVersion(got)) {
+    throw new FormatError(
+      `${where}: dist/ is format ${JSON.stringify(got ?? null)}; this reader reads format ${VERSION} only ` +
+        `(rebuild dist/ with a skillc that writes format ${VERSION})`,
+    );
+  }
+  checked(where, () => indexShape(doc));
+  return doc as unknown as IndexDoc;
+}
+
+function indexShape(doc: JsonValue): void {
+  const d = dict(doc, "", ["format", "generator", "build_hash", "config", "personas", "shards"]);
+  str(d["generator"], "generator");
+  sha(d["build_hash"], "build_hash");
+  const c = dict(d["config"], "config", ["sources", "personas", "template", "catalog_chars"]);
+  strs(c["sources"], "config.sources");
+  optStr(c["personas"], "config.personas");
+  str(c["template"], "config.template");
+  int(c["catalog_chars"], "config.catalog_chars");
+  const personas = d["personas"];
+  if (!isObject(personas)) return fail("personas", "not an object");
+  for (const [pid, p] of Object.entries(personas)) {
+    id(pid, `personas.${pid}`);
+    const e = dict(p, `personas.${pid}`, ["prompt", "chars", "meta", "copy"]);
+    sha(e["prompt"], `personas.${pid}.prompt`);
+    sha(e["meta"], `personas.${pid}.meta`);
+    int(e["chars"], `personas.${pid}.chars`);
+    relpath(e["copy"], `personas.${pid}.copy`);
+  }
+  sha(d["shards"], "shards");
+}
+
+// -- the shard table, shards, persona metas ---------------------------------------------------
+
+/** One node of the shard table: every name its prefix plus two hex digits at the root, one below. */
+export function checkShardTable(doc: JsonValue, prefix: string, where: string): TableNode {
+  checked(where, () => {
+    if (!isObject(doc)) fail("", "not an object");
+    const kind = Object.prototype.hasOwnProperty.call(doc, "tables") ? "tables" : "shards";
+    dict(doc, "", ["format", "prefix", kind]);
+    if (kind === "tables" && prefix.length >= MAX_TABLE_DEPTH - 1) {
+      fail("tables", `node ${JSON.stringify(prefix)} is too deep to hold tables`); // shard names have at most 8 digits
+    }
+    if (!isVersion(doc["format"]) || doc["prefix"] !== prefix) {
+      fail("prefix", `not node ${JSON.stringify(prefix)} of format ${VERSION}`);
+    }
+    const entries = doc[kind];
+    if (!isObject(entries)) return fail(kind, "not an object");
+    const width = nodeWidth(prefix);
+    for (const [key, digest] of Object.entries(entries)) {
+      if (key.length !== width || !key.startsWith(prefix) || !HEX.test(key)) {
+        fail(`${kind}.${key}`, `not a name of ${width} hex digits starting ${JSON.stringify(prefix)}`);
+      }
+      sha(digest, `${kind}.${key}`);
+    }
+  });
+  return doc as unknown as TableNode;
+}
+
+export function checkPersonaMeta(doc: JsonValue, pid: string, where: string): PersonaMetaDoc {
+  checked(where, () => {
+    const d = dict(doc, "", PERSONA_META_KEYS);
+    if (!isVersion(d["format"]) || d["id"] !== pid) {
+      fail("id", `not the meta of persona ${JSON.stringify(pid)} in format ${VERSION}`);
+    }
+    str(d["name"], "name");
+    optStr(d["faction"], "faction");
+    if (d["fallback"] !== null) id(d["fallback"], "fallback");
+    strs(d["chain"], "chain").forEach((p, i) => id(p, `chain.${i}`));
+    bool(d["unrestricted"], "unrestricted");
+    if (d["allowlist"] !== null) strs(d["allowlist"], "allowlist");
+    int(d["budget"], "budget");
+    strs(d["included"], "included");
+    strs(d["left_out"], "left_out");
+    strs(d["shortened"], "shortened");
+    str(d["strategy"], "strategy");
+  });
+  return doc as unknown as PersonaMetaDoc;
+}
+
+const PERSONA_META_KEYS = [
+  "format",
+  "id",
+  "name",
+  "faction",
+  "fallback",
+  "chain",
+  "unrestricted",
+  "allowlist",
+  "budget",
+  "included",
+  "left_out",
+  "shortened",
+  "strategy",
+] as const;
+
+/** A shard's envelope: format, name, and every command in it hashing to it. Each skill entry is
+ * checked by checkShardSkill before it is first served, not the hundreds beside it. */
+export function checkShard(doc: JsonValue, name: string, where: string): ShardDoc {
+  checked(where, () => {
+    const d = dict(doc, "", ["format", "shard", "skills"]);
+    if (!isVersion(d["format"]) || d["shard"] !== name) {
+      fail("shard", `not shard ${JSON.stringify(name)} of format ${VERSION}`);
+    }
+    const skills = d["skills"];
+    if (!isObject(skills)) return fail("skills", "not an object");
+    for (const command of Object.keys(skills)) {
+      const home = shardOf(command, name.length);
+      if (home !== name) fail(`skills.${command}`, `belongs to shard ${JSON.stringify(home)}`);
+    }
+  });
+  return doc as unknown as ShardDoc;
+}
+
+// -- skill entries ----------------------------------------------------------------------------
+
+export function checkShardSkill(
+  entry: JsonValue,
+  command: string,
+  personas: object,
+  where: string,
+): SkillEntry {
+  checked(where, () => skill(entry, `skills.${command}`, personas));
+  return entry as unknown as SkillEntry;
+}
+
+const SKILL_KEYS = [
+  "name",
+  "description",
+  "source",
+  "path",
+  "frontmatter",
+  "body",
+  "resources",
+  "parent",
+  "children",
+  "default",
+  "exceptions",
+] as const;
+
+function skill(entry: JsonValue, path: string, personas: object): void {
+  const s = dict(entry, path, SKILL_KEYS);
+  for (const key of ["name", "description", "source", "path"]) str(s[key], `${path}.${key}`);
+  frontmatter(s["frontmatter"], `${path}.frontmatter`);
+  sha(s["body"], `${path}.body`);
+  const resources = s["resources"];
+  if (!Array.isArray(resources)) return fail(`${path}.resources`, "not a list");
+  resources.forEach((r, i) => {
+    const e = dict(r, `${path}.resources.${i}`, ["path", "sha256", "size", "executable"]);
+    relpath(e["path"], `${path}.resources.${i}.path`);
+    sha(e["sha256"], `${path}.resources.${i}.sha256`);
+    int(e["size"], `${path}.resources.${i}.size`);
+    bool(e["executable"], `${path}.resources.${i}.executable`);
+  });
+  optStr(s["parent"], `${path}.parent`);
+  strs(s["children"], `${path}.children`);
+  if (s["default"] !== null) resolution(s["default"], `${path}.default`);
+  const exceptions = s["exceptions"];
+  if (!isObject(exceptions)) return fail(`${path}.exceptions`, "not an object");
+  for (const [pid, r] of Object.entries(exceptions)) {
+    if (!Object.prototype.hasOwnProperty.call(personas, pid)) {
+      fail(`${path}.exceptions.${pid}`, "names no persona of the index");
+    }
+    if (r !== null) resolution(r, `${path}.exceptions.${pid}`);
+  }
+}
+
+const STR_LISTS = ["allowed-tools", "knowledge", "requires_bins", "requires_env"];
+const STRINGS = ["context", "argument-hint", "agent", "model"];
+
+function frontmatter(fm: JsonValue | undefined, path: string): void {
+  if (!isObject(fm)) return fail(path, "not an object");
+  for (const key of STR_LISTS) if (key in fm) strs(fm[key], `${path}.${key}`);
+  for (const key of STRINGS)
+    if (key in fm && typeof fm[key] !== "string") fail(`${path}.${key}`, "not a string");
+}
+
+const ACCESS = ["open", "granted", "stub"];
+
+function resolution(r: JsonValue | undefined, path: string): void {
+  const e = dict(r, path, ["access", "via", "body", "overlay", "model", "user"]);
+  if (typeof e["access"] !== "string" || !ACCESS.includes(e["access"])) {
+    fail(`${path}.access`, `not one of ${ACCESS.join(", ")}`);
+  }
+  optStr(e["via"], `${path}.via`);
+  sha(e["body"], `${path}.body`);
+  optStr(e["overlay"], `${path}.overlay`);
+  bool(e["model"], `${path}.model`);
+  bool(e["user"], `${path}.user`);
+}

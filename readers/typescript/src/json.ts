@@ -1,0 +1,62 @@
+/**
+ * Parsing a document of the JSON subset the format allows (jsonvalue.ts says which).
+ *
+ * The strict parser (strictjson.ts) checks every rule, but in plain JavaScript it costs a cold start
+ * and a large shard far more than the native JSON.parse. So JSON.parse goes first whenever it must give
+ * the very value the strict parser gives: when the text holds no number JSON.parse reads differently
+ * (a fraction or an exponent, which the strict parser keeps as a JsonFloat; a minus sign, for -0; 16
+ * digits or more, beyond 2^53), no surrogate escape, no key whose place Object.keys would move (one
+ * starting with a digit), no nesting deeper than the strict parser allows, and exactly as many keys
+ * as the text writes (JSON.parse keeps one of two duplicate keys). Anything else, and every error,
+ * goes to the strict parser.
+ */
+
+import { MAX_DEPTH, type JsonObject, type JsonValue } from "./jsonvalue.js";
+import { strictParse } from "./strictjson.js";
+
+export function parseJson(text: string): JsonValue {
+  return quickParse(text) ?? strictParse(text);
+}
+
+// Numbers where a value may start (after `:`, `,`, `[` or at the start), and surrogate escapes.
+const RISKY = /(?:^|[:,[])[ \t\n\r]*(?:-|[0-9]+[.eE]|[0-9]{16})|\\u[dD][89a-fA-F]/;
+// A key's closing quote and its colon; escapes are matched as units so that `\"` never counts. A
+// string value that starts with a colon counts too: the counts then differ and the strict parser runs.
+const KEY_END = /\\.|"[ \t\n\r]*:/g;
+
+/** JSON.parse's value when it is the strict parser's, else undefined. */
+export function quickParse(text: string): JsonValue | undefined {
+  if (RISKY.test(text)) return undefined;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined; // the strict parser says why
+  }
+  let written = 0;
+  for (const m of text.match(KEY_END) ?? []) if (m[0] === '"') written++;
+  return census(value, 1) === written ? value : undefined;
+}
+
+/** The number of keys in every object of value, or -1 when it nests deeper than MAX_DEPTH (value
+ * itself at `depth`) or has a key starting with a digit. */
+function census(value: JsonValue, depth: number): number {
+  if (typeof value !== "object" || value === null) return 0;
+  if (depth > MAX_DEPTH) return -1;
+  const items: JsonValue[] = Array.isArray(value) ? value : [];
+  let keys = 0;
+  if (!Array.isArray(value)) {
+    for (const key in value) {
+      const first = key.charCodeAt(0);
+      if (first >= 0x30 && first <= 0x39) return -1;
+      keys++;
+      items.push((value as JsonObject)[key] as JsonValue);
+    }
+  }
+  for (const item of items) {
+    const n = census(item, depth + 1);
+    if (n < 0) return -1;
+    keys += n;
+  }
+  return keys;
+}

@@ -1,0 +1,130 @@
+// The API beyond what the conformance suite compares: frozen results, the error classes,
+// materialize, missingRequirements' options, and a Dist that outlives a rebuild.
+import assert from "node:assert/strict";
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { reader } from "./reader.js";
+
+const MAIN = fileURLToPath(new URL("../../../../tests/conformance/builds/main", import.meta.url));
+const HOSTILE = fileURLToPath(new URL("../../../../tests/conformance/builds/hostile", import.meta.url));
+const skip = !existsSync(MAIN) && "not in the skillc repository";
+const tmp = mkdtempSync(join(tmpdir(), "skillc-reader-api-"));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+test("results are frozen plain objects, their arrays too", { skip }, () => {
+  const dist = reader.open(MAIN);
+  const loaded = dist.load("paria", "deploy", { args: "web prod" });
+  assert.ok(Object.isFrozen(loaded) && Object.isFrozen(loaded.files) && Object.isFrozen(loaded.subSkills));
+  assert.equal(Object.getPrototypeOf(loaded), Object.prototype);
+  assert.throws(() => {
+    (loaded as { body: string }).body = "x";
+  }, TypeError);
+  const meta = dist.skillMeta("deploy");
+  assert.ok(Object.isFrozen(meta.frontmatter) && Object.isFrozen(meta.resources[0]));
+  const hooks = meta.frontmatter["hooks"] as Record<string, unknown>;
+  assert.equal(hooks["big"], 9007199254740993n); // beyond 2^53: exact
+  assert.equal(hooks["timeout"], 1.5);
+});
+
+test(
+  "errors are ReaderErrors named as in Python; UnknownSkill carries the visible commands",
+  { skip },
+  () => {
+    const dist = reader.open(MAIN);
+    const err = (() => {
+      try {
+        dist.load("forge", "always");
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    assert.ok(
+      err instanceof reader.UnknownSkill && err instanceof reader.ReaderError && err instanceof Error,
+    );
+    assert.equal(err.name, "UnknownSkill");
+    assert.deepStrictEqual(err.visible, ["deploy", "mark", "ops", "ops/restart", "threat"]);
+    assert.throws(() => dist.catalog("nobody"), reader.UnknownPersona);
+    assert.throws(() => dist.resource("paria", "deploy", "../x"), reader.UnknownResource);
+    assert.throws(() => dist.readObject("XYZ"), reader.FormatError);
+    assert.throws(() => reader.open(join(tmp, "missing")), reader.FormatError);
+    assert.throws(() => reader.substitute("$0", [1] as unknown as string[]), reader.ReaderError);
+  },
+);
+
+test(
+  "materialize writes SKILL.md and every resource with its executable bit, into an empty folder only",
+  { skip },
+  () => {
+    const dist = reader.open(MAIN);
+    const dest = join(tmp, "mount", "deploy");
+    assert.equal(dist.materialize("paria", "deploy", dest, { args: "web prod" }), dest);
+    const skillMd = readFileSync(join(dest, "SKILL.md"), "utf8");
+    assert.match(
+      skillMd,
+      /^---\nname: "deploy"\ndescription: "Deploy a service to an environment."\n---\n\n/,
+    );
+    assert.ok(statSync(join(dest, "scripts", "run.sh")).mode & 0o100);
+    assert.ok(!(statSync(join(dest, "scripts", "check.py")).mode & 0o111));
+    assert.deepStrictEqual(
+      readFileSync(join(dest, "assets", "logo.bin")),
+      Buffer.from(dist.resource("paria", "deploy", "assets/logo.bin")),
+    );
+    assert.throws(() => dist.materialize("paria", "deploy", dest), reader.ReaderError); // not empty now
+    assert.throws(
+      () => dist.materialize("paria", "deploy", join(tmp, "lone"), { args: "\ud800" }),
+      reader.ReaderError,
+    );
+    const stub = join(tmp, "stub");
+    dist.materialize("tiny", "mark", stub);
+    assert.ok(lstatSync(join(stub, "SKILL.md")).isFile());
+    assert.ok(!existsSync(join(stub, "scripts")), "a stub persona gets none of the exclusive skill's files");
+  },
+);
+
+test("missingRequirements searches the PATH of the env it is given, or asks `which`", { skip }, () => {
+  const dist = reader.open(MAIN);
+  assert.deepStrictEqual(dist.missingRequirements("paria", "mark", { env: { PATH: "" } }), [
+    "bin:nmap",
+    "env:MARK_KEY",
+  ]);
+  const found = dist.missingRequirements("paria", "mark", {
+    env: { MARK_KEY: "k", constructor: "" },
+    which: () => "/bin/nmap",
+  });
+  assert.deepStrictEqual(found, []);
+  assert.deepStrictEqual(dist.missingRequirements("tiny", "mark", { env: {} }), []); // the stub needs nothing
+});
+
+test(
+  "an open Dist keeps serving its build after a rebuild, and says DistRebuilt once it is pruned",
+  { skip },
+  () => {
+    const root = join(tmp, "dist");
+    cpSync(MAIN, root, { recursive: true });
+    const dist = reader.open(root);
+    const before = dist.catalog("paria");
+    cpSync(join(HOSTILE, "_index.json"), join(root, "_index.json")); // another build's index
+    cpSync(join(HOSTILE, "objects"), join(root, "objects"), { recursive: true });
+    assert.equal(dist.catalog("paria"), before);
+    assert.equal(reader.open(root).buildHash() !== dist.buildHash(), true);
+    rmSync(join(root, "objects"), { recursive: true });
+    mkdirSync(join(root, "objects"));
+    assert.throws(() => dist.load("paria", "deploy"), reader.DistRebuilt);
+    writeFileSync(join(root, "_index.json"), "{");
+    assert.throws(() => dist.load("paria", "threat"), reader.IntegrityError); // no readable index: not a rebuild
+  },
+);

@@ -1,0 +1,58 @@
+"""Where the repository and its golden data are; writing a tree of files and reading one back."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = REPO / "tests" / "golden"
+GOLDEN_PROJECT = GOLDEN / "project"
+GOLDEN_DIST = GOLDEN / "expected"
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes], *, exact: bool = False) -> Path:
+    """Write files (POSIX relative paths) below root; returns root.
+
+    A str is dedented and stripped of leading newlines, so a test can indent its literals,
+    unless `exact`: then it is written as UTF-8 byte for byte (hostile input must arrive as typed).
+    """
+    for rel, content in files.items():
+        path = root.joinpath(*rel.split("/"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            text = content if exact else textwrap.dedent(content).lstrip("\n")
+            content = text.encode("utf-8")
+        path.write_bytes(content)
+    return root
+
+
+def snapshot(dist: Path) -> dict[str, bytes]:
+    """Every file below dist (relative POSIX path -> bytes); {} when absent."""
+    if not dist.is_dir():
+        return {}
+    out: dict[str, bytes] = {}
+    for dirpath, _dirs, names in os.walk(dist):
+        for name in names:
+            full = Path(dirpath) / name
+            out[full.relative_to(dist).as_posix()] = full.read_bytes()
+    return out
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every path below root (files, dirs, links) -> a short fingerprint."""
+    out: dict[str, str] = {}
+    for dirpath, dirs, names in os.walk(root):
+        for name in [*dirs, *names]:
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            if full.is_symlink():
+                out[rel] = "link:" + os.readlink(full)
+            elif full.is_dir():
+                out[rel] = "dir"
+            else:
+                out[rel] = hashlib.sha256(full.read_bytes()).hexdigest()[:16]
+    return out

@@ -1,0 +1,33 @@
+"""The config: defaults, positioned schema errors, a missing file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.project import src_project
+
+from skillc import config as config_mod
+from skillc.errors import UsageError
+
+
+def test_config_defaults(tmp_path: Path) -> None:
+    cfg, diags = config_mod.load(src_project(tmp_path, {}))
+    assert diags == ()
+    assert (cfg.output, cfg.catalog_chars, cfg.strict) == ("dist", 30_000, False)
+    assert cfg.template.name == "catalog.xml.j2"
+
+
+def test_config_schema_errors_are_positioned(tmp_path: Path) -> None:
+    cfg, diags = config_mod.load(
+        src_project(tmp_path, {}, config="sources: [src]\nbudgets:\n  catalog_chars: ten\n")
+    )
+    assert cfg is None
+    assert [d.format() for d in diags] == [
+        "skillc.yaml:3:18: error[SKC102]: budgets.catalog_chars: 'ten' is not of type 'integer'"
+    ]
+
+
+def test_missing_config_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        config_mod.load(tmp_path / "nope.yaml")

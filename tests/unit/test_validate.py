@@ -1,0 +1,104 @@
+"""validate(): a Discovery becomes a Program of skills, personas and exclusive bodies (hand-built, no disk)."""
+
+from __future__ import annotations
+
+from support import values as v
+from support.project import skill_md
+
+from skillc.stages.validate import validate
+
+
+def _md(description: str = "Does a thing.", **fields: str) -> str:
+    return skill_md(description=description, **fields)
+
+
+def test_a_discovery_becomes_a_program_of_skills_and_personas() -> None:
+    prog = validate(
+        v.discovery(
+            [v.skill_source("a", _md(allowed__tools="Read Bash(git:*)")), v.skill_source("a/b", _md())],
+            [
+                v.persona_source("pilot", "name: Pilot\n"),
+                v.persona_source("pilot-x", "name: X\nfallback: pilot\n"),
+            ],
+        )
+    )
+    assert v.codes(prog.diagnostics) == []
+    assert list(prog.skills) == ["a", "a/b"]
+    a = prog.skills["a"]
+    assert (a.name, a.description, a.body, a.path) == (
+        "a",
+        "Does a thing.",
+        "Do the thing.\n",
+        "skills/a/SKILL.md",
+    )
+    assert a.fields["allowed-tools"] == ["Read", "Bash(git:*)"] and a.children == ("a/b",)
+    assert prog.skills["a/b"].parent == "a"
+    assert (prog.personas["pilot-x"].fallback, prog.personas["pilot-x"].chain) == ("pilot", ("pilot",))
+
+
+def test_no_persona_directory_means_the_default_persona() -> None:
+    prog = validate(v.discovery([v.skill_source("a", _md())]))
+    assert list(prog.personas) == ["default"] and prog.personas["default"].allowlist is None
+
+
+def test_an_exclusive_body_is_kept_for_its_persona_and_checked() -> None:
+    prog = validate(
+        v.discovery(
+            [
+                v.skill_source("s", _md(persona_exclusive="pilot")),
+                v.skill_source("t", _md(persona_exclusive="pilot")),
+            ],
+            [v.persona_source("pilot", "name: Pilot\n")],
+            [
+                v.exclusive_source("pilot", {"s": "The real steps.\n"}),
+                v.exclusive_source("ghost", {"s": "x\n"}),
+            ],
+        )
+    )
+    assert prog.exclusive_bodies == {("pilot", "s"): ("personas/pilot-exclusive/s.md", "The real steps.\n")}
+    assert sorted(v.codes(prog.diagnostics)) == ["SKC404", "SKC406"]  # ghost is no persona; t has no body
+
+
+def test_allowlists_and_overlays_keep_only_what_names_a_skill() -> None:
+    prog = validate(
+        v.discovery(
+            [v.skill_source("a", _md(has_persona_overlay="true")), v.skill_source("b", _md())],
+            [
+                v.persona_source(
+                    "p",
+                    "name: P\nskills: [a, nope]\n",
+                    {"a": "Say arr.\n", "b": "Ignored.\n", "zz": "No skill.\n"},
+                )
+            ],
+        )
+    )
+    p = prog.personas["p"]
+    assert p.allowlist == ("a",)
+    assert p.overlays == {"a": ("personas/p/skill-overlays/a.md", "Say arr.\n")}
+    # nope is unknown (409), b sets no has_persona_overlay (408), zz is no skill (407)
+    assert sorted(v.codes(prog.diagnostics)) == ["SKC407", "SKC408", "SKC409"]
+
+
+def test_a_fallback_cycle_is_an_error() -> None:
+    prog = validate(
+        v.discovery(
+            [v.skill_source("a", _md())],
+            [
+                v.persona_source("p", "name: P\nfallback: q\n"),
+                v.persona_source("q", "name: Q\nfallback: p\n"),
+            ],
+        )
+    )
+    assert v.codes(prog.diagnostics) == ["SKC403", "SKC403"]
+
+
+def test_skip_invalid_leaves_a_broken_skill_out_with_warnings() -> None:
+    disc = v.discovery([v.skill_source("good", _md()), v.skill_source("bad", _md(description="x" * 1025))])
+    strict = validate(disc)
+    assert "bad" not in strict.skills and v.codes(strict.diagnostics) == ["SKC216"]
+    assert strict.diagnostics[0].severity.value == "error"
+    loose = validate(disc, skip_invalid=True)
+    assert list(loose.skills) == ["good"] and loose.invalid == (("bad", ("SKC216",)),)
+    assert {d.severity.value for d in loose.diagnostics} == {"warning"} and "SKC314" in v.codes(
+        loose.diagnostics
+    )
