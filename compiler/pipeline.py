@@ -162,15 +162,18 @@ def _back(
     digest: the build hash when the caller already has it (hashing every input costs).
     """
     config, template = front.config, front.template
+    policy = Policy(config.severities, config.path_severities)
     progress(f"validating {len(front.found.skills)} SKILL.md file(s)")
     program = validate(
         front.found,
         memo.check_skills(check_skills) if memo else None,
         skip_invalid=config.skip_invalid,
-        policy=Policy(config.severities, config.path_severities),
+        policy=policy,
         sources=config.sources,
     )
-    diags = front.diagnostics + program.diagnostics
+    # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
+    # levelling them again would raise them back); the head's and the catalogs' are set here.
+    diags = tuple(policy.apply(front.diagnostics)) + program.diagnostics
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolved = resolve(program)
     if template is None:
@@ -184,7 +187,7 @@ def _back(
         return _finish(config, program, resolved, {}, None, (*diags, failed))
     digest = digest or build_hash(config, front.found.inputs, template)
     art = artifacts(config, program, resolved, template, texts, packings, digest)
-    return _finish(config, program, resolved, packings, art, diags + problems)
+    return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
 
 
 def _finish(
@@ -195,7 +198,8 @@ def _finish(
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
 ) -> Compiled:
-    diags = dg.apply_policy(diags, dict(config.severities), config.strict, config.path_severities)
+    """`diags` are at their levels already: only --strict is left to apply."""
+    diags = dg.apply_policy(diags, {}, config.strict)
     return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
 
 

@@ -39,18 +39,28 @@ class Policy:
     codes: Levels = ()
     paths: tuple[tuple[str, Levels], ...] = ()
 
+    @functools.cached_property
+    def _by_code(self) -> dict[str, str]:
+        return dict(self.codes)
+
+    @functools.cached_property
+    def _by_path(self) -> tuple[tuple[str, dict[str, str]], ...]:
+        return tuple((pattern, dict(levels)) for pattern, levels in self.paths)
+
     def level(self, d: Diagnostic, inline: frozenset[str] = frozenset()) -> str | None:
         if d.code in inline:
             return "ignore"
-        found = dict(self.codes).get(d.code)
-        for pattern, levels in self.paths:
-            hit = dict(levels).get(d.code)
+        found = self._by_code.get(d.code)
+        for pattern, levels in self._by_path:
+            hit = levels.get(d.code)
             if hit is not None and _matcher(pattern)(d.path):
                 found = hit
         return found
 
     def apply(self, diags: Iterable[Diagnostic], inline: frozenset[str] = frozenset()) -> list[Diagnostic]:
         """Each diagnostic at its level (no --strict here: that comes last, on everything)."""
+        if not self.codes and not self.paths and not inline:
+            return list(diags)
         kept: list[Diagnostic] = []
         for d in diags:
             level = self.level(d, inline)

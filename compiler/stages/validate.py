@@ -49,6 +49,8 @@ def validate(
         diags, late = _late_errors(parsed, diags)
         for command, found in late.items():
             per_skill[command] = invalid[command] = per_skill.get(command, []) + found
+    # Discovery's and the personas' diagnostics at their levels; each skill's were set by _settle.
+    diags = (policy or Policy()).apply(diags)
     for command, found in per_skill.items():
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
     kept = {c: s for c, s in parsed.items() if c not in invalid}

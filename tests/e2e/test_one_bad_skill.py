@@ -76,3 +76,14 @@ def test_a_source_that_is_a_link_out_still_fails(tmp_path: Path) -> None:
     config = project(root, {}, "sources: [linked]\n")
     os.symlink(outside, root / "linked")
     assert _build(config, "--skip-invalid")[0] == 1
+
+
+def test_a_code_raised_to_an_error_costs_one_skill_with_skip_invalid(tmp_path: Path) -> None:
+    files = {"src/a/SKILL.md": skill_md("a", colour="red"), "src/ok/SKILL.md": skill_md("ok")}
+    config = project(tmp_path, files, CONFIG + "diagnostics:\n  SKC205: error\n")
+    assert _build(config)[0] == 1
+    code, out = _build(config, "--skip-invalid")
+    assert code == 0, out
+    assert "src/a/SKILL.md:4:1: warning[SKC205]" in out
+    assert _left_out(out).endswith("(--skip-invalid): a")
+    assert reader.open(tmp_path / "dist").all_commands() == ["ok"]
