@@ -83,7 +83,7 @@ def _matcher(pattern: str) -> Any:
 
 # `# skillc: ignore[SKC206, SKC216]` on a line of its own in the frontmatter (a YAML comment:
 # every other harness skips it, as Python tools skip a noqa or type-ignore comment).
-_INLINE = re.compile(rb"^[ \t]*#[ \t]*skillc:[ \t]*ignore\[([^\]\n]*)\][ \t]*$", re.MULTILINE)
+_INLINE = re.compile(rb"^[ \t]*#[ \t]*skillc:[ \t]*ignore\[([^\]\n]*)\][ \t]*\r?$", re.MULTILINE)
 
 
 def inline_ignores(skill_md: bytes) -> list[tuple[str, int, int]]:
@@ -103,7 +103,7 @@ def inline_ignores(skill_md: bytes) -> list[tuple[str, int, int]]:
 
 
 def _frontmatter_end(data: bytes) -> int:
-    if not data.startswith(b"---"):
+    if not data.removeprefix(b"\xef\xbb\xbf").startswith(b"---"):  # a BOM, as parse.decode allows
         return 0
     closing = re.search(rb"\n(?:---|\.\.\.)[ \t]*\r?(?:\n|$)", data)
     return closing.start() if closing else 0

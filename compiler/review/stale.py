@@ -31,12 +31,12 @@ def stale_sources(config: Config, committed: Path, art: Artifacts) -> tuple[Stal
     except reader.ReaderError:
         return None
     with tempfile.TemporaryDirectory(prefix="skillc-check-") as tmp:
-        _materialise(Path(tmp), art.files)
-        new = reader.open(tmp)
         try:
+            _materialise(Path(tmp), art.files)
+            new = reader.open(tmp)
             found = _skills(old, new) | _personas(config, old, new)
             found |= _build_wide(config, old, new, explained=bool(found))
-        except reader.ReaderError:
+        except (reader.ReaderError, OSError):  # a damaged committed build: its files are named instead
             return None
     return _one_line_per_source(found)
 
