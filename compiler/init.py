@@ -74,8 +74,10 @@ output: dist                   # skillc owns this directory and replaces it on e
 # resources:
 #   exclude: ["*.log"]         # gitignore-style globs of files not to bundle
 #   max_bytes: 1048576
-# diagnostics:                 # per-code severity: error | warning | ignore
+# diagnostics:                 # per-code severity: error | warning | ignore (`skillc codes`: which lower)
 #   SKC305: ignore
+#   per_path:                  # gitignore-style patterns: code -> level for the files they match
+#     "skills/vendor/**": {{SKC206: warning}}
 """
 
 
