@@ -1,0 +1,147 @@
+"""Claude Code 2.1.330: which project skills it lists for the model, and how.
+
+Evidence: tests/harness/golden/claude@2.1.330/ (fields, discovery, many-<budget>).
+Source: the JS bundle inside @anthropic-ai/claude-code-linux-x64@2.1.330 (the `claude` binary;
+minified names as found there): the budget is `JZt`, the line renderer `r5n`, the 1,536 cap `o5n`
+(`Gws=1536`), the `(name)` label `sOn`, description + when_to_use `QZt`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .model import Entry, Listing, Skill, Status
+
+HEADER = "The following skills are available for use with the Skill tool:"
+DEFAULT_WINDOW = 200_000  # `jws`: the window assumed when the model's is unknown
+BUDGET_FRACTION = 0.01  # `Uws`, overridable by the skillListingBudgetFraction setting
+CHARS_PER_TOKEN = 4  # `t5n`
+MAX_DESCRIPTION = 1_536  # `Gws`, overridable by the skillListingMaxDescChars setting
+_TRUE = frozenset({"true", "yes", "on", "1"})  # any case (golden fields: dmi-*/ui-*)
+
+
+def budget(window: int | None = None, override: int | None = None) -> int:
+    """Characters for the listing: SLASH_COMMAND_TOOL_CHAR_BUDGET, else window x 4 x 1%."""
+    if override:
+        return override
+    return max(1, int((window or DEFAULT_WINDOW) * CHARS_PER_TOKEN * BUDGET_FRACTION))
+
+
+def flag(value: object) -> bool:
+    """A frontmatter boolean: true, yes, on, 1 in any case; everything else is false."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in _TRUE if value is not None else False
+
+
+def description(skill: Skill) -> str:
+    """The description, else the body's first non-empty line (golden fields: no-desc, empty-desc)."""
+    if skill.description:
+        return skill.description
+    return next((line.strip() for line in skill.body.splitlines() if line.strip()), "")
+
+
+def shown_description(skill: Skill) -> tuple[str, bool]:
+    """`description - when_to_use`, cut to 1,535 characters plus an ellipsis; and whether it was cut."""
+    text = description(skill)
+    if skill.when_to_use:
+        text = f"{text} - {skill.when_to_use}"
+    if len(text) > MAX_DESCRIPTION:
+        return text[: MAX_DESCRIPTION - 1] + "\u2026", True
+    return text, False
+
+
+def escape(text: str) -> str:
+    """Only < and > are escaped (golden fields: escape); & and quotes stay as they are."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def listing(skills: Sequence[Skill], chars: int, overrides: Mapping[str, str] | None = None) -> Listing:
+    """The listing text and one entry per skill, for a budget of `chars` characters.
+
+    `overrides` is the settings' skillOverrides by command: "off" and "user-invocable-only" hide a
+    skill from the model, "name-only" lists it without description, outside the budget's greedy pass
+    (golden policy; source `TLe`, `r5n`).
+    """
+    modes = dict(overrides or {})
+    loaded = sorted((s for s in skills if "/" not in s.folder), key=lambda s: s.folder)
+    listed = [s for s in loaded if _listed_reason(s, modes) == ""]
+    labels = {s.folder: _label(s, listed) for s in listed}
+    for skill in listed:
+        if modes.get(skill.folder) == "name-only":
+            labels[skill.folder] = skill.folder  # `- ${name}`: the command, never a label
+    keep = _kept_descriptions(
+        [s for s in listed if modes.get(s.folder) != "name-only"], labels, chars, listed
+    )
+    lines, entries = [], {}
+    for skill in listed:
+        text, cut = shown_description(skill)
+        kept = skill.folder in keep
+        lines.append(f"- {labels[skill.folder]}: {text}" if kept else f"- {labels[skill.folder]}")
+        status = (Status.CUT if cut else Status.FULL) if kept else Status.DROPPED
+        reason = "" if kept else _dropped_reason(skill, modes)
+        entries[skill.folder] = _entry(skill, True, escape(text) if kept else None, status, reason)
+    for skill in skills:
+        if skill.folder not in entries:
+            entries[skill.folder] = _unlisted(skill, modes)
+    text = f"{HEADER}\n\n" + escape("\n".join(lines))
+    return Listing(text, tuple(entries[s.folder] for s in skills))
+
+
+def _listed_reason(skill: Skill, modes: Mapping[str, str]) -> str:
+    if modes.get(skill.folder) in ("off", "user-invocable-only"):
+        return f"skillOverrides: {modes[skill.folder]}"
+    if flag(skill.disable_model_invocation):
+        return "disable-model-invocation: only the user can invoke it"
+    if skill.paths:
+        return "paths: listed only once a matching file is touched"
+    return ""
+
+
+def _dropped_reason(skill: Skill, modes: Mapping[str, str]) -> str:
+    return (
+        "skillOverrides: name-only" if modes.get(skill.folder) == "name-only" else "over the listing budget"
+    )
+
+
+def _unlisted(skill: Skill, modes: Mapping[str, str]) -> Entry:
+    if "/" in skill.folder:
+        return _entry(skill, False, None, Status.SKIPPED, "nested below <root>/<dir>/: not loaded")
+    return _entry(skill, False, None, Status.NOT_LISTED, _listed_reason(skill, modes))
+
+
+def _entry(skill: Skill, listed: bool, shown: str | None, status: Status, reason: str) -> Entry:
+    command = skill.folder
+    return Entry(skill, command, skill.name or command, listed, shown, status, reason)
+
+
+def _label(skill: Skill, listed: Sequence[Skill]) -> str:
+    """`cmd (name)` when the name differs and names no other skill first (golden discovery, duplicates)."""
+    name = skill.name
+    if not name or name == skill.folder:
+        return skill.folder
+    owner = next((s for s in listed if s.folder == name or s.name == name), None)
+    return f"{skill.folder} ({name})" if owner is skill else skill.folder
+
+
+def _kept_descriptions(
+    flexible: Sequence[Skill], labels: dict[str, str], chars: int, listed: Sequence[Skill]
+) -> set[str]:
+    """Greedy first fit: every name stays; a description stays while the joined lines fit.
+
+    `listed` are all the lines (name-only ones are fixed at their name); `flexible` may keep theirs.
+    """
+    full = {s.folder: len(f"- {labels[s.folder]}: {shown_description(s)[0]}") for s in flexible}
+    short = {s.folder: len(f"- {labels[s.folder]}") for s in listed}
+    separators = max(0, len(listed) - 1)
+    fixed = sum(short[s.folder] for s in listed if s.folder not in full)
+    if sum(full.values()) + fixed + separators <= chars:
+        return set(full)
+    remaining = chars - sum(short.values()) - separators
+    kept = set()
+    for skill in flexible:  # in listing order: usage scores are all 0 in a fresh HOME
+        extra = full[skill.folder] - short[skill.folder]
+        if extra <= remaining:
+            kept.add(skill.folder)
+            remaining -= extra
+    return kept

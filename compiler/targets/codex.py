@@ -1,0 +1,153 @@
+"""Codex 0.169.0: which project skills it lists for the model, and how.
+
+Evidence: tests/harness/golden/codex@0.169.0/ (many-<window>, fields, roots, shadowing).
+Source: openai/codex codex-rs/core-skills/src/render.rs (stored snapshot at commit 0899b7c4; its
+budget rules match every golden, but 0.169.0 always prints the root-alias table, charges nothing
+for it, and ends the block after the entries, without the "How to use skills" section).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .model import Entry, Listing, Skill, Status
+
+MAX_DESCRIPTION = 1_024  # longer descriptions become 1,021 characters + "..." when loaded
+DEFAULT_CHARS = 8_000  # DEFAULT_SKILL_METADATA_CHAR_BUDGET, when no context window is known
+WINDOW_PERCENT = 2  # SKILL_METADATA_CONTEXT_WINDOW_PERCENT
+BYTES_PER_TOKEN = 4  # APPROX_BYTES_PER_TOKEN
+INTRO = (
+    "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the"
+    " list of skills that can be used. Each entry includes a name, description, and a short path that can"
+    " be expanded into an absolute path using the skill roots table."
+)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A limit in approximate tokens (ceil(bytes / 4) per line) or, without a window, characters."""
+
+    limit: int
+    tokens: bool
+
+    def cost(self, text: str) -> int:
+        return math.ceil(len(text.encode()) / BYTES_PER_TOKEN) if self.tokens else len(text)
+
+
+def budget(window: int | None) -> Budget:
+    if window is None or window <= 0:
+        return Budget(DEFAULT_CHARS, tokens=False)
+    return Budget(max(1, window * WINDOW_PERCENT // 100), tokens=True)
+
+
+def loaded_description(text: str) -> str:
+    """The loader's cap (golden fields: long1100, long1600 -> 1,024 characters ending in ...)."""
+    return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 3] + "..."
+
+
+def name(skill: Skill) -> str:
+    """`name`, else the folder's last part (golden fields: no-name)."""
+    return skill.name or skill.folder.rsplit("/", 1)[-1]
+
+
+def listing(skills: Sequence[Skill], roots: Sequence[str], window: int | None) -> Listing:
+    """The <skills_instructions> block for the skills of `roots` (their order gives r0, r1...)."""
+    visible = sorted((s for s in skills if _reason(s) == ""), key=lambda s: (name(s), _path(s, roots)))
+    chosen = _fit(visible, roots, budget(window))
+    lines, entries = [], {}
+    for skill in visible:
+        entries[id(skill)] = _entry(skill, roots, chosen.get(id(skill)))
+        if id(skill) in chosen:
+            lines.append(_line(skill, roots, chosen[id(skill)]))
+    table = [f"- `r{i}` = `{root}`" for i, root in enumerate(roots)]
+    head = ["<skills_instructions>", "## Skills", INTRO, "### Skill roots", *table, "### Available skills"]
+    text = "\n".join([*head, *lines, "</skills_instructions>"])
+    for skill in skills:
+        entries.setdefault(
+            id(skill), Entry(skill, name(skill), name(skill), False, None, Status.SKIPPED, _reason(skill))
+        )
+    return Listing(text, tuple(entries[id(s)] for s in skills))
+
+
+def _reason(skill: Skill) -> str:
+    if not skill.description:
+        return "no description: not loaded"
+    if not skill.allow_implicit_invocation:
+        return "agents/openai.yaml policy.allow_implicit_invocation: false"
+    return ""
+
+
+def _path(skill: Skill, roots: Sequence[str]) -> str:
+    return f"r{list(roots).index(skill.root)}/{skill.folder}/SKILL.md"
+
+
+def _line(skill: Skill, roots: Sequence[str], chars: int) -> str:
+    text = loaded_description(skill.description or "")[:chars]
+    path = _path(skill, roots)
+    return f"- {name(skill)}: {text} (file: {path})" if text else f"- {name(skill)}: (file: {path})"
+
+
+def _entry(skill: Skill, roots: Sequence[str], chars: int | None) -> Entry:
+    full = loaded_description(skill.description or "")
+    if chars is None:
+        return Entry(
+            skill, name(skill), name(skill), False, None, Status.NOT_LISTED, "over the skills budget"
+        )
+    shown = full[:chars]
+    status = Status.FULL if chars >= len(full) else (Status.CUT if chars else Status.DROPPED)
+    cut_by_loader = full != (skill.description or "")
+    status = Status.CUT if status is Status.FULL and cut_by_loader else status
+    return Entry(skill, name(skill), name(skill), True, shown or None, status)
+
+
+def _fit(skills: Sequence[Skill], roots: Sequence[str], limit: Budget) -> dict[int, int]:
+    """Characters of description per listed skill (by id): full, else round-robin, else names first fit."""
+    full = {id(s): len(loaded_description(s.description or "")) for s in skills}
+    cost = sum(limit.cost(_line(s, roots, full[id(s)]) + "\n") for s in skills)
+    if cost <= limit.limit:
+        return full
+    minimum = sum(limit.cost(_line(s, roots, 0) + "\n") for s in skills)
+    if minimum <= limit.limit:
+        return _round_robin(skills, roots, limit, limit.limit - minimum)
+    chosen, used = {}, 0
+    for skill in skills:  # descriptions all dropped; skills placed first fit, in order
+        line_cost = limit.cost(_line(skill, roots, 0) + "\n")
+        if used + line_cost <= limit.limit:
+            chosen[id(skill)], used = 0, used + line_cost
+    return chosen
+
+
+def _round_robin(
+    skills: Sequence[Skill], roots: Sequence[str], limit: Budget, remaining: int
+) -> dict[int, int]:
+    """One more description character per skill per pass, while its extra cost still fits."""
+    extra = {id(s): _extra_costs(s, roots, limit) for s in skills}
+    chars = dict.fromkeys(extra, 0)
+    changed = True
+    while changed:
+        changed = False
+        for skill in skills:
+            costs, n = extra[id(skill)], chars[id(skill)]
+            if n + 1 < len(costs) and costs[n + 1] - costs[n] <= remaining:
+                remaining -= costs[n + 1] - costs[n]
+                chars[id(skill)] = n + 1
+                changed = True
+    return chars
+
+
+def _extra_costs(skill: Skill, roots: Sequence[str], limit: Budget) -> list[int]:
+    """Cost, above the bare line, of showing the first k characters (k = 0..len), as render.rs counts it."""
+    bare = _line(skill, roots, 0)
+    bare_chars, bare_bytes = len(bare) + 1, len(bare.encode()) + 1
+    base = _count(limit, bare_chars, bare_bytes)
+    costs, chars, size = [0], 0, 0
+    for ch in loaded_description(skill.description or ""):
+        chars, size = chars + 1, size + len(ch.encode())
+        costs.append(_count(limit, bare_chars + chars + 1, bare_bytes + size + 1) - base)
+    return costs
+
+
+def _count(limit: Budget, chars: int, size: int) -> int:
+    return math.ceil(size / BYTES_PER_TOKEN) if limit.tokens else chars

@@ -1,0 +1,82 @@
+"""Gemini CLI 0.61.0: which project skills it discovers and lists for the model, and how.
+
+Evidence: tests/harness/golden/gemini@0.61.0/ (discovery, fields, roots, duplicates, shadowing,
+policy, many). Source: @google/gemini-cli@0.61.0 bundle/chunk-5FZXKDXH.js: `loadSkillsFromDir`
+(glob "SKILL.md" and "*/SKILL.md"), `parseFrontmatter` (name and description must be strings),
+`addSkillsWithPrecedence` (a Map by name: a later skill replaces an earlier one in its place),
+`discoverSkills` (built-ins, then .gemini/skills, then .agents/skills), `renderAgentSkills`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from .model import Entry, Listing, Skill, Status
+
+INTRO = (
+    "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill"
+    " and receive its detailed instructions, call the `activate_skill` tool with the skill's name."
+)
+_UNSAFE = re.compile(r'[:\\/<>*?"|]')  # loadSkillFromFile: replaced by "-" in names
+
+
+def listing(
+    roots: Sequence[Sequence[Skill]], disabled: Collection[str] = (), builtins: Sequence[Skill] = ()
+) -> Listing:
+    """`roots` in the CLI's order (.gemini/skills, then .agents/skills); `disabled` is skills.disabled.
+
+    Each root's skills must come in the order the CLI globs them, which is the filesystem's
+    directory order: of two same-name skills in one root the later wins. The prompt lists skills
+    in that same order; `text` sorts them by name, as the goldens do (the real order is not portable).
+    """
+    table: dict[str, Skill] = {_name(b): b for b in builtins}
+    entries: list[Entry] = []
+    for skills in roots:
+        for skill in skills:
+            reason = _skip_reason(skill)
+            if reason:
+                entries.append(_entry(skill, Status.SKIPPED, reason))
+                continue
+            old = table.get(_name(skill))
+            if old is not None and old not in builtins:
+                entries.append(_entry(old, Status.SKIPPED, f"replaced by {skill.root}/{skill.folder}"))
+            table[_name(skill)] = skill
+    off = {name.lower() for name in disabled}
+    shown = [s for s in table.values() if _name(s).lower() not in off]
+    entries += [_entry(s, Status.NOT_LISTED, "skills.disabled") for s in table.values() if s not in shown]
+    entries += [_entry(s, Status.FULL, "") for s in shown if s not in builtins]
+    blocks = [_block(s) for s in sorted(shown, key=_name)]
+    text = "\n".join([INTRO, "", "<available_skills>", *blocks, "</available_skills>"])
+    return Listing(text, tuple(entries))
+
+
+def _name(skill: Skill) -> str:
+    return _UNSAFE.sub("-", skill.name or "")
+
+
+def _skip_reason(skill: Skill) -> str:
+    if "/" in skill.folder:
+        return "deeper than <root>/<dir>/SKILL.md"
+    if skill.folder.startswith("."):
+        return "in a hidden folder"
+    if not isinstance(skill.name, str):
+        return "no name"
+    if not isinstance(skill.description, str):
+        return "no description"
+    return ""
+
+
+def _entry(skill: Skill, status: Status, reason: str) -> Entry:
+    listed = status is Status.FULL
+    return Entry(
+        skill, _name(skill), _name(skill), listed, skill.description if listed else None, status, reason
+    )
+
+
+def _block(skill: Skill) -> str:
+    location = f"{skill.root}/{skill.folder}/SKILL.md" if skill.folder else f"{skill.root}/SKILL.md"
+    return (
+        f"  <skill>\n    <name>{_name(skill)}</name>\n    <description>{skill.description}</description>\n"
+        f"    <location>{location}</location>\n  </skill>"
+    )

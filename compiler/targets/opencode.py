@@ -1,0 +1,61 @@
+"""opencode 1.18.33: which project skills it lists for the model, and how.
+
+Evidence: tests/harness/golden/opencode@1.18.33/ (discovery, fields, roots, policy).
+Same-name skills are not modelled: opencode picks one at random (docs/targets.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fnmatch import fnmatchcase
+
+from .model import Entry, Listing, Skill, Status
+
+INTRO = (
+    "Skills provide specialized instructions and workflows for specific tasks.\n"
+    "Use the skill tool to load a skill when a task matches its description."
+)
+Permission = Mapping[str, str]  # permission.skill: {pattern: "allow" | "deny" | "ask"}
+
+
+def allowed(name: str, *rules: Permission) -> bool:
+    """The last matching pattern decides, and later rule sets (an agent's) override earlier ones."""
+    action = "allow"
+    for rule in rules:
+        for pattern, value in rule.items():
+            if fnmatchcase(name, pattern):
+                action = value
+    return action != "deny"
+
+
+def listing(
+    skills: Sequence[Skill], builtins: Sequence[Skill] = (), permissions: Sequence[Permission] = ()
+) -> Listing:
+    """`<available_skills>` sorted by name; nothing escaped. `builtins` are listed like the rest."""
+    entries = [_entry(s, permissions) for s in skills]
+    shown = [e for e in entries if e.listed] + [_entry(b, permissions) for b in builtins]
+    blocks = [_block(e) for e in sorted((e for e in shown if e.listed), key=lambda e: e.name)]
+    text = "\n".join([INTRO, "<available_skills>", *blocks, "</available_skills>"])
+    return Listing(text, tuple(entries))
+
+
+def _entry(skill: Skill, permissions: Sequence[Permission]) -> Entry:
+    name = skill.name or ""
+    if any(part.startswith(".") for part in skill.folder.split("/")):
+        return Entry(skill, name, name, False, None, Status.SKIPPED, "in a hidden folder")
+    if not skill.name:
+        return Entry(skill, name, name, False, None, Status.SKIPPED, "no name")
+    if skill.description is None:
+        return Entry(skill, name, name, False, None, Status.NOT_LISTED, "no description")
+    if not allowed(name, *permissions):
+        return Entry(skill, name, name, False, None, Status.NOT_LISTED, "permission.skill: deny")
+    return Entry(skill, name, name, True, skill.description, Status.FULL)
+
+
+def _block(entry: Entry) -> str:
+    skill = entry.skill
+    location = f"{skill.root}/{skill.folder}/SKILL.md" if skill.folder else skill.root
+    return (
+        f"  <skill>\n    <name>{entry.name}</name>\n    <description>{entry.description}</description>\n"
+        f"    <location>{location}</location>\n  </skill>"
+    )

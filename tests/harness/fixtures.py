@@ -1,0 +1,253 @@
+"""Skill trees for the harness recordings, written by code into a fresh project folder.
+
+Each fixture is a function `write(project, roots, outside)`: `project` is an empty folder (run.py makes
+it a git repository, so every CLI sees one project boundary), `roots` the project-relative skill
+folders of the harness under test (its first root gets the fixture; `roots` fixtures spread over
+all of them), `outside` a folder beside the project for symlink targets that lie outside it.
+
+Everything here is made up for these tests; no file comes from a public repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+Fixture = Callable[[Path, Sequence[str], Path], None]
+
+# Where each harness reads project skills (the issue's "Folders each reads", checked by `roots`).
+ROOTS: dict[str, tuple[str, ...]] = {
+    "claude": (".claude/skills",),
+    "codex": (".agents/skills", ".codex/skills"),
+    "gemini": (".gemini/skills", ".agents/skills"),
+    "opencode": (".opencode/skills", ".claude/skills", ".agents/skills"),
+}
+ALL_ROOTS = (".claude/skills", ".agents/skills", ".codex/skills", ".gemini/skills", ".opencode/skills")
+
+
+def skill(folder: Path, front: str, body: str = "Body of the skill.\n") -> None:
+    """Writes folder/SKILL.md from raw frontmatter lines (raw so that odd YAML stays odd)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\n{front.strip()}\n---\n{body}", encoding="utf-8")
+
+
+def simple(folder: Path, name: str, description: str, extra: str = "") -> None:
+    skill(folder, f"name: {name}\ndescription: {description}\n{extra}")
+
+
+def text_of_length(seed: str, length: int) -> str:
+    """Plain words, exactly `length` characters, distinct per seed, with a visible end marker."""
+    words = f"{seed} alpha beta gamma delta epsilon zeta eta theta iota kappa lambda "
+    text = (words * (length // len(words) + 2))[: length - 5]
+    return text + "x END"
+
+
+# --- discovery: depth, hidden folders, symlinks, names, duplicates --------------------------------
+
+
+def discovery(project: Path, roots: Sequence[str], outside: Path) -> None:
+    root = project / roots[0]
+    simple(root / "plain", "plain", "A plain skill at depth one.")
+    simple(root / "folder-x", "label-y", "Its name differs from its folder.")
+    simple(root / "group" / "inner", "inner", "Nested one folder below the root.")
+    simple(root / "group2", "group2", "A skill folder that also holds a nested skill.")
+    simple(root / "group2" / "child", "child", "Nested inside another skill's folder.")
+    # depthN: SKILL.md sits N folders below the root (depth1 is the ordinary layout).
+    for depth in range(2, 9):
+        folder = root.joinpath(f"depth{depth}", *["d"] * (depth - 1))
+        simple(folder, f"depth{depth}", f"SKILL.md {depth} folders below the root.")
+    simple(root / ".hidden", "hidden", "In a hidden folder at depth one.")
+    simple(root / "vis" / ".hid", "hid-nested", "In a hidden folder at depth two.")
+    inside = project / "shared-skills" / "inside-target"
+    simple(inside, "link-inside", "Reached through a symlink to a folder inside the project.")
+    os.symlink(inside, root / "link-inside")
+    target = outside / "outside-target"
+    simple(target, "link-outside", "Reached through a symlink to a folder outside the project.")
+    os.symlink(target, root / "link-outside")
+
+
+def duplicates(project: Path, roots: Sequence[str], outside: Path) -> None:
+    """Two folders of one root declare the same name (kept apart: opencode picks one at random)."""
+    root = project / roots[0]
+    simple(root / "dup-a", "dup", "Copy A of the same name.")
+    simple(root / "dup-b", "dup", "Copy B of the same name.")
+    simple(root / "plain", "plain", "A plain skill.")
+
+
+# --- fields: how each harness reads frontmatter ---------------------------------------------------
+
+
+def fields(project: Path, roots: Sequence[str], outside: Path) -> None:
+    root = project / roots[0]
+    simple(root / "plain", "plain", "A plain skill.")
+    simple(root / "colon", "colon", "Use when: the description has an unquoted colon")
+    skill(
+        root / "no-desc", "name: no-desc", "First paragraph of the body,\nwhich spans two lines.\n\nSecond.\n"
+    )
+    skill(root / "no-name", "description: This skill has no name field.")
+    skill(root / "empty-desc", 'name: empty-desc\ndescription: ""')
+    simple(root / "escape", "escape", "Angle <b>bold</b> & amp \"dq\" 'sq' {brace} $dollar")
+    simple(root / "with-wtu", "with-wtu", "Has a when_to_use field.", "when_to_use: Use it when testing.")
+    simple(root / "manual", "manual", "Manual only.", "disable-model-invocation: true")
+    simple(root / "model-only", "model-only", "Model only.", "user-invocable: false")
+    simple(root / "nobody", "nobody", "Neither.", "disable-model-invocation: true\nuser-invocable: false")
+    simple(root / "gated", "gated", "Gated by paths.", 'paths:\n  - "src/**"')
+    simple(root / "long1100", "long1100", text_of_length("l1100", 1100))
+    simple(root / "long1600", "long1600", text_of_length("l1600", 1600))
+    wtu = text_of_length("w800", 800)
+    simple(root / "long-wtu", "long-wtu", text_of_length("d1000", 1000), f"when_to_use: {wtu}")
+    # Claude Code booleans in several spellings, for both flags.
+    # The slug names the spelling; "On" is quoted so that YAML 1.1 readers see the string too.
+    for slug, spelling in BOOLEANS:
+        simple(
+            root / f"dmi-{slug}",
+            f"dmi-{slug}",
+            "Flag spelling test.",
+            f"disable-model-invocation: {spelling}",
+        )
+        simple(root / f"ui-{slug}", f"ui-{slug}", "Flag spelling test.", f"user-invocable: {spelling}")
+
+
+BOOLEANS = (
+    ("yes", "yes"),
+    ("yes-upper", "YES"),
+    ("on", "on"),
+    ("on-quoted-mixed", '"oN"'),
+    ("one", "1"),
+    ("true", "true"),
+    ("true-title", "True"),
+    ("no", "no"),
+    ("off-upper", "OFF"),
+    ("zero", "0"),
+    ("false", "false"),
+    ("maybe", "maybe"),
+)
+
+
+# --- roots: which project folders each harness reads, and same names across them ---------------
+
+
+def roots(project: Path, _roots: Sequence[str], outside: Path) -> None:
+    for root in ALL_ROOTS:
+        tag = root.split("/")[0].lstrip(".")
+        simple(project / root / f"from-{tag}", f"from-{tag}", f"Lives in {root}.")
+    simple(project / ".gemini/skills", "root-level", "SKILL.md directly in .gemini/skills.")
+    simple(project / ".opencode/skill" / "singular", "singular", "Lives in .opencode/skill (singular).")
+    simple(
+        project / "sub" / ".claude/skills" / "in-subdir", "in-subdir", "A nested project's .claude/skills."
+    )
+
+
+def shadowing(project: Path, _roots: Sequence[str], outside: Path) -> None:
+    """One name in every root: which copy wins (kept apart: opencode picks one at random)."""
+    for root in ALL_ROOTS:
+        simple(project / root / "shared", "shared", f"The copy in {root}.")
+
+
+# --- many: 45 skills so that every budget bites ----------------------------------------------------
+
+
+def many(project: Path, roots: Sequence[str], outside: Path) -> None:
+    root = project / roots[0]
+    for i in range(45):
+        # Lengths spread from 40 to ~400 so that greedy first fit skips and resumes.
+        length = 40 + (i * 149) % 361
+        simple(root / f"s{i:02d}", f"s{i:02d}", text_of_length(f"s{i:02d}", length))
+
+
+def huge(project: Path, roots: Sequence[str], outside: Path) -> None:
+    """60 skills of 1,200-character descriptions (~75,000 characters): where the default budget cuts."""
+    root = project / roots[0]
+    for i in range(60):
+        simple(root / f"h{i:02d}", f"h{i:02d}", text_of_length(f"h{i:02d}", 1_200))
+
+
+# --- args: Claude Code's argument substitution -----------------------------------------------------
+
+ARGS_BODY = """\
+ARGUMENTS=[$ARGUMENTS]
+ZERO=[$0] ONE=[$1] TWO=[$2] ONEX=[$1x] TEN=[$10]
+IDX0=[$ARGUMENTS[0]] IDX1=[$ARGUMENTS[1]] IDX9=[$ARGUMENTS[9]]
+ARGSX=[$ARGUMENTS_x] BRACED=[${ARGUMENTS}]
+NAMED=[$first] [$second] [${first}] [$firstx]
+DIR=[${CLAUDE_SKILL_DIR}] ESCDIR=[\\${CLAUDE_SKILL_DIR}] ESCARGS=[\\$ARGUMENTS] DOLLARS=[$$1]
+SESSION=[${CLAUDE_SESSION_ID}]
+"""
+
+
+def args(project: Path, roots: Sequence[str], outside: Path) -> None:
+    root = project / roots[0]
+    front = "name: echoargs\ndescription: Echoes its arguments.\narguments: [first, second]"
+    skill(root / "echoargs", front, ARGS_BODY)
+    skill(root / "noargs", "name: noargs\ndescription: Has no placeholder.", "Just a body.\n")
+
+
+# --- policy: what each harness's project config hides ------------------------------------------
+
+POLICY_SKILLS = (
+    "plain",
+    "allowed",
+    "override-off",
+    "override-name-only",
+    "override-uio",
+    "denied-by-rule",
+    "implicit-off",
+    "config-off",
+    "user-config-off",
+    "settings-off",
+    "denied-top",
+)
+
+
+def policy(project: Path, roots: Sequence[str], outside: Path) -> None:
+    """Every harness's project-level switch, each aimed at its own skill (the others stay inert)."""
+    root = project / roots[0]
+    for name in POLICY_SKILLS:
+        simple(root / name, name, f"Policy test skill {name}.")
+    # Claude Code: skillOverrides hides; a Skill() deny rule is only a permission.
+    overrides = {
+        "override-off": "off",
+        "override-name-only": "name-only",
+        "override-uio": "user-invocable-only",
+    }
+    claude = {"skillOverrides": overrides, "permissions": {"deny": ["Skill(denied-by-rule)"]}}
+    _write_json(project / ".claude" / "settings.json", claude)
+    # Codex: the per-skill policy file, and a project-level [[skills.config]] (the issue says ignored);
+    # drivers.codex writes the user-level one for user-config-off into the throwaway CODEX_HOME.
+    (root / "implicit-off" / "agents").mkdir()
+    (root / "implicit-off" / "agents" / "openai.yaml").write_text(
+        "policy:\n  allow_implicit_invocation: false\n", encoding="utf-8"
+    )
+    config_off = root / "config-off" / "SKILL.md"
+    (project / ".codex").mkdir(exist_ok=True)
+    (project / ".codex" / "config.toml").write_text(
+        f'[[skills.config]]\npath = "{config_off}"\nenabled = false\n', encoding="utf-8"
+    )
+    # Gemini CLI: skills.disabled in the project settings.
+    _write_json(project / ".gemini" / "settings.json", {"skills": {"disabled": ["settings-off"]}})
+    # opencode: a persona agent allowed one skill, and a project-wide deny for another.
+    opencode = {
+        "permission": {"skill": {"denied-top": "deny"}},
+        "agent": {"persona": {"mode": "primary", "permission": {"skill": {"*": "deny", "allowed": "allow"}}}},
+    }
+    _write_json(project / "opencode.json", opencode)
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=1), encoding="utf-8")
+
+
+FIXTURES: dict[str, Fixture] = {
+    "discovery": discovery,
+    "duplicates": duplicates,
+    "fields": fields,
+    "roots": roots,
+    "shadowing": shadowing,
+    "many": many,
+    "huge": huge,
+    "args": args,
+    "policy": policy,
+}
