@@ -105,7 +105,8 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 f"(the directory's, when the frontmatter gives none) is at most {frontmatter.MAX_NAME}",
             )
         )
-    elif "name" not in data and not frontmatter.valid_name(dirname):
+        return None  # no id the format can hold: not built, whatever the settings say
+    if "name" not in data and not frontmatter.valid_name(dirname):
         diags.append(
             dg.warning(
                 doc.rel,

@@ -37,8 +37,7 @@ def validate(
         diags, refused = _refused_entries(diags, sources, {src.dir_rel for src in discovery.skills})
     parsed, per_skill = _skills(discovery.skills, checks or check_skills)
     for src in discovery.skills:
-        # A skill that could not be built keeps its errors: lowering them would drop it silently.
-        built = src.command in parsed
+        built = src.command in parsed  # one that could not be built never loses all its errors
         per_skill[src.command] = _settle(src, per_skill[src.command], policy or Policy(), built)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
     personas = personas_mod.personas(discovery.personas, parsed, diags)
@@ -100,14 +99,17 @@ def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bo
             inline.add(code)
     if not inline and not policy.codes and not policy.paths:
         return found + refused
-    if built:
-        return policy.apply(found, frozenset(inline)) + refused
-    errors = [d for d in found if d.severity is dg.Severity.ERROR]
-    return (
-        errors
-        + policy.apply([d for d in found if d.severity is not dg.Severity.ERROR], frozenset(inline))
-        + refused
-    )
+    leveled = policy.apply(found, frozenset(inline))
+    if built or dg.has_errors(leveled) or not dg.has_errors(found):
+        return leveled + refused
+    # Every error was lowered, but the skill could not be built (a directory name over the spec's
+    # 64 characters cannot be an id): it stays out, and its errors say why the setting cannot hold.
+    return [
+        replace(d, message=f"{d.message} (not lowered: the skill cannot be built with it)")
+        if d.severity is dg.Severity.ERROR
+        else d
+        for d in found
+    ] + refused
 
 
 def _refused_entries(

@@ -109,3 +109,18 @@ def test_codes_lists_the_kind(tmp_path: Path) -> None:
     assert code == 0
     assert any(line.startswith("SKC206  lowerable") for line in out.splitlines())
     assert any(line.startswith("SKC302  integrity") for line in out.splitlines())
+
+
+def test_a_lowered_error_on_a_skill_that_cannot_be_built_says_so(tmp_path: Path) -> None:
+    long = "a" * 65  # a directory name over 64 characters cannot be the skill's name
+    files = {f"src/{long}/SKILL.md": skill_md(None)}
+    code, out = _validate(tmp_path, CONFIG + "diagnostics:\n  SKC307: ignore\n", files=files)
+    assert code == 1 and "error[SKC307]" in out and "(not lowered: the skill cannot be built with it)" in out
+
+
+def test_lowering_shows_even_when_another_error_keeps_the_skill_out(tmp_path: Path) -> None:
+    text = "---\nname: other\ndescription: [not, text]\n---\nBody\n"
+    code, out = _validate(
+        tmp_path, CONFIG + "diagnostics:\n  SKC206: warning\n", files={"src/foo/SKILL.md": text}
+    )
+    assert code == 1 and "error[SKC204]" in out and "error[SKC206]" not in out
