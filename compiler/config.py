@@ -1,4 +1,4 @@
-"""Load and validate skillc.yaml into a Config."""
+"""Load and validate the config (skillc.yaml, or [tool.skillc] in pyproject.toml) into a Config."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import diagnostics as dg
-from . import fs
+from . import fs, ignorefiles, pyproject
 from .diagnostics import Diagnostic, policy
 from .diagnostics.codes import Code
 from .errors import UsageError
@@ -38,7 +38,7 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     root = path.resolve().parent
     rel = path.name
-    doc = parse_document(InputFile(rel, raw), frontmatter="whole")
+    doc, raw = _document(rel, raw)
     if doc.data is None:
         return None, doc.diagnostics or (dg.error(rel, Code.CONFIG_SYNTAX, "config is not valid YAML"),)
     if not isinstance(doc.data, dict):
@@ -49,17 +49,60 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     if problems:
         return None, doc.diagnostics + problems
     config, diags = _build(root, rel, raw, doc, strict)
+    diags += _shadowed(path)
     if config is not None:
         skip = config.skip_invalid if skip_invalid is None else skip_invalid
         settings = policy.from_config(config_severities(doc), ignore)
+        outer, unreadable = _ignore_outer(config)
         config = replace(
             config,
             skip_invalid=skip,
             verbose=options.verbose,
             severities=settings.codes,
             path_severities=settings.paths,
+            ignore_outer=outer,
         )
+        diags += unreadable
     return config, diags
+
+
+def _ignore_outer(config: Config) -> tuple[tuple[ignorefiles.OuterFile, ...], tuple[Diagnostic, ...]]:
+    """The ignore files above the sources and personas: read here, so the cache's head key has them."""
+    roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
+    roots += (config.root / config.personas,) if config.personas else ()
+    outer, problems = ignorefiles.outer_files(config.root, roots)
+    return outer, tuple(dg.warning(where, Code.UNREADABLE, why) for where, why in problems)
+
+
+def _document(rel: str, raw: bytes) -> tuple[Document, bytes]:
+    """The config as a located Document, and the bytes the build hashes for it."""
+    if rel == pyproject.NAME:
+        doc = pyproject.document(rel, raw)
+        return doc, pyproject.canonical(dict(doc.data)) if doc.data is not None else raw
+    return parse_document(InputFile(rel, raw), frontmatter="whole"), raw
+
+
+def _shadowed(path: Path) -> tuple[Diagnostic, ...]:
+    """skillc.yaml wins over [tool.skillc] in the same folder; the loser is said, at its table."""
+    other = path.parent / pyproject.NAME
+    if path.name == pyproject.NAME or not other.is_file():
+        return ()
+    try:
+        text = fs.read_regular(other, CONFIG_CAP).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ()
+    if pyproject.table(text) is None:
+        return ()
+    line, col = pyproject.positions(text).get(("v",), (1, 1))
+    return (
+        dg.warning(
+            pyproject.NAME,
+            Code.CONFIG_SHADOWED,
+            f"[tool.skillc] is ignored: {path.name} in the same folder is the config; keep one of the two",
+            line,
+            col,
+        ),
+    )
 
 
 def config_severities(doc: Document) -> dict[str, Any]:

@@ -67,6 +67,8 @@ class Config:
     verbose: bool = False  # SKC601 names every skill the budget touched
     # code -> error | warning | ignore: the config's `diagnostics:` with `--ignore` on top, sorted
     severities: tuple[tuple[str, str], ...] = ()
+    # The ignore files above the walked roots (ignorefiles.outer_files): (folder, name, bytes)
+    ignore_outer: tuple[tuple[str, str, bytes], ...] = ()
     # gitignore-style pattern -> ((code, level), ...): `diagnostics: per_path:`, in the config's order
     path_severities: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     # (line, col) in the config of each setting a later stage may report on: ("sources", i) by the
@@ -149,6 +151,7 @@ class Discovery:
     exclusives: tuple[ExclusiveSource, ...]
     inputs: tuple[InputFile, ...]  # every input file, sorted, for the build hash
     diagnostics: tuple[Diagnostic, ...]  # not tied to one skill (skill problems: SkillSource)
+    ignore_files: tuple[str, ...] = ()  # the ignore files the walks read: watched like inputs, not hashed
 
 
 @dataclass(frozen=True)

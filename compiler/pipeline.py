@@ -21,6 +21,7 @@ from .errors import TemplateFailure
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
 from .output.assemble import artifacts, build_hash
+from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
 from .output.write import Comparison, WriteResult, compare, ownership_problem, write
 from .stages.budget import Packing
@@ -190,6 +191,9 @@ def _back(
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
 
 
+_EMPTY = "the build holds no skills: check `sources` (an error under --strict)"
+
+
 def _finish(
     config: Config,
     program: Program,
@@ -198,7 +202,13 @@ def _finish(
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
 ) -> Compiled:
-    """`diags` are at their levels already: only --strict is left to apply."""
+    """`diags` are at their levels already, but for the empty-build warning: then --strict."""
+    if not program.skills and not dg.has_errors(diags):  # a build serving nothing is never silently green
+        diags += tuple(
+            Policy(config.severities, config.path_severities).apply(
+                [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
+            )
+        )
     diags = dg.apply_policy(diags, {}, config.strict)
     return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
 
@@ -224,7 +234,7 @@ def build(
     if cache and template is not None:
         door = open_session(config, build_hash(config, (), template), head.diagnostics, prune=prune)
     if door is None or template is None:
-        result = _back(_discovered(head, os.listdir, progress), None, progress=progress)
+        result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress))
         return result, _write(result, prune, progress)
     return _build_cached(head, template, door, prune, progress)
 
@@ -238,7 +248,8 @@ class _Keyed:
 
     @property
     def input_paths(self) -> tuple[str, ...]:
-        return tuple(f.rel for f in self.front.found.inputs)
+        found = self.front.found
+        return (*(f.rel for f in found.inputs), *found.ignore_files)
 
     @property
     def early(self) -> tuple[Diagnostic, ...]:
@@ -267,7 +278,7 @@ def _build_cached(
         summary = Summary(found.skills, found.personas, found.objects)
         return Replayed(head.config, summary, found.report, door.stats), WriteResult(False, 0)
     memo = door.memo
-    result = replace(_back(found.front, memo, found.build_hash, progress), cache=door.stats)
+    result = _owned(replace(_back(found.front, memo, found.build_hash, progress), cache=door.stats))
     written = _write(result, prune, progress, memo.output_files)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
@@ -289,6 +300,23 @@ def check(
     if isinstance(result, ConfigFailed) or not result.ok or result.artifacts is None:
         return result, None
     return result, compare(result.output, result.artifacts)
+
+
+def _owned(result: Compiled) -> Compiled:
+    """The build, with an error per file in the output that skillc did not write (nothing is then
+    written, so nothing is removed); see output/ownership.py."""
+    if result.artifacts is None:
+        return result
+    foreign = foreign_files(result.output, result.artifacts)
+    if not foreign:
+        return result
+    out = result.config.output
+    refused = dg.error(out, Code.OUTPUT_NOT_OURS, refusal(out, foreign))
+    each = (
+        dg.error(f"{out}/{rel}", Code.OUTPUT_NOT_OURS, "not written by skillc: refusing to remove it")
+        for rel in foreign
+    )
+    return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused, *each)))
 
 
 def _write(

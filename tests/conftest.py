@@ -9,3 +9,15 @@ import pytest
 def _private_cache_key(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """The build cache keeps a per-user key under XDG_CACHE_HOME; tests never touch the real one."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that makes a project in its tmp_path runs from inside that folder.
+
+    skillc shows diagnostic paths relative to the working directory (issue 17, as ruff and mypy do);
+    the tests compare paths relative to the project's folder, which is what a user running skillc
+    there sees. A test that needs another working directory sets it itself (monkeypatch.chdir).
+    """
+    if "tmp_path" in request.fixturenames:
+        monkeypatch.chdir(request.getfixturevalue("tmp_path"))

@@ -46,7 +46,9 @@ def build_key(fingerprint: str, build_hash: str, config: Config, early: tuple[Di
     flags = (
         f"{config.strict}/{config.skip_invalid}/{config.verbose}/{config.severities}/{config.path_severities}"
     )
-    return digest(fingerprint, build_hash, flags, dist, *(d.format() for d in early))
+    # The ignore files above the walked roots are no input, but decide which files are.
+    ignores = digest("ignore", *(part for entry in config.ignore_outer for part in entry))
+    return digest(fingerprint, build_hash, flags, dist, ignores, *(d.format() for d in early))
 
 
 def head_key(fingerprint: str, config_hash: str, config: Config, diags: tuple[Diagnostic, ...]) -> str:

@@ -17,7 +17,7 @@ from .build import build, check, validate
 from .explain import explain
 from .project import codes, init, vendor_reader
 from .review import audit, diff
-from .shared import CONFIG_HELP
+from .shared import COLOR, CONFIG_HELP
 
 GC_THRESHOLD = (50_000, 20, 100)
 
@@ -27,6 +27,7 @@ GC_THRESHOLD = (50_000, 20, 100)
 @click.option(
     "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
 )
+@COLOR
 @click.pass_context
 def cli(ctx: click.Context, config_path: Path | None) -> None:
     """skillc: compile agent skills into immutable, deterministic artifacts."""

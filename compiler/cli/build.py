@@ -20,7 +20,23 @@ from ..format.layout import INDEX
 from ..output import verify
 from ..output.write import Comparison
 from ..review.stale import stale_sources
-from .shared import CONFIG, FORMAT, IGNORE, SKIP, STRICT, VERBOSE, emit, find_config, options, say
+from .shared import (
+    COLOR,
+    CONFIG,
+    FORMAT,
+    IGNORE,
+    QUIET,
+    SKIP,
+    STATISTICS,
+    STRICT,
+    VERBOSE,
+    as_recorded,
+    emit,
+    find_config,
+    options,
+    quiet,
+    say,
+)
 
 FAILED = "skillc: build failed; the output directory was left untouched"
 
@@ -37,6 +53,8 @@ FAILED = "skillc: build failed; the output directory was left untouched"
 @VERBOSE
 @FORMAT
 @IGNORE
+@COLOR
+@STATISTICS
 def build(
     config_path: Path | None,
     strict: bool | None,
@@ -66,12 +84,7 @@ def build(
         return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}"))
     finally:
         progress.done()
-    if (
-        isinstance(result, pipeline.Replayed)
-        and fmt == "text"
-        and not result.report.errors
-        and not report.use_colour(sys.stderr)
-    ):
+    if isinstance(result, pipeline.Replayed) and fmt == "text" and not result.report.errors and as_recorded():
         _emit_recorded(result.report, quiet)  # the recorded text: nothing is decoded
     else:
         emit(result.diagnostics, quiet, fmt)
@@ -113,6 +126,9 @@ def _failed(fmt: str, problem: Diagnostic) -> int:
 @VERBOSE
 @FORMAT
 @IGNORE
+@QUIET
+@COLOR
+@STATISTICS
 def validate(
     config_path: Path | None,
     strict: bool | None,
@@ -134,7 +150,14 @@ def validate(
             for problem in verify.artifact_errors(result.artifacts.files)[:20]
         )
     emit(diagnostics, fmt=fmt)
-    return 0 if result.ok and not dg.has_errors(diagnostics) else 1
+    ok = result.ok and not dg.has_errors(diagnostics)
+    if ok and isinstance(result, pipeline.Compiled) and result.summary and not quiet():
+        warnings = len(diagnostics)  # no errors: every one left is a warning
+        say(
+            fmt,
+            f"skillc: valid: {result.summary.skills} skills, {result.summary.personas} personas, {warnings} warning(s)",
+        )
+    return 0 if ok else 1
 
 
 _MAX_FILES = 10  # files named one by one when no source explains a difference
@@ -173,6 +196,9 @@ def _stale(result: pipeline.Compiled, cmp: Comparison) -> list[dg.Diagnostic]:
 @VERBOSE
 @FORMAT
 @IGNORE
+@QUIET
+@COLOR
+@STATISTICS
 def check(
     config_path: Path | None,
     strict: bool | None,

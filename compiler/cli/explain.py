@@ -15,12 +15,15 @@ from ..model import Resolution, Skill
 from ..stages.budget import Packing
 from ..suggest import did_you_mean
 from .boundary import fail
-from .shared import CONFIG, SKIP, emit, find_config, options
+from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED, emit, find_config, options
 
 
 @click.command()
 @CONFIG
 @SKIP
+@QUIET
+@VERBOSE_NOTED
+@COLOR
 @click.argument("persona")
 @click.argument("command")
 def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, command: str) -> int:

@@ -15,7 +15,7 @@ from ..errors import BuildFailed, NoBuild, UsageError
 from ..options import Options
 from ..review import gitrefs
 from .boundary import fail
-from .shared import CONFIG, emit, find_config
+from .shared import COLOR, CONFIG, QUIET, emit, find_config
 
 # Exit codes, as `git diff` documents its own: 0 no change (or changes, without --exit-code or
 # --fail-on); 1 changes (with --exit-code) or a capability change (with --fail-on capabilities);
@@ -136,6 +136,8 @@ def _diff_inputs(
     help="Audit this build directory instead of the project's output.",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@QUIET
+@COLOR
 def audit(config_path: Path | None, dist_path: Path | None, fmt: str) -> int:
     """List what every skill can do: tool grants, dynamic context, hooks, executables, hidden text."""
     if dist_path is None:

@@ -17,6 +17,7 @@ class Code(StrEnum):
     TEMPLATE = "SKC104"
     SOURCE_REPEATED = "SKC105"
     SEVERITY_REFUSED = "SKC106"
+    CONFIG_SHADOWED = "SKC110"
     # files and frontmatter (2xx)
     NOT_UTF8 = "SKC201"
     NO_FRONTMATTER = "SKC202"
@@ -47,6 +48,7 @@ class Code(StrEnum):
     LOWERCASE_SKILL_MD = "SKC312"
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
+    EMPTY_BUILD = "SKC315"
     # personas (4xx)
     MANIFEST_INVALID = "SKC401"
     UNKNOWN_FALLBACK = "SKC402"
@@ -82,6 +84,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.TEMPLATE: "template cannot be loaded or rendered",
     Code.SOURCE_REPEATED: "a source is listed more than once",
     Code.SEVERITY_REFUSED: "a severity setting names an unknown code or lowers an integrity code",
+    Code.CONFIG_SHADOWED: "[tool.skillc] in pyproject.toml is ignored: skillc.yaml in the same folder wins",
     Code.NOT_UTF8: "file cannot be read as UTF-8 text",
     Code.NO_FRONTMATTER: "missing or unterminated frontmatter",
     Code.YAML_SYNTAX: "YAML syntax error",
@@ -110,6 +113,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.LOWERCASE_SKILL_MD: "lowercase skill.md accepted",
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
+    Code.EMPTY_BUILD: "the build holds no skills",
     Code.MANIFEST_INVALID: "persona manifest invalid",
     Code.UNKNOWN_FALLBACK: "unknown fallback persona",
     Code.FALLBACK_CYCLE: "fallback cycle",

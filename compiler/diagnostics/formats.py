@@ -24,10 +24,15 @@ _COLOURS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m"}
 _RESET = "\x1b[0m"
 
 
-def use_colour(stream: IO[str]) -> bool:
-    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+def use_colour(stream: IO[str], when: str = "auto") -> bool:
+    """`--color always|never` decides; auto: never when NO_COLOR is set (https://no-color.org),
+    always when FORCE_COLOR is (https://force-color.org), else only for a terminal."""
+    if when != "auto":
+        return when == "always"
     if os.environ.get("NO_COLOR"):
         return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
     return _isatty(stream)
 
 
@@ -113,8 +118,10 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def sarif_document(diags: Iterable[Diagnostic]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log with one run; every code of the registry is a rule, results point at them."""
+def sarif_document(diags: Iterable[Diagnostic], root_uri: str | None = None) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run; every code of the registry is a rule, results point at them.
+
+    URIs are relative to PROJECTROOT, the config's folder; root_uri says where that is."""
     codes = sorted(CODES)
     index = {code: i for i, code in enumerate(codes)}
     rules = [
@@ -138,7 +145,9 @@ def sarif_document(diags: Iterable[Diagnostic]) -> dict[str, Any]:
         for d in diags
     ]
     driver = {"name": "skillc", "version": __version__, "informationUri": INFORMATION_URI, "rules": rules}
-    run = {"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}
+    run: dict[str, Any] = {"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}
+    if root_uri is not None:
+        run["originalUriBaseIds"] = {"PROJECTROOT": {"uri": root_uri}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
@@ -149,22 +158,33 @@ def _uri(path: str) -> str:
     return quote(path, safe="/")
 
 
-def emit(diags: tuple[Diagnostic, ...], fmt: str, *, quiet: bool = False, summary: bool = True) -> None:
-    """Print diagnostics in `fmt`. text: stderr, with a count line; machine formats: stdout, nothing else."""
+def emit(
+    diags: tuple[Diagnostic, ...],
+    fmt: str,
+    *,
+    quiet: bool = False,
+    summary: bool = True,
+    root_uri: str | None = None,
+    colour: str = "auto",
+) -> None:
+    """Print diagnostics in `fmt`. text: stderr, with a count line; machine formats: stdout, nothing else.
+
+    root_uri: where SARIF's PROJECTROOT is (the other formats get paths already made relative to
+    the working directory, see relative.py)."""
     if fmt == "text":
-        _emit_text(diags, quiet=quiet, summary=summary)
+        _emit_text(diags, quiet=quiet, summary=summary, colour=colour)
         return
     if fmt == "sarif":
-        sys.stdout.write(json.dumps(sarif_document(diags), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(sarif_document(diags, root_uri), indent=2, ensure_ascii=False) + "\n")
         return
     lines = json_lines(diags) if fmt == "json" else github_lines(diags)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _emit_text(diags: tuple[Diagnostic, ...], *, quiet: bool, summary: bool) -> None:
+def _emit_text(diags: tuple[Diagnostic, ...], *, quiet: bool, summary: bool, colour: str = "auto") -> None:
     shown = tuple(d for d in diags if not quiet or d.severity is Severity.ERROR)
-    lines = text_lines(shown, colour=use_colour(sys.stderr))
+    lines = text_lines(shown, colour=use_colour(sys.stderr, colour))
     errors = sum(d.severity is Severity.ERROR for d in diags)
     warnings = len(diags) - errors
     if summary and (errors or (warnings and not quiet)):

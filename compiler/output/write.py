@@ -7,7 +7,8 @@ still-valid object is hard-linked from the previous build.
 
 The output is replaced wholesale, so skillc replaces only a directory it wrote
 itself: every build writes the marker file `.skillc-dist` into it, and an
-existing, non-empty output without the marker is refused (`ownership_problem`).
+existing, non-empty output without the marker is refused (`ownership_problem`),
+as is one holding a file skillc did not write (ownership.py).
 Nothing here follows a symlink planted where skillc writes: there is no lock
 file (the lock is an flock on the output's parent directory), temporary trees
 get fresh random names and are removed with fs.remove_tree (which unlinks a
@@ -33,6 +34,7 @@ from ..format.layout import INDEX, OBJECTS, PERSONAS, is_object
 from ..format.layout import OUTPUT_MARKER as MARKER
 from ..format.layout import OUTPUT_MARKER_TEXT as MARKER_TEXT
 from ..model import Artifacts
+from .ownership import foreign_files
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -165,9 +167,10 @@ def write(
     known: see compare."""
     dist.parent.mkdir(parents=True, exist_ok=True)
     with lock(dist), fs.interrupt_deferred():
-        problem = ownership_problem(dist)  # again under the lock: the early check is advice
-        if problem:
-            raise OutputRefused(problem)
+        problem = ownership_problem(dist)  # again under the lock: the early checks are advice
+        foreign = foreign_files(dist, art)
+        if problem or foreign:
+            raise OutputRefused(problem or f"holds {dist.name}/{foreign[0]}, which skillc did not write")
         _recover(dist)
         cmp = compare(dist, art, known)
         if cmp.current and not (prune and cmp.extra_objects):

@@ -17,7 +17,6 @@ or globs, in order), then command order. Three strategies, after the harnesses:
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -69,14 +68,28 @@ class Packing:
 def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[Candidate, ...]:
     """always, then the first matching priority entry, then command order."""
 
+    matches = _priority_matchers(priority)
+
     def key(c: Candidate) -> tuple[int, int, str]:
-        hit = next(
-            (i for i, pat in enumerate(priority) if c.command == pat or fnmatch.fnmatchcase(c.command, pat)),
-            len(priority),
-        )
+        hit = next((i for i, match in enumerate(matches) if match(c.command)), len(priority))
         return (0 if c.always else 1, hit, c.command)
 
     return tuple(sorted(candidates, key=key))
+
+
+def _priority_matchers(priority: tuple[str, ...]) -> list[Callable[[str], bool]]:
+    """One matcher per `budgets.priority` entry, with the gitignore rules `resources.exclude` uses
+    (a command is matched as a path: `sven/` or `sven/*` is everything below `sven`, `s1*` a name at
+    any depth); a command spelled exactly always matches its own entry."""
+    if not priority:
+        return []
+    import pathspec  # only a build with priorities pays for it
+
+    def matcher(pattern: str) -> Callable[[str], bool]:
+        spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+        return lambda command: command == pattern or spec.check_file(command).include is True
+
+    return [matcher(p) for p in priority]
 
 
 def pack(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import diagnostics as dg
-from .. import fs
+from .. import fs, ignorefiles
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (
@@ -67,20 +67,38 @@ def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.ls
     diags: list[Diagnostic] = []
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
+    watched: list[str] = []  # the ignore files the walks read
     for index, src in enumerate(config.sources):
-        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs)
+        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched)
         for skill in found:
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
     diags.extend(_collisions(skills))
-    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs)
+    personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
     return Discovery(
         skills=skills,
         personas=personas,
         exclusives=exclusives,
         inputs=tuple(sorted(inputs, key=lambda f: f.rel)),
         diagnostics=tuple(diags),
+        ignore_files=tuple(sorted(watched)),
     )
+
+
+def _ignoring(
+    config: Config, root: Path, label: str, skip: Skip, walking: tuple[Listdir, list[str]]
+) -> tuple[Skip, Listdir, Callable[[list[Diagnostic]], None]]:
+    """`skip` plus the ignore files (ignorefiles), the listdir to walk with (it tells the rules
+    which folders hold an ignore file), and what to call after the walk: it records the ignore
+    files read (`watched`, for the cache) and reports the unreadable ones."""
+    listdir, watched = walking
+    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+
+    def after(diags: list[Diagnostic]) -> None:
+        watched.extend(_join(label, rel) for rel in rules.read)
+        diags.extend(dg.warning(_join(label, rel), Code.UNREADABLE, why) for rel, why in rules.problems)
+
+    return ignorefiles.combined(rules, skip), rules.listing(listdir), after
 
 
 def ignored(name: str) -> bool:
@@ -331,6 +349,7 @@ def _source_skills(
     lister: tuple[Listdir, Lstat],
     diags: list[Diagnostic],
     inputs: list[InputFile],
+    watched: list[str],
 ) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
@@ -343,9 +362,9 @@ def _source_skills(
             )
         )
         return []
-    tree = walk(
-        root, src, lister[0], confine=_confine(config, root), skip=resource_filter(config), lstat=lister[1]
-    )
+    skip, listdir, after = _ignoring(config, root, src, resource_filter(config), (lister[0], watched))
+    tree = walk(root, src, listdir, confine=_confine(config, root), skip=skip, lstat=lister[1])
+    after(diags)
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
@@ -518,7 +537,11 @@ def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
 
 
 def _personas(
-    config: Config, lister: tuple[Listdir, Lstat], diags: list[Diagnostic], inputs: list[InputFile]
+    config: Config,
+    lister: tuple[Listdir, Lstat],
+    diags: list[Diagnostic],
+    inputs: list[InputFile],
+    watched: list[str],
 ) -> tuple[tuple[PersonaSource, ...], tuple[ExclusiveSource, ...]]:
     if not config.personas:
         return (), ()
@@ -533,7 +556,9 @@ def _personas(
             )
         )
         return (), ()
-    tree = walk(root, config.personas, lister[0], confine=_confine(config, root), lstat=lister[1])
+    skip, listdir, after = _ignoring(config, root, config.personas, _hidden, (lister[0], watched))
+    tree = walk(root, config.personas, listdir, confine=_confine(config, root), skip=skip, lstat=lister[1])
+    after(diags)
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
     personas: list[PersonaSource] = []

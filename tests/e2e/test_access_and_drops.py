@@ -153,7 +153,7 @@ def test_write_failure_path_is_relative_to_the_config(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = invoke("build", config=cfg)
     assert r.exit_code == 1
-    assert r.one("SKC703").path == "dist/objects/ab"
+    assert r.one("SKC703").path == "proj/dist/objects/ab"  # from the working directory (issue 17)
 
 
 def test_read_only_output_parent_reports_a_config_relative_path(tmp_path, monkeypatch):

@@ -62,10 +62,8 @@ def test_empty_directory_is_fine_and_becomes_skillc_s(tmp_path):
     (tmp_path / "out").mkdir()
     assert build(cfg).exit_code == 0
     assert (tmp_path / "out" / OUTPUT_MARKER).is_file()
-    (tmp_path / "out" / "stray.md").write_text(
-        "x"
-    )  # a file added to skillc's output is replaced: it is marked
-    assert build(cfg).exit_code == 0 and not (tmp_path / "out" / "stray.md").exists()
+    (tmp_path / "out" / "stray.md").write_text("x")  # a file skillc did not write: never removed (issue 17)
+    assert build(cfg).exit_code == 1 and (tmp_path / "out" / "stray.md").exists()
 
 
 def test_marker_with_other_content_is_not_a_marker(tmp_path):
@@ -294,8 +292,8 @@ def test_a_deep_tree_in_the_old_output_is_cleaned_up(tmp_path, deep_cleanup):
     deep(tmp_path / "dist", 1500)  # shutil.rmtree recursed once per level
     for _ in range(2):
         r = build(cfg)
-        assert r.exit_code == 0 and r.exception is None, r.stderr
-    assert not (tmp_path / "dist/d").exists()
+        assert r.exit_code == 1 and r.exception is None and "SKC704" in r.stderr  # foreign (issue 17)
+    assert (tmp_path / "dist/d").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".dist")] == []
 
 

@@ -1,0 +1,217 @@
+"""Ignore files: what git, ripgrep and ruff leave out of a tree, so a build leaves it out too.
+
+A build must be the same on a fresh clone as in the working tree, and a fresh clone holds no
+git-ignored file (`__pycache__/`, `node_modules/`). So every walk of discover honours:
+
+- `.gitignore` and `.ignore` in every folder it enters, and in the folders above the walked root up to
+  the repository's work tree root (the nearest folder holding `.git`), or up to the project's root
+  outside a repository;
+- git's rules for them (pathspec's GitIgnoreSpec): a pattern is relative to its file's folder, the
+  last matching line wins, a deeper folder's file wins over the ones above it, and in one folder
+  `.ignore` wins over `.gitignore` (as ripgrep reads them). A folder left out is not entered, so its
+  files cannot be brought back (as in git).
+
+Not read: `.git/info/exclude` and git's global excludes file. They live on one machine only, and the
+same commit must build the same everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from .format import files
+
+IGNORE_FILES = (".gitignore", ".ignore")  # in this order: the later file's lines win
+IGNORE_CAP = 1024 * 1024
+OuterFile = tuple[str, str, bytes]  # (folder, relative to the project root, POSIX; file name; bytes)
+Problem = tuple[str, str]  # (path of the ignore file, why it could not be read)
+
+
+def repository_top(project: Path) -> Path:
+    """The work tree root holding `project` (the nearest folder with `.git`), else `project` itself."""
+    here = project.resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def outer_files(project: Path, roots: tuple[Path, ...]) -> tuple[tuple[OuterFile, ...], tuple[Problem, ...]]:
+    """The ignore files of the folders above each walked root, from the repository's top down.
+
+    A root outside the repository (a source in `~/.claude/skills`) has none: its own walk reads its
+    own ignore files.
+    """
+    top, base = repository_top(project), project.resolve()
+    folders: set[Path] = set()
+    for root in roots:
+        real = root.resolve()
+        if real != top and top in real.parents:
+            folders.update(p for p in real.parents if p == top or top in p.parents)
+    found: list[OuterFile] = []
+    problems: list[Problem] = []
+    for folder in sorted(folders, key=lambda p: len(p.parts)):
+        rel = Path(os.path.relpath(folder, base)).as_posix()
+        for name in IGNORE_FILES:
+            data = _read(str(folder / name), f"{rel}/{name}", problems)
+            if data is not None:
+                found.append((rel, name, data))
+    return tuple(found), tuple(problems)
+
+
+def _read(path: str, shown: str, problems: list[Problem]) -> bytes | None:
+    try:
+        return files.read_regular(path, IGNORE_CAP)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # too large, a FIFO, unreadable: said, never guessed around
+        problems.append((shown, f"cannot read this ignore file: {exc.strerror or exc}"))
+        return None
+
+
+def _spec(blobs: list[bytes]) -> pathspec.GitIgnoreSpec | None:
+    lines = [line for blob in blobs for line in blob.decode("utf-8", "replace").splitlines()]
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One folder's rules: `prefix` turns a path relative to the walked root into one relative to
+    the folder (an outer folder) or `cut` strips the folder from it (a folder inside the walk)."""
+
+    spec: pathspec.GitIgnoreSpec
+    prefix: str = ""
+    cut: int = 0
+    any_match: re.Pattern[str] | None = field(default=None, compare=False)
+
+    def verdict(self, path: str) -> bool | None:
+        """True: left out; False: taken back (`!`); None: no line of this folder speaks of it."""
+        path = self.prefix + path[self.cut :]
+        if self.any_match is not None and self.any_match.match(path) is None:
+            return None  # most paths: one regex instead of every pattern (a 5,000-skill tree walks 30,000)
+        return self.spec.check_file(path).include
+
+
+def _level(spec: pathspec.GitIgnoreSpec, *, prefix: str = "", cut: int = 0) -> _Level:
+    return _Level(spec, prefix, cut, _any_match(spec))
+
+
+def _any_match(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
+    """One regex that matches where any line matches; a prefilter only: check_file decides.
+    None (no prefilter) when pathspec's patterns are not the plain regexes this expects."""
+    sources = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is None:
+            continue
+        if not isinstance(regex, re.Pattern):
+            return None
+        sources.append("(?:" + re.sub(r"\(\?P<\w+>", "(?:", regex.pattern) + ")")
+    try:
+        return re.compile("|".join(sources)) if sources else None
+    except re.error:
+        return None
+
+
+@dataclass
+class Rules:
+    """The ignore rules of one walk, read lazily as the walk enters each folder.
+
+    `read` lists the ignore files found inside the walk (relative to its root), so the build cache
+    can watch them like inputs; `problems` the ones that could not be read.
+    """
+
+    root: str
+    outer: tuple[_Level, ...]
+    # path -> names, as the walk listed them (`listing` records them): a folder listed without an
+    # ignore file is not asked for one, which saves two failed opens per folder of a large tree
+    listed: dict[str, frozenset[str]] = field(default_factory=dict)
+    read: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    # folder -> the levels that apply in it, the top first: each folder's files are read once
+    _chains: dict[str, tuple[_Level, ...]] = field(default_factory=dict)
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        levels = self._chain(rel.rpartition("/")[0])
+        if not levels:
+            return False  # the common case: no ignore file anywhere above
+        path = rel + "/" if is_dir else rel
+        for level in reversed(levels):  # the nearest folder's verdict wins
+            verdict = level.verdict(path)
+            if verdict is not None:
+                return verdict
+        return False
+
+    def _chain(self, folder: str) -> tuple[_Level, ...]:
+        """Iterative, from the nearest folder already known: a deep tree cannot exhaust the stack."""
+        found = self._chains.get(folder)
+        if found is not None:  # every entry of a folder after its first
+            return found
+        pending: list[str] = []
+        while folder not in self._chains:
+            pending.append(folder)
+            if not folder:
+                break
+            folder = folder.rpartition("/")[0]
+        chain = self._chains.get(folder, self.outer)  # the root's parent is the outer folders
+        for f in reversed(pending):
+            own = self._level(f)
+            chain = (*chain, own) if own is not None else chain
+            self._chains[f] = chain
+        return chain
+
+    def listing(self, listdir: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+        """`listdir`, noting which listed folders hold an ignore file."""
+
+        def listed(path: str) -> list[str]:
+            names = listdir(path)
+            self.listed[path] = frozenset(n for n in names if n in IGNORE_FILES)
+            return names
+
+        return listed
+
+    def _level(self, folder: str) -> _Level | None:
+        known = self.listed.get(os.path.join(self.root, folder) if folder else self.root)
+        if known is not None and not known:
+            return None
+        blobs = []
+        for name in IGNORE_FILES:
+            rel = f"{folder}/{name}" if folder else name
+            data = _read(os.path.join(self.root, rel), rel, self.problems)
+            if data is not None:
+                self.read.append(rel)
+                blobs.append(data)
+        spec = _spec(blobs)
+        return _level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
+
+
+def rules_for(root: Path, project: Path, outer: tuple[OuterFile, ...]) -> Rules:
+    """The rules for a walk of `root`: the outer files of the folders above it, then its own."""
+    base, real = project.resolve(), root.resolve()
+    levels: list[_Level] = []
+    by_folder: dict[str, list[bytes]] = {}
+    for folder, _name, data in outer:
+        by_folder.setdefault(folder, []).append(data)
+    for folder, blobs in by_folder.items():
+        where = (base / folder).resolve()
+        spec = _spec(blobs)
+        if spec is None or where not in real.parents:
+            continue
+        levels.append(_level(spec, prefix=Path(os.path.relpath(real, where)).as_posix() + "/"))
+    levels.sort(key=lambda level: -level.prefix.count("/"))  # the top folder first, the nearest last
+    return Rules(str(root), tuple(levels))
+
+
+Skip = Callable[[str, bool], bool]
+
+
+def combined(rules: Rules, skip: Skip) -> Skip:
+    """Left out when either says so: `resources.exclude` cannot bring back a git-ignored file,
+    which a fresh clone would not have."""
+    return lambda rel, is_dir: skip(rel, is_dir) or rules.ignored(rel, is_dir)
