@@ -15,7 +15,10 @@ from pathlib import Path
 
 from .. import config as config_mod
 from .. import fs, pipeline
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..errors import BuildFailed, RefError
+from ..options import DEFAULTS, Options
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -73,8 +76,13 @@ def copy_worktree(root: Path, dest: Path) -> None:
             (dest / rel).chmod(src.stat().st_mode & 0o777)
 
 
-def build_tree(tree: Path, config_rel: Path) -> Path:
-    """Compile the project copied to `tree` into its configured output, with no cache; returns that output."""
+def build_tree(
+    tree: Path, config_rel: Path, options: Options = DEFAULTS, notes: list[Diagnostic] | None = None
+) -> Path:
+    """Compile the project copied to `tree` into its configured output, with no cache; returns that output.
+
+    options: --skip-invalid leaves out skills with errors; `notes` receives what says so (SKC314).
+    """
     config = tree / config_rel
     if not config.is_file():
         raise RefError(f"{config_rel} does not exist in that tree")
@@ -82,8 +90,16 @@ def build_tree(tree: Path, config_rel: Path) -> Path:
     if loaded is not None and (loaded.root / loaded.output).is_dir():
         # That tree's committed build: this compiler makes its own.
         fs.remove_tree(loaded.root / loaded.output)
-    result, written = pipeline.build(config, cache=False)
+    result, written = pipeline.build(config, options, cache=False)
     if written is None or isinstance(result, pipeline.ConfigFailed):
-        problems = "; ".join(d.format() for d in result.diagnostics if d.severity.value == "error")[:2000]
-        raise BuildFailed(f"the project does not compile there: {problems}")
+        errors = [d.format() for d in result.diagnostics if d.severity.value == "error"]
+        shown = "; ".join(errors[:3])[:2000] + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
+        hint = (
+            ""
+            if options.skip_invalid
+            else " (--skip-invalid leaves out skills with errors and builds the rest)"
+        )
+        raise BuildFailed(f"the project does not compile: {len(errors)} error(s): {shown}{hint}")
+    if notes is not None:
+        notes.extend(d for d in result.diagnostics if d.code == Code.SKIPPED_INVALID)
     return result.output
