@@ -10,7 +10,7 @@ from typing import Any
 
 from . import diagnostics as dg
 from . import fs, ignorefiles, pyproject
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, policy
 from .diagnostics.codes import Code
 from .errors import UsageError
 from .model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy
@@ -28,9 +28,7 @@ BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
 def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[Diagnostic, ...]]:
     """The config, with the command line's overrides (`options`) applied; None when it is unusable."""
     strict, skip_invalid, ignore = options.strict, options.skip_invalid, options.ignore
-    unknown = [code for code in ignore if code not in dg.CODES]
-    if unknown:
-        raise UsageError(f"--ignore: unknown diagnostic code {unknown[0]!r} (`skillc codes` lists them)")
+    _check_ignore(ignore)
     path = Path(path)
     try:
         raw = fs.read_regular(path, CONFIG_CAP)
@@ -46,7 +44,7 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     if not isinstance(doc.data, dict):
         return None, (*doc.diagnostics, dg.error(rel, Code.CONFIG_SYNTAX, "config must be a mapping"))
     problems = (
-        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA) + _obsolete(doc) + _unknown_codes(doc)
+        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA) + _obsolete(doc) + _severity_settings(doc)
     )
     if problems:
         return None, doc.diagnostics + problems
@@ -54,13 +52,14 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     diags += _shadowed(path)
     if config is not None:
         skip = config.skip_invalid if skip_invalid is None else skip_invalid
-        severities = {**config_severities(doc), **dict.fromkeys(ignore, "ignore")}
+        settings = policy.from_config(config_severities(doc), ignore)
         outer, unreadable = _ignore_outer(config)
         config = replace(
             config,
             skip_invalid=skip,
             verbose=options.verbose,
-            severities=tuple(sorted(severities.items())),
+            severities=settings.codes,
+            path_severities=settings.paths,
             ignore_outer=outer,
         )
         diags += unreadable
@@ -106,27 +105,42 @@ def _shadowed(path: Path) -> tuple[Diagnostic, ...]:
     )
 
 
-def config_severities(doc: Document) -> dict[str, str]:
+def config_severities(doc: Document) -> dict[str, Any]:
     data = doc.data if isinstance(doc.data, dict) else {}
     return dict(data.get("diagnostics") or {})
 
 
-def _unknown_codes(doc: Document) -> tuple[Diagnostic, ...]:
-    """`diagnostics:` may only name codes skillc has: a typo would silently set nothing."""
+def _severity_settings(doc: Document) -> tuple[Diagnostic, ...]:
+    """Every `diagnostics:` setting must take effect: a typo'd code or an integrity code set to
+    warning or ignore is an error where it is written, never a setting that silently does nothing."""
     data = doc.data if isinstance(doc.data, dict) else {}
     table = data.get("diagnostics")
     if not isinstance(table, dict):
         return ()
-    return tuple(
-        dg.error(
-            doc.rel,
-            Code.CONFIG_SCHEMA,
-            f"diagnostics: unknown code {code!r} (`skillc codes` lists them)",
-            *doc.key_pos("diagnostics", code),
-        )
-        for code in table
-        if isinstance(code, str) and code not in dg.CODES
-    )
+    found: list[tuple[tuple[Any, ...], Any]] = [
+        (("diagnostics", code), level) for code, level in table.items() if code != "per_path"
+    ]
+    per_path = table.get("per_path")
+    for pattern, levels in (per_path if isinstance(per_path, dict) else {}).items():
+        if isinstance(levels, dict):
+            found += [(("diagnostics", "per_path", pattern, code), level) for code, level in levels.items()]
+    problems = []
+    for keys, level in found:
+        code = keys[-1]
+        why = policy.refusal(code, level) if isinstance(code, str) and isinstance(level, str) else None
+        if why:
+            where = ".".join(map(str, keys[:-1]))
+            kind = Code.CONFIG_SCHEMA if code not in dg.CODES else Code.SEVERITY_REFUSED
+            problems.append(dg.error(doc.rel, kind, f"{where}: {why}", *doc.key_pos(*keys)))
+    return tuple(problems)
+
+
+def _check_ignore(ignore: tuple[str, ...]) -> None:
+    """--ignore follows the rules of `diagnostics:`: a known code, and one that may be lowered."""
+    for code in ignore:
+        why = policy.refusal(code, "ignore")
+        if why:
+            raise UsageError(f"--ignore: {why.replace('unknown code', 'unknown diagnostic code')}")
 
 
 def _build(
@@ -151,6 +165,7 @@ def _build(
         **data,
         **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)},
     }
+    kept_at = _kept_positions(doc, [_label(s) for s in data["sources"]])
     data["sources"], repeated = _unique_sources(rel, doc, [_label(s) for s in data["sources"]])
     problems.extend(repeated)
     if data.get("output", "dist") == ".":
@@ -194,8 +209,26 @@ def _build(
         skip_invalid=bool(data.get("skip_invalid", False)),
         budget_strategy=Strategy(budgets.get("strategy", Strategy.DROP)),
         budget_priority=tuple(budgets.get("priority", ())),
+        anchors=_anchors(doc, kept_at),
     )
     return config, tuple(problems)
+
+
+def _kept_positions(doc: Document, sources: list[str]) -> list[tuple[int, int]]:
+    """Where each source `_unique_sources` keeps is written (a repeated one counts at its last place)."""
+    last = {s: i for i, s in enumerate(sources)}
+    return [doc.pos("sources", i) for i, s in enumerate(sources) if last[s] == i]
+
+
+def _anchors(
+    doc: Document, sources: list[tuple[int, int]]
+) -> tuple[tuple[tuple[str | int, ...], tuple[int, int]], ...]:
+    """The config's positions later stages report at: every key, and each kept source by its index."""
+    found: dict[tuple[str | int, ...], tuple[int, int]] = {
+        tuple(key[1:]): at for key, at in doc.positions.items() if key[0] == "k" and key[1] != "sources"
+    }
+    found.update({("sources", i): at for i, at in enumerate(sources)})
+    return tuple(sorted(found.items(), key=lambda kv: tuple(map(str, kv[0]))))
 
 
 def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[str], tuple[Diagnostic, ...]]:

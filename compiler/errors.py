@@ -37,7 +37,14 @@ class RefError(UsageError):
     """A git ref that cannot be built here (missing, or history cut off by a shallow clone)."""
 
 
-class BuildFailed(SkillcError):
+class NoBuild(SkillcError):
+    """A side of `diff` is not a build: a missing directory, one that is not a build, or a project
+    that does not compile (exit 3, distinct from 1, "the builds differ", for CI gates)."""
+
+    exit_code = 3
+
+
+class BuildFailed(NoBuild):
     """The project does not compile at a git ref that `diff --git` was asked to compare."""
 
 

@@ -122,8 +122,10 @@ output: {output:<22} # written by `skillc build`; a file skillc did not write th
 # resources:
 #   exclude: ["*.log"]         # gitignore-style globs of files not to bundle
 #   max_bytes: 1048576
-# diagnostics:                 # per-code severity: error | warning | ignore
+# diagnostics:                 # per-code severity: error | warning | ignore (`skillc codes`: which lower)
 #   SKC305: ignore
+#   per_path:                  # gitignore-style patterns: code -> level for the files they match
+#     "skills/vendor/**": {{SKC206: warning}}
 """
 
 

@@ -69,6 +69,15 @@ class Config:
     severities: tuple[tuple[str, str], ...] = ()
     # The ignore files above the walked roots (ignorefiles.outer_files): (folder, name, bytes)
     ignore_outer: tuple[tuple[str, str, bytes], ...] = ()
+    # gitignore-style pattern -> ((code, level), ...): `diagnostics: per_path:`, in the config's order
+    path_severities: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    # (line, col) in the config of each setting a later stage may report on: ("sources", i) by the
+    # index in `sources`, ("personas",), ("output",), ("budgets", "personas", id), ...
+    anchors: tuple[tuple[tuple[str | int, ...], tuple[int, int]], ...] = ()
+
+    def at(self, *keys: str | int) -> tuple[int, int]:
+        """Where a setting is written in the config: its key's line and column (1:1 if unknown)."""
+        return dict(self.anchors).get(keys, (1, 1))
 
     def source_dir(self, index: int) -> Path:
         return self.source_dirs[index] if self.source_dirs else self.root / self.sources[index]
@@ -213,7 +222,7 @@ class Program:
     personas: Mapping[str, Persona]
     exclusive_bodies: Mapping[tuple[str, str], tuple[str, str]]  # (persona, command) -> (rel, body)
     diagnostics: tuple[Diagnostic, ...]
-    # --skip-invalid: each skill left out for its errors, with their codes
+    # each skill left out for its errors, with their codes (with --skip-invalid the build goes on)
     invalid: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 

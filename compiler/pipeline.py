@@ -16,6 +16,7 @@ from .cache import Hit, Memo, Report, Session, Stats, open_session
 from .cache.snapshot import Walked
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
+from .diagnostics.policy import Policy
 from .errors import TemplateFailure
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
@@ -163,11 +164,18 @@ def _back(
     digest: the build hash when the caller already has it (hashing every input costs).
     """
     config, template = front.config, front.template
+    policy = Policy(config.severities, config.path_severities)
     progress(f"validating {len(front.found.skills)} SKILL.md file(s)")
     program = validate(
-        front.found, memo.check_skills(check_skills) if memo else None, skip_invalid=config.skip_invalid
+        front.found,
+        memo.check_skills(check_skills) if memo else None,
+        skip_invalid=config.skip_invalid,
+        policy=policy,
+        sources=config.sources,
     )
-    diags = front.diagnostics + program.diagnostics
+    # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
+    # levelling them again would raise them back); the head's and the catalogs' are set here.
+    diags = tuple(policy.apply(front.diagnostics)) + program.diagnostics
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolved = resolve(program)
     if template is None:
@@ -182,7 +190,7 @@ def _back(
     digest = digest or build_hash(config, front.found.inputs, template)
     art = artifacts(config, program, resolved, template, texts, packings, digest)
     problems += over_bounds(art, config.config_rel)
-    return _finish(config, program, resolved, packings, art, diags + problems)
+    return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
 
 
 _EMPTY = "the build holds no skills: check `sources` (an error under --strict)"
@@ -196,9 +204,14 @@ def _finish(
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
 ) -> Compiled:
+    """`diags` are at their levels already, but for the empty-build warning: then --strict."""
     if not program.skills and not dg.has_errors(diags):  # a build serving nothing is never silently green
-        diags += (dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY),)
-    diags = dg.apply_policy(diags, dict(config.severities), config.strict)
+        diags += tuple(
+            Policy(config.severities, config.path_severities).apply(
+                [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
+            )
+        )
+    diags = dg.apply_policy(diags, {}, config.strict)
     return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
 
 

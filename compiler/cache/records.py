@@ -43,7 +43,9 @@ def build_key(fingerprint: str, build_hash: str, config: Config, early: tuple[Di
     """`early`: the diagnostics of config loading and discovery, which cover what is not an input
     byte (ignored files, unreadable paths)."""
     dist = str((config.root / config.output).resolve())
-    flags = f"{config.strict}/{config.skip_invalid}/{config.verbose}/{config.severities}"
+    flags = (
+        f"{config.strict}/{config.skip_invalid}/{config.verbose}/{config.severities}/{config.path_severities}"
+    )
     # The ignore files above the walked roots are no input, but decide which files are.
     ignores = digest("ignore", *(part for entry in config.ignore_outer for part in entry))
     return digest(fingerprint, build_hash, flags, dist, ignores, *(d.format() for d in early))

@@ -7,22 +7,46 @@ boundary.py is the one place failures become messages and exit codes.
 from __future__ import annotations
 
 import gc
+import importlib
 from pathlib import Path
 
 import click
 
 from .. import __version__
 from .boundary import Group, guarded
-from .build import build, check, validate
-from .explain import explain
-from .project import codes, init, vendor_reader
-from .review import audit, diff
 from .shared import COLOR, CONFIG_HELP
 
 GC_THRESHOLD = (50_000, 20, 100)
 
+# Each command by its module: a run imports only the module of the command it runs (a no-op
+# build does not pay for review, git or the vendoring code).
+COMMANDS = {
+    "build": ("build", "build"),
+    "validate": ("build", "validate"),
+    "check": ("build", "check"),
+    "init": ("project", "init"),
+    "explain": ("explain", "explain"),
+    "diff": ("review", "diff"),
+    "audit": ("review", "audit"),
+    "codes": ("project", "codes"),
+    "vendor-reader": ("project", "vendor_reader"),
+}
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Commands(Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = COMMANDS.get(cmd_name)
+        if found is None:
+            return None
+        command = getattr(importlib.import_module(f"{__name__}.{found[0]}"), found[1])
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="skillc")
 @click.option(
     "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
@@ -32,10 +56,6 @@ GC_THRESHOLD = (50_000, 20, 100)
 def cli(ctx: click.Context, config_path: Path | None) -> None:
     """skillc: compile agent skills into immutable, deterministic artifacts."""
     ctx.obj = config_path  # `skillc --config X build` and `skillc build --config X` both work
-
-
-for command in (build, validate, check, init, explain, diff, audit, codes, vendor_reader):
-    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> None:

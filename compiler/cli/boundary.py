@@ -1,7 +1,8 @@
 """The CLI's one error boundary: every failure becomes a message and an exit code here.
 
 Exit codes, as a compiler's: 0 success; 1 errors in the input, or a failure skillc reports
-(SkillcError, a reader error on a build it was pointed at); 2 usage errors; 130 interrupted
+(SkillcError, a reader error on a build it was pointed at); 2 usage errors; 3 `diff` only: a side
+is not a build (errors.NoBuild); 130 interrupted
 (128 + SIGINT, as a shell reports it). Never a traceback, except with SKILLC_DEBUG=1 for a bug.
 """
 

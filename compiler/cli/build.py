@@ -18,6 +18,8 @@ from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from ..format.layout import INDEX
 from ..output import verify
+from ..output.write import Comparison
+from ..review.stale import stale_sources
 from .shared import (
     COLOR,
     CONFIG,
@@ -158,6 +160,35 @@ def validate(
     return 0 if ok else 1
 
 
+_MAX_FILES = 10  # files named one by one when no source explains a difference
+
+
+def _stale(result: pipeline.Compiled, cmp: Comparison) -> list[dg.Diagnostic]:
+    """One diagnostic per source file whose change made the output stale; the output's files are
+    named only when no source explains them (a hand-edited or damaged output), and at most ten."""
+    out = result.config.output
+    differ = (*cmp.missing, *cmp.changed)
+    stray = [dg.error(f"{out}/{p}", Code.STALE, "not written by a build: stray file") for p in cmp.extra]
+    if not differ or result.artifacts is None:
+        return stray
+    sources = stale_sources(result.config, result.output, result.artifacts)
+    if sources:
+        return [dg.error(s.path, Code.STALE, f"{s.why}: {out}/ is stale") for s in sources] + stray
+    named = [
+        dg.error(
+            f"{out}/{p}",
+            Code.STALE,
+            "missing: a build would write it"
+            if p in cmp.missing
+            else "differs from what a build would write",
+        )
+        for p in differ[:_MAX_FILES]
+    ]
+    if len(differ) > _MAX_FILES:
+        named.append(dg.error(out, Code.STALE, f"and {len(differ) - _MAX_FILES} more file(s) differ"))
+    return named + stray
+
+
 @click.command()
 @CONFIG
 @STRICT
@@ -185,14 +216,11 @@ def check(
     out = result.config.output
     # The output is compared byte for byte with what a build would write, and a build's own output
     # matches the index schema (the tests hold every build to it), so a current output is a valid one.
-    stale = [dg.error(f"{out}/{p}", Code.STALE, "missing: a build would write it") for p in cmp.missing]
-    stale += [
-        dg.error(f"{out}/{p}", Code.STALE, "differs from what a build would write") for p in cmp.changed
-    ]
-    stale += [dg.error(f"{out}/{p}", Code.STALE, "not written by a build: stray file") for p in cmp.extra]
+    stale = _stale(result, cmp)
     emit((*result.diagnostics, *stale), quiet=True, fmt=fmt)
     if stale:
-        say(fmt, f"skillc: {out}/ is stale ({len(stale)} file(s)); run `skillc build` and commit it")
+        files = len(cmp.missing) + len(cmp.changed) + len(cmp.extra)
+        say(fmt, f"skillc: {out}/ is stale ({files} file(s) differ); run `skillc build` and commit it")
         return 1
     if cmp.extra_objects:
         say(

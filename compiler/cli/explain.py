@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from .. import diagnostics as dg
 from .. import pipeline
+from ..diagnostics.codes import Code
 from ..digests import sha256_hex as sha256
-from ..model import Program, Resolution, Skill
+from ..model import Resolution, Skill
 from ..stages.budget import Packing
+from ..suggest import did_you_mean
 from .boundary import fail
 from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED, emit, find_config, options
 
@@ -31,27 +34,32 @@ def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, c
         return 1
     program = result.program
     if persona not in program.personas:
-        fail(f"unknown persona {persona!r}; known: {', '.join(program.personas)}", 1)
+        fail(f"unknown persona {persona!r}{_known(persona, program.personas, 'persona(s)')}", 1)
     hit = next((r for r in result.resolutions if r.persona == persona and r.command == command), None)
     if hit is None:
-        _explain_missing(program, persona, command)
+        _explain_missing(result, persona, command)
         return 1
     _explain(result, hit)
     return 0
 
 
-def _explain_missing(program: Program, persona: str, command: str) -> None:
+def _explain_missing(result: pipeline.Compiled, persona: str, command: str) -> None:
+    program = result.program
     p = program.personas[persona]
     invalid = dict(program.invalid)
     if command in invalid:
+        outcome = (
+            "left out of the build (--skip-invalid is on)"
+            if result.config.skip_invalid
+            else "the build fails until they are fixed"
+        )
         click.echo(
             dg.printable(
-                f"{persona} x {command}: left out of the build: the skill has errors "
-                f"({', '.join(invalid[command])}) and --skip-invalid is on; "
-                "`skillc validate` lists them"
+                f"{persona} x {command}: the skill has errors ({', '.join(invalid[command])}); {outcome}:"
             ),
             err=True,
         )
+        emit(_errors_of(result, command))
     elif command in program.skills:
         click.echo(
             dg.printable(
@@ -61,7 +69,19 @@ def _explain_missing(program: Program, persona: str, command: str) -> None:
             err=True,
         )
     else:
-        fail(f"unknown skill {command!r}; known: {', '.join(sorted(program.skills))}", 1)
+        fail(f"unknown skill {command!r}{_known(command, program.skills, 'valid skill(s)')}", 1)
+
+
+def _known(word: str, names: Iterable[str], what: str) -> str:
+    """Close matches and a count, never the whole list: a tree may hold thousands of skills."""
+    names = sorted(names)
+    return f"{did_you_mean(word, names)}; the build has {len(names)} {what}"
+
+
+def _errors_of(result: pipeline.Compiled, command: str) -> list[dg.Diagnostic]:
+    """The errors reported on a skill's own folder (its SKILL.md, resources, exclusive bodies)."""
+    folders = tuple(f"{src}/{command}/" for src in result.config.sources)
+    return [d for d in result.diagnostics if d.path.startswith(folders) and d.code != Code.SKIPPED_INVALID]
 
 
 def _explain(result: pipeline.Compiled, r: Resolution) -> None:

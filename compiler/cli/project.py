@@ -8,6 +8,7 @@ import click
 
 from .. import diagnostics as dg
 from .. import init as init_mod
+from ..diagnostics.codes import lowerable
 from ..reader import vendor
 from .shared import working_directory
 
@@ -30,9 +31,11 @@ def init(preset: str | None) -> None:
 
 @click.command()
 def codes() -> None:
-    """List every diagnostic code."""
+    """List every diagnostic code; `lowerable` marks spec-conformance codes a setting may lower
+    (to warning or ignore); every other code is integrity and can only be raised."""
     for code, text in dg.CODES.items():
-        click.echo(f"{code}  {text}")
+        kind = "lowerable" if lowerable(code) else "integrity"
+        click.echo(f"{code}  {kind:<9}  {text}")
 
 
 @click.command("vendor-reader")

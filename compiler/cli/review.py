@@ -9,10 +9,19 @@ import click
 
 from .. import config as config_mod
 from .. import reader, review
-from ..errors import UsageError
+from ..diagnostics import Diagnostic
+from ..diagnostics import formats as report
+from ..errors import BuildFailed, NoBuild, UsageError
+from ..options import Options
 from ..review import gitrefs
 from .boundary import fail
 from .shared import COLOR, CONFIG, QUIET, emit, find_config
+
+# Exit codes, as `git diff` documents its own: 0 no change (or changes, without --exit-code or
+# --fail-on); 1 changes (with --exit-code) or a capability change (with --fail-on capabilities);
+# 2 usage (a wrong option, a ref that names no commit); 3 a side is not a build (a missing directory,
+# a directory that is not a build, a project that does not compile at a ref).
+CHANGED = 1
 
 
 @click.command()
@@ -33,6 +42,11 @@ from .shared import COLOR, CONFIG, QUIET, emit, find_config
     default=None,
     help="Exit 1 only when a capability changes (capability field, audit finding, bundled script).",
 )
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="With --git: leave out skills with errors at either ref (said on stderr) instead of failing.",
+)
 @CONFIG
 def diff(
     builds: tuple[str, ...],
@@ -40,30 +54,55 @@ def diff(
     fmt: str,
     exit_code: bool,
     fail_on: str | None,
+    skip_invalid: bool,
     config_path: Path | None,
 ) -> int:
-    """Compare two builds: OLD_DIST NEW_DIST, or --git REF [REF2]."""
+    """Compare two builds: OLD_DIST NEW_DIST, or --git REF [REF2].
+
+    Exit status: 0 no change (or changes, without --exit-code or --fail-on); 1 changes with
+    --exit-code, or a capability change with --fail-on capabilities; 2 usage; 3 a side is not a build
+    (missing, not a build, or the project does not compile there).
+    """
+    if skip_invalid and not use_git:
+        raise UsageError("--skip-invalid applies to --git, where skillc builds each side")
+    notes: list[Diagnostic] = []
     with tempfile.TemporaryDirectory(prefix="skillc-diff-") as scratch:
-        old, new = _diff_inputs(builds, use_git, config_path, Path(scratch))
-        result = review.compare(reader.open(old), reader.open(new))
+        old, new = _diff_inputs(
+            builds, use_git, config_path, Path(scratch), Options(skip_invalid=skip_invalid), notes
+        )
+        report.emit(tuple(notes), "text", summary=False)  # stderr: stdout is the review
+        labels = ("the base build", "the new build") if use_git else (repr(builds[0]), repr(builds[1]))
+        result = review.compare(_open(old, labels[0]), _open(new, labels[1]))
     render = {"text": review.render_text, "markdown": review.render_markdown, "json": review.render_json}[fmt]
     click.echo(render(result), nl=False)
     return (
-        1
+        CHANGED
         if (fail_on == "capabilities" and result.capability_changes) or (exit_code and result.changes)
         else 0
     )
 
 
+def _open(path: Path, label: str) -> reader.Dist:
+    """A side of the comparison: a missing folder and one that is not a build fail alike (exit 3)."""
+    if not path.is_dir():
+        raise NoBuild(f"{label} is not a directory")
+    try:
+        return reader.open(path)
+    except reader.ReaderError as exc:
+        raise NoBuild(f"{label} is not a build skillc can read: {exc}") from None
+
+
 def _diff_inputs(
-    builds: tuple[str, ...], use_git: bool, config_path: Path | None, scratch: Path
+    builds: tuple[str, ...],
+    use_git: bool,
+    config_path: Path | None,
+    scratch: Path,
+    options: Options,
+    notes: list[Diagnostic],
 ) -> tuple[Path, Path]:
     if not use_git:
         if len(builds) != 2:
             raise UsageError("give two build directories (OLD_DIST NEW_DIST), or --git REF [REF2]")
-        for b in builds:
-            if not Path(b).is_dir():
-                raise UsageError(f"{b!r} is not a directory")
         return Path(builds[0]), Path(builds[1])
     if len(builds) not in (1, 2):
         raise UsageError("--git takes one ref (compared with the working tree) or two")
@@ -71,14 +110,19 @@ def _diff_inputs(
     root = gitrefs.repository_root(config.parent)
     config_rel = config.relative_to(root)
     outputs = []
-    for i, ref in enumerate((*builds, None) if len(builds) == 1 else builds):
+    refs = (*builds, None) if len(builds) == 1 else builds
+    for i, ref in enumerate(refs):
         tree = scratch / f"tree{i}"
         tree.mkdir()
         if ref is None:
             gitrefs.copy_worktree(root, tree, config_rel)
         else:
             gitrefs.checkout(root, gitrefs.resolve_ref(root, ref), tree, config_rel)
-        outputs.append(gitrefs.build_tree(tree, config_rel))
+        side = "the working tree" if ref is None else f"{'the base ' if i == 0 else ''}{ref!r}"
+        try:
+            outputs.append(gitrefs.build_tree(tree, config_rel, options, notes))
+        except BuildFailed as exc:
+            raise BuildFailed(f"{side}: {exc}") from None
     return outputs[0], outputs[1]
 
 

@@ -81,23 +81,22 @@ LEVELS = ("error", "warning", "ignore")
 
 
 def apply_policy(
-    diags: Iterable[Diagnostic], severities: Mapping[str, str], strict: bool
+    diags: Iterable[Diagnostic],
+    severities: Mapping[str, str],
+    strict: bool,
+    paths: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (),
 ) -> tuple[Diagnostic, ...]:
-    """Per-code severities first (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
+    """Per-code and per-path levels (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
 
-    A code may be raised to an error or lowered to a warning or to nothing,
-    but only where it was reported as a warning: an error means the output
-    would be wrong, so no setting lets such a build be written (leaving bad
-    skills out is what `--skip-invalid` is for).
+    Any code may be raised to an error. Only spec-conformance codes (codes.CONFORMANCE) may be
+    lowered to a warning or to nothing; an integrity error stays an error, since the output would be
+    wrong (config.py refuses such a setting where it is written, so it never gets here silently).
     """
-    kept: list[Diagnostic] = []
-    for d in diags:
-        level = severities.get(d.code)
-        if d.severity is Severity.WARNING and level == "ignore":
-            continue
-        if level == "error" or (strict and d.severity is Severity.WARNING):
-            d = Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message)
-        kept.append(d)
+    from .policy import Policy
+
+    kept = Policy(tuple(severities.items()), paths).apply(diags)
+    if strict:
+        kept = [Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in kept]
     return tuple(kept)
 
 

@@ -16,6 +16,7 @@ class Code(StrEnum):
     CONFIG_PATH = "SKC103"
     TEMPLATE = "SKC104"
     SOURCE_REPEATED = "SKC105"
+    SEVERITY_REFUSED = "SKC106"
     CONFIG_SHADOWED = "SKC110"
     # files and frontmatter (2xx)
     NOT_UTF8 = "SKC201"
@@ -31,6 +32,7 @@ class Code(StrEnum):
     EMPTY_BODY = "SKC213"
     NORMALISED = "SKC214"
     CONTROL_CHARACTER = "SKC215"
+    SPEC_LIMIT = "SKC216"
     # paths and discovery (3xx)
     UNSAFE_PATH = "SKC301"
     SYMLINK_ESCAPES = "SKC302"
@@ -87,6 +89,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.CONFIG_PATH: "a configured path is missing or escapes the project",
     Code.TEMPLATE: "template cannot be loaded or rendered",
     Code.SOURCE_REPEATED: "a source is listed more than once",
+    Code.SEVERITY_REFUSED: "a severity setting names an unknown code or lowers an integrity code",
     Code.CONFIG_SHADOWED: "[tool.skillc] in pyproject.toml is ignored: skillc.yaml in the same folder wins",
     Code.NOT_UTF8: "file cannot be read as UTF-8 text",
     Code.NO_FRONTMATTER: "missing or unterminated frontmatter",
@@ -101,6 +104,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.EMPTY_BODY: "empty body",
     Code.NORMALISED: "frontmatter value normalised to what the harnesses read (quote it to silence this)",
     Code.CONTROL_CHARACTER: "control character in text or a YAML string",
+    Code.SPEC_LIMIT: "a frontmatter value is longer than the Agent Skills spec allows",
     Code.UNSAFE_PATH: "unsafe path",
     Code.SYMLINK_ESCAPES: "symlink escapes the root",
     Code.SYMLINK_LOOP: "symlink loop",
@@ -145,3 +149,44 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.OUTPUT_NOT_OURS: "output directory was not written by skillc: refusing to replace it",
     Code.DOCUMENT_TOO_LARGE: "a file of the build would be larger than the reader accepts: nothing is written",
 }
+
+
+# Spec conformance: the build is still exactly what the sources say, only less portable or less tidy
+# (a name that differs from its folder, a description over the spec's 1,024 characters, a notice).
+# These may be set to error, warning or ignore: per code, per path, inline in a SKILL.md, --ignore.
+# Every other code is integrity: the output would be wrong or unsafe (a file left out, a path that
+# escapes, YAML that cannot be read), so it may be raised to an error but never lowered.
+CONFORMANCE: frozenset[Code] = frozenset(
+    {
+        Code.SOURCE_REPEATED,
+        Code.UNKNOWN_FIELD,
+        Code.NAME_MISMATCH,
+        Code.EMPTY_BODY,
+        Code.NORMALISED,
+        Code.SPEC_LIMIT,
+        Code.OVERRIDDEN,
+        Code.BAD_DIRECTORY_NAME,
+        Code.ROOT_SKILL_MD,
+        Code.WALKED_ONCE,
+        Code.LOWERCASE_SKILL_MD,
+        Code.EMPTY_SOURCE,
+        Code.OVERLAY_NO_SKILL,
+        Code.OVERLAY_IGNORED,
+        Code.ALLOWLIST_UNKNOWN,
+        Code.PERSONA_NO_MANIFEST,
+        Code.BUDGET_UNKNOWN_PERSONA,
+        Code.OVERLAY_TOOLS,
+        Code.OVERLAY_OVERRIDE,
+        Code.OVERLAY_FILES,
+        Code.BUDGET_CUT,
+        Code.ALWAYS_OVER_BUDGET,
+    }
+)
+
+
+def lowerable(code: str) -> bool:
+    """Whether a code may be set to warning or ignore (spec conformance), not only raised."""
+    return code in _LOWERABLE
+
+
+_LOWERABLE = frozenset(c.value for c in CONFORMANCE)

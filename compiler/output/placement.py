@@ -24,7 +24,12 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     dirs = [*((s, config.source_dir(i)) for i, s in enumerate(config.sources))]
     dirs += [(config.personas, config.root / config.personas)] if config.personas else []
     problems = [
-        dg.error(config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} overlaps input {src!r}")
+        dg.error(
+            config.config_rel,
+            Code.CONFIG_PATH,
+            f"output {config.output!r} overlaps input {src!r}",
+            *config.at("output"),
+        )
         for src, where in dirs
         if _inside(where.resolve(), out) or _inside(out, where.resolve())
     ]
@@ -33,6 +38,7 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
             config.config_rel,
             Code.CONFIG_PATH,
             f"output {config.output!r} would replace the {what} {path.name!r}",
+            *config.at("output"),
         )
         for what, path in (("config file", config.root / config.config_rel), ("template", config.template))
         if _inside(path.resolve(), out)
@@ -40,7 +46,10 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     if out.exists() and not out.is_dir():
         problems.append(
             dg.error(
-                config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} exists and is not a directory"
+                config.config_rel,
+                Code.CONFIG_PATH,
+                f"output {config.output!r} exists and is not a directory",
+                *config.at("output"),
             )
         )
     return tuple(problems) + _reserved_output(config)
@@ -69,23 +78,33 @@ def _reserved_output(config: Config) -> tuple[Diagnostic, ...]:
             # Refused rather than resolved: swapping a symlink for a directory would leave the link's
             # target behind as debris, and writing through it would put the output somewhere else.
             why = f"goes through the symlink {link.relative_to(config.root).as_posix()!r}; use the real path"
-    return (dg.error(config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} {why}"),) if why else ()
+    if why is None:
+        return ()
+    return (
+        dg.error(
+            config.config_rel, Code.CONFIG_PATH, f"output {config.output!r} {why}", *config.at("output")
+        ),
+    )
 
 
 def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
     """A configured directory that is a symlink out of the project is refused like any escaping symlink."""
     root = config.root.resolve()
     # Sources written as absolute or `~` paths are meant to be outside: the config is trusted.
-    named = [("sources", s) for s in config.sources if not s.startswith(("/", "~"))]
-    named += [("personas", config.personas)] if config.personas else []
-    named.append(("output", config.output))  # written to: through a symlink it would land elsewhere
+    named: list[tuple[str, tuple[str | int, ...], str]] = [
+        ("sources", ("sources", i), s) for i, s in enumerate(config.sources) if not s.startswith(("/", "~"))
+    ]
+    named += [("personas", ("personas",), config.personas)] if config.personas else []
+    # written to: through a symlink it would land elsewhere
+    named.append(("output", ("output",), config.output))
     return tuple(
         dg.error(
             config.config_rel,
             Code.CONFIG_PATH,
             f"{key} {path!r} resolves outside the project ({(root / path).resolve()})",
+            *config.at(*keys),
         )
-        for key, path in named
+        for key, keys, path in named
         if (key == "output" or (root / path).exists()) and not _inside((root / path).resolve(), root)
     )
 

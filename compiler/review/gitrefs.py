@@ -21,10 +21,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from .. import config as config_mod
-from .. import fs, pipeline
+from .. import fs, pipeline, pyproject
 from ..config import DEFAULT_TEMPLATE
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
 from ..errors import BuildFailed, RefError
 from ..model import InputFile
+from ..options import DEFAULTS, Options
 from ..stages.parse import parse_document
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -103,7 +106,10 @@ def _config_data(config: Path) -> dict[str, Any]:
         raw = fs.read_regular(config, MAX_CONFIG_BYTES)
     except OSError:
         return {}  # the build reports it
-    doc = parse_document(InputFile(config.name, raw), frontmatter="whole")
+    if config.name == pyproject.NAME:  # [tool.skillc]
+        doc = pyproject.document(config.name, raw)
+    else:
+        doc = parse_document(InputFile(config.name, raw), frontmatter="whole")
     return dict(doc.data) if isinstance(doc.data, Mapping) else {}
 
 
@@ -293,8 +299,13 @@ def _copy_one(src: Path, target: Path) -> None:
         target.chmod(st.st_mode & 0o777)
 
 
-def build_tree(tree: Path, config_rel: Path) -> Path:
-    """Compile the project copied to `tree` into its configured output, with no cache; returns that output."""
+def build_tree(
+    tree: Path, config_rel: Path, options: Options = DEFAULTS, notes: list[Diagnostic] | None = None
+) -> Path:
+    """Compile the project copied to `tree` into its configured output, with no cache; returns that output.
+
+    options: --skip-invalid leaves out skills with errors; `notes` receives what says so (SKC314).
+    """
     config = tree / config_rel
     if not config.is_file():
         raise RefError(f"{config_rel} does not exist in that tree")
@@ -302,8 +313,16 @@ def build_tree(tree: Path, config_rel: Path) -> Path:
     if loaded is not None and (loaded.root / loaded.output).is_dir():
         # That tree's committed build: this compiler makes its own.
         fs.remove_tree(loaded.root / loaded.output)
-    result, written = pipeline.build(config, cache=False)
+    result, written = pipeline.build(config, options, cache=False)
     if written is None or isinstance(result, pipeline.ConfigFailed):
-        problems = "; ".join(d.format() for d in result.diagnostics if d.severity.value == "error")[:2000]
-        raise BuildFailed(f"the project does not compile there: {problems}")
+        errors = [d.format() for d in result.diagnostics if d.severity.value == "error"]
+        shown = "; ".join(errors[:3])[:2000] + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
+        hint = (
+            ""
+            if options.skip_invalid
+            else " (--skip-invalid leaves out skills with errors and builds the rest)"
+        )
+        raise BuildFailed(f"the project does not compile: {len(errors)} error(s): {shown}{hint}")
+    if notes is not None:
+        notes.extend(d for d in result.diagnostics if d.code == Code.SKIPPED_INVALID)
     return result.output

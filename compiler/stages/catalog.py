@@ -10,6 +10,7 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Config, Persona, Program, Resolved, Skill, Strategy
+from ..suggest import did_you_mean
 from .budget import Candidate, Packing, pack
 from .template import Template, escape_value
 
@@ -50,7 +51,10 @@ def catalogs(
     packings: dict[str, Packing] = {}
     diags: list[Diagnostic] = [
         dg.warning(
-            config.config_rel, Code.BUDGET_UNKNOWN_PERSONA, f"budgets.personas names unknown persona {pid!r}"
+            config.config_rel,
+            Code.BUDGET_UNKNOWN_PERSONA,
+            f"budgets.personas names unknown persona {pid!r}{did_you_mean(pid, program.personas)}",
+            *config.at("budgets", "personas", pid),
         )
         for pid, _ in config.persona_budgets
         if pid not in program.personas

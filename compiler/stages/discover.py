@@ -458,7 +458,14 @@ def _source_skills(
 ) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
-        diags.append(dg.error(config.config_rel, Code.SOURCE_MISSING, f"source {src!r} is not a directory"))
+        diags.append(
+            dg.error(
+                config.config_rel,
+                Code.SOURCE_MISSING,
+                f"source {src!r} is not a directory",
+                *config.at("sources", index),
+            )
+        )
         return []
     if _linked_out(config, src, root):
         return []  # output/placement.py reported it; walking it could mean walking `/`
@@ -531,7 +538,10 @@ def _empty_source(config: Config, src: str, hidden: list[str]) -> Diagnostic:
     tops = sorted({f"{src}/" + "/".join(_through_hidden(d)) for d in hidden})
     if not tops:
         return dg.warning(
-            config.config_rel, Code.EMPTY_SOURCE, f"source {src!r} holds no skills (no SKILL.md below it)"
+            config.config_rel,
+            Code.EMPTY_SOURCE,
+            f"source {src!r} holds no skills (no SKILL.md below it)",
+            *config.at("sources", config.sources.index(src)),
         )
     names = ", ".join(tops[:10]) + (f" and {len(tops) - 10} more" if len(tops) > 10 else "")
     return dg.warning(
@@ -539,6 +549,7 @@ def _empty_source(config: Config, src: str, hidden: list[str]) -> Diagnostic:
         Code.EMPTY_SOURCE,
         f"source {src!r} holds no skills; hidden directories below it hold SKILL.md files, "
         f"which skillc does not search: {names}; list them in sources to compile them",
+        *config.at("sources", config.sources.index(src)),
     )
 
 
@@ -694,7 +705,10 @@ def _personas(
     if not root.is_dir():
         diags.append(
             dg.error(
-                config.config_rel, Code.CONFIG_PATH, f"personas directory {config.personas!r} does not exist"
+                config.config_rel,
+                Code.CONFIG_PATH,
+                f"personas directory {config.personas!r} does not exist",
+                *config.at("personas"),
             )
         )
         return (), ()

@@ -8,6 +8,7 @@ billion-laughs document or a `!!python/object` tag never gets to run.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -198,10 +199,7 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         _timestamps_as_text(loader, node)
         return loader.construct_document(node), pos, problems
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1 + line_offset, mark.column + 1) if mark else (1 + line_offset, 1)
-        msg = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
-        return None, {}, (dg.error(rel, Code.YAML_SYNTAX, f"YAML syntax error: {msg}", line, col),)
+        return None, {}, (yaml_error(exc, text, rel, line_offset),)
     except yaml.reader.ReaderError as exc:
         return None, {}, (_reader_error(exc, text, rel, line_offset),)
     except Exception as exc:
@@ -212,6 +210,43 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         )
     finally:
         loader.dispose()
+
+
+def yaml_error(exc: yaml.MarkedYAMLError, text: str, rel: str, off: int) -> Diagnostic:
+    """PyYAML's error, explained: where the trouble starts, and how to fix the common cases.
+
+    PyYAML says what went wrong only in prose, so its problem text is what is matched here.
+    """
+    problem, context = str(exc.problem or ""), str(exc.context or "")
+    mark = exc.problem_mark or exc.context_mark
+    hint = ""
+    if "end of stream" in problem and exc.context_mark is not None:
+        # An unterminated quote or bracket: the end of the text is not where the mistake is.
+        mark = exc.context_mark
+        hint = "; it is opened here and never closed"
+    elif "mapping values are not allowed" in problem and exc.problem_mark is not None:
+        hint = _quote_hint(text, exc.problem_mark.line)
+    line, col = (mark.line + 1 + off, mark.column + 1) if mark else (1 + off, 1)
+    msg = " ".join(p for p in (context, problem) if p) or "invalid YAML"
+    return dg.error(rel, Code.YAML_SYNTAX, f"YAML syntax error: {msg}{hint}", line, col)
+
+
+_KEY_VALUE = re.compile(r"^(\s*[^\s:#][^:#]*):\s+(.*?)\s*$")
+
+
+def _quote_hint(text: str, line: int) -> str:
+    """`description: Use when: x` is a mapping inside a plain value: quoting the value says what was meant."""
+    lines = text.split("\n")
+    found = _KEY_VALUE.match(lines[line]) if line < len(lines) else None
+    if found is None:
+        return "; a value holding ': ' must be quoted"
+    key, value = found.group(1).strip(), found.group(2)
+    quoted = json.dumps(value, ensure_ascii=False) if "'" in value else f"'{value}'"
+    return f"; a value holding ': ' must be quoted: {key}: {_clip(quoted)}"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -> Diagnostic:

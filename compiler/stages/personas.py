@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Discovery, Persona, PersonaSource, Skill
 from ..paths import unsafe_values
+from ..suggest import did_you_mean
 from . import schema
 from .lint import lint_overlay
 from .parse import control_characters, decode, parse_document
@@ -89,7 +90,7 @@ def _chain(p: Persona, by_id: dict[str, Persona], diags: list[Diagnostic]) -> tu
                     dg.error(
                         _where(p),
                         Code.UNKNOWN_FALLBACK,
-                        f"fallback {current.fallback!r} is not a persona",
+                        f"fallback {current.fallback!r} is not a persona{did_you_mean(current.fallback, by_id)}",
                         line,
                         col,
                     )
@@ -127,7 +128,7 @@ def _allowlist(p: Persona, skills: dict[str, Skill], diags: list[Diagnostic]) ->
                 dg.warning(
                     _where(p),
                     Code.ALLOWLIST_UNKNOWN,
-                    f"allowlist names unknown command {command!r}",
+                    f"allowlist names unknown command {command!r}{did_you_mean(command, skills)}",
                     line,
                     col,
                 )
@@ -146,7 +147,11 @@ def _overlays(
             continue
         if command not in skills:
             diags.append(
-                dg.warning(file.rel, Code.OVERLAY_NO_SKILL, f"overlay for {command!r}, which is not a skill")
+                dg.warning(
+                    file.rel,
+                    Code.OVERLAY_NO_SKILL,
+                    f"overlay for {command!r}, which is not a skill{did_you_mean(command, skills)}",
+                )
             )
             continue
         if not skills[command].flag("has_persona_overlay"):
@@ -182,7 +187,7 @@ def exclusives(
                 dg.error(
                     ex.dir_rel,
                     Code.EXCLUSIVE_UNKNOWN_PERSONA,
-                    f"exclusive skills for unknown persona {ex.persona!r}",
+                    f"exclusive skills for unknown persona {ex.persona!r}{did_you_mean(ex.persona, personas)}",
                 )
             )
             continue
@@ -202,7 +207,8 @@ def exclusives(
                     dg.error(
                         file.rel,
                         Code.EXCLUSIVE_NO_SKILL,
-                        f"no skill {command!r} with persona_exclusive: {ex.persona}",
+                        f"no skill {command!r} with persona_exclusive: {ex.persona}"
+                        + ("" if owner is not None else did_you_mean(command, skills)),
                     )
                 )
                 continue
@@ -245,7 +251,7 @@ def _check_exclusive(
             dg.error(
                 skill.path,
                 Code.EXCLUSIVE_TO_UNKNOWN,
-                f"persona_exclusive names unknown persona {owner!r}",
+                f"persona_exclusive names unknown persona {owner!r}{did_you_mean(str(owner), personas)}",
                 line,
                 col,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from importlib import resources
 from typing import Any
 
@@ -13,6 +14,7 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document
+from ..suggest import did_you_mean
 
 
 @functools.cache
@@ -36,14 +38,39 @@ def check(doc: Document, data: Any, name: str, code: Code) -> tuple[Diagnostic, 
     errors = sorted(
         validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
     )
-    return tuple(_diagnostic(doc, err, code) for err in errors)
+    return tuple(d for err in errors for d in _diagnostics(doc, err, code))
 
 
-def _diagnostic(doc: Document, err: jsonschema.ValidationError, code: Code) -> Diagnostic:
+def _diagnostics(doc: Document, err: jsonschema.ValidationError, code: Code) -> tuple[Diagnostic, ...]:
     path = tuple(err.absolute_path)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        return _unknown_keys(doc, err, code, path)
     line, col = doc.pos(*path)
     where = ".".join(str(p) for p in path) or "document"
-    return dg.error(doc.rel, code, f"{where}: {_message(err)}", line, col)
+    return (dg.error(doc.rel, code, f"{where}: {_message(err)}", line, col),)
+
+
+def _unknown_keys(
+    doc: Document, err: jsonschema.ValidationError, code: Code, path: tuple[Any, ...]
+) -> tuple[Diagnostic, ...]:
+    """One diagnostic per unexpected key, at the key itself, with the known keys it is close to."""
+    schema: Any = err.schema
+    known = [str(k) for k in schema.get("properties") or {}] if isinstance(schema, dict) else []
+    patterns = (
+        [re.compile(p) for p in schema.get("patternProperties") or {}] if isinstance(schema, dict) else []
+    )
+    instance: Any = err.instance
+    unexpected = [k for k in instance if k not in known and not any(p.search(str(k)) for p in patterns)]
+    where = ".".join(str(p) for p in path)
+    return tuple(
+        dg.error(
+            doc.rel,
+            code,
+            f"{where + ': ' if where else ''}unknown key {key!r}{did_you_mean(str(key), known)}",
+            *doc.key_pos(*path, key),
+        )
+        for key in unexpected
+    )
 
 
 def _message(err: jsonschema.ValidationError) -> str:
@@ -58,6 +85,10 @@ def _message(err: jsonschema.ValidationError) -> str:
         return f"{_short(value)} does not match {err.validator_value}"
     if err.validator == "additionalProperties":
         return err.message
+    if err.validator == "enum" and isinstance(value, str):
+        allowed: Any = err.validator_value
+        choices = [str(c) for c in allowed]
+        return f"{_short(value)} is not one of {', '.join(map(repr, choices))}{did_you_mean(value, choices)}"
     if err.validator == "type":
         return f"{_short(value)} is not of type {err.validator_value!r}"
     return err.message if len(err.message) < 300 else err.message[:297] + "..."

@@ -12,9 +12,10 @@ from typing import Any
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
-from ..diagnostics.codes import Code
+from ..diagnostics.codes import Code, lowerable
 from ..model import Document, Skill, SkillSource
 from ..paths import unsafe_values
+from ..suggest import did_you_mean
 from . import frontmatter, schema
 from . import workers as worker
 from .parse import decode, parse_document
@@ -81,11 +82,16 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     text = decode(src.skill_md)[0] or ""
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
-    problems = schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA) + _name_rules(doc, data)
-    # knowledge entries are handed to the model as documents to read: no escaping paths.
-    problems = problems or unsafe_values(
-        doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
+    problems = (
+        schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA)
+        + _name_rules(doc, data)
+        + _spec_limits(doc, data)
     )
+    # knowledge entries are handed to the model as documents to read: no escaping paths.
+    if all(lowerable(p.code) for p in problems):  # the types are sound: the paths can be checked
+        problems += unsafe_values(
+            doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
+        )
     diags.extend(problems)
     diags.extend(_unknown_fields(doc, data))
     dirname = frontmatter.normal_name(src.command.rsplit("/", 1)[-1])
@@ -102,7 +108,6 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 col,
             )
         )
-        return None
     if "name" not in data and len(dirname) > frontmatter.MAX_NAME:
         # The directory name becomes the skill's name, so the spec's limit applies to it.
         diags.append(
@@ -113,7 +118,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 f"(the directory's, when the frontmatter gives none) is at most {frontmatter.MAX_NAME}",
             )
         )
-        return None
+        return None  # no id the format can hold: not built, whatever the settings say
     if "name" not in data and not frontmatter.valid_name(dirname):
         diags.append(
             dg.warning(
@@ -122,7 +127,9 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
                 f"directory {dirname!r} is not a valid skill name and the frontmatter gives none",
             )
         )
-    if problems:
+    # Spec-conformance errors (codes.CONFORMANCE) still give a skill: the settings may lower them,
+    # and validate leaves the skill out when they stay errors.
+    if any(not lowerable(p.code) for p in problems):
         return None
     if not doc.body:
         diags.append(dg.warning(doc.rel, Code.EMPTY_BODY, "SKILL.md has no body", doc.body_line, 1))
@@ -170,6 +177,24 @@ def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
     return tuple(found)
 
 
+# The Agent Skills spec's length limits: conformance (SKC216), so a project may lower them; a
+# schema cannot say that, so they are checked here rather than as maxLength.
+SPEC_LIMITS = {"description": 1024, "compatibility": 500}
+
+
+def _spec_limits(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
+    return tuple(
+        dg.error(
+            doc.rel,
+            Code.SPEC_LIMIT,
+            f"{key}: is {len(value)} characters long; the limit is {limit}",
+            *doc.pos(key),
+        )
+        for key, limit in SPEC_LIMITS.items()
+        if isinstance(value := data.get(key), str) and len(value) > limit
+    )
+
+
 def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) -> dict[str, Any]:
     """sven nests its harness flags under `sven:`; fold them into the top level."""
     block = data.get("sven")
@@ -190,7 +215,12 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
 
 def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
     return [
-        dg.warning(doc.rel, Code.UNKNOWN_FIELD, f"unknown frontmatter field {key!r}", *doc.key_pos(key))
+        dg.warning(
+            doc.rel,
+            Code.UNKNOWN_FIELD,
+            f"unknown frontmatter field {key!r}{did_you_mean(key, schema.properties('frontmatter'))}",
+            *doc.key_pos(key),
+        )
         for key in data
         if key not in schema.properties("frontmatter")
     ]

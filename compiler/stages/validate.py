@@ -8,21 +8,37 @@ from dataclasses import replace
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
+from ..diagnostics.policy import Policy, inline_ignores, refusal
 from ..model import Discovery, Program, Skill, SkillSource
 from . import personas as personas_mod
 from .skills import SkillChecks, check_skills
 
 
 def validate(
-    discovery: Discovery, checks: SkillChecks | None = None, *, skip_invalid: bool = False
+    discovery: Discovery,
+    checks: SkillChecks | None = None,
+    *,
+    skip_invalid: bool = False,
+    policy: Policy | None = None,
+    sources: tuple[str, ...] = (),
 ) -> Program:
     """`checks` stands in for check_skills: the build cache passes a memoised one.
 
     skip_invalid: a skill with errors is left out, its errors reported as
     warnings, instead of failing the build.
+    policy: the severity settings, applied to each skill's own diagnostics (with its inline
+    ignores) before deciding whether it has errors: a lowered spec error keeps the skill.
+    sources: the config's source labels: with skip_invalid, an entry below one that discover
+    refused (a link out of the project, an unreadable folder) costs that entry, not the build.
     """
     diags: list[Diagnostic] = list(discovery.diagnostics)
+    refused: dict[str, list[Diagnostic]] = {}
+    if skip_invalid:
+        diags, refused = _refused_entries(diags, sources, {src.dir_rel for src in discovery.skills})
     parsed, per_skill = _skills(discovery.skills, checks or check_skills)
+    for src in discovery.skills:
+        built = src.command in parsed  # one that could not be built never loses all its errors
+        per_skill[src.command] = _settle(src, per_skill[src.command], policy or Policy(), built)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
     personas = personas_mod.personas(discovery.personas, parsed, diags)
     exclusive = personas_mod.exclusives(
@@ -32,16 +48,21 @@ def validate(
         diags, late = _late_errors(parsed, diags)
         for command, found in late.items():
             per_skill[command] = invalid[command] = per_skill.get(command, []) + found
+    # Discovery's and the personas' diagnostics at their levels; each skill's were set by _settle.
+    diags = (policy or Policy()).apply(diags)
     for command, found in per_skill.items():
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
     kept = {c: s for c, s in parsed.items() if c not in invalid}
+    for entry, found in refused.items():
+        diags.extend(_as_warnings(found))
+        invalid.setdefault(entry, found)
     if skip_invalid and invalid:
         diags.append(_left_out_summary(discovery, invalid))
     codes = tuple(
         (c, tuple(sorted({d.code for d in ds if d.severity is dg.Severity.ERROR})))
         for c, ds in sorted(invalid.items())
     )
-    return Program(_link(kept), personas, exclusive, tuple(diags), codes if skip_invalid else ())
+    return Program(_link(kept), personas, exclusive, tuple(diags), codes)
 
 
 def _skills(
@@ -62,6 +83,56 @@ def _skills(
         if skill is not None:
             parsed[src.command] = skill
     return parsed, per_skill
+
+
+def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bool) -> list[Diagnostic]:
+    """One skill's diagnostics at their levels: the config's, then its own `# skillc: ignore[...]`."""
+    inline: set[str] = set()
+    refused: list[Diagnostic] = []
+    for code, line, col in inline_ignores(src.skill_md.data) if b"skillc:" in src.skill_md.data else ():
+        why = refusal(code, "ignore")
+        if why:
+            refused.append(
+                dg.error(src.skill_md.rel, Code.SEVERITY_REFUSED, f"skillc: ignore: {why}", line, col)
+            )
+        else:
+            inline.add(code)
+    if not inline and not policy.codes and not policy.paths:
+        return found + refused
+    leveled = policy.apply(found, frozenset(inline))
+    if built or dg.has_errors(leveled) or not dg.has_errors(found):
+        return leveled + refused
+    # Every error was lowered, but the skill could not be built (a directory name over the spec's
+    # 64 characters cannot be an id): it stays out, and its errors say why the setting cannot hold.
+    return [
+        replace(d, message=f"{d.message} (not lowered: the skill cannot be built with it)")
+        if d.severity is dg.Severity.ERROR
+        else d
+        for d in found
+    ] + refused
+
+
+def _refused_entries(
+    diags: list[Diagnostic], sources: tuple[str, ...], skill_dirs: set[str]
+) -> tuple[list[Diagnostic], dict[str, list[Diagnostic]]]:
+    """Errors discover reported on an entry below a source and did not read (so nothing of it is in
+    the build): with --skip-invalid, that entry is left out like a skill with errors, by its name
+    below the source. Errors on a source itself, the config or the personas still fail the build;
+    errors in a discovered skill's folder are that skill's (see _late_errors)."""
+    rest: list[Diagnostic] = []
+    refused: dict[str, list[Diagnostic]] = {}
+    for d in diags:
+        src = next((s for s in sources if d.path.startswith(s + "/")), None)
+        if d.severity is not dg.Severity.ERROR or src is None or _in_skill(d.path, skill_dirs):
+            rest.append(d)
+        else:
+            refused.setdefault(d.path[len(src) + 1 :], []).append(d)
+    return rest, refused
+
+
+def _in_skill(path: str, skill_dirs: set[str]) -> bool:
+    parts = path.split("/")
+    return any("/".join(parts[:i]) in skill_dirs for i in range(1, len(parts)))
 
 
 def _link(skills: dict[str, Skill]) -> dict[str, Skill]:

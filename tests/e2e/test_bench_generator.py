@@ -83,4 +83,4 @@ def test_corpus_report_counts_a_small_collection(tmp_path, capsys):
     )
     assert corpus.main([str(tmp_path)]) == 0
     row = capsys.readouterr().out.splitlines()[2]
-    assert row.startswith("| c1 | skills/.curated | 2 | 1 | b (SKC204) | 2 | 1 | 0 |"), row
+    assert row.startswith("| c1 | skills/.curated | 2 | 1 | b (SKC216) | 2 | 1 | 0 |"), row

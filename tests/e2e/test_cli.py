@@ -31,7 +31,7 @@ def test_build_reports_all_errors_and_exits_1(tmp_path: Path) -> None:
     assert code == 1
     assert "src/a/SKILL.md:2:7: error[SKC204]: name: 'A' must be lowercase" in out
     assert (
-        "src/b/SKILL.md:3:14: error[SKC204]: description: is 1025 characters long; the limit is 1024" in out
+        "src/b/SKILL.md:3:14: error[SKC216]: description: is 1025 characters long; the limit is 1024" in out
     )
     assert "src/c/SKILL.md:1:1: error[SKC202]: no frontmatter: the file must start with a '---' line" in out
     assert "3 error(s)" in out
@@ -61,7 +61,7 @@ def test_check_fails_on_stale_or_missing_dist_and_writes_nothing(tmp_path: Path)
     (tmp_path / "p" / "base" / "alpha" / "SKILL.md").write_text(skill_md("alpha", description="changed"))
     before = snapshot(tmp_path / "p" / "dist")
     code, out = run("check", "--config", str(config))
-    assert code == 1 and "dist/_index.json:1:1: error[SKC701]: differs from what a build would write" in out
+    assert code == 1 and "base/alpha/SKILL.md:1:1: error[SKC701]: changed since the build (description" in out
     assert snapshot(tmp_path / "p" / "dist") == before
 
 
@@ -154,4 +154,4 @@ def test_source_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> None:
     (root / "linked").symlink_to(outside)
     code, out = run("build", "--config", str(config))
     assert code == 1
-    assert "skillc.yaml:1:1: error[SKC103]: sources 'linked' resolves outside the project" in out
+    assert "skillc.yaml:1:11: error[SKC103]: sources 'linked' resolves outside the project" in out

@@ -133,3 +133,20 @@ def test_sources_in_a_submodule_are_followed(tmp_path: Path) -> None:
         assert "vendor/sub/skills/b/SKILL.md" in files and "vendor/sub/other.txt" not in files
     code, out = run("--config", str(cfg), "diff", "--git", "HEAD", "--exit-code")
     assert code == 0, out
+
+
+def test_a_config_in_pyproject_names_the_paths(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    files = {"pyproject.toml": '[project]\nname = "x"\n\n[tool.skillc]\nformat = 1\nsources = ["src"]\n'}
+    files |= {"src/a/SKILL.md": skill_md("a"), "docs/x.md": "x\n"}
+    (root).mkdir()
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "one")
+    dest = tmp_path / "t"
+    dest.mkdir()
+    gitrefs.checkout(root, gitrefs.resolve_ref(root, "HEAD"), dest, Path("pyproject.toml"))
+    assert (dest / "src/a/SKILL.md").is_file() and not (dest / "docs").exists()

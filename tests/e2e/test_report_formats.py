@@ -30,7 +30,7 @@ def test_machine_formats_write_only_diagnostics_to_stdout(tmp_path: Path, comman
     result = CliRunner().invoke(cli, [command, "--config", str(config), "--format", "json"])
     assert result.exit_code == 1
     rows = [json.loads(line) for line in result.stdout.splitlines()]
-    assert {r["code"] for r in rows} == {"SKC204", "SKC205"}
+    assert {r["code"] for r in rows} == {"SKC216", "SKC205"}
     assert "skillc:" not in result.stdout
 
 
@@ -46,7 +46,7 @@ def test_github_format_from_the_cli(tmp_path: Path) -> None:
     config = _broken(tmp_path)
     result = CliRunner().invoke(cli, ["validate", "--config", str(config), "--format", "github"])
     assert any(
-        line.startswith("::error file=src/a/SKILL.md,line=3,col=14,title=SKC204::")
+        line.startswith("::error file=src/a/SKILL.md,line=3,col=14,title=SKC216::")
         for line in result.stdout.splitlines()
     )
     assert any(line.startswith("::warning file=src/b/SKILL.md") for line in result.stdout.splitlines())

@@ -62,7 +62,7 @@ def test_empty_frontmatter_is_missing_description(tmp_path):
     "fm, line, col",
     [
         ("description: x\n  bad: indent\n", 3, 6),
-        ("description: x\nname: 'unclosed\n", 4, 1),
+        ("description: x\nname: 'unclosed\n", 3, 7),
         ("description: [a, b\n", 3, 1),
         ("description: x\n\tname: tab\n", 3, 1),
         ("description: x\nkey: @reserved\n", 3, 6),
@@ -280,7 +280,7 @@ def test_resource_over_cap(tmp_path):
 
 
 def test_description_1025_chars(tmp_path):
-    d = assert_error_at(one_skill(tmp_path, skill_md(description="d" * 1025)), "SKC204", 2, 14)
+    d = assert_error_at(one_skill(tmp_path, skill_md(description="d" * 1025)), "SKC216", 2, 14)
     assert d.message == "description: is 1025 characters long; the limit is 1024"
 
 

@@ -95,10 +95,10 @@ def test_a_fallback_cycle_is_an_error() -> None:
 def test_skip_invalid_leaves_a_broken_skill_out_with_warnings() -> None:
     disc = v.discovery([v.skill_source("good", _md()), v.skill_source("bad", _md(description="x" * 1025))])
     strict = validate(disc)
-    assert "bad" not in strict.skills and v.codes(strict.diagnostics) == ["SKC204"]
+    assert "bad" not in strict.skills and v.codes(strict.diagnostics) == ["SKC216"]
     assert strict.diagnostics[0].severity.value == "error"
     loose = validate(disc, skip_invalid=True)
-    assert list(loose.skills) == ["good"] and loose.invalid == (("bad", ("SKC204",)),)
+    assert list(loose.skills) == ["good"] and loose.invalid == (("bad", ("SKC216",)),)
     assert {d.severity.value for d in loose.diagnostics} == {"warning"} and "SKC314" in v.codes(
         loose.diagnostics
     )

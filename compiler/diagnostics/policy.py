@@ -1,0 +1,119 @@
+"""Severity settings: per code (`diagnostics:`, `--ignore`), per path (`diagnostics: per_path:`) and
+inline in a SKILL.md (`# skillc: ignore[SKC206]`); only spec-conformance codes may be lowered.
+
+A setting that cannot take effect (an unknown code, an integrity code set to warning or ignore) is
+refused where it is written, never silently dropped: `refusal` says why.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import CODES, Diagnostic, Severity
+from .codes import lowerable
+
+LEVELS = ("error", "warning", "ignore")
+Levels = tuple[tuple[str, str], ...]  # (code, level), sorted
+
+
+def refusal(code: str, level: str) -> str | None:
+    """Why `code: level` cannot be honoured, or None when it can."""
+    if code not in CODES:
+        return f"unknown code {code!r} (`skillc codes` lists them)"
+    if level in ("warning", "ignore") and not lowerable(code):
+        return (
+            f"{code} is an integrity code and cannot be set to {level}: the output would be wrong or unsafe "
+            "(it can only be raised; `skillc codes` marks which codes can be lowered)"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Per-code levels, then per-path levels (later patterns win), then a skill's inline ignores."""
+
+    codes: Levels = ()
+    paths: tuple[tuple[str, Levels], ...] = ()
+
+    @functools.cached_property
+    def _by_code(self) -> dict[str, str]:
+        return dict(self.codes)
+
+    @functools.cached_property
+    def _by_path(self) -> tuple[tuple[str, dict[str, str]], ...]:
+        return tuple((pattern, dict(levels)) for pattern, levels in self.paths)
+
+    def level(self, d: Diagnostic, inline: frozenset[str] = frozenset()) -> str | None:
+        if d.code in inline:
+            return "ignore"
+        found = self._by_code.get(d.code)
+        for pattern, levels in self._by_path:
+            hit = levels.get(d.code)
+            if hit is not None and _matcher(pattern)(d.path):
+                found = hit
+        return found
+
+    def apply(self, diags: Iterable[Diagnostic], inline: frozenset[str] = frozenset()) -> list[Diagnostic]:
+        """Each diagnostic at its level (no --strict here: that comes last, on everything)."""
+        if not self.codes and not self.paths and not inline:
+            return list(diags)
+        kept: list[Diagnostic] = []
+        for d in diags:
+            level = self.level(d, inline)
+            if level == "error" and d.severity is not Severity.ERROR:
+                d = replace(d, severity=Severity.ERROR)
+            elif level in ("warning", "ignore") and (d.severity is Severity.WARNING or lowerable(d.code)):
+                if level == "ignore":
+                    continue
+                d = replace(d, severity=Severity.WARNING)
+            kept.append(d)
+        return kept
+
+
+@functools.cache
+def _matcher(pattern: str) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines([pattern]).match_file
+
+
+# `# skillc: ignore[SKC206, SKC216]` on a line of its own in the frontmatter (a YAML comment:
+# every other harness skips it, as Python tools skip a noqa or type-ignore comment).
+_INLINE = re.compile(rb"^[ \t]*#[ \t]*skillc:[ \t]*ignore\[([^\]\n]*)\][ \t]*\r?$", re.MULTILINE)
+
+
+def inline_ignores(skill_md: bytes) -> list[tuple[str, int, int]]:
+    """(code, line, column) of each code an inline comment in the frontmatter names."""
+    end = _frontmatter_end(skill_md)
+    found = []
+    for m in _INLINE.finditer(skill_md, 0, end):
+        line = skill_md.count(b"\n", 0, m.start()) + 1
+        start = m.start(1)
+        for part in m.group(1).split(b","):
+            code = part.strip().decode("utf-8", "replace")
+            if code:
+                col = start - (skill_md.rfind(b"\n", 0, start) + 1) + 1
+                found.append((code, line, col + len(part) - len(part.lstrip())))
+            start += len(part) + 1
+    return found
+
+
+def _frontmatter_end(data: bytes) -> int:
+    if not data.removeprefix(b"\xef\xbb\xbf").startswith(b"---"):  # a BOM, as parse.decode allows
+        return 0
+    closing = re.search(rb"\n(?:---|\.\.\.)[ \t]*\r?(?:\n|$)", data)
+    return closing.start() if closing else 0
+
+
+def from_config(table: Mapping[str, Any], ignore: Iterable[str]) -> Policy:
+    """The Policy of a checked `diagnostics:` table with --ignore on top."""
+    codes = {k: v for k, v in table.items() if k != "per_path"}
+    codes.update(dict.fromkeys(ignore, "ignore"))
+    paths = tuple(
+        (pattern, tuple(sorted(levels.items()))) for pattern, levels in (table.get("per_path") or {}).items()
+    )
+    return Policy(tuple(sorted(codes.items())), paths)
