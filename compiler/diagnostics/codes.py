@@ -168,6 +168,8 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.BAD_DIRECTORY_NAME,
         Code.ROOT_SKILL_MD,
         Code.WALKED_ONCE,
+        Code.NESTED_DIRECTORY,
+        Code.EXCLUDES_SKILL_MD,
         Code.LOWERCASE_SKILL_MD,
         Code.EMPTY_SOURCE,
         Code.OVERLAY_NO_SKILL,
