@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import diagnostics as dg
 from .diagnostics.codes import Code
 from .model import Document
+
+if TYPE_CHECKING:
+    import tomllib
 
 NAME = "pyproject.toml"
 TABLE = ("tool", "skillc")
@@ -29,6 +31,8 @@ _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 def table(text: str) -> dict[str, Any] | None:
     """The `[tool.skillc]` table, or None when there is none (or the file is not TOML)."""
     try:
+        import tomllib  # only for a pyproject.toml: a skillc.yaml project never pays for it
+
         data: Any = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return None
@@ -44,6 +48,8 @@ def document(rel: str, raw: bytes) -> Document:
     except UnicodeDecodeError:
         return _failed(rel, "pyproject.toml is not UTF-8", 1, 1)
     try:
+        import tomllib
+
         data: Any = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         reason = _TOML_AT.sub("", str(exc)).strip()

@@ -19,7 +19,6 @@ from ..errors import OutputRefused
 from ..format.layout import INDEX
 from ..output import verify
 from ..output.write import Comparison
-from ..review.stale import stale_sources
 from .shared import (
     COLOR,
     CONFIG,
@@ -171,6 +170,8 @@ def _stale(result: pipeline.Compiled, cmp: Comparison) -> list[dg.Diagnostic]:
     stray = [dg.error(f"{out}/{p}", Code.STALE, "not written by a build: stray file") for p in cmp.extra]
     if not differ or result.artifacts is None:
         return stray
+    from ..review.stale import stale_sources  # check only: a build need not import review
+
     sources = stale_sources(result.config, result.output, result.artifacts)
     if sources:
         return [dg.error(s.path, Code.STALE, f"{s.why}: {out}/ is stale") for s in sources] + stray

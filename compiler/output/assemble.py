@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -13,7 +13,6 @@ from .. import __version__
 from ..digests import sha256_hex
 from ..format import layout as fmt
 from ..format.jsonio import dumps
-from ..format.shapes import FrontmatterDoc, IndexDoc, PersonaEntry, PersonaMetaDoc, ResolutionDoc, SkillDoc
 from ..format.shardtree import build_table
 from ..model import (
     Artifacts,
@@ -27,6 +26,16 @@ from ..model import (
 )
 from ..stages.budget import Packing
 from ..stages.template import Template
+
+if TYPE_CHECKING:  # types only: importing typing's TypedDicts costs a build start-up
+    from ..format.shapes import (
+        FrontmatterDoc,
+        IndexDoc,
+        PersonaEntry,
+        PersonaMetaDoc,
+        ResolutionDoc,
+        SkillDoc,
+    )
 
 GENERATOR = f"skillc {__version__}"
 sha256 = sha256_hex
@@ -204,7 +213,7 @@ def _skill_entry(
         "description": skill.description,
         "source": config.sources[skill.source],
         "path": skill.path,
-        "frontmatter": cast(FrontmatterDoc, dict(skill.fields)),  # any field the source had
+        "frontmatter": cast("FrontmatterDoc", dict(skill.fields)),  # any field the source had
         "body": out.put_text(skill.body),  # shared with the resolutions' bodies: hashed once
         "resources": [
             {

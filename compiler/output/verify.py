@@ -9,13 +9,15 @@ import functools
 import json
 from collections.abc import Mapping
 from importlib import resources
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import jsonschema
 
 from ..format.layout import INDEX, object_path
-from ..format.shapes import ShardTableDoc
 from ..format.shardtree import table_nodes
+
+if TYPE_CHECKING:
+    from ..format.shapes import ShardTableDoc
 
 DIST_SCHEMAS = ("index", "persona-meta", "shard", "shard-table")  # every JSON document of format 2
 
@@ -45,7 +47,7 @@ def artifact_errors(files: Mapping[str, bytes]) -> list[str]:
     held to its schema."""
 
     def node(digest: str, prefix: str) -> ShardTableDoc:
-        return cast(ShardTableDoc, json.loads(files[object_path(digest)]))
+        return cast("ShardTableDoc", json.loads(files[object_path(digest)]))
 
     try:
         index = json.loads(files[INDEX])

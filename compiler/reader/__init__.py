@@ -22,8 +22,23 @@ from ..format.errors import (
     UnknownSkill,
 )
 from .dist import Dist, PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, open
-from .prompts import LoadedSkill, SubSkill, render_skill, substitute
 from .record import FrozenRecordError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .prompts import LoadedSkill, SubSkill, render_skill, substitute
+
+_PROMPTS = frozenset({"LoadedSkill", "SubSkill", "render_skill", "substitute"})
+
+
+def __getattr__(name: str) -> object:
+    """The tool-result names, imported on first use: open() and catalog() do without them."""
+    if name in _PROMPTS:
+        from . import prompts
+
+        return getattr(prompts, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ArgumentType",

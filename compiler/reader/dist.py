@@ -37,8 +37,6 @@ from ..format.errors import (
 from ..format.files import read_regular
 from ..format.jsonio import parse_json
 from ..format.layout import INDEX, MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path
-from ..format.shardtree import all_shards, locate_shard
-from .prompts import LoadedSkill, SubSkill, _names, substitute
 from .record import dataclass
 
 TYPE_CHECKING = False
@@ -56,6 +54,7 @@ if TYPE_CHECKING:
         ShardTableDoc,
         SkillDoc,
     )
+    from .prompts import LoadedSkill, SubSkill
 
 
 @dataclass(frozen=True)
@@ -221,10 +220,14 @@ class Dist:
 
     def _shard_of(self, command: str) -> tuple[str, str | None]:
         """(shard name, shard object) of a command, walking the table from its root."""
+        from ..format.shardtree import locate_shard  # load() and skills() only
+
         return locate_shard(command, self.index["shards"], self._node, self.path)
 
     def _shard_names(self) -> dict[str, str]:
         """Every shard name and object in the table, walking the whole tree."""
+        from ..format.shardtree import all_shards
+
         return all_shards(self.index["shards"], self._node, self.path)
 
     def _shard(self, name: str, digest: str | None) -> dict[str, SkillDoc]:
@@ -314,6 +317,8 @@ class Dist:
     # -- tier 2 --------------------------------------------------------------
 
     def load(self, persona: str, command: str, args: str | Sequence[str] | None = None) -> LoadedSkill:
+        from .prompts import LoadedSkill, _names, substitute  # load() only: catalog() does without
+
         skill, r = self._resolved(persona, command)
         fm = skill["frontmatter"]
         stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
@@ -335,6 +340,8 @@ class Dist:
         )
 
     def _sub_skills(self, persona: str, skill: SkillDoc) -> tuple[SubSkill, ...]:
+        from .prompts import SubSkill
+
         out = []
         for child in skill["children"]:
             c = self._skill(child)
@@ -413,6 +420,8 @@ class Dist:
         files = [(_safe_rel(res["path"]), res) for res in self._resources(skill, r)]
         if any(rel == "SKILL.md" for rel, _ in files):
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
+        from .prompts import _names, substitute
+
         body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
         try:  # before anything is written: a lone surrogate (from args or dest) has no UTF-8 form
             skill_md = (_skill_md_head(skill) + body).encode("utf-8")
