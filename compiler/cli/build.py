@@ -23,7 +23,6 @@ from .shared import (
     CONFIG,
     FORMAT,
     IGNORE,
-    QUIET,
     SKIP,
     STATISTICS,
     STRICT,
@@ -33,6 +32,7 @@ from .shared import (
     find_config,
     options,
     quiet,
+    reporting,
     say,
 )
 
@@ -118,15 +118,7 @@ def _failed(fmt: str, problem: Diagnostic) -> int:
 
 
 @click.command()
-@CONFIG
-@STRICT
-@SKIP
-@VERBOSE
-@FORMAT
-@IGNORE
-@QUIET
-@COLOR
-@STATISTICS
+@reporting
 def validate(
     config_path: Path | None,
     strict: bool | None,
@@ -192,15 +184,7 @@ def _stale(result: pipeline.Compiled, cmp: Comparison) -> list[dg.Diagnostic]:
 
 
 @click.command()
-@CONFIG
-@STRICT
-@SKIP
-@VERBOSE
-@FORMAT
-@IGNORE
-@QUIET
-@COLOR
-@STATISTICS
+@reporting
 def check(
     config_path: Path | None,
     strict: bool | None,

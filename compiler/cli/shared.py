@@ -208,3 +208,11 @@ def say(fmt: str, message: str) -> None:
     """A summary line for people: on stderr, and only with text output (machine formats stay clean)."""
     if fmt == "text" and not quiet():  # -q: diagnostics only
         click.echo(message, err=True)
+
+
+def reporting(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of a command that compiles and reports (validate, check): config, strictness,
+    --skip-invalid, -v, --format, --ignore, -q, --color and --statistics."""
+    for option in reversed((CONFIG, STRICT, SKIP, VERBOSE, FORMAT, IGNORE, QUIET, COLOR, STATISTICS)):
+        command = option(command)
+    return command

@@ -107,6 +107,30 @@ def _ignoring(
     return ignorefiles.combined(rules, skip), rules.listing(listdir), after
 
 
+def _walk_with_rules(
+    config: Config,
+    root: Path,
+    label: str,
+    skip: Skip,
+    walking: tuple[tuple[Listdir, Lstat], list[str]],
+    diags: list[Diagnostic],
+) -> Walk:
+    """One source's or the personas' walk, with the ignore files and the output and cache kept out."""
+    (listdir, lstat), watched = walking
+    skip, listdir, after = _ignoring(config, root, label, skip, (listdir, watched))
+    tree = walk(
+        root,
+        label,
+        listdir,
+        confine=_confine(config, root),
+        skip=skip,
+        lstat=lstat,
+        reserved=_reserved(config),
+    )
+    after(diags)
+    return tree
+
+
 def _hidden(rel: str, is_dir: bool) -> bool:
     """The personas walk: dot-names are notes and editor files there, as before."""
     return rel.rsplit("/", 1)[-1].startswith(".")
@@ -473,23 +497,8 @@ def _source_skills(
         for what in inner.values()
     )
     base = resource_filter(config)
-    skip, listdir, after = _ignoring(
-        config,
-        root,
-        src,
-        lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir),
-        (lister[0], watched),
-    )
-    tree = walk(
-        root,
-        src,
-        listdir,
-        confine=_confine(config, root),
-        skip=skip,
-        lstat=lister[1],
-        reserved=_reserved(config),
-    )
-    after(diags)
+    skip: Skip = lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir)  # noqa: E731
+    tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags)
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
@@ -708,17 +717,7 @@ def _personas(
         return (), ()
     if _linked_out(config, config.personas, root):
         return (), ()  # output/placement.py reported it
-    skip, listdir, after = _ignoring(config, root, config.personas, _hidden, (lister[0], watched))
-    tree = walk(
-        root,
-        config.personas,
-        listdir,
-        confine=_confine(config, root),
-        skip=skip,
-        lstat=lister[1],
-        reserved=_reserved(config),
-    )
-    after(diags)
+    tree = _walk_with_rules(config, root, config.personas, _hidden, (lister, watched), diags)
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})
     personas: list[PersonaSource] = []
