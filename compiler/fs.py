@@ -27,6 +27,7 @@ from .format.files import O_DIRECTORY as O_DIRECTORY
 from .format.files import O_NOFOLLOW as O_NOFOLLOW
 from .format.files import O_NONBLOCK as O_NONBLOCK
 from .format.files import NotRegular as NotRegular
+from .format.files import Replaced as Replaced
 from .format.files import TooLarge as TooLarge
 from .format.files import kind as kind
 from .format.files import read_regular as read_regular

@@ -278,3 +278,4 @@ class Artifacts:
     files: Mapping[str, bytes]
     objects: frozenset[str]  # relative paths of object files among `files`
     build_hash: str
+    documents: frozenset[str] = frozenset()  # objects that are JSON documents (the reader parses them)

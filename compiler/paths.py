@@ -15,6 +15,10 @@ from .model import Document
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 
+# The build cache's directory below the project root (cache/store.py keeps it there): never an
+# output, never an input, and no symlink among the inputs may lead into it.
+CACHE_DIRNAME = ".skillc-cache"
+
 
 def unsafe_reason(rel: str) -> str | None:
     """Why a relative path from a config, manifest or file name is refused, or None."""

@@ -21,6 +21,7 @@ from .errors import TemplateFailure
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
 from .output.assemble import artifacts, build_hash
+from .output.bounds import over_bounds
 from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
 from .output.write import Comparison, WriteResult, compare, ownership_problem, write
@@ -188,6 +189,7 @@ def _back(
         return _finish(config, program, resolved, {}, None, (*diags, failed))
     digest = digest or build_hash(config, front.found.inputs, template)
     art = artifacts(config, program, resolved, template, texts, packings, digest)
+    problems += over_bounds(art, config.config_rel)
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
 
 

@@ -16,8 +16,9 @@ from typing import Any
 import orjson
 
 from .. import fs
+from ..paths import CACHE_DIRNAME
 
-DIRNAME = ".skillc-cache"  # below the project root; never an output, never an input
+DIRNAME = CACHE_DIRNAME  # below the project root; never an output, never an input (paths.py)
 FILE_CAP = 1 << 30  # a cache file larger than this is foreign: never read into memory
 KEY_CAP = 4096
 _MAGIC = b"skillc-cache/1 "

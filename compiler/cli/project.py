@@ -10,6 +10,7 @@ from .. import diagnostics as dg
 from .. import init as init_mod
 from ..diagnostics.codes import lowerable
 from ..reader import vendor
+from .shared import working_directory
 
 
 @click.command()
@@ -21,7 +22,7 @@ from ..reader import vendor
 )
 def init(preset: str | None) -> None:
     """Write a commented skillc.yaml for this directory (never over an existing one)."""
-    target, chosen = init_mod.write(Path.cwd(), preset)
+    target, chosen = init_mod.write(working_directory(), preset)
     click.echo(
         f"skillc: wrote {target.name} ({chosen.summary}: {', '.join(chosen.sources)}); next: `skillc build`",
         err=True,

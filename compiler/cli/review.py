@@ -115,9 +115,9 @@ def _diff_inputs(
         tree = scratch / f"tree{i}"
         tree.mkdir()
         if ref is None:
-            gitrefs.copy_worktree(root, tree)
+            gitrefs.copy_worktree(root, tree, config_rel)
         else:
-            gitrefs.checkout(root, gitrefs.resolve_ref(root, ref), tree)
+            gitrefs.checkout(root, gitrefs.resolve_ref(root, ref), tree, config_rel)
         side = "the working tree" if ref is None else f"{'the base ' if i == 0 else ''}{ref!r}"
         try:
             outputs.append(gitrefs.build_tree(tree, config_rel, options, notes))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -16,6 +17,7 @@ from ..errors import UsageError
 from ..options import Options, Progress, silent
 
 _ROOT = "skillc.project_root"  # key of the project root in the click context's meta
+_CWD = "skillc.start_directory"  # key of the working directory find_config saw
 CONFIG_HELP = (
     "Path of skillc.yaml, or of a pyproject.toml with [tool.skillc] (default: found in this directory "
     "or the nearest parent up to the repository root; skillc.yaml first)."
@@ -115,13 +117,45 @@ def options(
     return Options(strict, skip_invalid, verbose or bool(_meta(_VERBOSE)), ignore, progress)
 
 
+def working_directory() -> Path:
+    """The current directory, or a UsageError when it was removed (a build run from inside the
+    output replaced it: the shell still stands in the old one)."""
+    try:
+        return Path(os.getcwd())
+    except FileNotFoundError:
+        raise UsageError(
+            "the current directory no longer exists (a build replaces its output directory, and the "
+            "shell still stands in the old one); cd into the project again, or pass an absolute --config"
+        ) from None
+
+
+def start_directory() -> Path:
+    """The working directory as find_config saw it, before any build: a build run from inside its
+    output removes the directory the process stands in, and paths are still shown from there."""
+    ctx = click.get_current_context(silent=True)
+    cwd = ctx.meta.get(_CWD) if ctx is not None else None
+    if isinstance(cwd, Path):
+        return cwd
+    try:
+        return working_directory()
+    except UsageError:  # an absolute --config from a removed directory: shown from the project root
+        return project_root() or Path("/")
+
+
 def find_config(config_path: Path | None) -> Path:
     """The config named after the subcommand, else before it, else the nearest config upwards.
 
     Its folder, the project root, is noted in the command's context: `emit` shows paths from the
     working directory, which it needs for that."""
     named = config_path or click.get_current_context().find_root().obj
-    found = Path(named) if named is not None else init_mod.find_config(Path.cwd())
+    if named is not None and Path(named).is_absolute():
+        found: Path | None = Path(named)
+    else:
+        # Absolute now: a build swaps its output, and a build run from inside the output leaves the
+        # process in a removed directory, where a relative path no longer names anything.
+        cwd = working_directory()
+        click.get_current_context().meta[_CWD] = cwd
+        found = cwd / named if named is not None else init_mod.find_config(cwd)
     if found is None:
         raise UsageError(
             "no skillc.yaml, and no pyproject.toml with [tool.skillc], in this directory or its parents "
@@ -142,7 +176,7 @@ def project_root() -> Path | None:
 def at_root() -> bool:
     """Paths are shown as recorded: the command runs in the project root (or has none)."""
     root = project_root()
-    return root is None or root == Path.cwd().resolve()
+    return root is None or root == start_directory().resolve()
 
 
 def as_recorded() -> bool:
@@ -167,7 +201,7 @@ def emit(diags: Iterable[Diagnostic], quiet: bool = False, fmt: str = "text") ->
     elif fmt == "sarif":
         report.emit(found, fmt, quiet=quiet, root_uri=relative.root_uri(root))
     else:
-        report.emit(relative.rebase(found, root, Path.cwd()), fmt, quiet=quiet, colour=colour_when())
+        report.emit(relative.rebase(found, root, start_directory()), fmt, quiet=quiet, colour=colour_when())
 
 
 def say(fmt: str, message: str) -> None:

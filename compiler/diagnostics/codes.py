@@ -49,6 +49,10 @@ class Code(StrEnum):
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
     EMPTY_BUILD = "SKC315"
+    CONFUSABLE = "SKC320"
+    NESTED_DIRECTORY = "SKC321"
+    SYMLINK_RESERVED = "SKC322"
+    EXCLUDES_SKILL_MD = "SKC323"
     # personas (4xx)
     MANIFEST_INVALID = "SKC401"
     UNKNOWN_FALLBACK = "SKC402"
@@ -62,6 +66,7 @@ class Code(StrEnum):
     PERSONA_NO_MANIFEST = "SKC410"
     EXCLUSIVE_TO_UNKNOWN = "SKC411"
     BUDGET_UNKNOWN_PERSONA = "SKC412"
+    REDIRECT_FRONTMATTER = "SKC420"
     # overlay content lint (5xx)
     OVERLAY_TOOLS = "SKC501"
     OVERLAY_OVERRIDE = "SKC502"
@@ -75,6 +80,7 @@ class Code(StrEnum):
     SCHEMA_BUG = "SKC702"
     CANNOT_WRITE = "SKC703"
     OUTPUT_NOT_OURS = "SKC704"
+    DOCUMENT_TOO_LARGE = "SKC720"
 
 
 DESCRIPTIONS: dict[Code, str] = {
@@ -114,6 +120,10 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
     Code.EMPTY_BUILD: "the build holds no skills",
+    Code.CONFUSABLE: "two commands look alike (Latin, Cyrillic or Greek look-alike letters)",
+    Code.NESTED_DIRECTORY: "a source or the personas directory is inside a source: left out of its walk",
+    Code.SYMLINK_RESERVED: "symlink resolves into version-control metadata, the output or the build cache",
+    Code.EXCLUDES_SKILL_MD: "resources.exclude matches SKILL.md, which is never excluded",
     Code.MANIFEST_INVALID: "persona manifest invalid",
     Code.UNKNOWN_FALLBACK: "unknown fallback persona",
     Code.FALLBACK_CYCLE: "fallback cycle",
@@ -126,6 +136,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.PERSONA_NO_MANIFEST: "persona directory without manifest.yaml",
     Code.EXCLUSIVE_TO_UNKNOWN: "persona_exclusive names an unknown persona",
     Code.BUDGET_UNKNOWN_PERSONA: "a budget is configured for an unknown persona",
+    Code.REDIRECT_FRONTMATTER: "a redirect body opens with a '---' block, which is left out of the body",
     Code.OVERLAY_TOOLS: "overlay contains tool invocation instructions",
     Code.OVERLAY_OVERRIDE: "overlay attempts a system prompt override",
     Code.OVERLAY_DELIMITER: "overlay tries to close the untrusted-data delimiter",
@@ -136,6 +147,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.SCHEMA_BUG: "what the build would write breaks the artifact schemas (a skillc bug)",
     Code.CANNOT_WRITE: "cannot write the output directory",
     Code.OUTPUT_NOT_OURS: "output directory was not written by skillc: refusing to replace it",
+    Code.DOCUMENT_TOO_LARGE: "a file of the build would be larger than the reader accepts: nothing is written",
 }
 
 
@@ -156,6 +168,8 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.BAD_DIRECTORY_NAME,
         Code.ROOT_SKILL_MD,
         Code.WALKED_ONCE,
+        Code.NESTED_DIRECTORY,
+        Code.EXCLUDES_SKILL_MD,
         Code.LOWERCASE_SKILL_MD,
         Code.EMPTY_SOURCE,
         Code.OVERLAY_NO_SKILL,

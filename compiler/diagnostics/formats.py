@@ -86,12 +86,14 @@ def json_lines(diags: Iterable[Diagnostic]) -> list[str]:
     return [
         json.dumps(
             {
-                "file": d.path,
+                # printable: an undecodable file name (lone surrogates) must not make the line
+                # invalid UTF-8, and a bidi control must not disguise it in a log viewer.
+                "file": printable(d.path),
                 "line": d.line,
                 "column": d.col,
                 "severity": d.severity.value,
                 "code": d.code,
-                "message": d.message,
+                "message": printable(d.message),
             },
             ensure_ascii=False,
         )
@@ -102,7 +104,7 @@ def json_lines(diags: Iterable[Diagnostic]) -> list[str]:
 def github_lines(diags: Iterable[Diagnostic]) -> list[str]:
     """GitHub Actions workflow commands: annotations on the pull request's files."""
     return [
-        f"::{d.severity.value} file={_gh_property(d.path)},line={d.line},col={d.col},"
+        f"::{d.severity.value} file={_gh_property(printable(d.path))},line={d.line},col={d.col},"
         f"title={_gh_property(d.code)}::{_gh_data(printable(d.message))}"
         for d in diags
     ]
@@ -132,7 +134,7 @@ def sarif_document(diags: Iterable[Diagnostic], root_uri: str | None = None) -> 
             "ruleId": d.code,
             "ruleIndex": index[d.code],
             "level": d.severity.value,
-            "message": {"text": d.message},
+            "message": {"text": printable(d.message)},
             "locations": [
                 {
                     "physicalLocation": {
@@ -153,9 +155,15 @@ def sarif_document(diags: Iterable[Diagnostic], root_uri: str | None = None) -> 
 
 def _uri(path: str) -> str:
     # A relative URI reference: percent-encode what a URI may not hold, keep '/' as the separator.
+    # The file system's own bytes (os.fsencode undoes surrogate escapes): an undecodable name is
+    # percent-encoded as it is on disk, which is what a SARIF viewer must open.
     from urllib.parse import quote
 
-    return quote(path, safe="/")
+    try:
+        raw = os.fsencode(path)
+    except UnicodeEncodeError:  # a surrogate no file system decode produces: kept as its UTF-8 form
+        raw = path.encode("utf-8", "surrogatepass")
+    return quote(raw, safe="/")
 
 
 def emit(

@@ -23,6 +23,13 @@ class DistRebuilt(ReaderError):
     """dist/ was rebuilt since it was opened and the opened build's objects were pruned."""
 
 
+class ArgumentType(ReaderError, TypeError):
+    """A call was given an argument of the wrong type (`None` for a command, bytes for args).
+
+    A TypeError, as Python's own calls raise, and a ReaderError, so one `except ReaderError`
+    still catches every failure of the reader."""
+
+
 class UnknownPersona(ReaderError, KeyError):
     def __init__(self, persona: str, known: Sequence[str]):
         self.persona, self.known = persona, tuple(known)
@@ -30,6 +37,10 @@ class UnknownPersona(ReaderError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type[UnknownPersona], tuple[str, tuple[str, ...]]]:
+        # pickle rebuilds an exception from self.args (the message) by default: one argument, not two.
+        return type(self), (self.persona, self.known)
 
 
 class UnknownSkill(ReaderError, KeyError):
@@ -40,6 +51,9 @@ class UnknownSkill(ReaderError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type[UnknownSkill], tuple[str, str, tuple[str, ...]]]:
+        return type(self), (self.persona, self.command, self.visible)
 
 
 class UnknownResource(ReaderError, KeyError):

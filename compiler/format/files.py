@@ -25,6 +25,10 @@ class TooLarge(OSError):
     """The file holds more than the caller's cap."""
 
 
+class Replaced(OSError):
+    """The file opened is not the one the caller listed (another inode): it was swapped in between."""
+
+
 def kind(mode: int) -> str:
     """A reader's word for a file type, for diagnostics."""
     for test, word in (
@@ -40,18 +44,28 @@ def kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: str | os.PathLike[str], cap: int, *, follow: bool = True) -> bytes:
+def read_regular(
+    path: str | os.PathLike[str],
+    cap: int,
+    *,
+    follow: bool = True,
+    identity: tuple[int, int] | None = None,
+) -> bytes:
     """The bytes of a regular file of at most `cap` bytes.
 
     Raises NotRegular, TooLarge (with the size seen) or another OSError. With
     follow=False a symlink at the last component is refused (ELOOP) instead
     of followed. O_NONBLOCK: opening a FIFO returns at once instead of
-    waiting for a writer; the fstat then refuses it.
+    waiting for a writer; the fstat then refuses it. identity: the (st_dev,
+    st_ino) a walk saw at path; the open file must be that one (Replaced
+    otherwise), so a file swapped after the walk is never read.
     """
     flags = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW)
     fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
+        if identity is not None and (st.st_dev, st.st_ino) != identity:
+            raise Replaced(0, "was replaced after it was listed", os.fspath(path))
         if not stat.S_ISREG(st.st_mode):
             raise NotRegular(0, f"is {kind(st.st_mode)}, not a regular file", os.fspath(path))
         if st.st_size > cap:

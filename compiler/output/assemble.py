@@ -78,7 +78,7 @@ def artifacts(
         personas[pid] = {
             "prompt": out.put(prompt),
             "chars": len(texts[pid]),
-            "meta": out.put(encode(meta)),
+            "meta": out.put_document(encode(meta)),
             "copy": copy,
         }
     shards: dict[str, dict[str, SkillDoc]] = {}
@@ -102,15 +102,17 @@ def artifacts(
         # The shard table is a tree of objects of its own: open() and catalog() never read it.
         "shards": build_table(
             {
-                name: out.put(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
+                name: out.put_document(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
                 for name, skills in sorted(shards.items())
             },
-            lambda node: out.put(encode(node)),
+            lambda node: out.put_document(encode(node)),
         ),
     }
     out.files[fmt.INDEX] = encode(index)
     out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
-    return Artifacts(dict(sorted(out.files.items())), frozenset(out.objects), digest)
+    return Artifacts(
+        dict(sorted(out.files.items())), frozenset(out.objects), digest, frozenset(out.documents)
+    )
 
 
 class _Objects:
@@ -119,6 +121,7 @@ class _Objects:
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
         self.objects: set[str] = set()
+        self.documents: set[str] = set()
         self._texts: dict[str, str] = {}
 
     def put(self, data: bytes, digest: str = "") -> str:
@@ -126,6 +129,12 @@ class _Objects:
         rel = fmt.object_path(digest)
         self.files[rel] = data
         self.objects.add(rel)
+        return digest
+
+    def put_document(self, data: bytes) -> str:
+        """A JSON document the reader parses (bounded by layout.MAX_INDEX_BYTES, not MAX_OBJECT_BYTES)."""
+        digest = self.put(data)
+        self.documents.add(fmt.object_path(digest))
         return digest
 
     def put_text(self, text: str) -> str:

@@ -12,6 +12,7 @@ An application that wants one file instead gets it from `skillc vendor-reader` (
 from __future__ import annotations
 
 from ..format.errors import (
+    ArgumentType,
     DistRebuilt,
     FormatError,
     IntegrityError,
@@ -40,6 +41,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "ArgumentType",
     "Dist",
     "DistRebuilt",
     "FormatError",

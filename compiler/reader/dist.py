@@ -25,6 +25,7 @@ from ..format.documents import (
     integrity,
 )
 from ..format.errors import (
+    ArgumentType,
     DistRebuilt,
     FormatError,
     IntegrityError,
@@ -118,6 +119,15 @@ class Resolution:
     body_sha256: str
 
 
+def _text_arg(value: object, what: str, *, optional: bool = False) -> None:
+    """Every public call checks its string arguments here: a wrong type is ArgumentType (a
+    TypeError and a ReaderError), never an AttributeError from deep inside a lookup."""
+    if not isinstance(value, str) and not (optional and value is None):
+        raise ArgumentType(
+            f"{what} must be a str{' or None' if optional else ''}, not {type(value).__name__}"
+        )
+
+
 def open(path: str | os.PathLike[str]) -> Dist:
     """Open a dist/ directory: reads and validates its top-level index (FormatError if unusable)."""
     return Dist(path)
@@ -125,7 +135,14 @@ def open(path: str | os.PathLike[str]) -> Dist:
 
 class Dist:
     def __init__(self, path: str | os.PathLike[str]):
-        self.path = os.path.abspath(os.fspath(path))  # resolved once: a later chdir() changes nothing
+        if not isinstance(path, (str, os.PathLike)):
+            raise ArgumentType(f"path must be a str or os.PathLike, not {type(path).__name__}")
+        try:
+            self.path = os.path.abspath(os.fspath(path))
+        except OSError as exc:  # a relative path, and the current directory was removed
+            raise FormatError(
+                f"{os.fspath(path)!r}: cannot resolve: {exc.strerror or exc}"
+            ) from None  # resolved once: a later chdir() changes nothing
         self.index: IndexDoc = read_index(self.path)
         self._shards: dict[str, dict[str, SkillDoc]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
@@ -175,6 +192,7 @@ class Dist:
         return parse_json(self._object(digest, MAX_INDEX_BYTES), f"object {digest}")
 
     def _meta(self, persona: str) -> PersonaMetaDoc:
+        _text_arg(persona, "persona")
         meta = self._metas.get(persona)
         if meta is None:
             digest = self._entry(persona)["meta"]
@@ -184,6 +202,7 @@ class Dist:
         return meta
 
     def _entry(self, persona: str) -> PersonaEntry:
+        _text_arg(persona, "persona")
         entry = self.index["personas"].get(persona)
         if entry is None:
             raise UnknownPersona(persona, self.personas())
@@ -225,6 +244,7 @@ class Dist:
         return shard
 
     def _skill(self, command: str) -> SkillDoc | None:
+        _text_arg(command, "command")
         name, digest = self._shard_of(command)
         entry = self._shard(name, digest).get(command)
         if entry is not None and command not in self._checked:
@@ -262,6 +282,7 @@ class Dist:
 
     def catalog(self, persona: str) -> str:
         """The persona's precomputed tier-1 catalog fragment."""
+        _text_arg(persona, "persona")
         text = self._catalogs.get(persona)
         if text is None:  # an object never changes under its name: once checked, kept
             text = self._catalogs[persona] = self._text(self._entry(persona)["prompt"])
@@ -339,12 +360,14 @@ class Dist:
 
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
         """Resource paths of a skill; kind filters by top directory (scripts, references, assets)."""
+        _text_arg(kind, "kind", optional=True)
         skill, r = self._resolved(persona, command)
         paths = [res["path"] for res in self._resources(skill, r)]
         return [p for p in paths if kind is None or p.startswith(kind.rstrip("/") + "/")]
 
     def resource(self, persona: str, command: str, path: str) -> bytes:
         """The bytes of one resource; only paths listed in the index are served."""
+        _text_arg(path, "path")
         skill, r = self._resolved(persona, command)
         if r["access"] == "stub":
             raise UnknownResource(
@@ -413,8 +436,8 @@ class Dist:
             _write_new(root, "SKILL.md", skill_md, False)
             for rel, res in files:
                 _write_new(root, rel, self._object(res["sha256"], res["size"]), res["executable"])
-        except OSError as exc:
-            raise ReaderError(f"{root}: cannot write: {exc.strerror or exc}") from None
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in dest
+            raise ReaderError(f"{root}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
         from pathlib import Path  # only here: a cold catalog() must not pay for pathlib
 
         return Path(root)
@@ -444,9 +467,8 @@ class Dist:
     def read_object(self, digest: str) -> bytes:
         """The bytes of one object of this build, hash-checked: for tools (diff, audit) that hold a
         digest from `skill_meta`, `resolution` or `ResourceMeta`."""
-        if not (
-            isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
-        ):
+        _text_arg(digest, "digest")
+        if not (len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
             raise FormatError(f"{digest!r} is not a sha256 digest")
         return self._object(digest)
 
@@ -479,8 +501,8 @@ def read_index(root: str) -> IndexDoc:
         data = read_regular(where, MAX_INDEX_BYTES)
     except FileNotFoundError:
         raise FormatError(f"{root}: no {INDEX} (not a skillc dist directory)") from None
-    except OSError as exc:
-        raise FormatError(f"{where}: cannot read index: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise FormatError(f"{where}: cannot read index: {getattr(exc, 'strerror', None) or exc}") from None
     doc = parse_json(data, where)
     check_index(doc, where)
     return doc  # type: ignore[no-any-return]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..format.errors import ReaderError
+from ..format.errors import ArgumentType
 from ..format.escape import escape_attr, escape_delimiter, escape_text
 from .record import dataclass
 
@@ -68,6 +68,20 @@ def render_skill(s: LoadedSkill) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _words(args: object) -> list[str]:
+    """A sequence of strings, as given. Bytes are refused, not iterated (b"x y" would be the byte
+    values 120, 32, 121), and so is any item that is not a str: str() of an object is not an
+    argument the caller typed."""
+    bad = f"args must be a str or a sequence of str, not {type(args).__name__}"
+    if isinstance(args, (bytes, bytearray, memoryview)) or not hasattr(args, "__iter__"):
+        raise ArgumentType(bad)
+    parts = list(args)
+    for item in parts:
+        if not isinstance(item, str):
+            raise ArgumentType(f"{bad} (an item is {type(item).__name__})")
+    return parts
+
+
 def substitute(
     body: str, args: str | Sequence[str] | None, *, names: Sequence[str] = (), skill_dir: str | None = None
 ) -> str:
@@ -88,13 +102,7 @@ def substitute(
     elif isinstance(args, str):
         raw, parts = args, _split(args)
     else:
-        try:
-            given: list[object] = list(args)
-        except TypeError:
-            given = [args]
-        if isinstance(args, (bytes, bytearray)) or not all(isinstance(a, str) for a in given):
-            raise ReaderError(f"args must be a string or a sequence of strings, not {type(args).__name__}")
-        parts = [a for a in given if isinstance(a, str)]
+        parts = _words(args)
         raw = " ".join(parts)
     raw = escape_delimiter(raw)
     parts = [escape_delimiter(p) for p in parts]

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import reader
+from ..diagnostics import printable
 from ..format.escape import hidden
 
 # Claude Code runs `!`command`` inline and ```! fenced blocks when it loads a skill (dynamic context).
@@ -68,7 +69,8 @@ class AuditReport:
     findings: tuple[Finding, ...] = field(default_factory=tuple)
 
     def text(self) -> str:
-        return "".join(f"{f.command}: {f.kind}: {f.detail}\n" for f in self.findings)
+        # printable: a bidi override in a skill's text must not reorder the line that reports it.
+        return "".join(printable(f"{f.command}: {f.kind}: {f.detail}") + "\n" for f in self.findings)
 
     def json(self) -> str:
         return json.dumps([asdict(f) for f in self.findings], indent=2, ensure_ascii=False) + "\n"

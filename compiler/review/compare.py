@@ -326,7 +326,18 @@ def _summary(old: reader.Dist, new: reader.Dist, pid: str) -> PersonaSummary:
     )
 
 
+# difflib's matcher is quadratic in the worst case (47 s on a 12 MB resource): past this many bytes
+# on either side, or this many lines, a change is reported by its size, not line by line.
+MAX_DIFF_INPUT_BYTES = 256 << 10
+MAX_DIFF_INPUT_LINES = 5_000
+
+
 def _unified(a: str, b: str, label_a: str, label_b: str) -> tuple[str, ...]:
+    if max(len(a), len(b)) > MAX_DIFF_INPUT_BYTES or max(a.count("\n"), b.count("\n")) > MAX_DIFF_INPUT_LINES:
+        sizes = (
+            f"{len(a.encode('utf-8', 'surrogatepass'))} -> {len(b.encode('utf-8', 'surrogatepass'))} bytes"
+        )
+        return (f"--- {label_a}", f"+++ {label_b}", f"large file changed ({sizes}); no line diff")
     lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), label_a, label_b, lineterm=""))
     if len(lines) > _MAX_DIFF_LINES:
         lines = [*lines[:_MAX_DIFF_LINES], f"... {len(lines) - _MAX_DIFF_LINES} more diff lines"]

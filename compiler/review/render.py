@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from ..diagnostics import printable
 from .compare import Change, PersonaSummary, Review
 
 
@@ -38,8 +39,8 @@ def render_text(review: Review) -> str:
         return ""
     lines: list[str] = []
     for c in review.changes:
-        lines.append(_headline(c))
-        lines.extend(f"    {line}" for line in c.diff)
+        lines.append(printable(_headline(c)))
+        lines.extend(f"    {printable(line)}" for line in c.diff)
     return "\n".join(lines) + "\n"
 
 
@@ -62,7 +63,7 @@ def render_markdown(review: Review) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     out += [_summary_row(s) for s in review.personas if _summary_changed(s)]
-    body = [line for c in review.changes for line in (_headline(c), *c.diff)]
+    body = [printable(line) for c in review.changes for line in (_headline(c), *c.diff)]
     fence = "`" * max(3, 1 + max((len(run) for line in body for run in re.findall(r"`+", line)), default=0))
     out += ["", f"<details><summary>All {len(review.changes)} changes</summary>", "", fence + "diff"]
     out += [*body, fence, "", "</details>", ""]
@@ -77,13 +78,33 @@ def _summary_row(s: PersonaSummary) -> str:
     def pair(values: tuple[int | None, int | None]) -> str:
         return " -> ".join("—" if v is None else str(v) for v in values)
 
-    names = [", ".join(f"`{c}`" for c in group) or "—" for group in (s.added, s.removed, s.newly_cut)]
-    return f"| {s.persona} | {pair(s.chars)} | {pair(s.headroom)} | {names[0]} | {names[1]} | {names[2]} |"
+    names = [", ".join(_code(c) for c in group) or "—" for group in (s.added, s.removed, s.newly_cut)]
+    return (
+        f"| {_md(s.persona)} | {pair(s.chars)} | {pair(s.headroom)} | {names[0]} | {names[1]} | {names[2]} |"
+    )
+
+
+# The characters that start markup anywhere in a list item's text: code spans, emphasis, links and
+# images (`[`; `!` and `(` mean nothing without it), GFM strikethrough and table pipes, and the
+# escape itself. `\` escapes each (CommonMark 2.4); `<` and `&` become entities instead.
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~])")
 
 
 def _md(text: str) -> str:
-    # A list item, not a table cell: only raw HTML from skill text must not reach the page.
-    return text.replace("<", "&lt;")
+    """Skill-controlled text as literal Markdown: no emphasis, link, code span or table cell break,
+    and no raw HTML (`<`, `&` as entities: an entity is not a backslash escape)."""
+    text = printable(text).replace("&", "&amp;").replace("<", "&lt;")
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+def _code(text: str) -> str:
+    """A code span holding text as it is: its fence is one backtick longer than the longest run
+    inside (CommonMark 6.1), padded with spaces when text starts or ends with a backtick; `|` is
+    escaped because GFM splits table cells before it reads code spans."""
+    text = printable(text).replace("|", "\\|")
+    fence = "`" * (1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_json(review: Review) -> str:

@@ -13,9 +13,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import diagnostics as dg
 from .. import fs, ignorefiles
+from ..confusables import skeleton
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (
@@ -30,7 +32,10 @@ from ..model import (
     Resource,
     SkillSource,
 )
-from ..paths import extension, nfc, sanitize_command, unsafe_name
+from ..paths import CACHE_DIRNAME, extension, nfc, sanitize_command, unsafe_name
+
+if TYPE_CHECKING:
+    import pathspec
 
 # Version-control metadata is never part of a skill, whatever the excludes say.
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -50,8 +55,9 @@ Skip = Callable[[str, bool], bool]
 @dataclass(frozen=True)
 class Entry:
     rel: str  # POSIX path relative to the walked root
-    abs: str
+    abs: str  # where it is read: a followed symlink's real target, never the link
     executable: bool = False
+    identity: tuple[int, int] | None = None  # (st_dev, st_ino) the walk saw: the read must open that file
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ class Walk:
 def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.lstat) -> Discovery:
     """`listdir` is injectable so tests can prove the output ignores listing order; `listdir` and
     `lstat` together let a build that has already walked the inputs (the cache's snapshot) reuse it."""
-    diags: list[Diagnostic] = []
+    diags: list[Diagnostic] = list(_excludes_skill_md(config))
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
     watched: list[str] = []  # the ignore files the walks read
@@ -74,6 +80,7 @@ def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.ls
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
     diags.extend(_collisions(skills))
+    diags.extend(_lookalikes(skills))
     personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
     return Discovery(
         skills=skills,
@@ -112,13 +119,41 @@ def _hidden(rel: str, is_dir: bool) -> bool:
 
 
 def resource_filter(config: Config) -> Skip:
-    """DEFAULT_EXCLUDES then resources.exclude, with gitignore semantics (last match wins)."""
+    """DEFAULT_EXCLUDES then resources.exclude, with gitignore semantics (last match wins).
+
+    A SKILL.md is never excluded by a file pattern (`*.md` would drop every skill); a directory
+    pattern still leaves out the skills below it, as it says."""
     if not config.exclude:
         return default_excludes  # the common case, by name: pathspec costs ~10 us a path
+    spec = _exclude_spec(config)
+    return lambda rel, is_dir: (
+        spec.match_file(rel + "/" if is_dir else rel)
+        and (is_dir or rel.rsplit("/", 1)[-1] not in SKILL_FILES)
+    )
+
+
+def _exclude_spec(config: Config) -> pathspec.GitIgnoreSpec:
     import pathspec  # only builds that discover need it
 
-    spec = pathspec.GitIgnoreSpec.from_lines((*DEFAULT_EXCLUDES, *config.exclude))
-    return lambda rel, is_dir: spec.match_file(rel + "/" if is_dir else rel)
+    return pathspec.GitIgnoreSpec.from_lines((*DEFAULT_EXCLUDES, *config.exclude))
+
+
+def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
+    """resources.exclude patterns that match a SKILL.md: said once, since it is never applied to one."""
+    if not config.exclude:
+        return ()
+    spec = _exclude_spec(config)
+    hits = [p for p in SKILL_FILES if spec.match_file(f"skill/{p}")]
+    if not hits:
+        return ()
+    return (
+        dg.warning(
+            config.config_rel,
+            Code.EXCLUDES_SKILL_MD,
+            f"resources.exclude matches {hits[0]}; a skill's {hits[0]} is never excluded (the pattern "
+            "applies to the other files); to leave skills out, exclude their directories",
+        ),
+    )
 
 
 # DEFAULT_EXCLUDES by name, as gitignore reads them: `.git/` (no other slash) is a directory of that
@@ -141,6 +176,7 @@ def walk(
     confine: str | None = None,
     skip: Skip = _hidden,
     lstat: Lstat = os.lstat,
+    reserved: Reserved = (),
 ) -> Walk:
     """Every file below root, sorted, each real directory visited once.
 
@@ -150,7 +186,7 @@ def walk(
     of links can make the walk revisit a directory.
     """
     root_real = os.path.realpath(root)
-    state = _WalkState(confine or root_real, rel_prefix, skip, {root_real: ""}, lstat)
+    state = _WalkState(confine or root_real, rel_prefix, skip, {root_real: ""}, lstat, reserved)
     # (path, rel, real paths of the ancestors, real path of this directory)
     stack: list[tuple[str, str, frozenset[str], str]] = [(str(root), "", frozenset({root_real}), root_real)]
     while stack:
@@ -174,6 +210,8 @@ def walk(
 
 
 _Dir = tuple[str, str, frozenset[str], str]  # (path, rel, real paths of the ancestors, real path)
+# (what, real path) of the directories no symlink may lead into: the output and the build cache.
+Reserved = tuple[tuple[str, str], ...]
 
 
 @dataclass
@@ -183,6 +221,7 @@ class _WalkState:
     skip: Skip
     seen: dict[str, str]  # real path of each directory walked -> its rel
     lstat: Lstat
+    reserved: Reserved
     files: list[Entry] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
@@ -203,14 +242,16 @@ class _WalkState:
             self.diags.append(dg.error(where, Code.UNSAFE_PATH, f"unsafe file name: {reason}"))
             return None
         child = os.path.join(path, disk)
-        kind, st = _classify(child, self.confine, where, ancestors, self.diags, self.lstat)
+        kind, st = _classify(child, (self.confine, self.reserved), where, ancestors, self.diags, self.lstat)
         if kind == "dir" and name in FILE_NAMES:
             self.diags.append(
                 dg.error(where, Code.UNREADABLE, f"{name} is a directory; it must be a regular file")
             )
             return None
-        if kind == "file" and not as_file:
-            self.files.append(Entry(child_rel, child, bool(st and st.st_mode & 0o111)))
+        if kind == "file" and not as_file and st is not None:
+            # A link is read at its target (checked above), so the read can refuse any link it meets.
+            at = os.path.realpath(child) if self._is_link(child) else child
+            self.files.append(Entry(child_rel, at, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino)))
         if kind != "dir" or as_dir:
             return None
         # realpath lstats every component (0.4 s for 10,000 skills); a
@@ -259,7 +300,7 @@ def _unique(
 
 def _classify(
     child: str,
-    confine: str,
+    limits: tuple[str, Reserved],
     where: str,
     ancestors: frozenset[str],
     diags: list[Diagnostic],
@@ -271,7 +312,7 @@ def _classify(
         diags.append(dg.error(where, Code.UNREADABLE, f"cannot stat: {exc.strerror}"))
         return None, None
     if stat.S_ISLNK(st.st_mode):
-        return _classify_link(child, confine, where, ancestors, diags)
+        return _classify_link(child, limits, where, ancestors, diags)
     if stat.S_ISDIR(st.st_mode):
         return "dir", st
     return _regular(st.st_mode, where, diags), st
@@ -286,8 +327,9 @@ def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:
 
 
 def _classify_link(
-    child: str, confine: str, where: str, ancestors: frozenset[str], diags: list[Diagnostic]
+    child: str, limits: tuple[str, Reserved], where: str, ancestors: frozenset[str], diags: list[Diagnostic]
 ) -> tuple[str | None, os.stat_result | None]:
+    confine, reserved = limits
     try:
         st = os.stat(child)
     except OSError as exc:
@@ -300,6 +342,10 @@ def _classify_link(
     if real != confine and not real.startswith(confine.rstrip(os.sep) + os.sep):
         diags.append(dg.error(where, Code.SYMLINK_ESCAPES, "symlink resolves outside the project"))
         return None, None
+    into = _reserved_target(real, confine, reserved)
+    if into:
+        diags.append(dg.error(where, Code.SYMLINK_RESERVED, f"symlink resolves into {into}; not followed"))
+        return None, None
     if stat.S_ISDIR(st.st_mode):
         if real in ancestors:
             diags.append(
@@ -310,6 +356,20 @@ def _classify_link(
     return _regular(st.st_mode, where, diags), st
 
 
+def _reserved_target(real: str, confine: str, reserved: Reserved) -> str | None:
+    """What a link's target lies in that no input may come from, wherever the link is: version-control
+    metadata (a link to `.git/config` would ship the repository's remotes), the output or the build
+    cache (each build would change the inputs of the next)."""
+    parts = os.path.relpath(real, confine).split(os.sep)
+    meta = next((p for p in parts if nfc(p).casefold() in IGNORED_DIRS), None)  # .GIT: .git on macOS
+    if meta is not None:
+        return f"{meta}/ (version-control metadata)"
+    for what, path in reserved:
+        if real == path or real.startswith(path.rstrip(os.sep) + os.sep):
+            return what
+    return None
+
+
 def _join(a: str, b: str) -> str:
     return f"{a}/{b}" if a and b else a or b
 
@@ -317,18 +377,63 @@ def _join(a: str, b: str) -> str:
 def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: str = "") -> InputFile | None:
     """setting: the config key that sets `cap`, named in the message when there is one.
 
-    Checked again on the open file: the walk's lstat is older than this read.
+    Checked again on the open file: the walk's lstat is older than this read. No symlink is
+    followed (the walk resolved and checked each one), and the file opened must be the one the walk
+    saw, so a file swapped for a link or another file in between is refused, not read.
     """
     try:
-        data = fs.read_regular(entry.abs, cap)
-    except fs.TooLarge as exc:
-        limit = f"; {setting} is {cap}" if setting else ""
-        diags.append(dg.error(rel, Code.TOO_LARGE, f"file {exc.strerror}{limit}"))
-        return None
+        data = fs.read_regular(entry.abs, cap, follow=False, identity=entry.identity)
     except OSError as exc:
-        diags.append(dg.error(rel, Code.UNREADABLE, f"cannot read: {exc.strerror or exc}"))
+        diags.append(_unread(exc, rel, cap, setting))
         return None
     return InputFile(rel, data, entry.executable)
+
+
+def _unread(exc: OSError, rel: str, cap: int, setting: str) -> Diagnostic:
+    if isinstance(exc, fs.TooLarge):
+        limit = f"; {setting} is {cap}" if setting else ""
+        return dg.error(rel, Code.TOO_LARGE, f"file {exc.strerror}{limit}")
+    if isinstance(exc, fs.Replaced) or exc.errno == errno.ELOOP:  # ELOOP: O_NOFOLLOW met a new link
+        return dg.error(
+            rel, Code.UNREADABLE, "replaced (by a symlink or another file) after it was listed; not read"
+        )
+    return dg.error(rel, Code.UNREADABLE, f"cannot read: {exc.strerror or exc}")
+
+
+def _linked_out(config: Config, written: str, root: Path) -> bool:
+    """A configured directory written as a relative path that resolves outside the project (a
+    symlink out of it). Sources written as absolute or `~` paths are meant to be outside."""
+    if written.startswith(("/", "~")):
+        return False
+    project, real = _project_real(config), os.path.realpath(root)
+    return not (real == project or real.startswith(project.rstrip(os.sep) + os.sep))
+
+
+def _inner_dirs(config: Config, index: int, root: Path) -> dict[str, str]:
+    """The other configured inputs inside source `index`, by path relative to it: a nested source
+    or the personas directory would otherwise be read as this source's skills and resources too
+    (one SKILL.md compiled twice, exclusive bodies shipped as resources)."""
+    here = os.path.realpath(root)
+    others = [(f"source {s!r}", config.source_dir(i)) for i, s in enumerate(config.sources) if i != index]
+    others += (
+        [(f"personas directory {config.personas!r}", config.root / config.personas)]
+        if config.personas
+        else []
+    )
+    inner: dict[str, str] = {}
+    for what, path in others:
+        real = os.path.realpath(path)
+        if real.startswith(here.rstrip(os.sep) + os.sep):
+            inner[Path(os.path.relpath(real, here)).as_posix()] = what
+    return inner
+
+
+def _reserved(config: Config) -> Reserved:
+    """The directories no input may be read from through a symlink: the output and the build cache."""
+    return (
+        ("the output directory", os.path.realpath(config.root / config.output)),
+        ("the build cache", os.path.realpath(config.root / CACHE_DIRNAME)),
+    )
 
 
 def _project_real(config: Config) -> str:
@@ -362,8 +467,34 @@ def _source_skills(
             )
         )
         return []
-    skip, listdir, after = _ignoring(config, root, src, resource_filter(config), (lister[0], watched))
-    tree = walk(root, src, listdir, confine=_confine(config, root), skip=skip, lstat=lister[1])
+    if _linked_out(config, src, root):
+        return []  # output/placement.py reported it; walking it could mean walking `/`
+    inner = _inner_dirs(config, index, root)
+    diags.extend(
+        dg.warning(
+            config.config_rel,
+            Code.NESTED_DIRECTORY,
+            f"{what} is inside source {src!r}: left out of that source's walk, so no file is read twice",
+        )
+        for what in inner.values()
+    )
+    base = resource_filter(config)
+    skip, listdir, after = _ignoring(
+        config,
+        root,
+        src,
+        lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir),
+        (lister[0], watched),
+    )
+    tree = walk(
+        root,
+        src,
+        listdir,
+        confine=_confine(config, root),
+        skip=skip,
+        lstat=lister[1],
+        reserved=_reserved(config),
+    )
     after(diags)
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
@@ -536,6 +667,31 @@ def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
     return diags
 
 
+def _lookalikes(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
+    """Two commands that look the same (a Cyrillic `а` for a Latin `a`): a user typing one may get
+    the other, so the second is reported. Case and sanitised-id twins are _collisions' errors."""
+    diags: list[Diagnostic] = []
+    first: dict[str, SkillSource] = {}
+    for skill in skills:
+        key = skeleton(skill.command)
+        twin = first.setdefault(key, skill)
+        if twin.command != skill.command and twin.command.casefold() != skill.command.casefold():
+            diags.append(
+                dg.warning(
+                    skill.skill_md.rel,
+                    Code.CONFUSABLE,
+                    f"command {printable_name(skill.command)} looks like {printable_name(twin.command)} "
+                    f"({twin.skill_md.rel}): they differ only in look-alike characters",
+                )
+            )
+    return diags
+
+
+def printable_name(command: str) -> str:
+    """A command as a reviewer can tell it apart: its non-ASCII characters named by code point."""
+    return "'" + "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in command) + "'"
+
+
 def _personas(
     config: Config,
     lister: tuple[Listdir, Lstat],
@@ -556,8 +712,18 @@ def _personas(
             )
         )
         return (), ()
+    if _linked_out(config, config.personas, root):
+        return (), ()  # output/placement.py reported it
     skip, listdir, after = _ignoring(config, root, config.personas, _hidden, (lister[0], watched))
-    tree = walk(root, config.personas, listdir, confine=_confine(config, root), skip=skip, lstat=lister[1])
+    tree = walk(
+        root,
+        config.personas,
+        listdir,
+        confine=_confine(config, root),
+        skip=skip,
+        lstat=lister[1],
+        reserved=_reserved(config),
+    )
     after(diags)
     diags.extend(tree.diagnostics)
     top = sorted({e.rel.split("/")[0] for e in tree.files if "/" in e.rel})

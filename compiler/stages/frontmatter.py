@@ -24,8 +24,15 @@ MAX_NAME = 64
 STRING_FIELDS = ("name", "description", "license", "compatibility", "when_to_use", "agent", "model")
 
 
+# Only ASCII whitespace is trimmed around a name. str.strip() would also drop a NO-BREAK SPACE or
+# another Unicode space, so `name: "foo\u00a0"` would pass as `foo` while its directory, and any
+# harness that does not strip, says otherwise; kept, NFKC turns it into a space and the name rule
+# refuses it like any other character that is not a letter, a digit or a hyphen.
+_ASCII_SPACE = " \t\n\r\f\v"
+
+
 def normal_name(name: str) -> str:
-    return unicodedata.normalize("NFKC", name.strip())
+    return unicodedata.normalize("NFKC", name.strip(_ASCII_SPACE))
 
 
 def name_problems(name: str) -> list[str]:

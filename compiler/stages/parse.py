@@ -8,7 +8,6 @@ billion-laughs document or a `!!python/object` tag never gets to run.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import re
@@ -123,6 +122,8 @@ def _is_mapping_block(block: str) -> bool:
     """Where frontmatter is optional (redirect bodies), a leading `---` block is frontmatter only
     when it composes as a YAML mapping; anything else (prose, a heading, a list) is the body's
     own text after a Markdown horizontal rule."""
+    if too_deep(block) is not None:
+        return True  # composing it could overflow the C stack; load_yaml reports the depth
     try:
         loader = _Loader(block)
     except yaml.YAMLError:
@@ -142,12 +143,46 @@ def _clean_body(body: str) -> str:
     return stripped + "\n" if stripped else ""
 
 
+def too_deep(text: str) -> tuple[int, int] | None:
+    """The 0-based (line, column) where collections nest deeper than MAX_DEPTH, else None.
+
+    Composing a node graph recurses once per level, in C under libyaml: about 50,000 nested `[`
+    (or `- `, `? `, `{a: `) overflow the C stack and kill the process before _check_graph could
+    look. The event parser is a state machine with a heap stack, so counting its collection
+    events is safe at any depth; a syntax error stops the count and is left to the real load."""
+    # Every collection opens at one of these characters (a block mapping at its first `:` or `?`):
+    # text with few of them cannot nest deeply, and most frontmatter skips the event scan.
+    if sum(text.count(c) for c in "[{-?:") <= MAX_DEPTH + 1:
+        return None
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                mark = event.start_mark
+                if depth > MAX_DEPTH + 1:
+                    return (mark.line, mark.column) if mark else (0, 0)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except (yaml.YAMLError, ValueError):
+        return None
+    return None
+
+
 def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tuple[Diagnostic, ...]]:
     """Safe-load one YAML document; return (data, positions, diagnostics).
 
     positions maps ("v", *keypath) to the value's (line, col) and
     ("k", *keypath) to the key's, both 1-based in the file.
     """
+    deep = too_deep(text)
+    if deep is not None:
+        line, col = deep[0] + 1 + line_offset, deep[1] + 1
+        return (
+            None,
+            {},
+            (dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col),),
+        )
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:  # the pure-Python reader checks characters up front
@@ -161,7 +196,8 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
         if any(d.code != Code.CONTROL_CHARACTER for d in problems):
             return None, pos, problems
         # Control characters are errors, but the data is sound: later checks (paths) still report theirs.
-        return _jsonable(loader.construct_document(node)), pos, problems
+        _timestamps_as_text(loader, node)
+        return loader.construct_document(node), pos, problems
     except yaml.MarkedYAMLError as exc:
         return None, {}, (yaml_error(exc, text, rel, line_offset),)
     except yaml.reader.ReaderError as exc:
@@ -337,12 +373,17 @@ def _check_mapping(
     return problems
 
 
-def _jsonable(value: Any) -> Any:
-    """Timestamps become ISO strings so the data is plain JSON for the schema."""
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    return value
+def _timestamps_as_text(loader: Any, root: yaml.Node) -> None:
+    """A timestamp keeps the text written: the harnesses read frontmatter as strings, and a date
+    turned into a datetime and back is reformatted (`2001-12-14t21:59:43.10-05:00` would become
+    `2001-12-14T21:59:43.100000-05:00`). _check_values has already refused invalid ones."""
+    stack = [root]
+    while stack:  # a tree of bounded depth: _check_graph passed
+        node = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif node.tag == _STD + "timestamp":
+            node.tag = _STD + "str"
+            loader.constructed_objects.pop(node, None)  # _check_values built it as a datetime

@@ -214,11 +214,26 @@ def exclusives(
                 continue
             doc = parse_document(file, frontmatter="optional")
             diags.extend(doc.diagnostics)
+            strange = sorted(k for k in doc.data or {} if k not in schema.properties("frontmatter"))
+            if doc.body_line > 1 and strange:
+                diags.append(_dropped_block(file.rel, doc.body_line, strange[0]))
             if doc.data is not None:
                 bodies[(ex.persona, command)] = (file.rel, doc.body)
     for skill in skills.values():
         _check_exclusive(skill, personas, bodies, diags)
     return dict(sorted(bodies.items()))
+
+
+def _dropped_block(rel: str, body_line: int, key: str) -> Diagnostic:
+    """A redirect body's leading `---` mapping is dropped as frontmatter. A copy of a SKILL.md's
+    frontmatter (name, description, ...) is expected there; a key no SKILL.md has (`section:`) says
+    the author meant text, which would otherwise vanish without a word."""
+    return dg.warning(
+        rel,
+        Code.REDIRECT_FRONTMATTER,
+        f"lines 1-{body_line - 1} are a '---' block read as frontmatter and left out of the body, but "
+        f"{key!r} is no frontmatter field; to keep them as text, start the file with a blank line",
+    )
 
 
 def _check_exclusive(

@@ -17,6 +17,7 @@ from ..model import Document, Skill, SkillSource
 from ..paths import unsafe_values
 from ..suggest import did_you_mean
 from . import frontmatter, schema
+from . import workers as worker
 from .parse import decode, parse_document
 
 SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
@@ -36,14 +37,26 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
     # Resources are not read by the check: keep their bytes out of the pipes.
     bare = [replace(src, resources=()) for src in sources]
     try:
-        with ProcessPoolExecutor(workers, mp_context=_fork_context()) as pool:
-            results = list(pool.map(check_skill, bare, chunksize=_CHUNK))
+        results = _in_pool(workers, bare)
     except (OSError, BrokenProcessPool):  # no processes here (sandbox, limits): do it in this one
         return [check_skill(src) for src in sources]
     return [
         (None if sk is None else replace(sk, resources=src.resources), d)
         for (sk, d), src in zip(results, sources, strict=False)
     ]
+
+
+def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
+    pool = ProcessPoolExecutor(
+        workers, mp_context=_fork_context(), initializer=worker.start, initargs=(os.getpid(),)
+    )
+    try:
+        results = list(pool.map(check_skill, sources, chunksize=_CHUNK))
+    except BaseException:  # Ctrl-C above all: kill the workers now, never wait for their chunks
+        worker.stop(pool)
+        raise
+    pool.shutdown()
+    return results
 
 
 def _fork_context() -> Any:
