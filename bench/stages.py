@@ -35,10 +35,10 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    from skillc import config as config_mod
     from skillc.cli import GC_THRESHOLD
     from skillc.output.assemble import artifacts, build_hash
     from skillc.output.write import write
+    from skillc.project import config as config_mod
     from skillc.stages.catalog import catalogs
     from skillc.stages.discover import discover
     from skillc.stages.resolve import resolve
@@ -76,9 +76,9 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    from skillc import config as config_mod
     from skillc.cache import Hit, open_session
     from skillc.output.assemble import build_hash
+    from skillc.project import config as config_mod
     from skillc.stages.template import load_template
 
     mark("import")

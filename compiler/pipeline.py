@@ -10,7 +10,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
-from . import config as config_mod
 from . import diagnostics as dg
 from .cache import Hit, Memo, Report, Session, Stats, open_session
 from .cache.snapshot import Walked
@@ -25,6 +24,7 @@ from .output.bounds import over_bounds
 from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
 from .output.write import Comparison, WriteResult, compare, ownership_problem, write
+from .project import config as config_mod
 from .stages.budget import Packing
 from .stages.catalog import catalogs, entry_cost
 from .stages.discover import Lstat, discover

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import fs
 from ..model import Config
-from ..paths import nfc
+from ..names.paths import nfc
 from ..stages.discover import ignored
 
 

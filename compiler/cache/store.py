@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from .. import fs
-from ..paths import CACHE_DIRNAME
+from ..names.paths import CACHE_DIRNAME
 
 DIRNAME = CACHE_DIRNAME  # below the project root; never an output, never an input (paths.py)
 FILE_CAP = 1 << 30  # a cache file larger than this is foreign: never read into memory

@@ -12,8 +12,8 @@ from .. import pipeline
 from ..diagnostics.codes import Code
 from ..digests import sha256_hex as sha256
 from ..model import Resolution, Skill
+from ..names.suggest import did_you_mean
 from ..stages.budget import Packing
-from ..suggest import did_you_mean
 from .boundary import fail
 from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED, emit, find_config, options
 

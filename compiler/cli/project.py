@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from .. import diagnostics as dg
-from .. import init as init_mod
 from ..diagnostics.codes import lowerable
+from ..project import init as init_mod
 from ..reader import vendor
 from .shared import working_directory
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from .. import config as config_mod
 from .. import reader, review
 from ..diagnostics import Diagnostic
 from ..diagnostics import formats as report
 from ..errors import BuildFailed, NoBuild, UsageError
 from ..options import Options
+from ..project import config as config_mod
 from ..review import gitrefs
 from .boundary import fail
 from .shared import COLOR, CONFIG, QUIET, emit, find_config

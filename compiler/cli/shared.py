@@ -10,11 +10,11 @@ from typing import Any
 
 import click
 
-from .. import init as init_mod
 from ..diagnostics import Diagnostic, relative, statistics
 from ..diagnostics import formats as report
 from ..errors import UsageError
 from ..options import Options, Progress, silent
+from ..project import init as init_mod
 
 _ROOT = "skillc.project_root"  # key of the project root in the click context's meta
 _CWD = "skillc.start_directory"  # key of the working directory find_config saw

@@ -20,14 +20,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from .. import config as config_mod
-from .. import fs, pipeline, pyproject
-from ..config import DEFAULT_TEMPLATE
+from .. import fs, pipeline
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..errors import BuildFailed, RefError
 from ..model import InputFile
 from ..options import DEFAULTS, Options
+from ..project import config as config_mod
+from ..project import pyproject
+from ..project.config import DEFAULT_TEMPLATE
 from ..stages.parse import parse_document
 
 MAX_CONFIG_BYTES = 1 << 20

@@ -10,7 +10,7 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Config, Persona, Program, Resolved, Skill, Strategy
-from ..suggest import did_you_mean
+from ..names.suggest import did_you_mean
 from .budget import Candidate, Packing, pack
 from .template import Template, escape_value
 

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import diagnostics as dg
-from .. import fs, ignorefiles
-from ..confusables import skeleton
+from .. import fs
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (
@@ -32,7 +31,9 @@ from ..model import (
     Resource,
     SkillSource,
 )
-from ..paths import CACHE_DIRNAME, extension, nfc, sanitize_command, unsafe_name
+from ..names.confusables import skeleton
+from ..names.paths import CACHE_DIRNAME, extension, nfc, sanitize_command, unsafe_name
+from ..project import ignorefiles
 
 if TYPE_CHECKING:
     import pathspec

@@ -10,8 +10,8 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Discovery, Persona, PersonaSource, Skill
-from ..paths import unsafe_values
-from ..suggest import did_you_mean
+from ..names.paths import unsafe_values
+from ..names.suggest import did_you_mean
 from . import schema
 from .lint import lint_overlay
 from .parse import control_characters, decode, parse_document

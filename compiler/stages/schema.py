@@ -14,7 +14,7 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document
-from ..suggest import did_you_mean
+from ..names.suggest import did_you_mean
 
 
 @functools.cache

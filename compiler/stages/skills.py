@@ -14,8 +14,8 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code, lowerable
 from ..model import Document, Skill, SkillSource
-from ..paths import unsafe_values
-from ..suggest import did_you_mean
+from ..names.paths import unsafe_values
+from ..names.suggest import did_you_mean
 from . import frontmatter, schema
 from . import workers as worker
 from .parse import decode, parse_document

@@ -18,7 +18,6 @@ from support.files import REPO
 from support.files import snapshot as dist_bytes
 
 from skillc import cache, pipeline
-from skillc import config as config_mod
 from skillc.cache import codec, records
 from skillc.cache import session as cache_session
 from skillc.cache import snapshot as snapshots
@@ -28,6 +27,7 @@ from skillc.format.jsonio import dumps
 from skillc.options import Options
 from skillc.output import assemble
 from skillc.pipeline import build
+from skillc.project import config as config_mod
 from skillc.stages import catalog as catalog_stage
 from skillc.stages import skills as skills_stage
 from skillc.stages.discover import discover

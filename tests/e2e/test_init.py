@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from support.files import write_tree
 from support.project import skill_md
 
-from skillc import init as init_mod
 from skillc.cli import cli
+from skillc.project import init as init_mod
 
 
 def _invoke(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:

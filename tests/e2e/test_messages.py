@@ -10,7 +10,7 @@ from support.cli import run
 from support.project import skill_md
 from support.project import src_project as project
 
-from skillc.suggest import close_matches, did_you_mean
+from skillc.names.suggest import close_matches, did_you_mean
 
 
 def _validate(tmp_path: Path, config: str, files: dict[str, str] | None = None) -> str:

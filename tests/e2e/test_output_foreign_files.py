@@ -9,7 +9,7 @@ from support.cli import run
 from support.project import skill_md
 from support.project import src_project as project
 
-from skillc import init as init_mod
+from skillc.project import init as init_mod
 
 
 def built(tmp_path: Path) -> Path:

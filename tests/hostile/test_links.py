@@ -15,8 +15,8 @@ from support.cli import run
 from support.project import skill_md
 from support.project import src_project as project
 
-from skillc import config as config_mod
 from skillc.pipeline import compile_project
+from skillc.project import config as config_mod
 from skillc.stages.discover import discover
 
 

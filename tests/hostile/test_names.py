@@ -10,7 +10,7 @@ from support.project import skill_md
 from support.project import src_project as project
 
 from skillc import reader
-from skillc.confusables import skeleton
+from skillc.names.confusables import skeleton
 from skillc.pipeline import compile_project
 
 

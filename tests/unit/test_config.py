@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from support.project import src_project
 
-from skillc import config as config_mod
 from skillc.errors import UsageError
+from skillc.project import config as config_mod
 
 
 def test_config_defaults(tmp_path: Path) -> None:

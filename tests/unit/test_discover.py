@@ -6,8 +6,8 @@ from pathlib import Path
 
 from support.project import skill_md, src_project
 
-from skillc import config as config_mod
 from skillc.pipeline import compile_project
+from skillc.project import config as config_mod
 from skillc.stages.discover import discover
 
 

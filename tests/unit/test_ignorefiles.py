@@ -6,7 +6,7 @@ import pathspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc import ignorefiles
+from skillc.project import ignorefiles
 
 SEGMENT = st.sampled_from(["a", "b", "build", "x.log", "keep.txt", "node_modules", "__pycache__", "m.pyc"])
 PATTERN = st.sampled_from(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skillc.paths import sanitize_command
+from skillc.names.paths import sanitize_command
 
 
 def test_sanitized_ids_follow_sven() -> None:

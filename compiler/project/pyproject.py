@@ -14,9 +14,9 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from . import diagnostics as dg
-from .diagnostics.codes import Code
-from .model import Document
+from .. import diagnostics as dg
+from ..diagnostics.codes import Code
+from ..model import Document
 
 if TYPE_CHECKING:
     import tomllib

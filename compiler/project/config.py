@@ -8,21 +8,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from . import diagnostics as dg
-from . import fs, ignorefiles, pyproject
-from .diagnostics import Diagnostic, policy
-from .diagnostics.codes import Code
-from .errors import UsageError
-from .model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy
-from .options import DEFAULTS, Options
-from .paths import unsafe_reason
-from .stages import schema
-from .stages.parse import parse_document
+from .. import diagnostics as dg
+from .. import fs
+from ..diagnostics import Diagnostic, policy
+from ..diagnostics.codes import Code
+from ..errors import UsageError
+from ..model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy
+from ..names.paths import unsafe_reason
+from ..options import DEFAULTS, Options
+from ..stages import schema
+from ..stages.parse import parse_document
+from . import ignorefiles, pyproject
 
 DEFAULT_TEMPLATE = "templates/catalog.xml.j2"
 CONFIG_CAP = 1024 * 1024
 # The templates shipped with skillc, used when a project has no templates/ of its own.
-BUILTIN_TEMPLATES = Path(__file__).resolve().parent / "templates"
+BUILTIN_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[Diagnostic, ...]]:

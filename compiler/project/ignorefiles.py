@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pathspec
 
-from .format import files
+from ..format import files
 
 IGNORE_FILES = (".gitignore", ".ignore")  # in this order: the later file's lines win
 IGNORE_CAP = 1024 * 1024

@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InitError
 from . import pyproject
-from .errors import InitError
 
 CONFIG_NAME = "skillc.yaml"
 

@@ -6,11 +6,11 @@ import re
 import unicodedata
 from typing import Any
 
-from . import diagnostics as dg
-from .diagnostics import Diagnostic
-from .diagnostics.codes import Code
-from .format.escape import hidden
-from .model import Document
+from .. import diagnostics as dg
+from ..diagnostics import Diagnostic
+from ..diagnostics.codes import Code
+from ..format.escape import hidden
+from ..model import Document
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})

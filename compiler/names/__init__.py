@@ -1,0 +1,1 @@
+"""Names people and skills write: path and name safety rules, look-alikes, close matches."""
