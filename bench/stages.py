@@ -36,7 +36,8 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
         t.append((label, time.perf_counter()))
 
     from skillc.cli import GC_THRESHOLD
-    from skillc.output.assemble import artifacts, build_hash
+    from skillc.digests import build_hash
+    from skillc.output.assemble import artifacts
     from skillc.output.write import write
     from skillc.project import config as config_mod
     from skillc.stages.catalog import catalogs
@@ -77,7 +78,7 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
         t.append((label, time.perf_counter()))
 
     from skillc.cache import Hit, open_session
-    from skillc.output.assemble import build_hash
+    from skillc.digests import build_hash
     from skillc.project import config as config_mod
     from skillc.stages.template import load_template
 

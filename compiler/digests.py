@@ -1,11 +1,36 @@
-"""sha256 in the compiler: hashlib's (OpenSSL), 2.5-5.5x faster than the `_sha2` module the reader
-uses (bench/RESULTS.md). The reader keeps `_sha2` (format/layout.py) because importing hashlib
-loads OpenSSL, 4 ms of its cold start. Both give the same digest of the same bytes."""
+"""The compiler's digests: the build hash, and sha256.
+
+sha256 is hashlib's (OpenSSL), 2.5-5.5x faster than the `_sha2` module the reader uses
+(bench/RESULTS.md). The reader keeps `_sha2` (format/layout.py) because importing hashlib loads
+OpenSSL, 4 ms of its cold start. Both give the same digest of the same bytes."""
 
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
+
+from . import __version__
+
+if TYPE_CHECKING:
+    from .model import Config, InputFile
+    from .stages.template import Template
+
+GENERATOR = f"skillc {__version__}"  # in every index, and in every build hash
 
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
+    h = hashlib.sha256()
+    for label, data in (
+        ("generator", GENERATOR.encode()),
+        ("config", config.config_bytes),
+        ("template", template.source),
+    ):
+        h.update(f"{label}\0{sha256_hex(data)}\n".encode())
+    for f in inputs:
+        mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
+        h.update(f"{f.rel}\0{f.digest}{mode}\n".encode())
+    return h.hexdigest()

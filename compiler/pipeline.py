@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import diagnostics as dg
 from .cache import Hit, Memo, Report, Session, Stats, open_session
@@ -16,22 +16,19 @@ from .cache.snapshot import Walked
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
+from .digests import build_hash
 from .errors import TemplateFailure
 from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
-from .output.assemble import artifacts, build_hash
-from .output.bounds import over_bounds
 from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
 from .output.write import Comparison, WriteResult, compare, ownership_problem, write
 from .project import config as config_mod
-from .stages.budget import Packing
-from .stages.catalog import catalogs, entry_cost
-from .stages.discover import Lstat, discover
-from .stages.resolve import resolve
-from .stages.skills import check_skills
 from .stages.template import Template, load_template
-from .stages.validate import validate
+
+if TYPE_CHECKING:
+    from .stages.budget import Packing
+    from .stages.discover import Lstat
 
 
 @dataclass(frozen=True)
@@ -143,6 +140,8 @@ class Head:
 def _discovered(
     head: Head, listdir: Callable[[str], Any], progress: Progress = silent, lstat: Lstat = os.lstat
 ) -> Front:
+    from .stages.discover import discover  # not on a replayed build: the cache's walk vouches for it
+
     progress(f"discovering {len(head.config.sources)} source(s)")
     return Front(head.config, head.template, discover(head.config, listdir, lstat), head.diagnostics)
 
@@ -163,6 +162,14 @@ def _back(
 
     digest: the build hash when the caller already has it (hashing every input costs).
     """
+    # The back end, imported here: a build the cache replays never needs it.
+    from .output.assemble import artifacts
+    from .output.bounds import over_bounds
+    from .stages.catalog import catalogs, entry_cost
+    from .stages.resolve import resolve
+    from .stages.skills import check_skills
+    from .stages.validate import validate
+
     config, template = front.config, front.template
     policy = Policy(config.severities, config.path_severities)
     progress(f"validating {len(front.found.skills)} SKILL.md file(s)")

@@ -16,17 +16,19 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..diagnostics import Diagnostic
 from ..model import Skill, SkillSource, Strategy
-from ..stages.budget import Candidate, Packing
-from ..stages.catalog import CatalogInputs
-from ..stages.template import Template
 from .codec import decode_diags, decode_skill, encode_diags, encode_skill, json_exact
 from .store import read_signed, write_signed
+
+if TYPE_CHECKING:  # the stages' types: a replayed build loads no stage
+    from ..stages.budget import Candidate, Packing
+    from ..stages.catalog import CatalogInputs
+    from ..stages.template import Template
 
 MEMO_FILE = "memo.json"
 SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
@@ -268,6 +270,8 @@ def _restored(
     entry: Any, candidates: tuple[Candidate, ...], priority: tuple[str, ...]
 ) -> tuple[str, Packing] | None:
     """A Packing from what the memo keeps of it: every candidate not included was left out."""
+    from ..stages.budget import Packing
+
     try:
         text, p = entry["text"], entry["packing"]
         included = tuple(p["included"])

@@ -14,8 +14,7 @@ from typing import Any
 
 from .. import fs
 from ..model import Config
-from ..names.paths import nfc
-from ..stages.discover import ignored
+from ..names.paths import ignored, nfc
 
 
 @dataclass(frozen=True)

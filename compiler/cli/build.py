@@ -17,7 +17,6 @@ from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from ..format.layout import INDEX
-from ..output import verify
 from ..output.write import Comparison
 from .shared import (
     COLOR,
@@ -143,10 +142,12 @@ def validate(
     diagnostics = result.diagnostics
     if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
         # What the build would write, held to the format's schemas (a failure here is a skillc bug).
+        from ..output.verify import artifact_errors  # validate only: a build never needs it
+
         where = f"{result.config.output}/{INDEX}"
         diagnostics += tuple(
             dg.error(where, Code.SCHEMA_BUG, f"the build would break its schema: {problem}")
-            for problem in verify.artifact_errors(result.artifacts.files)[:20]
+            for problem in artifact_errors(result.artifacts.files)[:20]
         )
     emit(diagnostics, fmt=fmt)
     ok = result.ok and not dg.has_errors(diagnostics)

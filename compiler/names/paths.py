@@ -101,3 +101,12 @@ def unsafe_values(doc: Document, values: list[tuple[tuple[Any, ...], Any]]) -> t
             where = ".".join(map(str, key))
             found.append(dg.error(doc.rel, Code.UNSAFE_PATH, f"{where}: {value!r} {reason}", *doc.pos(*key)))
     return tuple(found)
+
+
+# Version-control metadata is never part of a skill, whatever the excludes say.
+IGNORED_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+def ignored(name: str) -> bool:
+    """Names (NFC) no walk ever enters: discover's and the build cache's stat walk alike."""
+    return name in IGNORED_DIRS

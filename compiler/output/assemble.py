@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
-from .. import __version__
-from ..digests import sha256_hex
+from ..digests import GENERATOR, sha256_hex
 from ..format import layout as fmt
 from ..format.jsonio import dumps
 from ..format.shardtree import build_table
 from ..model import (
     Artifacts,
     Config,
-    InputFile,
     Outcome,
     Persona,
     Program,
@@ -37,22 +34,7 @@ if TYPE_CHECKING:  # types only: importing typing's TypedDicts costs a build sta
         SkillDoc,
     )
 
-GENERATOR = f"skillc {__version__}"
 sha256 = sha256_hex
-
-
-def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
-    h = hashlib.sha256()
-    for label, data in (
-        ("generator", GENERATOR.encode()),
-        ("config", config.config_bytes),
-        ("template", template.source),
-    ):
-        h.update(f"{label}\0{sha256(data)}\n".encode())
-    for f in inputs:
-        mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
-        h.update(f"{f.rel}\0{f.digest}{mode}\n".encode())
-    return h.hexdigest()
 
 
 def artifacts(

@@ -32,14 +32,12 @@ from ..model import (
     SkillSource,
 )
 from ..names.confusables import skeleton
-from ..names.paths import CACHE_DIRNAME, extension, nfc, sanitize_command, unsafe_name
+from ..names.paths import CACHE_DIRNAME, IGNORED_DIRS, extension, ignored, nfc, sanitize_command, unsafe_name
 from ..project import ignorefiles
 
 if TYPE_CHECKING:
     import pathspec
 
-# Version-control metadata is never part of a skill, whatever the excludes say.
-IGNORED_DIRS = frozenset({".git", ".hg", ".svn"})
 EXCLUSIVE_SUFFIX = "-exclusive"
 SKILL_FILES = ("SKILL.md", "skill.md")  # the second is accepted as skills-ref does, with a warning
 # Names skillc reads as files: a directory by one of them would make a skill or persona vanish.
@@ -107,11 +105,6 @@ def _ignoring(
         diags.extend(dg.warning(_join(label, rel), Code.UNREADABLE, why) for rel, why in rules.problems)
 
     return ignorefiles.combined(rules, skip), rules.listing(listdir), after
-
-
-def ignored(name: str) -> bool:
-    """Names (NFC) no walk ever enters; the build cache's stat walk skips the same."""
-    return name in IGNORED_DIRS
 
 
 def _hidden(rel: str, is_dir: bool) -> bool:

@@ -29,7 +29,10 @@ from skillc.output import assemble
 from skillc.pipeline import build
 from skillc.project import config as config_mod
 from skillc.stages import catalog as catalog_stage
+from skillc.stages import discover as discover_stage
+from skillc.stages import resolve as resolve_stage
 from skillc.stages import skills as skills_stage
+from skillc.stages import validate as validate_stage
 from skillc.stages.discover import discover
 
 sys.path.insert(0, str(REPO))
@@ -127,8 +130,15 @@ def test_cached_builds_give_the_bytes_of_a_cold_build(tree, tmp_path):
 
 def test_no_op_rebuild_runs_no_stage_after_discover(tree, monkeypatch):
     build(tree)
-    for stage in ("validate", "resolve", "catalogs", "artifacts", "write"):
-        monkeypatch.setattr(pipeline, stage, lambda *a, **k: pytest.fail("stage ran on a no-op rebuild"))
+    stages = (
+        (validate_stage, "validate"),
+        (resolve_stage, "resolve"),
+        (catalog_stage, "catalogs"),
+        (assemble, "artifacts"),
+        (pipeline, "write"),
+    )
+    for module, stage in stages:
+        monkeypatch.setattr(module, stage, lambda *a, **k: pytest.fail("stage ran on a no-op rebuild"))
     result, written = build(tree)
     assert result.ok and result.cache.replayed and written.written is False
 
@@ -272,7 +282,9 @@ def primed(tree: Path):
 
 
 def no_discover(monkeypatch) -> None:
-    monkeypatch.setattr(pipeline, "discover", lambda *a, **k: pytest.fail("discover ran: an input was read"))
+    monkeypatch.setattr(
+        discover_stage, "discover", lambda *a, **k: pytest.fail("discover ran: an input was read")
+    )
 
 
 def test_no_op_rebuild_reads_no_input(tree, monkeypatch):

@@ -9,12 +9,13 @@ from typing import Any
 
 from support import values as v
 
+from skillc.digests import GENERATOR
 from skillc.format import layout as fmt
 from skillc.format.layout import OUTPUT_MARKER
 from skillc.format.shardtree import all_shards
 from skillc.model import Artifacts, InputFile, Resource
 from skillc.output import verify
-from skillc.output.assemble import GENERATOR, artifacts
+from skillc.output.assemble import artifacts
 from skillc.stages.catalog import catalogs
 from skillc.stages.resolve import resolve
 
