@@ -206,7 +206,11 @@ def check(
     emit((*result.diagnostics, *stale), quiet=True, fmt=fmt)
     if stale:
         files = len(cmp.missing) + len(cmp.changed) + len(cmp.extra)
-        say(fmt, f"skillc: {out}/ is stale ({files} file(s) differ); run `skillc build` and commit it")
+        foreign = " (move out the files a build did not write: it refuses them)" if cmp.extra else ""
+        say(
+            fmt,
+            f"skillc: {out}/ is stale ({files} file(s) differ); run `skillc build` and commit it{foreign}",
+        )
         return 1
     if cmp.extra_objects:
         say(

@@ -38,7 +38,7 @@ IGNORE = click.option(
     "ignore",
     multiple=True,
     metavar="CODE",
-    help="Do not report this warning code (repeatable); --strict then promotes what is left.",
+    help="Do not report this spec-conformance code (repeatable; `skillc codes` marks them); --strict then promotes what is left.",
 )
 STRICT = click.option(
     "--strict/--no-strict", default=None, help="Treat warnings as errors (default: the config's `strict`)."

@@ -170,6 +170,7 @@ def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
             Code.EXCLUDES_SKILL_MD,
             f"resources.exclude matches {hits[0]}; a skill's {hits[0]} is never excluded (the pattern "
             "applies to the other files); to leave skills out, exclude their directories",
+            *config.at("resources", "exclude"),
         ),
     )
 
@@ -427,22 +428,28 @@ def _linked_out(config: Config, written: str, root: Path) -> bool:
     return not (real == project or real.startswith(project.rstrip(os.sep) + os.sep))
 
 
-def _inner_dirs(config: Config, index: int, root: Path) -> dict[str, str]:
+def _inner_dirs(config: Config, index: int, root: Path) -> dict[str, tuple[str, tuple[str | int, ...]]]:
     """The other configured inputs inside source `index`, by path relative to it: a nested source
     or the personas directory would otherwise be read as this source's skills and resources too
     (one SKILL.md compiled twice, exclusive bodies shipped as resources)."""
     here = os.path.realpath(root)
-    others = [(f"source {s!r}", config.source_dir(i)) for i, s in enumerate(config.sources) if i != index]
-    others += (
-        [(f"personas directory {config.personas!r}", config.root / config.personas)]
-        if config.personas
-        else []
-    )
-    inner: dict[str, str] = {}
-    for what, path in others:
+    others: list[tuple[str, Path, tuple[str | int, ...]]] = [
+        (f"source {s!r}", config.source_dir(i), ("sources", i))
+        for i, s in enumerate(config.sources)
+        if i != index
+    ]
+    if config.personas:
+        others.append(
+            (f"personas directory {config.personas!r}", config.root / config.personas, ("personas",))
+        )
+    inner: dict[str, tuple[str, tuple[str | int, ...]]] = {}
+    for what, path, key in others:
         real = os.path.realpath(path)
         if real.startswith(here.rstrip(os.sep) + os.sep):
-            inner[Path(os.path.relpath(real, here)).as_posix()] = what
+            inner[Path(os.path.relpath(real, here)).as_posix()] = (
+                what,
+                key,
+            )  # key: where the config names it
     return inner
 
 
@@ -493,8 +500,9 @@ def _source_skills(
             config.config_rel,
             Code.NESTED_DIRECTORY,
             f"{what} is inside source {src!r}: left out of that source's walk, so no file is read twice",
+            *config.at(*key),
         )
-        for what in inner.values()
+        for what, key in inner.values()
     )
     base = resource_filter(config)
     skip: Skip = lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir)  # noqa: E731
