@@ -49,6 +49,16 @@ def test_close_matches_ignore_case_and_keep_spelling() -> None:
             "sources: [src]\npersonas: people\n",
             "skillc.yaml:2:1: error[SKC103]: personas directory 'people' does not exist",
         ),
+        # a source inside another: at the inner one's entry
+        (
+            "sources:\n  - src\n  - src/a\n",
+            "skillc.yaml:3:5: warning[SKC321]: source 'src/a' is inside source 'src'",
+        ),
+        # a resources.exclude that would drop SKILL.md: at exclude
+        (
+            "sources: [src]\nresources:\n  exclude: ['*.md']\n",
+            "skillc.yaml:3:3: warning[SKC323]: resources.exclude matches SKILL.md",
+        ),
         # a budget for a persona that does not exist: at its key, with the persona meant
         (
             "sources: [src]\nbudgets:\n  personas:\n    defualt: 500\n",
