@@ -168,12 +168,17 @@ def test_a_removed_working_directory_is_a_clear_error(tmp_path: Path) -> None:
     script = f"import os; os.mkdir({gone!r}); os.chdir({gone!r}); os.rmdir({gone!r}); from skillc.cli import main; main()"
     for args in (["build"], ["--config", "../skillc.yaml", "build"]):
         done = subprocess.run(
-            [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120
+            # -P, as the `skillc` entry point runs: no working directory on sys.path. With one, CPython
+            # 3.13.0 raises SystemError importing rpds (jsonschema's) once that directory is gone.
+            [sys.executable, "-P", "-c", script, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert done.returncode == 2, done.stderr
         assert "current directory no longer exists" in done.stderr and "Traceback" not in done.stderr
     done = subprocess.run(
-        [sys.executable, "-c", script, "--config", str(cfg), "build"],
+        [sys.executable, "-P", "-c", script, "--config", str(cfg), "build"],
         capture_output=True,
         text=True,
         timeout=120,
