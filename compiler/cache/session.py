@@ -146,11 +146,11 @@ class Session:
         self.config, self.prune = config, prune
         self.dist = config.root / config.output
         self.stats = Stats()
-        print_ = fingerprint()
-        self.records = Records(directory, signing_key, print_, FORMAT, self.stats)
-        self._memo = Memo(directory, signing_key, print_, FORMAT, self.stats)
+        compiler_id = fingerprint()
+        self.records = Records(directory, signing_key, compiler_id, FORMAT, self.stats)
+        self._memo = Memo(directory, signing_key, compiler_id, FORMAT, self.stats)
         self._memo_loaded = False
-        self.now = take_snapshot(config, directory, head_key(print_, config_hash, config, head_diags))
+        self.now = take_snapshot(config, directory, head_key(compiler_id, config_hash, config, head_diags))
         self.build_key = ""
         self.inputs: Snapshot | None = None
 
