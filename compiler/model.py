@@ -44,6 +44,15 @@ PERSONA_FILE_EXTENSIONS = (".md", ".yaml", ".json")
 
 
 @dataclass(frozen=True)
+class TargetSetting:
+    """One harness of `targets:` with its settings; None means the harness's own default."""
+
+    name: str  # claude-code, codex, gemini or opencode (targets.NAMES)
+    window: int | None = None  # the model's context window in tokens
+    chars: int | None = None  # claude-code: the listing budget in characters
+
+
+@dataclass(frozen=True)
 class Config:
     root: Path  # directory holding the config; every path is relative to it
     config_rel: str
@@ -74,6 +83,8 @@ class Config:
     # (line, col) in the config of each setting a later stage may report on: ("sources", i) by the
     # index in `sources`, ("personas",), ("output",), ("budgets", "personas", id), ...
     anchors: tuple[tuple[tuple[str | int, ...], tuple[int, int]], ...] = ()
+    # `targets:`: the harnesses the project ships to, in the config's order (docs/targets.md)
+    targets: tuple[TargetSetting, ...] = ()
 
     def at(self, *keys: str | int) -> tuple[int, int]:
         """Where a setting is written in the config: its key's line and column (1:1 if unknown)."""

@@ -13,7 +13,7 @@ from .. import fs
 from ..diagnostics import Diagnostic, policy
 from ..diagnostics.codes import Code
 from ..errors import UsageError
-from ..model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy
+from ..model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy, TargetSetting
 from ..names.paths import unsafe_reason
 from ..options import DEFAULTS, Options
 from ..stages import schema
@@ -211,8 +211,19 @@ def _build(
         budget_strategy=Strategy(budgets.get("strategy", Strategy.DROP)),
         budget_priority=tuple(budgets.get("priority", ())),
         anchors=_anchors(doc, kept_at),
+        targets=_targets(data.get("targets")),
     )
     return config, tuple(problems)
+
+
+def _targets(value: Any) -> tuple[TargetSetting, ...]:
+    """`targets:` as a list of names or a map of name to settings (the schema checked its shape)."""
+    if isinstance(value, list):
+        return tuple(TargetSetting(name) for name in value)
+    return tuple(
+        TargetSetting(name, (given or {}).get("window"), (given or {}).get("chars"))
+        for name, given in (value or {}).items()
+    )
 
 
 def _kept_positions(doc: Document, sources: list[str]) -> list[tuple[int, int]]:

@@ -35,10 +35,27 @@ def properties(name: str) -> frozenset[str]:
 
 
 def check(doc: Document, data: Any, name: str, code: Code) -> tuple[Diagnostic, ...]:
-    errors = sorted(
-        validator(name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
-    )
+    found = (leaf for err in validator(name).iter_errors(data) for leaf in _leaves(err))
+    errors = sorted(found, key=lambda e: (list(map(str, e.absolute_path)), e.message))
     return tuple(d for err in errors for d in _diagnostics(doc, err, code))
+
+
+def _leaves(err: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """A `oneOf` whose value has the type of exactly one branch is reported as that branch's errors
+    (`targets: [cluade-code]` is a typo in a list, not "not valid under any of the given schemas")."""
+    if err.validator not in ("oneOf", "anyOf") or not err.context:
+        return [err]
+    branches: dict[Any, list[jsonschema.ValidationError]] = {}
+    for sub in err.context:
+        branches.setdefault(sub.schema_path[0], []).append(sub)
+    typed = [subs for subs in branches.values() if not any(_wrong_type(sub) for sub in subs)]
+    if len(typed) != 1:
+        return [err]
+    return [leaf for sub in typed[0] for leaf in _leaves(sub)]
+
+
+def _wrong_type(err: jsonschema.ValidationError) -> bool:
+    return err.validator == "type" and not err.relative_path
 
 
 def _diagnostics(doc: Document, err: jsonschema.ValidationError, code: Code) -> tuple[Diagnostic, ...]:

@@ -4,3 +4,6 @@ Every rule cites its evidence: a golden recorded from the real CLI (tests/harnes
 where it was found, the harness's own source. docs/targets.md holds the full account.
 Nothing here imports the rest of skillc; the compiler wires these in.
 """
+
+# The harness targets, as `targets:` in the config and `--target` name them.
+NAMES = ("claude-code", "codex", "gemini", "opencode")

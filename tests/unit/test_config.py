@@ -31,3 +31,28 @@ def test_config_schema_errors_are_positioned(tmp_path: Path) -> None:
 def test_missing_config_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError):
         config_mod.load(tmp_path / "nope.yaml")
+
+
+def test_targets_as_a_list_or_a_map_of_settings(tmp_path: Path) -> None:
+    from skillc import targets
+    from skillc.model import TargetSetting
+
+    listed, _ = config_mod.load(src_project(tmp_path, {}, config="sources: [src]\ntargets: [codex, gemini]\n"))
+    assert listed.targets == (TargetSetting("codex"), TargetSetting("gemini"))
+    mapped, _ = config_mod.load(
+        src_project(tmp_path, {}, config="sources: [src]\ntargets:\n  claude-code: {chars: 900}\n  codex:\n")
+    )
+    assert mapped.targets == (TargetSetting("claude-code", chars=900), TargetSetting("codex"))
+    schema = config_mod.schema.validator("config").schema["properties"]["targets"]["oneOf"]
+    assert tuple(schema[0]["items"]["enum"]) == targets.NAMES == tuple(schema[1]["properties"])
+
+
+def test_a_misspelt_target_is_reported_in_its_branch_of_the_schema(tmp_path: Path) -> None:
+    cfg, diags = config_mod.load(
+        src_project(tmp_path, {}, config="sources: [src]\ntargets: [codex, cluade-code]\n")
+    )
+    assert cfg is None
+    assert [d.format() for d in diags] == [
+        "skillc.yaml:2:18: error[SKC102]: targets.1: 'cluade-code' is not one of 'claude-code', 'codex',"
+        " 'gemini', 'opencode' (did you mean 'claude-code'?)"
+    ]
