@@ -168,4 +168,4 @@ def _has_table(path: Path) -> bool:
         text = path.read_text(encoding="utf-8") if path.is_file() else None
     except (OSError, UnicodeDecodeError):
         return False
-    return text is not None and pyproject.table(text) is not None
+    return text is not None and pyproject.claims(text)

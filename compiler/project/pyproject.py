@@ -28,6 +28,26 @@ _KEY = re.compile(r"^\s*([A-Za-z0-9_.\-\s\"']+?)\s*=")
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
+# A `[tool.skillc]` (or `[tool.skillc.budgets]`...) header, found by its text when the TOML is broken.
+_OUR_HEADER = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*skillc[ \t]*[\].]", re.MULTILINE)
+
+
+def claims(text: str) -> bool:
+    """Whether the file is a skillc config: it has the table, or is broken TOML with its header.
+
+    A pyproject.toml whose [tool.skillc] has a typo must be reported where the typo is, not passed
+    over for a config further up (or "no config found")."""
+    if table(text) is not None:
+        return True
+    try:
+        import tomllib
+
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return _OUR_HEADER.search(text) is not None
+    return False
+
+
 def table(text: str) -> dict[str, Any] | None:
     """The `[tool.skillc]` table, or None when there is none (or the file is not TOML)."""
     try:

@@ -69,6 +69,24 @@ def test_toml_syntax_errors_are_located(tmp_path: Path) -> None:
     assert code == 1 and "pyproject.toml:12:" in out and "SKC101" in out
 
 
+def test_a_broken_table_is_found_and_reported_not_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree(tmp_path, PYPROJECT + "broken = [\n")
+    monkeypatch.chdir(tmp_path / "skills")
+    code, out = run("validate")
+    assert code == 1 and "pyproject.toml:12:" in out and "SKC101" in out, out
+
+
+def test_broken_toml_without_the_table_is_still_no_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree(tmp_path, "[project]\nname = 'demo\n")
+    monkeypatch.chdir(tmp_path)
+    code, out = run("build")
+    assert code == 2 and "[tool.skillc]" in out, out
+
+
 def test_skillc_yaml_wins_and_both_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree(tmp_path)
     (tmp_path / "skillc.yaml").write_text("format: 1\nsources: [skills]\noutput: from-yaml\n")

@@ -37,7 +37,9 @@ def test_targets_as_a_list_or_a_map_of_settings(tmp_path: Path) -> None:
     from skillc import targets
     from skillc.model import TargetSetting
 
-    listed, _ = config_mod.load(src_project(tmp_path, {}, config="sources: [src]\ntargets: [codex, gemini]\n"))
+    listed, _ = config_mod.load(
+        src_project(tmp_path, {}, config="sources: [src]\ntargets: [codex, gemini]\n")
+    )
     assert listed.targets == (TargetSetting("codex"), TargetSetting("gemini"))
     mapped, _ = config_mod.load(
         src_project(tmp_path, {}, config="sources: [src]\ntargets:\n  claude-code: {chars: 900}\n  codex:\n")
