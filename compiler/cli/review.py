@@ -37,6 +37,9 @@ CHANGED = 1
 )
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the builds differ at all.")
 @click.option(
+    "-q", "--quiet", is_flag=True, help="Print no review; implies --exit-code (as `git diff --quiet`)."
+)
+@click.option(
     "--fail-on",
     type=click.Choice(["capabilities"]),
     default=None,
@@ -53,6 +56,7 @@ def diff(
     use_git: bool,
     fmt: str,
     exit_code: bool,
+    quiet: bool,
     fail_on: str | None,
     skip_invalid: bool,
     config_path: Path | None,
@@ -74,7 +78,10 @@ def diff(
         labels = ("the base build", "the new build") if use_git else (repr(builds[0]), repr(builds[1]))
         result = review.compare(_open(old, labels[0]), _open(new, labels[1]))
     render = {"text": review.render_text, "markdown": review.render_markdown, "json": review.render_json}[fmt]
-    click.echo(render(result), nl=False)
+    if quiet:
+        exit_code = True
+    else:
+        click.echo(render(result), nl=False)
     return (
         CHANGED
         if (fail_on == "capabilities" and result.capability_changes) or (exit_code and result.changes)

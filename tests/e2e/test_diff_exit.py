@@ -43,6 +43,8 @@ def test_no_change_changes_and_usage(tmp_path: Path) -> None:
     assert run("diff", dist, str(tmp_path / "q/dist"))[0] == 0  # changes, but no gate asked for
     assert run("diff", "--exit-code", dist, str(tmp_path / "q/dist"))[0] == 1
     assert run("diff", dist)[0] == 2
+    assert run("diff", "-q", dist, str(tmp_path / "q/dist")) == (1, "")  # --quiet: no review, a gate
+    assert run("diff", "--quiet", dist, dist) == (0, "")
     assert run("diff", "--skip-invalid", dist, dist)[0] == 2  # it has nothing to build there
 
 
