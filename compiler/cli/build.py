@@ -37,6 +37,11 @@ from .shared import (
 )
 
 FAILED = "skillc: build failed; the output directory was left untouched"
+WATCH = click.option(
+    "--watch",
+    is_flag=True,
+    help="Run again whenever an input changes, until Ctrl-C (notifications with skillc[watch]).",
+)
 
 
 @click.command()
@@ -53,6 +58,7 @@ FAILED = "skillc: build failed; the output directory was left untouched"
 @IGNORE
 @COLOR
 @STATISTICS
+@WATCH
 def build(
     config_path: Path | None,
     strict: bool | None,
@@ -63,12 +69,30 @@ def build(
     verbose: bool,
     fmt: str,
     ignore: tuple[str, ...],
+    watch: bool,
 ) -> int:
     """Compile the sources into the output directory, atomically."""
-    started = time.perf_counter()
     config_path = find_config(config_path)
+    settings = (strict, skip_invalid, verbose, ignore)
+    if watch:
+        from . import watch as watching
+
+        found = config_path
+        return watching.loop(lambda: _build(found, settings, prune, quiet, no_cache, fmt), found)
+    return _build(config_path, settings, prune, quiet, no_cache, fmt)
+
+
+def _build(
+    config_path: Path,
+    settings: tuple[bool | None, bool | None, bool, tuple[str, ...]],
+    prune: bool,
+    quiet: bool,
+    no_cache: bool,
+    fmt: str,
+) -> int:
+    started = time.perf_counter()
     progress = report.progress_for(fmt, quiet)
-    opts = options(strict, skip_invalid, verbose, ignore, progress)
+    opts = options(*settings, progress)
     try:
         result, written = pipeline.build(config_path, opts, prune=prune, cache=not no_cache)
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
@@ -185,6 +209,7 @@ def _stale(result: pipeline.Compiled, cmp: Comparison) -> list[dg.Diagnostic]:
 
 @click.command()
 @reporting
+@WATCH
 def check(
     config_path: Path | None,
     strict: bool | None,
@@ -192,9 +217,22 @@ def check(
     verbose: bool,
     fmt: str,
     ignore: tuple[str, ...],
+    watch: bool,
 ) -> int:
     """CI: fail if the output directory is stale or invalid. Writes nothing."""
-    result, cmp = pipeline.check(find_config(config_path), options(strict, skip_invalid, verbose, ignore))
+    found = find_config(config_path)
+    settings = (strict, skip_invalid, verbose, ignore)
+    if watch:
+        from . import watch as watching
+
+        return watching.loop(lambda: _check(found, settings, fmt), found)
+    return _check(found, settings, fmt)
+
+
+def _check(
+    config_path: Path, settings: tuple[bool | None, bool | None, bool, tuple[str, ...]], fmt: str
+) -> int:
+    result, cmp = pipeline.check(config_path, options(*settings))
     if cmp is None or isinstance(result, pipeline.ConfigFailed) or result.artifacts is None:
         emit(result.diagnostics, quiet=True, fmt=fmt)
         say(fmt, "skillc: check failed: the sources do not compile")

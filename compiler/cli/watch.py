@@ -1,0 +1,218 @@
+"""`build --watch` and `check --watch`: run the command again whenever an input changes.
+
+What is watched follows the config, read again after every run: the config file, the template, the
+sources, the personas folder and the ignore files among them. The output directory, `.skillc-cache/`
+and `.git/` are never watched, so a build's own writes cannot trigger the next one.
+
+File-system notifications come from `watchfiles` (the optional extra `skillc[watch]`; it has a
+compiled part, hence optional). Without it, or with SKILLC_WATCH_POLL=1 (network file systems,
+containers where inotify does not reach), the inputs are polled: a stat walk every half second.
+Either way a burst of saves (an editor writing a temporary file, then renaming it) gives one run:
+the run starts once the inputs have been quiet for DEBOUNCE_MS.
+
+Bad input mid-edit is a run that reports errors, never the end of the watch: each run is a whole
+command under its own error boundary. Ctrl-C ends the watch through the CLI's boundary (exit 130);
+the write stage is atomic, so an interrupted build leaves the previous output in place.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from ..diagnostics import printable
+from ..errors import SkillcError
+from ..format.errors import ReaderError
+
+DEBOUNCE_MS = 80  # quiet time before a run: editors save in bursts of a few events
+POLL_SECONDS = 0.5
+_READY_MS = 200  # the notifier's first timeout: it is watching by then
+_MAX_WAIT_MS = 2000  # a run starts after this long even if the inputs never go quiet
+_SKIPPED_DIRS = frozenset({".git", ".skillc-cache"})
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to watch: folders walked whole, single files, and folders never entered."""
+
+    folders: tuple[Path, ...]
+    files: tuple[Path, ...]
+    excluded: tuple[Path, ...]
+
+    def wants(self, path: Path) -> bool:
+        """Whether a changed path is an input: inside a watched folder or a watched file, and in no
+        excluded folder (the output) nor a skipped one (.git, the cache)."""
+        if any(part in _SKIPPED_DIRS for part in path.parts):
+            return False
+        if any(path == ex or ex in path.parents for ex in self.excluded):
+            return False
+        return path in self.files or any(path == f or f in path.parents for f in self.folders)
+
+
+def plan_for(config_path: Path) -> Plan:
+    """The inputs the config names; just the config file when it cannot be read (mid-edit)."""
+    from ..project import config as config_mod  # the watch pays for it once per run, not per poll
+
+    config_file = config_path.resolve()
+    try:
+        config, _ = config_mod.load(config_file)
+    except SkillcError:
+        config = None
+    if config is None:
+        return Plan((), (config_file,), ())
+    folders = [config.source_dir(i).resolve() for i in range(len(config.sources))]
+    if config.personas:
+        folders.append((config.root / config.personas).resolve())
+    files = (config_file, config.template.resolve())
+    return Plan(tuple(sorted(set(folders))), files, ((config.root / config.output).resolve(),))
+
+
+def loop(run: Callable[[], int], config_path: Path) -> int:
+    """Run, then run again after every change, until Ctrl-C (KeyboardInterrupt reaches the boundary)."""
+    while True:
+        _guarded(run)
+        plan = plan_for(config_path)
+        changed = _next_change(plan, config_path)
+        click.echo(f"\nskillc: {_describe(changed)}; running again", err=True)
+
+
+def _ready() -> None:
+    """Said once the watch is in place, so a change made after this line is never missed."""
+    click.echo("skillc: watching for changes (Ctrl-C to stop)", err=True)
+
+
+def _guarded(run: Callable[[], int]) -> None:
+    """One run under the same rules as the CLI's boundary, except that the watch goes on."""
+    try:
+        run()
+    except SystemExit:  # a command that leaves through sys.exit still only ends this run
+        pass
+    except (SkillcError, ReaderError) as exc:
+        click.echo(printable(f"skillc: error: {exc}"), err=True)
+    except click.ClickException as exc:
+        exc.show()
+
+
+def _describe(changed: list[Path]) -> str:
+    if not changed:
+        return "inputs changed"
+    first = os.path.relpath(changed[0])
+    more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+    return f"{first}{more} changed"
+
+
+def _next_change(plan: Plan, config_path: Path) -> list[Path]:
+    """Block until an input changes and the burst is over; the changed paths, sorted."""
+    if not os.environ.get("SKILLC_WATCH_POLL"):
+        try:
+            import watchfiles  # noqa: F401  (optional: the skillc[watch] extra)
+        except ImportError:
+            pass
+        else:
+            return _notified(plan, config_path)
+    return _polled(plan)
+
+
+def _notified(plan: Plan, config_path: Path) -> list[Path]:
+    import watchfiles
+
+    # The config's folder is watched too: an editor replaces the config by a rename, which a watch
+    # on the file itself would lose; `plan.wants` keeps only the inputs.
+    roots = {str(p) for p in plan.folders if p.exists()} | {str(config_path.resolve().parent)}
+    roots |= {str(f.parent) for f in plan.files if f.parent.exists()}
+    # The notifier says nothing when it is in place; its first timeout is the sign. What changed
+    # between the snapshot and then is found by comparing snapshots, so no edit falls in the gap.
+    before: dict[Path, tuple[int, int, int, int]] | None = _snapshot(plan)
+    for batch in watchfiles.watch(
+        *sorted(roots),
+        watch_filter=lambda _change, path: plan.wants(Path(path)),
+        debounce=_MAX_WAIT_MS,
+        step=DEBOUNCE_MS,
+        rust_timeout=_READY_MS,
+        yield_on_timeout=True,
+    ):
+        changed = sorted({Path(path) for _change, path in batch})
+        if changed:
+            return changed
+        if before is not None:
+            _ready()
+            missed = _difference(before, _snapshot(plan))
+            if missed:
+                return missed
+            before = None
+    return []  # the generator ends only when stopped: treat it as a change and run again
+
+
+def _polled(plan: Plan) -> list[Path]:
+    before = _snapshot(plan)
+    _ready()
+    while True:
+        time.sleep(POLL_SECONDS)
+        now = _snapshot(plan)
+        if now != before:
+            break
+    deadline = time.monotonic() + _MAX_WAIT_MS / 1000
+    while time.monotonic() < deadline:  # wait for the burst to end
+        time.sleep(DEBOUNCE_MS / 1000)
+        settled = _snapshot(plan)
+        if settled == now:
+            break
+        now = settled
+    return _difference(before, now)
+
+
+def _difference(
+    before: dict[Path, tuple[int, int, int, int]], now: dict[Path, tuple[int, int, int, int]]
+) -> list[Path]:
+    return sorted(p for p in set(before) | set(now) if before.get(p) != now.get(p))
+
+
+def _snapshot(plan: Plan) -> dict[Path, tuple[int, int, int, int]]:
+    """Stat data of every watched file: size, mtime, ctime and inode, as the build cache compares."""
+    found: dict[Path, tuple[int, int, int, int]] = {}
+    for path in plan.files:
+        _stat_into(found, path)
+    for folder in plan.folders:
+        for path in _files_below(folder, plan):
+            _stat_into(found, path)
+    return found
+
+
+def _stat_into(found: dict[Path, tuple[int, int, int, int]], path: Path) -> None:
+    try:
+        st = path.stat()
+    except OSError:
+        return
+    found[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _files_below(folder: Path, plan: Plan) -> Iterator[Path]:
+    """Every file below folder, symlinked folders not entered (no loops), the excluded ones skipped."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_dir:
+            if entry.name not in _SKIPPED_DIRS and path not in plan.excluded:
+                yield from _files_below(path, plan)
+        elif not entry.is_symlink() or _is_file(path):
+            yield path
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False

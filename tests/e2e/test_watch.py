@@ -1,0 +1,145 @@
+"""`build --watch` and `check --watch`: a real process, real edits, Ctrl-C (issue 19 item 3).
+
+Timeouts are generous (a loaded two-core machine); nothing here is timed: latency is a bench figure.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.project import skill_md
+from support.project import src_project as project
+
+from skillc import reader
+from skillc.cli import watch
+
+WAIT = 60.0
+
+
+class Watcher:
+    """`skillc build --watch` in a subprocess, its stderr read line by line on a thread."""
+
+    def __init__(self, config: Path, command: str = "build", poll: bool = True) -> None:
+        env = {**os.environ, "SKILLC_WATCH_POLL": "1" if poll else ""}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "skillc", "--config", str(config), command, "--watch"],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            cwd=config.parent,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.seen: list[str] = []
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.put(line)
+
+    def until(self, text: str) -> list[str]:
+        """The lines up to and including the first that holds text."""
+        got = []
+        while True:
+            line = self.lines.get(timeout=WAIT)
+            got.append(line)
+            self.seen.append(line)
+            if text in line:
+                return got
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout=WAIT)
+
+
+@pytest.fixture
+def watcher(tmp_path: Path) -> Iterator[Watcher]:
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
+    w = Watcher(config)
+    yield w
+    if w.proc.poll() is None:
+        w.proc.kill()
+        w.proc.wait()
+
+
+def _description(dist: Path) -> str:
+    return reader.open(dist).skill_meta("a").description
+
+
+def test_an_edit_is_built_a_broken_file_reported_and_the_fix_built(watcher: Watcher, tmp_path: Path) -> None:
+    watcher.until("watching for changes")
+    assert _description(tmp_path / "dist") == "First."
+    (tmp_path / "src/a/SKILL.md").write_text(skill_md("a", description="Second."))
+    watcher.until("watching for changes")
+    assert _description(tmp_path / "dist") == "Second."
+    (tmp_path / "src/a/SKILL.md").write_text("---\nname: a\ndescription: [oops\n---\nbody\n")
+    broken = "".join(watcher.until("watching for changes"))
+    assert "error[SKC203]" in broken and "build failed" in broken, broken
+    assert _description(tmp_path / "dist") == "Second."  # the previous build is still served
+    (tmp_path / "src/a/SKILL.md").write_text(skill_md("a", description="Third."))
+    watcher.until("watching for changes")
+    assert _description(tmp_path / "dist") == "Third."
+    assert watcher.stop() == 130
+    assert "Traceback" not in "".join(watcher.seen)
+
+
+def test_a_deleted_config_is_reported_and_its_return_rebuilds(watcher: Watcher, tmp_path: Path) -> None:
+    watcher.until("watching for changes")
+    config = tmp_path / "skillc.yaml"
+    text = config.read_text()
+    config.unlink()
+    gone = "".join(watcher.until("watching for changes"))
+    assert "config file not found" in gone, gone
+    config.write_text(text + "output: out\n")
+    watcher.until("watching for changes")
+    assert reader.open(tmp_path / "out").all_commands() == ["a"]
+    assert watcher.stop() == 130
+
+
+def test_the_output_and_the_cache_never_trigger_a_run(tmp_path: Path) -> None:
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, "sources: [src]\noutput: src/out\n")
+    plan = watch.plan_for(config)
+    src = (tmp_path / "src").resolve()
+    assert plan.wants(src / "a/SKILL.md") and plan.wants(config.resolve())
+    assert not plan.wants(src / "out/_index.json")
+    assert not plan.wants(src / "a/.skillc-cache/x") and not plan.wants(src / ".git/HEAD")
+    assert not plan.wants(tmp_path.resolve() / "elsewhere.md")
+
+
+def test_a_config_that_does_not_load_watches_the_config_alone(tmp_path: Path) -> None:
+    config = project(tmp_path, {}, "sources: [src\n")
+    assert watch.plan_for(config) == watch.Plan((), (config.resolve(),), ())
+
+
+def test_check_watch_reports_each_run(tmp_path: Path) -> None:
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")}, "sources: [src]\n")
+    w = Watcher(config, "check")
+    try:
+        first = "".join(w.until("watching for changes"))
+        assert "is stale" in first or "check failed" in first, first
+    finally:
+        assert w.stop() == 130
+
+
+@pytest.mark.skipif(
+    not __import__("importlib.util").util.find_spec("watchfiles"), reason="skillc[watch] not installed"
+)
+def test_notifications_from_watchfiles(tmp_path: Path) -> None:
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
+    w = Watcher(config, poll=False)
+    try:
+        w.until("watching for changes")
+        (tmp_path / "src/a/SKILL.md").write_text(skill_md("a", description="Second."))
+        w.until("watching for changes")
+        assert _description(tmp_path / "dist") == "Second."
+    finally:
+        assert w.stop() == 130
