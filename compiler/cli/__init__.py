@@ -26,6 +26,7 @@ COMMANDS = {
     "check": ("build", "check"),
     "init": ("project", "init"),
     "explain": ("explain", "explain"),
+    "catalog": ("catalog", "catalog"),
     "diff": ("review", "diff"),
     "audit": ("review", "audit"),
     "codes": ("project", "codes"),

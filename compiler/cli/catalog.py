@@ -1,0 +1,90 @@
+"""catalog --target: the skill listing a harness shows the model, predicted from the build."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import reader, targets
+from ..errors import UsageError
+from ..model import Config, TargetSetting
+from ..names.suggest import did_you_mean
+from ..project import config as config_mod
+from ..targets import view
+from ..targets.model import Entry, Listing
+from .boundary import fail
+from .shared import CONFIG, emit, find_config
+
+
+@click.command()
+@CONFIG
+@click.option(
+    "--target", "target", required=True, type=click.Choice(list(targets.NAMES)), help="The harness."
+)
+@click.option("--persona", required=True, help="The persona whose export the harness loads.")
+@click.option("--window", type=click.IntRange(min=1), help="The model's context window, in tokens.")
+@click.option("--chars", type=click.IntRange(min=1), help="claude-code: the listing budget in characters.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--dist",
+    "dist_path",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Read this build directory instead of the project's output.",
+)
+def catalog(
+    config_path: Path | None,
+    target: str,
+    persona: str,
+    window: int | None,
+    chars: int | None,
+    fmt: str,
+    dist_path: Path | None,
+) -> int:
+    """Print the skill listing TARGET shows the model for PERSONA's export (docs/targets.md)."""
+    config = _config(config_path)
+    setting = next((t for t in config.targets if t.name == target), TargetSetting(target))
+    dist_path = dist_path or config.root / config.output
+    try:
+        dist = reader.open(dist_path)
+    except reader.ReaderError as exc:
+        fail(f"{exc} (run `skillc build` first)", 1)
+    if persona not in dist.personas():
+        raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
+    budget = view.budget_for(target, window or setting.window, chars or setting.chars)
+    listing = view.listing_for(dist, target, persona, budget, config.root)
+    click.echo(listing.text if fmt == "text" else _json(target, persona, budget, listing))
+    return 0
+
+
+def _config(config_path: Path | None) -> Config:
+    loaded, problems = config_mod.load(find_config(config_path))
+    if loaded is None:
+        emit(problems)
+        fail("the config does not load", 1)
+    return loaded
+
+
+def _json(target: str, persona: str, budget: view.Budget, listing: Listing) -> str:
+    doc = {
+        "target": target,
+        "persona": persona,
+        "budget": budget.json(),
+        "text": listing.text,
+        "skills": [_skill(e) for e in listing.entries],
+    }
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def _skill(entry: Entry) -> dict[str, Any]:
+    return {
+        "command": entry.command,
+        "name": entry.name,
+        "listed": entry.listed,
+        "description": entry.description,
+        "status": entry.status.value,
+        "reason": entry.reason,
+    }

@@ -1,0 +1,111 @@
+"""A built persona as a harness would read it once exported, and the listing that harness shows.
+
+Pure functions over a `reader.Dist`, so `catalog`, and later `diff` and `explain`, share them.
+The skills are those the persona sees, each with its persona-resolved body (overlays and exclusive
+grants applied by the build) and its flags as the persona resolved them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import reader
+from . import claude_code, codex, gemini, opencode
+from .model import Listing, Skill
+
+# Where each harness reads project skills (docs/targets.md, "Folders each reads").
+ROOTS = {
+    "claude-code": ".claude/skills",
+    "codex": ".agents/skills",
+    "gemini": ".gemini/skills",
+    "opencode": ".opencode/skills",
+}
+# Harnesses that load only <root>/<dir>/SKILL.md: a nested command's folder is flattened.
+ONE_LEVEL = frozenset({"claude-code", "gemini"})
+# The window of each CLI's default model, when neither the config nor the command line sets one:
+# Codex 0.169.0's default model has 272,000 tokens; Claude Code 2.1.330's gives a 30,000-character
+# listing (docs/targets.md, the `huge` goldens).
+CODEX_DEFAULT_WINDOW = 272_000
+CLAUDE_DEFAULT_CHARS = 30_000
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The budget a listing was made with: the window in tokens and, for Claude Code, characters."""
+
+    window: int | None
+    chars: int | None
+
+    def json(self) -> dict[str, Any]:
+        return {"window": self.window, "chars": self.chars}
+
+
+def folder(target: str, command: str) -> str:
+    """The skill's folder below the harness's root. One-level harnesses get `group-inner` for the
+    nested command `group/inner`: their command is the folder name, and `/` cannot be in one."""
+    return command.replace("/", "-") if target in ONE_LEVEL else command
+
+
+def skills_for(dist: reader.Dist, persona: str, target: str, root: str = "") -> tuple[Skill, ...]:
+    """The persona's visible skills, as the harness reads them from an export under `root`."""
+    found = []
+    for info in dist.skills(persona):
+        meta = dist.skill_meta(info.command)
+        fields = meta.frontmatter
+        loaded = dist.load(persona, info.command)
+        found.append(
+            Skill(
+                folder=folder(target, info.command),
+                name=info.name,
+                description=info.description or None,
+                when_to_use=_text(fields.get("when_to_use")),
+                body=loaded.body,
+                disable_model_invocation=not info.model,
+                user_invocable=info.user,
+                paths=_paths(fields.get("paths")),
+                root=root,
+            )
+        )
+    return tuple(found)
+
+
+def budget_for(target: str, window: int | None, chars: int | None) -> Budget:
+    """The budget the harness applies; None where it has none (Gemini CLI, opencode)."""
+    if target == "claude-code":
+        if chars is None:
+            chars = claude_code.budget(window) if window else CLAUDE_DEFAULT_CHARS
+        return Budget(window, chars)
+    if target == "codex":
+        return Budget(window or CODEX_DEFAULT_WINDOW, None)
+    return Budget(None, None)
+
+
+def listing_for(
+    dist: reader.Dist, target: str, persona: str, budget: Budget, project: Path | None = None
+) -> Listing:
+    """The listing the harness shows for the persona's export into `project` (absolute roots)."""
+    root = posixpath.join(project.as_posix(), ROOTS[target]) if project else ROOTS[target]
+    skills = skills_for(dist, persona, target, root)
+    if target == "claude-code":
+        assert budget.chars is not None
+        return claude_code.listing(skills, budget.chars)
+    if target == "codex":
+        return codex.listing(skills, [root], budget.window)
+    if target == "gemini":
+        return gemini.listing([skills])
+    return opencode.listing(skills)
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _paths(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(p.strip() for p in value.split(",") if p.strip())
+    if isinstance(value, list):
+        return tuple(str(p) for p in value)
+    return ()

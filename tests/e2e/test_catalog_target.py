@@ -1,0 +1,99 @@
+"""`skillc catalog --target T --persona P`: the listing a harness shows, predicted from the build."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.cli import run
+from support.project import skill_md
+from support.project import src_project as project
+
+from skillc import reader
+from skillc.targets import claude_code, view
+
+
+def _built(root: Path, n: int = 12, config: str = "sources: [src]\n") -> Path:
+    files = {
+        f"src/s{i:02}/SKILL.md": skill_md(f"s{i:02}", description=f"Skill {i:02} does a thing. " * 4)
+        for i in range(n)
+    }
+    files["src/group/inner/SKILL.md"] = skill_md("inner", description="Nested.")
+    files["src/manual/SKILL.md"] = skill_md(
+        "manual", description="Manual.", **{"disable-model-invocation": True}
+    )
+    cfg = project(root, files, config)
+    code, out = run("build", "--config", str(cfg))
+    assert code == 0, out
+    return cfg
+
+
+def test_text_is_the_target_listing_of_the_persona(tmp_path: Path) -> None:
+    cfg = _built(tmp_path)
+    code, out = run("catalog", "--config", str(cfg), "--target", "claude-code", "--persona", "default")
+    assert code == 0, out
+    dist = reader.open(tmp_path / "dist")
+    expected = claude_code.listing(view.skills_for(dist, "default", "claude-code"), view.CLAUDE_DEFAULT_CHARS)
+    assert out == expected.text + "\n"
+    assert "- group-inner (inner): Nested." in out  # one level: the nested folder is flattened
+    assert "- manual" not in out  # disable-model-invocation: a command, never listed
+
+
+def test_json_names_every_skill_with_its_status(tmp_path: Path) -> None:
+    cfg = _built(tmp_path)
+    code, out = run(
+        "catalog", "--config", str(cfg), "--target", "claude-code", "--persona", "default",
+        "--chars", "400", "--format", "json",
+    )  # fmt: skip
+    assert code == 0, out
+    doc = json.loads(out)
+    assert set(doc) == {"target", "persona", "budget", "text", "skills"}
+    assert doc["budget"] == {"window": None, "chars": 400}
+    statuses = {s["command"]: s["status"] for s in doc["skills"]}
+    assert "dropped" in statuses.values() and statuses["manual"] == "not-listed"
+    for skill in doc["skills"]:
+        assert set(skill) == {"command", "name", "listed", "description", "status", "reason"}
+
+
+def test_codex_cuts_round_robin_at_a_small_window_and_the_config_sets_it(tmp_path: Path) -> None:
+    cfg = _built(tmp_path, 40, "sources: [src]\ntargets:\n  codex: {window: 20000}\n")
+    code, out = run(
+        "catalog", "--config", str(cfg), "--target", "codex", "--persona", "default", "--format", "json"
+    )
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["budget"]["window"] == 20000
+    assert {s["status"] for s in doc["skills"] if s["command"].startswith("s")} == {"cut"}
+    assert f"`r0` = `{tmp_path.resolve().as_posix()}/.agents/skills`" in doc["text"]
+
+
+def test_gemini_and_opencode_have_no_budget(tmp_path: Path) -> None:
+    cfg = _built(tmp_path)
+    for target in ("gemini", "opencode"):
+        code, out = run(
+            "catalog", "--config", str(cfg), "--target", target, "--persona", "default", "--format", "json"
+        )
+        assert code == 0, out
+        doc = json.loads(out)
+        assert doc["budget"] == {"window": None, "chars": None}
+        assert all(s["status"] in ("full", "not-listed", "skipped") for s in doc["skills"])
+
+
+def test_usage_errors_and_no_build(tmp_path: Path) -> None:
+    cfg = _built(tmp_path)
+    code, out = run("catalog", "--config", str(cfg), "--target", "codex", "--persona", "defualt")
+    assert code == 2 and "did you mean 'default'" in out, out
+    code, out = run("catalog", "--config", str(cfg), "--target", "codx", "--persona", "default")
+    assert code == 2, out
+    code, out = run(
+        "catalog",
+        "--config",
+        str(cfg),
+        "--target",
+        "codex",
+        "--persona",
+        "default",
+        "--dist",
+        str(tmp_path / "none"),
+    )
+    assert code == 1 and "run `skillc build` first" in out, out
