@@ -8,12 +8,13 @@ from pathlib import Path
 import click
 
 from .. import diagnostics as dg
-from .. import pipeline
+from .. import pipeline, reader, targets
 from ..diagnostics.codes import Code
 from ..digests import sha256_hex as sha256
-from ..model import Resolution, Skill
+from ..model import Config, Resolution, Skill, TargetSetting
 from ..names.suggest import did_you_mean
 from ..stages.budget import Packing
+from ..targets import view
 from .boundary import fail
 from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED, emit, find_config, options
 
@@ -24,9 +25,22 @@ from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED, emit, find_config
 @QUIET
 @VERBOSE_NOTED
 @COLOR
+@click.option(
+    "--target",
+    "target_names",
+    multiple=True,
+    type=click.Choice(list(targets.NAMES)),
+    help="Also say what this harness does with the skill (repeatable; default: the config's targets).",
+)
 @click.argument("persona")
 @click.argument("command")
-def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, command: str) -> int:
+def explain(
+    config_path: Path | None,
+    skip_invalid: bool | None,
+    target_names: tuple[str, ...],
+    persona: str,
+    command: str,
+) -> int:
     """Print why PERSONA gets what it gets for COMMAND."""
     result = pipeline.compile_project(find_config(config_path), options(skip_invalid=skip_invalid))
     if isinstance(result, pipeline.ConfigFailed):
@@ -40,7 +54,26 @@ def explain(config_path: Path | None, skip_invalid: bool | None, persona: str, c
         _explain_missing(result, persona, command)
         return 1
     _explain(result, hit)
+    _explain_targets(result.config, target_names, persona, command)
     return 0
+
+
+def _explain_targets(config: Config, names: tuple[str, ...], persona: str, command: str) -> None:
+    """What each harness does with the skill, read from the last build in the output directory."""
+    settings = {t.name: t for t in config.targets}
+    chosen = names or tuple(settings)
+    if not chosen:
+        return
+    try:
+        dist = reader.open(config.root / config.output)
+    except reader.ReaderError:
+        click.echo(f"  targets: no build in {config.output}/ (run `skillc build`)")
+        return
+    for name in chosen:
+        setting = settings.get(name, TargetSetting(name))
+        budget = view.budget_for(name, setting.window, setting.chars)
+        listing = view.listing_for(dist, name, persona, budget, config.root)
+        click.echo(dg.printable("  " + view.explain(listing, command, name, budget)))
 
 
 def _explain_missing(result: pipeline.Compiled, persona: str, command: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import reader
 from . import claude_code, codex, gemini, opencode
-from .model import Listing, Skill
+from .model import Listing, Skill, Status
 
 # Where each harness reads project skills (docs/targets.md, "Folders each reads").
 ROOTS = {
@@ -97,6 +97,32 @@ def listing_for(
     if target == "gemini":
         return gemini.listing([skills])
     return opencode.listing(skills)
+
+
+_STATUS = {
+    Status.FULL: "listed with its whole description",
+    Status.CUT: "listed, its description cut",
+    Status.DROPPED: "listed without its description",
+    Status.NOT_LISTED: "loaded, not in the model's listing",
+    Status.SKIPPED: "not loaded",
+}
+
+
+def explain(listing: Listing, command: str, target: str, budget: Budget) -> str:
+    """One line: what the harness does with the command's skill, and the rule that decided."""
+    entry = next((e for e in listing.entries if e.skill.folder == folder(target, command)), None)
+    if entry is None:
+        return f"{target}: not exported: the persona does not see the skill"
+    why = f": {entry.reason}" if entry.reason else ""
+    return f"{target}: {_STATUS[entry.status]}{why} ({_budget_text(target, budget)})"
+
+
+def _budget_text(target: str, budget: Budget) -> str:
+    if budget.chars is not None:
+        return f"listing budget {budget.chars:,} characters, greedy first fit"
+    if budget.window is not None:
+        return f"window {budget.window:,} tokens: 2% for the listing, cut round-robin, then dropped"
+    return f"{target} has no listing budget"
 
 
 def _text(value: object) -> str | None:

@@ -97,3 +97,15 @@ def test_usage_errors_and_no_build(tmp_path: Path) -> None:
         str(tmp_path / "none"),
     )
     assert code == 1 and "run `skillc build` first" in out, out
+
+
+def test_explain_names_what_each_target_does_and_why(tmp_path: Path) -> None:
+    cfg = _built(tmp_path, 12, "sources: [src]\ntargets:\n  claude-code: {chars: 400}\n  codex:\n")
+    code, out = run("explain", "--config", str(cfg), "default", "s11")
+    assert code == 0, out
+    assert "claude-code: listed without its description: over the listing budget" in out, out
+    assert "(listing budget 400 characters, greedy first fit)" in out
+    assert "codex: listed with its whole description (window 272,000 tokens" in out
+    code, out = run("explain", "--config", str(cfg), "--target", "gemini", "default", "manual")
+    assert code == 0, out
+    assert "gemini: " in out and "codex:" not in out
