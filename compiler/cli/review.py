@@ -7,13 +7,15 @@ from pathlib import Path
 
 import click
 
-from .. import reader, review
+from .. import reader, review, targets
 from ..diagnostics import Diagnostic
 from ..diagnostics import formats as report
 from ..errors import BuildFailed, NoBuild, UsageError
+from ..model import TargetSetting
 from ..options import Options
 from ..project import config as config_mod
 from ..review import gitrefs
+from ..targets import view
 from .boundary import fail
 from .shared import COLOR, CONFIG, QUIET, emit, find_config
 
@@ -50,6 +52,14 @@ CHANGED = 1
     is_flag=True,
     help="With --git: leave out skills with errors at either ref (said on stderr) instead of failing.",
 )
+@click.option(
+    "--target",
+    "target_names",
+    multiple=True,
+    type=click.Choice(list(targets.NAMES)),
+    help="Also report skills whose place in this harness's listing changes (repeatable; with --git,"
+    " default: the config's targets).",
+)
 @CONFIG
 def diff(
     builds: tuple[str, ...],
@@ -59,6 +69,7 @@ def diff(
     quiet: bool,
     fail_on: str | None,
     skip_invalid: bool,
+    target_names: tuple[str, ...],
     config_path: Path | None,
 ) -> int:
     """Compare two builds: OLD_DIST NEW_DIST, or --git REF [REF2].
@@ -76,7 +87,8 @@ def diff(
         )
         report.emit(tuple(notes), "text", summary=False)  # stderr: stdout is the review
         labels = ("the base build", "the new build") if use_git else (repr(builds[0]), repr(builds[1]))
-        result = review.compare(_open(old, labels[0]), _open(new, labels[1]))
+        chosen = _targets(target_names, use_git, config_path)
+        result = review.compare(_open(old, labels[0]), _open(new, labels[1]), chosen)
     render = {"text": review.render_text, "markdown": review.render_markdown, "json": review.render_json}[fmt]
     if quiet:
         exit_code = True
@@ -86,6 +98,26 @@ def diff(
         CHANGED
         if (fail_on == "capabilities" and result.capability_changes) or (exit_code and result.changes)
         else 0
+    )
+
+
+def _targets(
+    names: tuple[str, ...], use_git: bool, config_path: Path | None
+) -> tuple[tuple[str, view.Budget], ...]:
+    """The harnesses to review, each with its budget: the config's settings where it has them."""
+    settings: dict[str, TargetSetting] = {}
+    if use_git or config_path is not None:
+        loaded, _ = config_mod.load(find_config(config_path))
+        settings = {t.name: t for t in loaded.targets} if loaded is not None else {}
+    chosen = names or (tuple(settings) if use_git else ())
+    return tuple(
+        (
+            n,
+            view.budget_for(
+                n, settings.get(n, TargetSetting(n)).window, settings.get(n, TargetSetting(n)).chars
+            ),
+        )
+        for n in chosen
     )
 
 

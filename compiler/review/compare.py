@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import reader
 from .audit import audit
+
+if TYPE_CHECKING:
+    from ..targets.view import Budget
 
 # Frontmatter fields that grant or change what a skill may do: reported first and marked.
 CAPABILITY_FIELDS = (
@@ -71,18 +74,23 @@ class Review:
 # --- comparing two builds ----------------------------------------------------
 
 
-def compare(old: reader.Dist, new: reader.Dist) -> Review:
+def compare(old: reader.Dist, new: reader.Dist, targets: Sequence[tuple[str, Budget]] = ()) -> Review:
+    """Every change between two builds; with `targets`, also each harness's listing (review/targets.py)."""
     changes: list[Change] = []
     changes += _skill_changes(old, new)
     changes += _audit_changes(old, new)
     changes += _persona_changes(old, new)
     changes += _grouped(_per_persona_changes(old, new))
+    if targets:
+        from .targets import target_changes  # reads every persona's listing: only when asked
+
+        changes += _grouped(target_changes(old, new, targets))
     summaries = tuple(_summary(old, new, p) for p in sorted(set(old.personas()) | set(new.personas())))
     ordered = sorted(changes, key=lambda c: (not c.capability, _KIND_ORDER.index(c.kind), c.subject, c.field))
     return Review(tuple(ordered), summaries)
 
 
-_KIND_ORDER = ("skill", "frontmatter", "audit", "resource", "persona", "access", "catalog", "body")
+_KIND_ORDER = ("skill", "frontmatter", "audit", "resource", "persona", "access", "catalog", "body", "target")
 
 
 def _skill_changes(old: reader.Dist, new: reader.Dist) -> list[Change]:

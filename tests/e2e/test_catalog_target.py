@@ -109,3 +109,19 @@ def test_explain_names_what_each_target_does_and_why(tmp_path: Path) -> None:
     code, out = run("explain", "--config", str(cfg), "--target", "gemini", "default", "manual")
     assert code == 0, out
     assert "gemini: " in out and "codex:" not in out
+
+
+def test_diff_reports_skills_whose_listing_status_changes(tmp_path: Path) -> None:
+    old = _built(tmp_path / "old", 12, "sources: [src]\ntargets:\n  claude-code: {chars: 900}\n")
+    new_files = {"src/s00/SKILL.md": skill_md("s00", description="A much longer description now. " * 20)}
+    _built(tmp_path / "new", 12, "sources: [src]\n")
+    (tmp_path / "new/src/s00/SKILL.md").write_text(new_files["src/s00/SKILL.md"])
+    assert run("build", "--config", str(tmp_path / "new/skillc.yaml"))[0] == 0
+    dists = (str(tmp_path / "old/dist"), str(tmp_path / "new/dist"))
+    code, plain = run("diff", *dists)
+    assert code == 0 and "listing" not in plain
+    code, out = run("diff", "--config", str(old), "--target", "claude-code", "--format", "json", *dists)
+    assert code == 0, out
+    changes = [c for c in json.loads(out)["changes"] if c["kind"] == "target"]
+    assert changes and all(c["where"] == "claude-code listing" for c in changes), changes
+    assert {(c["old"], c["new"]) for c in changes} <= {("full", "dropped"), ("dropped", "full")}
