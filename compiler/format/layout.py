@@ -34,6 +34,9 @@ OUTPUT_MARKER = ".skillc-dist"
 OUTPUT_MARKER_TEXT = (
     b"skillc output: written by `skillc build`, replaced wholesale by the next build. Do not edit.\n"
 )
+# A file being written into dist/ (then renamed into place): a build killed midway leaves it, the
+# next build removes it. Readers never read it: they read `_index.json` and objects by name.
+TEMP_PREFIX = ".skillc-tmp-"
 SHARD_HEX = 2  # the fewest hex digits in a shard name: 256 shards
 SHARD_SKILLS = 64  # skills per shard, on average, before shard names get one more digit
 MAX_INDEX_BYTES = 16 << 20

@@ -1,9 +1,15 @@
-"""Assembly: every file of a format 2 dist/ as bytes (Artifacts); nothing touches the disk here."""
+"""Assembly: every file of a format 2 dist/ as bytes (Artifacts); nothing touches the disk here.
+
+Bodies are not held as bytes: their text is already in the program, so an object made of one is
+encoded again when it is asked for (compared, written), one at a time. At 100,000 skills that keeps
+the bodies out of memory twice over; the documents (shards, table nodes, metas) are held, since
+they exist only as bytes.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import orjson
@@ -92,16 +98,41 @@ def artifacts(
     }
     out.files[fmt.INDEX] = encode(index)
     out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
-    return Artifacts(
-        dict(sorted(out.files.items())), frozenset(out.objects), digest, frozenset(out.documents)
-    )
+    return Artifacts(out.files.sorted(), frozenset(out.objects), digest, frozenset(out.documents))
+
+
+class Files(Mapping[str, bytes]):
+    """path -> bytes of every file of a build, in path order; a value held as text is encoded on
+    each access (the text is the program's own: holding its bytes too would double the bodies)."""
+
+    def __init__(self, held: dict[str, bytes | str] | None = None) -> None:
+        self._held: dict[str, bytes | str] = held if held is not None else {}
+
+    def __getitem__(self, rel: str) -> bytes:
+        value = self._held[rel]
+        return value.encode("utf-8") if isinstance(value, str) else value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._held
+
+    def __setitem__(self, rel: str, value: bytes | str) -> None:
+        self._held[rel] = value
+
+    def sorted(self) -> Files:
+        return Files({rel: self._held[rel] for rel in sorted(self._held)})
 
 
 class _Objects:
     """The files of a build being assembled; objects stored once under their hash."""
 
     def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
+        self.files = Files()
         self.objects: set[str] = set()
         self.documents: set[str] = set()
         self._texts: dict[str, str] = {}
@@ -120,10 +151,14 @@ class _Objects:
         return digest
 
     def put_text(self, text: str) -> str:
-        # Most personas share a skill's body: hash each distinct text once.
+        # Most personas share a skill's body: hash each distinct text once. The object keeps the text,
+        # not its bytes (Files encodes it when asked).
         digest = self._texts.get(text)
         if digest is None:
-            digest = self._texts[text] = self.put(text.encode("utf-8"))
+            digest = self._texts[text] = sha256(text.encode("utf-8"))
+            rel = fmt.object_path(digest)
+            self.files[rel] = text
+            self.objects.add(rel)
         return digest
 
 

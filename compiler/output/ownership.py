@@ -1,13 +1,15 @@
 """Which files of an output skillc may replace: those it wrote. skillc never deletes or overwrites
 a file it did not write.
 
-A build replaces its output directory as a whole (write.py), so before it does, every file in the
-output must be skillc's own:
+A build replaces the files of its output (write.py: in place, or a whole new tree swapped in), so
+before it does, every file in the output must be skillc's own:
 
 - a file this build writes, or the ownership marker;
 - an object (`objects/...`): content-addressed, written only by builds, kept until `--prune`;
 - a file the previous build's index lists (a persona's prompt copy, for a persona since removed);
-- whatever stands at the name of one of skillc's folders (`objects`, `personas`).
+- whatever stands at the name of one of skillc's folders (`objects`, `personas`);
+- a temporary file of a killed build (`.skillc-tmp-*` at the top, see layout.TEMP_PREFIX), which the
+  next build removes.
 
 Anything else (a wheel in `dist/`, a README someone added) is foreign: the build is refused with
 one error naming each such file, and nothing is removed. `ownership_problem` (write.py) already
@@ -20,7 +22,7 @@ import json
 from pathlib import Path
 
 from .. import fs
-from ..format.layout import INDEX, MAX_INDEX_BYTES, OBJECTS, OUTPUT_MARKER, PERSONAS, is_object
+from ..format.layout import INDEX, MAX_INDEX_BYTES, OBJECTS, OUTPUT_MARKER, PERSONAS, TEMP_PREFIX, is_object
 from ..model import Artifacts
 
 
@@ -32,7 +34,9 @@ def foreign_files(dist: Path, art: Artifacts) -> list[str]:
     # OBJECTS and PERSONAS are listed only when something not a folder took their name (a planted
     # symlink): the name is skillc's, and replacing a link removes the link, never what it points to.
     ours = {*art.files, OUTPUT_MARKER, OBJECTS, PERSONAS, *previous_copies(dist)}
-    return sorted(rel for rel in present if rel not in ours and not is_object(rel))
+    return sorted(
+        rel for rel in present if rel not in ours and not is_object(rel) and not rel.startswith(TEMP_PREFIX)
+    )
 
 
 def previous_copies(dist: Path) -> set[str]:

@@ -1,36 +1,49 @@
 """Write stage: put Artifacts on disk atomically, under a lock.
 
-A complete new tree is written next to the old one, then the two are swapped
-with renameat2(RENAME_EXCHANGE), so at every instant the output directory is
-either the old build or the new one. Object files are never rewritten: a
-still-valid object is hard-linked from the previous build.
+A rebuild writes in place. Every file a reader follows from the index is an object, named by its
+content, so the new build's objects can go straight into the existing `objects/` while the old
+index still points at the old ones: nothing a reader of either build reads is ever rewritten.
+Each file is written under a temporary name in the output (`layout.TEMP_PREFIX`) and renamed into
+place, the marker first, then the new objects, then the persona prompt copies, and `_index.json`
+last: that rename is the commit. So at every instant a reader opening the output gets the old
+build or the new one, whole; a reader holding the old build keeps it, since no object is removed
+(`--prune` removes those no longer referenced, after the commit); a build killed at any point
+leaves the previous build served, and the next one removes its temporary files and writes only
+what is still missing. Nothing is fsynced, as before: the guarantee is against a killed process,
+not a lost disk cache (the commit's rename is ordered after the writes it depends on by any
+journalled file system).
 
-The output is replaced wholesale, so skillc replaces only a directory it wrote
-itself: every build writes the marker file `.skillc-dist` into it, and an
-existing, non-empty output without the marker is refused (`ownership_problem`),
-as is one holding a file skillc did not write (ownership.py).
-Nothing here follows a symlink planted where skillc writes: there is no lock
-file (the lock is an flock on the output's parent directory), temporary trees
-get fresh random names and are removed with fs.remove_tree (which unlinks a
-symlink instead of following it).
+A first build (no output, or an empty directory) writes a complete new tree next to it and renames
+it into place, as does a rebuild whose folders are not plain directories (a symlink planted at
+`objects/`): that tree is swapped in with renameat2(RENAME_EXCHANGE), its unchanged objects
+hard-linked from the old one.
+
+The output is skillc's own, so skillc writes only into a directory it wrote itself: every build
+writes the marker file `.skillc-dist` into it, and an existing, non-empty output without the marker
+is refused (`ownership_problem`), as is one holding a file skillc did not write (ownership.py).
+Nothing here follows a symlink planted where skillc writes: there is no lock file (the lock is an
+flock on the output's parent directory), temporary files are created exclusively under fresh
+random names, every folder written into is checked to be a real directory, and temporary trees are
+removed with fs.remove_tree (which unlinks a symlink instead of following it).
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import fcntl
 import os
 import secrets
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import fs
 from ..errors import OutputRefused
-from ..format.layout import INDEX, OBJECTS, PERSONAS, is_object
+from ..format.layout import INDEX, OBJECTS, PERSONAS, TEMP_PREFIX, is_object
 from ..format.layout import OUTPUT_MARKER as MARKER
 from ..format.layout import OUTPUT_MARKER_TEXT as MARKER_TEXT
 from ..model import Artifacts
@@ -42,6 +55,7 @@ _RENAME_EXCHANGE = 2
 _LEGACY_NAMES = frozenset({INDEX, PERSONAS, OBJECTS})
 # Index heads of builds that may lack the marker (format 1 predates it; format 2 keeps the same head).
 _LEGACY_HEADS = (b'{\n  "format": 1,\n  "generator": "skillc ', b'{\n  "format": 2,\n  "generator": "skillc ')
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,7 @@ def compare(dist: Path, art: Artifacts, known: Mapping[str, list[int]] | None = 
     known: stat data of the files the last build left (the build cache's record). An object whose
     stat data is still those is taken as unchanged without reading it, as a no-op build takes every
     file: its name is its content's hash, so the bytes that build wrote are the bytes art holds.
+    Objects' bytes are asked of art one at a time, as they are compared (assemble makes some on demand).
     """
     stats = (fs.scan_tree(dist) or {}) if dist.is_dir() else {}
     present = set(stats)
@@ -99,7 +114,9 @@ def _same(path: Path, data: bytes, is_object: bool) -> bool:
 
 
 def ownership_problem(dist: Path) -> str | None:
-    """Why skillc must not replace dist, or None: absent, empty, or marked as skillc's output."""
+    """Why skillc must not replace dist, or None: absent, empty, or marked as skillc's output.
+
+    Temporary files of a killed build (layout.TEMP_PREFIX) do not count: they are skillc's."""
     try:
         st = os.lstat(dist)
     except FileNotFoundError:
@@ -111,7 +128,7 @@ def ownership_problem(dist: Path) -> str | None:
     if not stat.S_ISDIR(st.st_mode):
         return "exists and is not a directory"
     try:
-        names = os.listdir(dist)
+        names = [n for n in os.listdir(dist) if not n.startswith(TEMP_PREFIX)]
     except OSError as exc:
         return f"cannot be listed: {exc.strerror}"
     if not names or _marked(dist) or _legacy_output(dist, names):
@@ -162,7 +179,7 @@ def lock(dist: Path) -> Iterator[None]:
 def write(
     dist: Path, art: Artifacts, *, prune: bool = False, known: Mapping[str, list[int]] | None = None
 ) -> WriteResult:
-    """Raises OutputRefused (nothing touched) or OSError (the old output intact).
+    """Raises OutputRefused (nothing touched) or OSError (the old build still the one served).
 
     known: see compare."""
     dist.parent.mkdir(parents=True, exist_ok=True)
@@ -175,14 +192,140 @@ def write(
         cmp = compare(dist, art, known)
         if cmp.current and not (prune and cmp.extra_objects):
             return WriteResult(False, 0)
-        tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+        pruned = len(cmp.extra_objects) if prune else 0
+        if _has_entries(dist):
+            try:
+                _update(str(dist), art, cmp, prune)
+                return WriteResult(True, pruned)
+            except _Blocked:
+                pass  # a folder skillc writes into is not a directory: a whole new tree, swapped in
+        _replace(dist, art, cmp, prune)
+        return WriteResult(True, pruned)
+
+
+# --- in place: new objects beside the old ones, the index renamed over last -------------------------
+
+
+class _Blocked(Exception):
+    """Something other than a real directory stands where the update writes into a folder."""
+
+
+def _update(dist: str, art: Artifacts, cmp: Comparison, prune: bool) -> None:
+    """Write what differs into the existing output; `_index.json` last, so that a reader sees the
+    old build until it is renamed, then the new one. The prompt copies of dropped personas go just
+    before that, the objects no longer referenced (with `prune`) just after."""
+    folders = _Folders(dist)
+    order = _commit_order({*cmp.missing, *cmp.changed}, art.objects)
+    for rel in order[:-1] if order[-1:] == [INDEX] else order:
+        folders.make(rel.rpartition("/")[0])
+        _place(dist, rel, art.files[rel])
+    # Before the commit: the prompt copies of personas the new build drops are skillc's only while
+    # the index on disk lists them (ownership.py). Readers never read them.
+    _remove_files(dist, cmp.extra)
+    if order[-1:] == [INDEX]:
+        _place(dist, INDEX, art.files[INDEX])
+    # After the commit: objects no index on disk names any more. A build killed here leaves some,
+    # which the next `--prune` removes.
+    if prune:
+        _remove_files(dist, cmp.extra_objects)
+
+
+def _commit_order(todo: set[str], objects: frozenset[str]) -> list[str]:
+    """The marker first (an interrupted first write into a legacy output stays ours), then objects,
+    then persona copies, then the index: the commit."""
+    first = [MARKER] if MARKER in todo else []
+    rest = sorted(todo - {MARKER, INDEX})
+    last = [INDEX] if INDEX in todo else []
+    return [*first, *(r for r in rest if r in objects), *(r for r in rest if r not in objects), *last]
+
+
+class _Folders:
+    """Folders below the output known to be real directories (created if absent), never a symlink."""
+
+    def __init__(self, dist: str) -> None:
+        self.dist = dist
+        self.known: set[str] = {""}
+
+    def make(self, rel: str) -> None:
+        if rel in self.known:
+            return
+        self.make(rel.rpartition("/")[0])
+        path = os.path.join(self.dist, rel)
         try:
-            verified = frozenset(art.objects) - set(cmp.missing) - set(cmp.changed)
-            _fill(tmp, dist, art, () if prune else cmp.extra_objects, verified)
-            _swap(tmp, dist)
-        finally:
-            fs.remove_tree(tmp)
-        return WriteResult(True, len(cmp.extra_objects) if prune else 0)
+            os.mkdir(path)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                raise _Blocked(rel) from None
+        self.known.add(rel)
+
+
+def _place(dist: str, rel: str, data: bytes) -> None:
+    """One file, complete under a temporary name in the output, then renamed over `rel`."""
+    tmp = os.path.join(dist, f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}")
+    try:
+        _put(tmp, data)
+        try:
+            os.rename(tmp, os.path.join(dist, rel))
+        except IsADirectoryError:
+            raise _Blocked(rel) from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def _put(path: str, data: bytes) -> None:
+    """One new file, created (never opened through something planted there); the tests make it fail
+    midway, or kill the build here."""
+    fd = os.open(path, _CREATE, 0o666)
+    with open(fd, "wb") as f:
+        f.write(data)
+
+
+def _remove_files(dist: str, rels: Iterable[str]) -> None:
+    """Unlink each (never following a link), then their folders that are left empty."""
+    folders: set[str] = set()
+    for rel in rels:
+        _unlink(os.path.join(dist, rel))
+        folders.add(rel.rpartition("/")[0])
+    for folder in sorted(folders, key=len, reverse=True):
+        while folder:
+            try:
+                os.rmdir(os.path.join(dist, folder))
+            except OSError:
+                break  # not empty (or already gone): its parents are not empty either
+            folder = folder.rpartition("/")[0]
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:
+        fs.remove_tree(Path(path))
+
+
+def _has_entries(dist: Path) -> bool:
+    """A real directory with something in it: the in-place update applies (a missing or empty output
+    gets a new tree renamed into place)."""
+    try:
+        with os.scandir(dist) as it:
+            return stat.S_ISDIR(os.lstat(dist).st_mode) and any(True for _ in it)
+    except OSError:
+        return False
+
+
+# --- a whole new tree, swapped in ----------------------------------------------------------------
+
+
+def _replace(dist: Path, art: Artifacts, cmp: Comparison, prune: bool) -> None:
+    tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        verified = frozenset(art.objects) - set(cmp.missing) - set(cmp.changed)
+        _fill(tmp, dist, art, () if prune else cmp.extra_objects, verified)
+        _swap(tmp, dist)
+    finally:
+        fs.remove_tree(tmp)
 
 
 def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], verified: frozenset[str]) -> None:
@@ -198,19 +341,13 @@ def _fill(tmp: Path, dist: Path, art: Artifacts, keep: tuple[str, ...], verified
             made.add(parent)
         return os.path.join(tmp, rel)
 
-    for rel, data in art.files.items():
+    for rel in art.files:
         new = target(rel)
-        if rel in verified and _link(os.path.join(dist, rel), new, len(data)):
+        if rel in verified and _link(os.path.join(dist, rel), new, None):
             continue
-        _put(new, data)
+        _put(new, art.files[rel])  # one at a time: an object's bytes may be made on demand
     for rel in keep:
         _link(os.path.join(dist, rel), target(rel), None)
-
-
-def _put(path: str, data: bytes) -> None:
-    """One new file of the tree being filled (the tests make it fail midway)."""
-    with open(path, "wb") as f:
-        f.write(data)
 
 
 def _link(old: str, new: str, size: int | None) -> bool:
@@ -262,7 +399,8 @@ def _is_real_dir(path: Path) -> bool:
 
 
 def _recover(dist: Path) -> None:
-    """Undo what a build killed mid-swap (two-rename fallback) or mid-write left behind."""
+    """Undo what a build killed mid-swap (two-rename fallback) or mid-write left behind: its new tree
+    beside the output, or its temporary files in it."""
     olds = sorted(dist.parent.glob(f".{dist.name}.old-*"))
     real = [p for p in olds if _is_real_dir(p)]  # a planted symlink is never moved into place
     if not os.path.lexists(dist) and real:
@@ -270,3 +408,13 @@ def _recover(dist: Path) -> None:
         olds.remove(real[-1])
     for leftover in [*olds, *dist.parent.glob(f".{dist.name}.tmp-*")]:
         fs.remove_tree(leftover)
+    if _is_real_dir(dist):
+        try:
+            names = os.listdir(dist)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return
+            raise
+        for name in names:
+            if name.startswith(TEMP_PREFIX):
+                _unlink(os.path.join(dist, name))
