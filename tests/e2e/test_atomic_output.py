@@ -1,4 +1,8 @@
-"""Output atomicity: failed, killed and concurrent builds never leave a mixed dist/."""
+"""Output atomicity: failed, killed and concurrent builds never leave a mixed dist/.
+
+A rebuild writes its new objects into the existing dist/ before it renames the index over the old
+one, so a build stopped midway leaves the old build served with some new objects beside it
+(`support.files.served`); tests/e2e/test_inplace_write.py kills it at chosen steps of that write."""
 
 from __future__ import annotations
 
@@ -13,10 +17,11 @@ from pathlib import Path
 
 import pytest
 from support.cli import build, invoke
-from support.files import snapshot, tree_digest, write_tree
+from support.files import served, snapshot, tree_digest, write_tree
 from support.project import project, skill_md
 
 from skillc import pipeline, reader
+from skillc.format.layout import TEMP_PREFIX
 from skillc.output import write as write_mod
 
 CONFIG = "format: 1\nsources: [skills]\noutput: dist\nbudgets:\n  catalog_chars: 1000000\n"
@@ -36,7 +41,10 @@ def small(tmp_path: Path) -> Path:
 
 
 def leftovers(root: Path) -> list[str]:
-    return sorted(p.name for p in root.iterdir() if p.name.startswith(".dist.") and p.name != ".dist.lock")
+    """A new tree beside dist/, or temporary files in it: what a build stopped midway leaves."""
+    dist = root / "dist"
+    inside = [n for n in os.listdir(dist) if n.startswith(TEMP_PREFIX)] if dist.is_dir() else []
+    return sorted([p.name for p in root.iterdir() if p.name.startswith(".dist.")] + inside)
 
 
 # --- failed builds ------------------------------------------------------------
@@ -77,6 +85,7 @@ def test_write_error_midway_leaves_previous_dist(tmp_path, monkeypatch):
     cfg = small(tmp_path)
     assert build(cfg).exit_code == 0
     before = snapshot(tmp_path / "dist")
+    (tmp_path / "skills/b/SKILL.md").write_text(skill_md(body="Changed too.\n"))
     (tmp_path / "skills/a/SKILL.md").write_text(skill_md(body="Version two.\n"))
     result = pipeline.compile_project(cfg)
     assert result.ok
@@ -93,8 +102,12 @@ def test_write_error_midway_leaves_previous_dist(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_mod.write(result.output, result.artifacts)
     monkeypatch.undo()
-    assert snapshot(tmp_path / "dist") == before
+    got = snapshot(tmp_path / "dist")
+    # The old build, whole, with the one new object written before the failure beside it.
+    assert {rel: got[rel] for rel in before} == before and len(got) == len(before) + 1
     assert leftovers(tmp_path) == []
+    assert invoke("check", config=cfg).exit_code == 1
+    assert build(cfg).exit_code == 0 and invoke("check", config=cfg).exit_code == 0
 
 
 def test_stale_temp_directories_are_recovered(tmp_path):
@@ -176,15 +189,15 @@ def test_sigkill_leaves_old_or_new_dist(versions):
     for i in range(KILLS):
         restore(pristine, dist)
         proc = spawn(cfg)
-        # Stratified delays cover the whole run: start-up, compile, write, swap.
+        # Stratified delays cover the whole run: start-up, compile, write, commit.
         time.sleep(seconds * 1.6 * (i + rng.random()) / KILLS)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         proc.stderr.close()
         got = snapshot(dist)
-        state = "old" if got == old else "new" if got == new else None
+        state = served(got, old, new)
         assert state, f"kill {i} (seed {seed}) left a mixed dist/: {len(got)} files"
-        # "+tmp": killed while writing the new tree next to dist/, or just after the swap.
+        # "+tmp": killed while writing a file, or a new tree next to dist/.
         outcomes.append(state + ("+tmp" if leftovers(cfg.parent) else ""))
         again = build(cfg, "-q")
         assert again.exit_code == 0, again.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import build, invoke
-from support.files import snapshot, write_tree
+from support.files import served, snapshot, write_tree
 from support.project import project, skill_md
 
 from skillc import reader
@@ -92,21 +92,6 @@ def temporaries(root: Path) -> list[str]:
     dist = root / "dist"
     inside = [n for n in os.listdir(dist) if n.startswith(TEMP_PREFIX)] if dist.is_dir() else []
     return sorted(beside + inside)
-
-
-def served(got: dict[str, bytes], old: dict[str, bytes], new: dict[str, bytes]) -> str | None:
-    """"old" or "new": the build a reader opening dist/ now gets, every object of it intact, every
-    object of the old build still there; None for anything mixed."""
-    if any(got.get(rel) != data for rel, data in old.items() if is_object(rel)):
-        return None
-    for name, build_ in (("old", old), ("new", new)):
-        if got.get(INDEX) == build_[INDEX] and all(
-            got.get(rel) == data for rel, data in build_.items() if is_object(rel)
-        ):
-            # Besides its files: only the other build's (objects, prompt copies) or temporary files.
-            if all(rel in old or rel in new or rel.startswith(TEMP_PREFIX) for rel in got):
-                return name
-    return None
 
 
 def killed(cfg: Path, mode: str, at: int, *options: str) -> subprocess.CompletedProcess[bytes]:

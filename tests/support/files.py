@@ -56,3 +56,21 @@ def tree_digest(root: Path) -> dict[str, str]:
             else:
                 out[rel] = hashlib.sha256(full.read_bytes()).hexdigest()[:16]
     return out
+
+
+def served(got: dict[str, bytes], old: dict[str, bytes], new: dict[str, bytes]) -> str | None:
+    """Which build a snapshot of dist/ serves, "old" or "new" (snapshots as `snapshot` takes them), or
+    None for anything mixed: its index and every object of that build intact, every object of the
+    old build still there (a reader holding it keeps working), and nothing but files of the two
+    builds (objects, prompt copies) and temporary files of a killed build beside them."""
+    from skillc.format.layout import INDEX, TEMP_PREFIX, is_object
+
+    if any(got.get(rel) != data for rel, data in old.items() if is_object(rel)):
+        return None
+    if not all(rel in old or rel in new or rel.startswith(TEMP_PREFIX) for rel in got):
+        return None
+    for name, build in (("old", old), ("new", new)):
+        objects_intact = all(got.get(rel) == data for rel, data in build.items() if is_object(rel))
+        if got.get(INDEX) == build[INDEX] and objects_intact:
+            return name
+    return None
