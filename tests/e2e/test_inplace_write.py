@@ -23,7 +23,9 @@ from support.project import project, skill_md
 from skillc import reader
 from skillc.format.layout import INDEX, TEMP_PREFIX, is_object
 
-CONFIG = "format: 1\nsources: [skills]\npersonas: personas\noutput: dist\nbudgets:\n  catalog_chars: 1000000\n"
+CONFIG = (
+    "format: 1\nsources: [skills]\npersonas: personas\noutput: dist\nbudgets:\n  catalog_chars: 1000000\n"
+)
 PERSONA = "name: {name}\n"
 
 # Runs one build in a new process, killed with SIGKILL at a chosen call of write._put (every file the
@@ -65,7 +67,9 @@ def tree(version: int) -> dict[str, str]:
         v = version if i % 2 else 1
         if version == 2 and i == 3:
             continue
-        files[f"skills/s{i:02d}/SKILL.md"] = skill_md(description=f"Skill {i} v{v}.", body=f"Body {i} v{v}.\n")
+        files[f"skills/s{i:02d}/SKILL.md"] = skill_md(
+            description=f"Skill {i} v{v}.", body=f"Body {i} v{v}.\n"
+        )
         files[f"skills/s{i:02d}/references/r.md"] = f"reference {i} v{v}\n"
     if version == 2:
         files["skills/zz-new/SKILL.md"] = skill_md(description="New in v2.")
