@@ -1,13 +1,16 @@
 """Assembly: every file of a format 2 dist/ as bytes (Artifacts); nothing touches the disk here.
 
-Bodies are not held as bytes: their text is already in the program, so an object made of one is
-encoded again when it is asked for (compared, written), one at a time. At 100,000 skills that keeps
-the bodies out of memory twice over; the documents (shards, table nodes, metas) are held, since
-they exist only as bytes.
+Memory stays bounded by one shard, not the tree: a shard's entries are made, encoded and dropped
+one shard at a time, and the encoded documents (shards, table nodes, metas) go to an unnamed
+scratch file as they are made (`Spool`), read back when the write stage asks for them, one at a
+time. Bodies are not held as bytes either: their text is already in the program, so an object made
+of one is encoded again when it is asked for. Resources are the bytes discover read.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -69,13 +72,19 @@ def artifacts(
             "meta": out.put_document(encode(meta)),
             "copy": copy,
         }
-    shards: dict[str, dict[str, SkillDoc]] = {}
     ids = tuple(program.personas)
     digits = fmt.shard_digits(len(program.skills))
-    for command, skill in program.skills.items():
-        default, exceptions = _default_and_exceptions(ids, resolved[command].outcomes, out.put_text)
-        entry = _skill_entry(config, skill, out, default, exceptions)
-        shards.setdefault(fmt.shard_of(command, digits), {})[command] = entry
+    commands: dict[str, list[str]] = {}  # per shard, its commands in the program's order
+    for command in program.skills:
+        commands.setdefault(fmt.shard_of(command, digits), []).append(command)
+    shards: dict[str, str] = {}
+    for name in sorted(commands):
+        # One shard's entries at a time: encoded, spooled and dropped before the next is made.
+        skills: dict[str, SkillDoc] = {}
+        for command in commands[name]:
+            default, exceptions = _default_and_exceptions(ids, resolved[command].outcomes, out.put_text)
+            skills[command] = _skill_entry(config, program.skills[command], out, default, exceptions)
+        shards[name] = out.put_document(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
     index: IndexDoc = {
         "format": fmt.VERSION,
         "generator": GENERATOR,
@@ -88,13 +97,7 @@ def artifacts(
         },
         "personas": personas,
         # The shard table is a tree of objects of its own: open() and catalog() never read it.
-        "shards": build_table(
-            {
-                name: out.put_document(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
-                for name, skills in sorted(shards.items())
-            },
-            lambda node: out.put_document(encode(node)),
-        ),
+        "shards": build_table(shards, lambda node: out.put_document(encode(node))),
     }
     out.files[fmt.INDEX] = encode(index)
     out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
@@ -102,14 +105,18 @@ def artifacts(
 
 
 class Files(Mapping[str, bytes]):
-    """path -> bytes of every file of a build, in path order; a value held as text is encoded on
-    each access (the text is the program's own: holding its bytes too would double the bodies)."""
+    """path -> bytes of every file of a build, in path order, without holding most of the bytes:
+    a value held as text is encoded on each access (the text is the program's own), a spooled one
+    is read back from the scratch file (`Spool`)."""
 
-    def __init__(self, held: dict[str, bytes | str] | None = None) -> None:
-        self._held: dict[str, bytes | str] = held if held is not None else {}
+    def __init__(self, spool: Spool, held: dict[str, bytes | str | tuple[int, int]] | None = None) -> None:
+        self._spool = spool
+        self._held: dict[str, bytes | str | tuple[int, int]] = held if held is not None else {}
 
     def __getitem__(self, rel: str) -> bytes:
         value = self._held[rel]
+        if isinstance(value, tuple):
+            return self._spool.read(value)
         return value.encode("utf-8") if isinstance(value, str) else value
 
     def __iter__(self) -> Iterator[str]:
@@ -121,18 +128,50 @@ class Files(Mapping[str, bytes]):
     def __contains__(self, rel: object) -> bool:
         return rel in self._held
 
-    def __setitem__(self, rel: str, value: bytes | str) -> None:
+    def __setitem__(self, rel: str, value: bytes | str | tuple[int, int]) -> None:
         self._held[rel] = value
 
+    def spool(self, data: bytes) -> tuple[int, int]:
+        return self._spool.add(data)
+
     def sorted(self) -> Files:
-        return Files({rel: self._held[rel] for rel in sorted(self._held)})
+        return Files(self._spool, {rel: self._held[rel] for rel in sorted(self._held)})
+
+
+class Spool:
+    """Documents written once to an unnamed scratch file and read back by position: the shards of
+    100,000 skills are some 150 MB that a build would otherwise hold until it writes them. The file
+    has no name (it goes when the build's Artifacts do, or the process ends, killed or not) and is
+    never in the output, so nothing reaches dist/ before the write stage decides to write."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="skillc-spool-")
+        self._end = 0
+
+    def add(self, data: bytes) -> tuple[int, int]:
+        at = self._end
+        done = 0
+        while done < len(data):  # pwrite may write less than asked
+            done += os.pwrite(self._file.fileno(), memoryview(data)[done:], at + done)
+        self._end += len(data)
+        return at, len(data)
+
+    def read(self, where: tuple[int, int]) -> bytes:
+        at, size = where
+        data = os.pread(self._file.fileno(), size, at)
+        while len(data) < size:
+            more = os.pread(self._file.fileno(), size - len(data), at + len(data))
+            if not more:
+                raise OSError(f"the build's scratch file ended at {at + len(data)} of {at + size}")
+            data += more
+        return data
 
 
 class _Objects:
     """The files of a build being assembled; objects stored once under their hash."""
 
     def __init__(self) -> None:
-        self.files = Files()
+        self.files = Files(Spool())
         self.objects: set[str] = set()
         self.documents: set[str] = set()
         self._texts: dict[str, str] = {}
@@ -145,9 +184,14 @@ class _Objects:
         return digest
 
     def put_document(self, data: bytes) -> str:
-        """A JSON document the reader parses (bounded by layout.MAX_INDEX_BYTES, not MAX_OBJECT_BYTES)."""
-        digest = self.put(data)
-        self.documents.add(fmt.object_path(digest))
+        """A JSON document the reader parses (bounded by layout.MAX_INDEX_BYTES, not MAX_OBJECT_BYTES);
+        spooled (Spool), as nothing else holds its bytes."""
+        digest = sha256(data)
+        rel = fmt.object_path(digest)
+        if rel not in self.files:
+            self.files[rel] = self.files.spool(data)
+        self.objects.add(rel)
+        self.documents.add(rel)
         return digest
 
     def put_text(self, text: str) -> str:
