@@ -76,15 +76,23 @@ class WriteResult:
     pruned: int
 
 
-def compare(dist: Path, art: Artifacts, known: Mapping[str, list[int]] | None = None) -> Comparison:
+def compare(
+    dist: Path,
+    art: Artifacts,
+    known: Mapping[str, list[int]] | None = None,
+    scanned: Mapping[str, list[int]] | None = None,
+) -> Comparison:
     """What differs between dist and art, byte for byte.
 
     known: stat data of the files the last build left (the build cache's record). An object whose
     stat data is still those is taken as unchanged without reading it, as a no-op build takes every
     file: its name is its content's hash, so the bytes that build wrote are the bytes art holds.
     Objects' bytes are asked of art one at a time, as they are compared (assemble makes some on demand).
+    scanned: fs.scan_tree(dist), when the caller has just taken it.
     """
-    stats = (fs.scan_tree(dist) or {}) if dist.is_dir() else {}
+    if scanned is None:
+        scanned = (fs.scan_tree(dist) or {}) if dist.is_dir() else {}
+    stats = scanned
     present = set(stats)
     known = known or {}
     missing = tuple(p for p in art.files if p not in present)
@@ -185,11 +193,13 @@ def write(
     dist.parent.mkdir(parents=True, exist_ok=True)
     with lock(dist), fs.interrupt_deferred():
         problem = ownership_problem(dist)  # again under the lock: the early checks are advice
-        foreign = foreign_files(dist, art)
+        scanned = (fs.scan_tree(dist) or {}) if not problem and _is_real_dir(dist) else {}
+        foreign = foreign_files(dist, art, scanned)  # one walk for this and compare
         if problem or foreign:
             raise OutputRefused(problem or f"holds {dist.name}/{foreign[0]}, which skillc did not write")
         _recover(dist)
-        cmp = compare(dist, art, known)
+        scanned = {rel: st for rel, st in scanned.items() if not rel.startswith(TEMP_PREFIX)}
+        cmp = compare(dist, art, known, scanned)
         if cmp.current and not (prune and cmp.extra_objects):
             return WriteResult(False, 0)
         pruned = len(cmp.extra_objects) if prune else 0

@@ -15,7 +15,7 @@ from skillc.format.layout import OUTPUT_MARKER
 from skillc.format.shardtree import all_shards
 from skillc.model import Artifacts, InputFile, Resource
 from skillc.output import verify
-from skillc.output.assemble import artifacts
+from skillc.output.assemble import Files, Spool, artifacts
 from skillc.stages.catalog import catalogs
 from skillc.stages.resolve import resolve
 
@@ -144,3 +144,27 @@ def test_resolutions_are_a_default_plus_the_personas_that_differ() -> None:
     stub = secret["exceptions"]["crew"]
     assert (stub["access"], stub["model"]) == ("stub", False)
     assert _object(art, stub["body"]) == b"Ask a pilot.\n"
+
+
+def test_every_file_reads_back_the_same_bytes_on_each_access() -> None:
+    """Bodies are encoded on access and documents read back from the spool: neither is held."""
+    art = _build()
+    first = {rel: art.files[rel] for rel in art.files}
+    assert {rel: art.files[rel] for rel in reversed(list(art.files))} == first
+    assert list(art.files) == sorted(first)
+    assert all(hashlib.sha256(first[rel]).hexdigest() == rel.rsplit("/", 1)[1] for rel in art.objects)
+    assert art.documents and all(json.loads(first[rel]) for rel in art.documents)
+
+
+def test_the_spool_gives_back_each_piece_by_its_place() -> None:
+    spool = Spool()
+    pieces = [b"", b"x", bytes(range(256)) * 300, "\u00e9\n".encode()]
+    places = [spool.add(p) for p in pieces]
+    assert [spool.read(at) for at in reversed(places)] == pieces[::-1]
+
+
+def test_a_file_is_held_as_bytes_text_or_a_spooled_piece() -> None:
+    spool = Spool()
+    files = Files(spool, {"b": "\u00e9", "a": b"raw", "c": spool.add(b"doc")})
+    assert dict(files.sorted().items()) == {"a": b"raw", "b": "\u00e9".encode(), "c": b"doc"}
+    assert list(files.sorted()) == ["a", "b", "c"] and "c" in files and len(files) == 3
