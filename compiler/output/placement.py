@@ -1,6 +1,6 @@
 """Where the output may go: never over an input, the config, the template, a .git directory, the
-build cache, or through a symlink. The output is swapped wholesale, so these are checked before
-anything is read or written."""
+build cache, or through a symlink. Every file of the output is skillc's to replace, so these are
+checked before anything is read or written."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def placement_problems(config: Config) -> tuple[Diagnostic, ...]:
 
 
 def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
-    """The output directory is swapped wholesale, so it must not hold any input."""
+    """Every file of the output directory is skillc's to replace (or, for a first build, the whole
+    directory), so it must not hold any input."""
     out = (config.root / config.output).resolve()
     dirs = [*((s, config.source_dir(i)) for i, s in enumerate(config.sources))]
     dirs += [(config.personas, config.root / config.personas)] if config.personas else []

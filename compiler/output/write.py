@@ -4,14 +4,13 @@ A rebuild writes in place. Every file a reader follows from the index is an obje
 content, so the new build's objects can go straight into the existing `objects/` while the old
 index still points at the old ones: nothing a reader of either build reads is ever rewritten.
 Each file is written under a temporary name in the output (`layout.TEMP_PREFIX`) and renamed into
-place, the marker first, then the new objects, then the persona prompt copies, and `_index.json`
-last: that rename is the commit. So at every instant a reader opening the output gets the old
+place, the marker first, then the new objects, then the persona prompt copies (those of dropped
+personas removed), and `_index.json` last: that rename is the commit. So at every instant a reader opening the output gets the old
 build or the new one, whole; a reader holding the old build keeps it, since no object is removed
 (`--prune` removes those no longer referenced, after the commit); a build killed at any point
 leaves the previous build served, and the next one removes its temporary files and writes only
-what is still missing. Nothing is fsynced, as before: the guarantee is against a killed process,
-not a lost disk cache (the commit's rename is ordered after the writes it depends on by any
-journalled file system).
+what is still missing. Nothing is fsynced, as before the write went in place: the guarantee is
+against a stopped or killed process; after a power cut, the file system's ordering decides.
 
 A first build (no output, or an empty directory) writes a complete new tree next to it and renames
 it into place, as does a rebuild whose folders are not plain directories (a symlink planted at
