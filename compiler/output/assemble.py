@@ -131,6 +131,15 @@ class Files(Mapping[str, bytes]):
     def __setitem__(self, rel: str, value: bytes | str | tuple[int, int]) -> None:
         self._held[rel] = value
 
+    def size(self, rel: str) -> int:
+        """The length of a file's bytes, without reading a spooled one or encoding ASCII text."""
+        value = self._held[rel]
+        if isinstance(value, tuple):
+            return value[1]
+        if isinstance(value, str):
+            return len(value) if value.isascii() else len(value.encode("utf-8"))
+        return len(value)
+
     def spool(self, data: bytes) -> tuple[int, int]:
         return self._spool.add(data)
 

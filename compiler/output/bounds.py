@@ -4,12 +4,14 @@ reader refuses (a shard over the reader's document bound would make every skill 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..format import layout as fmt
 from ..model import Artifacts
+from .assemble import Files
 
 
 def over_bounds(art: Artifacts, config_rel: str) -> tuple[Diagnostic, ...]:
@@ -17,12 +19,18 @@ def over_bounds(art: Artifacts, config_rel: str) -> tuple[Diagnostic, ...]:
     persona metas, shard-table nodes, shards) against MAX_INDEX_BYTES, other objects against
     MAX_OBJECT_BYTES. Read from `fmt` at call time: the tests lower the bounds."""
     problems: list[Diagnostic] = []
-    for rel, data in art.files.items():
+    files = art.files
+    for rel in files:
         document = rel == fmt.INDEX or rel in art.documents
         limit = fmt.MAX_INDEX_BYTES if document else fmt.MAX_OBJECT_BYTES
-        if len(data) > limit and (document or rel in art.objects):
-            problems.append(_too_large(rel, data, limit, config_rel))
+        if _size(files, rel) > limit and (document or rel in art.objects):
+            problems.append(_too_large(rel, files[rel], limit, config_rel))
     return tuple(problems)
+
+
+def _size(files: Mapping[str, bytes], rel: str) -> int:
+    # assemble's Files knows each size without reading the bytes back (they are spooled, or text).
+    return files.size(rel) if isinstance(files, Files) else len(files[rel])
 
 
 def _too_large(rel: str, data: bytes, limit: int, config_rel: str) -> Diagnostic:

@@ -168,3 +168,14 @@ def test_a_file_is_held_as_bytes_text_or_a_spooled_piece() -> None:
     files = Files(spool, {"b": "\u00e9", "a": b"raw", "c": spool.add(b"doc")})
     assert dict(files.sorted().items()) == {"a": b"raw", "b": "\u00e9".encode(), "c": b"doc"}
     assert list(files.sorted()) == ["a", "b", "c"] and "c" in files and len(files) == 3
+
+
+def test_a_file_s_size_is_known_without_its_bytes() -> None:
+    spool = Spool()
+    files = Files(
+        spool, {"ascii": "abc", "text": "\u00e9t\u00e9", "raw": b"12345", "doc": spool.add(b"{}\n")}
+    )
+    assert {rel: files.size(rel) for rel in files} == {rel: len(files[rel]) for rel in files}
+    built = _build().files
+    assert isinstance(built, Files)
+    assert all(built.size(rel) == len(built[rel]) for rel in built)
