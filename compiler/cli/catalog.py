@@ -75,6 +75,7 @@ def _json(target: str, persona: str, budget: view.Budget, listing: Listing) -> s
         "budget": budget.json(),
         "text": listing.text,
         "skills": [_skill(e) for e in listing.entries],
+        "builtins": list(listing.builtins),
     }
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
 

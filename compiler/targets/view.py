@@ -95,8 +95,8 @@ def listing_for(
     if target == "codex":
         return codex.listing(skills, [root], budget.window)
     if target == "gemini":
-        return gemini.listing([skills])
-    return opencode.listing(skills)
+        return gemini.listing([skills], builtins=gemini.builtins())
+    return opencode.listing(skills, [opencode.BUILTIN])
 
 
 _STATUS = {

@@ -47,8 +47,8 @@ def test_json_names_every_skill_with_its_status(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, out
     doc = json.loads(out)
-    assert set(doc) == {"target", "persona", "budget", "text", "skills"}
-    assert doc["budget"] == {"window": None, "chars": 400}
+    assert set(doc) == {"target", "persona", "budget", "text", "skills", "builtins"}
+    assert doc["budget"] == {"window": None, "chars": 400} and doc["builtins"] == []
     statuses = {s["command"]: s["status"] for s in doc["skills"]}
     assert "dropped" in statuses.values() and statuses["manual"] == "not-listed"
     for skill in doc["skills"]:
@@ -77,6 +77,11 @@ def test_gemini_and_opencode_have_no_budget(tmp_path: Path) -> None:
         doc = json.loads(out)
         assert doc["budget"] == {"window": None, "chars": None}
         assert all(s["status"] in ("full", "not-listed", "skipped") for s in doc["skills"])
+        # The harness's own skills are in its listing, and named apart from the project's.
+        builtins = {"gemini": ["antigravity-support", "skill-creator"], "opencode": ["customize-opencode"]}
+        assert doc["builtins"] == builtins[target]
+        assert all(f"<name>{name}</name>" in doc["text"] for name in builtins[target])
+        assert not {s["command"] for s in doc["skills"]} & set(builtins[target])
 
 
 def test_usage_errors_and_no_build(tmp_path: Path) -> None:
