@@ -130,3 +130,17 @@ def test_diff_reports_skills_whose_listing_status_changes(tmp_path: Path) -> Non
     changes = [c for c in json.loads(out)["changes"] if c["kind"] == "target"]
     assert changes and all(c["where"] == "claude-code listing" for c in changes), changes
     assert {(c["old"], c["new"]) for c in changes} <= {("full", "dropped"), ("dropped", "full")}
+
+
+def test_claude_code_honours_the_team_priority_through_name_only_overrides(tmp_path: Path) -> None:
+    config = "sources: [src]\nbudgets:\n  priority: [s11, group/inner]\n"
+    cfg = _built(tmp_path, 12, config)
+    args = ("catalog", "--config", str(cfg), "--target", "claude-code", "--persona", "default")
+    code, out = run(*args, "--chars", "300", "--format", "json")
+    assert code == 0, out
+    full = [s["command"] for s in json.loads(out)["skills"] if s["status"] == "full"]
+    # Claude Code alone keeps descriptions in listing order (s00 first, then s01...); ranked first,
+    # s11 and the nested skill keep theirs, then the rest in command order while they fit.
+    assert full[:2] == ["group-inner", "s00"] and "s11" in full and "s10" not in full
+    code, plain = run(*args, "--chars", "300")
+    assert "- s11: Skill 11" in plain and "- s10\n" in plain
