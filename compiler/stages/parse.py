@@ -164,6 +164,13 @@ def too_deep(text: str) -> tuple[int, int] | None:
                     return (mark.line, mark.column) if mark else (0, 0)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops flow nesting at 1,000 levels itself, and its
+        # scanner reads a run of `[` ahead of the events, so the count never reaches the limit:
+        # its message is the only sign, and the place it gives is inside the too-deep run.
+        if exc.problem == "exceeded maximum nesting depth" and exc.problem_mark is not None:
+            return exc.problem_mark.line, exc.problem_mark.column
+        return None
     except (yaml.YAMLError, ValueError):
         return None
     return None
