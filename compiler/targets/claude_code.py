@@ -131,8 +131,10 @@ def _kept_descriptions(
 
     `listed` are all the lines (name-only ones are fixed at their name); `flexible` may keep theirs.
     """
-    full = {s.folder: len(f"- {labels[s.folder]}: {shown_description(s)[0]}") for s in flexible}
-    short = {s.folder: len(f"- {labels[s.folder]}") for s in listed}
+    # Lengths of the escaped lines: `<` and `>` count as `&lt;` and `&gt;` (golden
+    # export-lead-2000: a description holding <b>bold</b> costs its escaped length).
+    full = {s.folder: len(escape(f"- {labels[s.folder]}: {shown_description(s)[0]}")) for s in flexible}
+    short = {s.folder: len(escape(f"- {labels[s.folder]}")) for s in listed}
     separators = max(0, len(listed) - 1)
     fixed = sum(short[s.folder] for s in listed if s.folder not in full)
     if sum(full.values()) + fixed + separators <= chars:

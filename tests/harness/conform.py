@@ -1,0 +1,61 @@
+"""What a real CLI listed for an export (a golden, or a live run) next to skillc's prediction of it.
+
+The prediction is `skillc catalog --target T --persona P --format json` on the same build, with
+`--project` naming the export's folder and the run's budget; its text is normalised the way run.py
+normalises the CLI's output (the project folder becomes `<project>`). The issue's "done when": the
+CLI lists exactly the skills the prediction marks `listed`, and for Codex and Claude Code the
+listing text is the prediction's `text`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import exports
+
+TARGET = {"claude": "claude-code", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+# Gemini CLI's built-in skills join the model's list whatever the project holds; skillc does not
+# predict them (their location is inside the CLI's install: docs/targets.md, "Not done yet").
+BUILTINS = {"gemini": {"skill-creator", "antigravity-support"}}
+EXACT_TEXT = ("claude", "codex")
+
+
+def persona_of(fixture: str) -> str:
+    return fixture.removeprefix("export-")
+
+
+def prediction(config: Path, cli: str, persona: str, budget: int | None, project: Path) -> dict[str, Any]:
+    """`skillc catalog --format json` for the export of `persona` into `project`."""
+    argv: list[str | Path] = ["catalog", "--config", config, "--target", TARGET[cli], "--persona", persona]
+    argv += ["--format", "json", "--project", project]
+    if budget is not None:
+        argv += ["--window" if cli == "codex" else "--chars", str(budget)]
+    doc: dict[str, Any] = json.loads(exports.skillc(*argv))
+    doc["text"] = doc["text"].replace(str(project.absolute()), "<project>")
+    return doc
+
+
+def predicted_listed(cli: str, doc: dict[str, Any]) -> set[str]:
+    key = "command" if cli == "claude" else "name"  # Claude Code lists a skill by its command
+    return {skill[key] for skill in doc["skills"] if skill["listed"]}
+
+
+def cli_listed(cli: str, result: dict[str, Any]) -> set[str]:
+    key = "command" if cli == "claude" else "name"
+    listed = {skill[key] for skill in result["skills"] if skill.get("listed")}
+    return listed - BUILTINS.get(cli, set())
+
+
+def differences(cli: str, result: dict[str, Any], doc: dict[str, Any]) -> list[str]:
+    """What the CLI did that skillc did not predict (empty when they agree)."""
+    found, expected = cli_listed(cli, result), predicted_listed(cli, doc)
+    out = []
+    if found != expected:
+        out.append(
+            f"listed by the CLI only: {sorted(found - expected)}; predicted only: {sorted(expected - found)}"
+        )
+    if cli in EXACT_TEXT and result["text"] != doc["text"]:
+        out.append(f"text differs:\n--- CLI\n{result['text']}\n--- skillc\n{doc['text']}")
+    return out
