@@ -50,9 +50,10 @@ def plan(dist: reader.Dist, target: str, personas: Sequence[str], per_persona: b
     count = 0
     for persona in personas:
         prefix = f"{persona}/" if per_persona else ""
-        for file in persona_files(dist, target, persona):
+        files, skills = persona_files(dist, target, persona)
+        for file in files:
             tree.add(File(prefix + file.path, file.data, file.executable))
-        count += len(view.skills_for(dist, persona, target))
+        count += skills
         warnings += [
             f"{target}: {persona}: {command!r} is left out: neither the model nor the user may invoke it, "
             "and Codex hides a skill from both only through the user's own config ([[skills.config]] "
@@ -68,8 +69,9 @@ def plan(dist: reader.Dist, target: str, personas: Sequence[str], per_persona: b
     return Plan(marked(list(tree.files.values()), about), tuple(warnings), count)
 
 
-def persona_files(dist: reader.Dist, target: str, persona: str) -> list[File]:
-    """One persona's export: the skill folders, then the project settings the harness reads."""
+def persona_files(dist: reader.Dist, target: str, persona: str) -> tuple[list[File], int]:
+    """One persona's export: the skill folders, then the project settings the harness reads; and
+    how many skills it holds."""
     root = view.ROOTS[target]
     skills = view.skills_for(dist, persona, target)
     infos = {view.folder(target, i.command): i for i in dist.skills(persona) if view.exported(target, i)}
@@ -82,7 +84,7 @@ def persona_files(dist: reader.Dist, target: str, persona: str) -> list[File]:
         if target == "codex" and not info.model:
             out.append(File(f"{base}/{CODEX_POLICY}", _CODEX_POLICY_TEXT))
     out += _settings(target, persona, view.policy(target, skills))
-    return out
+    return out, len(skills)
 
 
 def frontmatter(dist: reader.Dist, target: str, info: reader.SkillInfo) -> dict[str, Any]:

@@ -13,7 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import exports
+from click.testing import CliRunner
+
+from skillc.cli import cli as skillc_cli
 
 TARGET = {"claude": "claude-code", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
 # Gemini CLI's built-in skills join the model's list whatever the project holds; skillc does not
@@ -27,12 +29,14 @@ def persona_of(fixture: str) -> str:
 
 
 def prediction(config: Path, cli: str, persona: str, budget: int | None, project: Path) -> dict[str, Any]:
-    """`skillc catalog --format json` for the export of `persona` into `project`."""
-    argv: list[str | Path] = ["catalog", "--config", config, "--target", TARGET[cli], "--persona", persona]
-    argv += ["--format", "json", "--project", project]
+    """`skillc catalog --format json` for the export of `persona` into `project` (in this process)."""
+    argv = ["catalog", "--config", str(config), "--target", TARGET[cli], "--persona", persona]
+    argv += ["--format", "json", "--project", str(project)]
     if budget is not None:
         argv += ["--window" if cli == "codex" else "--chars", str(budget)]
-    doc: dict[str, Any] = json.loads(exports.skillc(*argv))
+    result = CliRunner().invoke(skillc_cli, argv, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    doc: dict[str, Any] = json.loads(result.stdout)
     doc["text"] = doc["text"].replace(str(project.absolute()), "<project>")
     return doc
 
