@@ -57,7 +57,10 @@ def export(
     plan = export_mod.plan(dist, target, personas, per_persona=all_personas)
     for warning in plan.warnings:
         click.echo(printable(f"skillc: warning: {warning}"), err=True)
-    changed = write_export(dest.absolute(), plan.files)
+    try:
+        changed = write_export(dest.absolute(), plan.files)
+    except OSError as exc:  # disk full, permissions: the previous export is intact
+        fail(f"{dest}: cannot write the export: {exc.strerror or exc}; the previous export is unchanged", 1)
     where = f"{dest}/<persona>/{view.ROOTS[target]}" if all_personas else f"{dest}/{view.ROOTS[target]}"
     state = "exported" if changed else "already current:"
     click.echo(

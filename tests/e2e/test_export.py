@@ -126,8 +126,8 @@ def test_a_failed_write_leaves_the_previous_export(
         real(root, file)
 
     monkeypatch.setattr(writer, "_put", failing)
-    with pytest.raises(OSError):
-        export(config, "--target", "opencode", "--persona", "ops", dest)
+    code, out = export(config, "--target", "opencode", "--persona", "ops", dest)
+    assert code == 1 and "cannot write the export: Input/output error" in out
     assert snapshot(dest) == before
     assert [p.name for p in tmp_path.iterdir()] == ["d"]
 
