@@ -9,6 +9,7 @@ import click
 from .. import reader, targets
 from ..diagnostics import printable
 from ..errors import UsageError
+from ..model import TargetSetting
 from ..names.suggest import did_you_mean
 from ..output.export import write_export
 from ..targets import export as export_mod
@@ -26,6 +27,12 @@ from .shared import CONFIG
 @click.option("--persona", help="The persona whose skills DEST gets.")
 @click.option("--all-personas", is_flag=True, help="One project folder per persona: DEST/<persona>/.")
 @click.option(
+    "--window",
+    type=click.IntRange(min=1),
+    help="claude-code: the model's context window, for budgets.priority.",
+)
+@click.option("--chars", type=click.IntRange(min=1), help="claude-code: the listing budget in characters.")
+@click.option(
     "--dist",
     "dist_path",
     default=None,
@@ -38,15 +45,17 @@ def export(
     target: str,
     persona: str | None,
     all_personas: bool,
+    window: int | None,
+    chars: int | None,
     dist_path: Path | None,
     dest: Path,
 ) -> int:
     """Write into the project folder DEST what TARGET loads as project skills (docs/targets.md#export)."""
     if (persona is None) == (not all_personas):
         raise UsageError("give either --persona PERSONA or --all-personas")
-    if dist_path is None:
-        config = load_config(config_path)
-        dist_path = config.root / config.output
+    config = load_config(config_path)
+    setting = next((t for t in config.targets if t.name == target), TargetSetting(target))
+    dist_path = dist_path or config.root / config.output
     try:
         dist = reader.open(dist_path)
     except reader.ReaderError as exc:
@@ -54,7 +63,8 @@ def export(
     if persona is not None and persona not in dist.personas():
         raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
     personas = dist.personas() if all_personas else [persona or ""]
-    plan = export_mod.plan(dist, target, personas, per_persona=all_personas)
+    budget = view.budget_for(target, window or setting.window, chars or setting.chars, config.budget_priority)
+    plan = export_mod.plan(dist, target, personas, per_persona=all_personas, budget=budget)
     for warning in plan.warnings:
         click.echo(printable(f"skillc: warning: {warning}"), err=True)
     try:

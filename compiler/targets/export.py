@@ -43,14 +43,24 @@ class Plan:
     skills: int  # skill folders written
 
 
-def plan(dist: reader.Dist, target: str, personas: Sequence[str], per_persona: bool) -> Plan:
-    """Every file of the export; with `per_persona`, each persona's tree below `<persona>/`."""
+def plan(
+    dist: reader.Dist,
+    target: str,
+    personas: Sequence[str],
+    per_persona: bool,
+    budget: view.Budget | None = None,
+) -> Plan:
+    """Every file of the export; with `per_persona`, each persona's tree below `<persona>/`.
+
+    `budget` is the one `catalog --target` predicts with: Claude Code's `budgets.priority`
+    overrides depend on it (view.overrides_for); the default is the harness's own."""
+    budget = budget or view.budget_for(target, None, None)
     tree = _Tree()
     warnings: list[str] = []
     count = 0
     for persona in personas:
         prefix = f"{persona}/" if per_persona else ""
-        files, skills = persona_files(dist, target, persona)
+        files, skills = persona_files(dist, target, persona, budget)
         for file in files:
             tree.add(File(prefix + file.path, file.data, file.executable))
         count += skills
@@ -69,7 +79,9 @@ def plan(dist: reader.Dist, target: str, personas: Sequence[str], per_persona: b
     return Plan(marked(list(tree.files.values()), about), tuple(warnings), count)
 
 
-def persona_files(dist: reader.Dist, target: str, persona: str) -> tuple[list[File], int]:
+def persona_files(
+    dist: reader.Dist, target: str, persona: str, budget: view.Budget
+) -> tuple[list[File], int]:
     """One persona's export: the skill folders, then the project settings the harness reads; and
     how many skills it holds."""
     root = view.ROOTS[target]
@@ -84,6 +96,9 @@ def persona_files(dist: reader.Dist, target: str, persona: str) -> tuple[list[Fi
         if target == "codex" and not info.model:
             out.append(File(f"{base}/{CODEX_POLICY}", _CODEX_POLICY_TEXT))
     out += _settings(target, persona, view.policy(target, skills))
+    overrides = view.overrides_for(target, skills, (i.command for i in infos.values()), budget)
+    if overrides:  # project .claude/settings.json (golden policy: override-name-only)
+        out.append(File(".claude/settings.json", _json({"skillOverrides": overrides})))
     return out, len(skills)
 
 

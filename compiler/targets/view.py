@@ -10,6 +10,7 @@ listing here applies it), so a prediction and an export cannot disagree.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,10 +38,12 @@ CLAUDE_DEFAULT_CHARS = 30_000
 
 @dataclass(frozen=True)
 class Budget:
-    """The budget a listing was made with: the window in tokens and, for Claude Code, characters."""
+    """The budget a listing was made with: the window in tokens and, for Claude Code, characters;
+    and the team's `budgets.priority`, honoured where the harness's config can express it."""
 
     window: int | None
     chars: int | None
+    priority: tuple[str, ...] = ()
 
     def json(self) -> dict[str, Any]:
         return {"window": self.window, "chars": self.chars}
@@ -124,15 +127,32 @@ def policy(target: str, skills: tuple[Skill, ...]) -> Policy:
     return Policy()
 
 
-def budget_for(target: str, window: int | None, chars: int | None) -> Budget:
-    """The budget the harness applies; None where it has none (Gemini CLI, opencode)."""
+def budget_for(target: str, window: int | None, chars: int | None, priority: tuple[str, ...] = ()) -> Budget:
+    """The budget the harness applies; None where it has none (Gemini CLI, opencode). Only Claude
+    Code's settings can express a priority (docs/targets.md: Codex orders by name, the others have
+    no budget), so only its budget keeps one."""
     if target == "claude-code":
         if chars is None:
             chars = claude_code.budget(window) if window else CLAUDE_DEFAULT_CHARS
-        return Budget(window, chars)
+        return Budget(window, chars, priority)
     if target == "codex":
         return Budget(window or CODEX_DEFAULT_WINDOW, None)
     return Budget(None, None)
+
+
+def overrides_for(
+    target: str, skills: tuple[Skill, ...], commands: Iterable[str], budget: Budget
+) -> dict[str, str]:
+    """Claude Code's project `skillOverrides` that make its listing honour the team's priority:
+    `name-only` for each skill ranked too low to keep its description (empty when all fit).
+    `commands` are the persona's, which the priority's patterns match (folders may be flattened)."""
+    if target != "claude-code" or not budget.priority or budget.chars is None:
+        return {}
+    from ..stages.budget import ranked  # only a priority pays for pathspec
+
+    order = [folder(target, c) for c in ranked(commands, budget.priority)]
+    off = claude_code.name_only_for(skills, budget.chars, order)
+    return dict.fromkeys(sorted(off), "name-only")
 
 
 def listing_for(
@@ -144,13 +164,14 @@ def listing_for(
     rules = policy(target, skills)
     if target == "claude-code":
         assert budget.chars is not None
-        return claude_code.listing(skills, budget.chars)
+        commands = (info.command for info in dist.skills(persona))
+        return claude_code.listing(skills, budget.chars, overrides_for(target, skills, commands, budget))
     if target == "codex":
         return codex.listing(skills, [root], budget.window)
     if target == "gemini":
-        return gemini.listing([skills], rules.disabled)
+        return gemini.listing([skills], rules.disabled, builtins=gemini.builtins())
     # opencode, as `opencode run --agent <persona>` shows it
-    return opencode.listing(skills, permissions=rules.permissions())
+    return opencode.listing(skills, [opencode.BUILTIN], permissions=rules.permissions())
 
 
 _STATUS = {
