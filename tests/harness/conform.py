@@ -10,6 +10,7 @@ listing text is the prediction's `text`.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,6 @@ from click.testing import CliRunner
 from skillc.cli import cli as skillc_cli
 
 TARGET = {"claude": "claude-code", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
-# Gemini CLI's built-in skills join the model's list whatever the project holds; skillc does not
-# predict them (their location is inside the CLI's install: docs/targets.md, "Not done yet").
-BUILTINS = {"gemini": {"skill-creator", "antigravity-support"}}
 EXACT_TEXT = ("claude", "codex")
 
 
@@ -42,14 +40,21 @@ def prediction(config: Path, cli: str, persona: str, budget: int | None, project
 
 
 def predicted_listed(cli: str, doc: dict[str, Any]) -> set[str]:
+    """The skills the prediction lists, and the harness's own built-ins it lists (`builtins`)."""
     key = "command" if cli == "claude" else "name"  # Claude Code lists a skill by its command
-    return {skill[key] for skill in doc["skills"] if skill["listed"]}
+    return {skill[key] for skill in doc["skills"] if skill["listed"]} | set(doc.get("builtins", ()))
 
 
 def cli_listed(cli: str, result: dict[str, Any]) -> set[str]:
+    """What the CLI listed. Gemini CLI's `skills list` leaves its built-ins out, so they are
+    taken from the model's prompt (`text`), as the prediction names them."""
     key = "command" if cli == "claude" else "name"
     listed = {skill[key] for skill in result["skills"] if skill.get("listed")}
-    return listed - BUILTINS.get(cli, set())
+    if cli == "gemini":
+        listed |= set(re.findall(r"<name>(.*?)</name>", result["text"] or "")) - {
+            s[key] for s in result["skills"]
+        }
+    return listed
 
 
 def differences(cli: str, result: dict[str, Any], doc: dict[str, Any]) -> list[str]:
