@@ -99,8 +99,9 @@ def name_only_for(skills: Sequence[Skill], chars: int, order: Sequence[str]) -> 
     """
     listed = [s for s in sorted(skills, key=lambda s: s.folder) if "/" not in s.folder]
     listed = [s for s in listed if _listed_reason(s, {}) == ""]
-    full = {s.folder: len(f"- {_label(s, listed)}: {shown_description(s)[0]}") for s in listed}
-    bare = {s.folder: len(f"- {s.folder}") for s in listed}  # a name-only line: `- ${name}`
+    # escaped lengths, as the harness measures them (see _kept_descriptions)
+    full = {s.folder: len(escape(f"- {_label(s, listed)}: {shown_description(s)[0]}")) for s in listed}
+    bare = {s.folder: len(escape(f"- {s.folder}")) for s in listed}  # a name-only line: `- ${name}`
     separators = max(0, len(listed) - 1)
     if sum(full.values()) + separators <= chars:
         return frozenset()

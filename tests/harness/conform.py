@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import exports
 from click.testing import CliRunner
 
 from skillc.cli import cli as skillc_cli
@@ -23,7 +24,11 @@ EXACT_TEXT = ("claude", "codex")
 
 
 def persona_of(fixture: str) -> str:
-    return fixture.removeprefix("export-")
+    return exports.variant(fixture.removeprefix("export-"))[0]
+
+
+def priority_of(fixture: str) -> tuple[str, ...]:
+    return exports.variant(fixture.removeprefix("export-"))[1]
 
 
 def prediction(config: Path, cli: str, persona: str, budget: int | None, project: Path) -> dict[str, Any]:

@@ -102,16 +102,34 @@ def skillc(*args: str | Path) -> str:
     return done.stdout
 
 
-def built(scratch: Path) -> Path:
+# `budgets.priority` of the `ranked<chars>` variants: ranked first, the long tail of s4x, one of
+# the long descriptions, then s3x; Claude Code can honour it only as name-only skillOverrides.
+PRIORITY = ("s4*", "long1100", "s3*")
+
+
+def variant(name: str) -> tuple[str, tuple[str, ...], int | None]:
+    """A fixture's variant: a persona (`lead`), or `ranked<chars>`, the lead with PRIORITY exported
+    for a Claude Code budget of <chars> (the name-only overrides depend on the budget)."""
+    if name.startswith("ranked"):
+        return "lead", PRIORITY, int(name.removeprefix("ranked"))
+    return name, (), None
+
+
+def built(scratch: Path, priority: tuple[str, ...] = ()) -> Path:
     """The source project written and built in scratch/source; returns its config."""
     root = scratch / "source"
     source(root)
+    if priority:
+        text = CONFIG + "budgets:\n  priority: [" + ", ".join(f'"{p}"' for p in priority) + "]\n"
+        (root / "skillc.yaml").write_text(text, encoding="utf-8")
     skillc("build", "--config", root / "skillc.yaml")
     return root / "skillc.yaml"
 
 
-def export_into(project: Path, target: str, persona: str, scratch: Path) -> None:
-    config = built(scratch)
+def export_into(project: Path, target: str, name: str, scratch: Path) -> None:
+    persona, priority, chars = variant(name)
+    config = built(scratch, priority)
     out = scratch / "export"
-    skillc("export", "--config", config, "--target", target, "--persona", persona, out)
+    budget = ["--chars", str(chars)] if chars else []
+    skillc("export", "--config", config, "--target", target, "--persona", persona, *budget, out)
     shutil.copytree(out, project, symlinks=True, dirs_exist_ok=True)

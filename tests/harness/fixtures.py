@@ -267,4 +267,4 @@ FIXTURES: dict[str, Fixture] = {
     "args": args,
     "policy": policy,
 }
-FIXTURES |= {f"export-{persona}": _export(persona) for persona in ("lead", "ops", "guest")}
+FIXTURES |= {f"export-{name}": _export(name) for name in ("lead", "ops", "guest", "ranked2000", "ranked8000")}

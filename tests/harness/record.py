@@ -43,6 +43,8 @@ MATRIX["codex"] += [(f, None) for f in EXPORTS] + [
     ("export-lead", w) for w in (2_000, 8_000, 20_000, 100_000)
 ]
 MATRIX["claude"] += [(f, None) for f in EXPORTS] + [("export-lead", b) for b in (300, 2_000, 8_000)]
+# budgets.priority, which only Claude Code's settings express, at two budgets that bite.
+MATRIX["claude"] += [(f"export-ranked{b}", b) for b in (2_000, 8_000)]
 MATRIX["gemini"] += [(f, None) for f in EXPORTS]
 MATRIX["opencode"] += [(f, None) for f in EXPORTS]
 

@@ -28,14 +28,16 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return exports.built(tmp_path_factory.mktemp("export-source"))
+def configs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Path]:
+    """The conformance project built once per priority (the variants' configs differ only there)."""
+    return {p: exports.built(tmp_path_factory.mktemp("export-source"), p) for p in ((), exports.PRIORITY)}
 
 
 @pytest.mark.parametrize(("cli", "fixture", "budget"), CASES, ids=[f"{c}-{f}-{b}" for c, f, b in CASES])
 def test_the_cli_listed_what_skillc_predicts(
-    config: Path, tmp_path: Path, cli: str, fixture: str, budget: int | None
+    configs: dict[tuple[str, ...], Path], tmp_path: Path, cli: str, fixture: str, budget: int | None
 ) -> None:
+    config = configs[conform.priority_of(fixture)]
     golden = json.loads(record.golden_path(cli, fixture, budget).read_text(encoding="utf-8"))
     doc = conform.prediction(config, cli, conform.persona_of(fixture), budget, tmp_path / "project")
     assert conform.differences(cli, golden, doc) == []

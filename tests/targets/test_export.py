@@ -178,3 +178,17 @@ _VALUES = st.recursive(
 @given(st.dictionaries(st.sampled_from(["name", "description", "when_to_use", "metadata"]), _VALUES))
 def test_any_field_value_reads_back_equal(fields: dict[str, Any]) -> None:
     assert (yaml.safe_load(export.yaml_fields(fields)) or {}) == fields
+
+
+def test_claude_code_gets_the_priority_as_name_only_overrides_at_its_budget(dist: reader.Dist) -> None:
+    budget = view.Budget(None, 120, ("plain", "over"))
+    plan = export.plan(dist, "claude-code", ["lead"], per_persona=False, budget=budget)
+    settings = json.loads(next(f for f in plan.files if f.path == ".claude/settings.json").data)
+    overrides = settings["skillOverrides"]
+    assert set(overrides.values()) == {"name-only"} and "plain" not in overrides
+    listing = view.listing_for(dist, "claude-code", "lead", budget)
+    assert {e.command for e in listing.entries if e.reason == "skillOverrides: name-only"} == set(overrides)
+    roomy = export.plan(
+        dist, "claude-code", ["lead"], per_persona=False, budget=view.Budget(None, 100_000, ("wtu",))
+    )
+    assert ".claude/settings.json" not in {f.path for f in roomy.files}  # everything fits: no overrides
