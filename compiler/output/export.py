@@ -54,6 +54,9 @@ def write_export(dest: Path, files: Sequence[File]) -> bool:
     holds them (nothing is rewritten).
 
     Raises OutputRefused (nothing touched) or OSError (the previous export intact)."""
+    unsafe = next((f.path for f in files if not _plain(f.path)), None)
+    if unsafe is not None:  # a tampered build's resource path: refused before anything is written
+        raise OutputRefused(f"{dest}: refusing to write {unsafe!r}: not a plain path below the folder")
     dest.parent.mkdir(parents=True, exist_ok=True)
     with lock(dest), fs.interrupt_deferred():
         problem = ownership_problem(dest)
@@ -143,6 +146,18 @@ def _current(dest: Path, files: Sequence[File]) -> bool:
         if data != file.data or executable != file.executable:
             return False
     return True
+
+
+def _plain(path: str) -> bool:
+    """A relative path of named parts only: no "", ".", "..", backslash, NUL or drive letter."""
+    parts = path.split("/")
+    return not (
+        path.startswith("/")
+        or "\\" in path
+        or "\x00" in path
+        or any(p in ("", ".", "..") for p in parts)
+        or (len(path) > 1 and path[1] == ":")
+    )
 
 
 def _put(root: Path, file: File) -> None:

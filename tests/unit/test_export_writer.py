@@ -131,3 +131,15 @@ def test_a_failure_midway_leaves_the_previous_export_intact(
         write_export(dest, tree("two"))
     assert snapshot(dest) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temp tree left behind
+
+
+@pytest.mark.parametrize(
+    "path", ["../escape", "a/../../escape", "/abs", "a//b", "./a", "a\\b", "c:x", "a\x00"]
+)
+def test_a_path_that_could_leave_dest_is_refused_before_anything_is_written(
+    tmp_path: Path, path: str
+) -> None:
+    dest = tmp_path / "box" / "out"
+    with pytest.raises(OutputRefused, match="not a plain path"):
+        write_export(dest, marked([File("ok/SKILL.md", b"ok\n"), File(path, b"x")], ABOUT))
+    assert sorted(p.name for p in tmp_path.rglob("*")) == []
