@@ -171,7 +171,7 @@ def write(
         foreign = foreign_files(dist, art)
         if problem or foreign:
             raise OutputRefused(problem or f"holds {dist.name}/{foreign[0]}, which skillc did not write")
-        _recover(dist)
+        recover(dist)
         cmp = compare(dist, art, known)
         if cmp.current and not (prune and cmp.extra_objects):
             return WriteResult(False, 0)
@@ -179,7 +179,7 @@ def write(
         try:
             verified = frozenset(art.objects) - set(cmp.missing) - set(cmp.changed)
             _fill(tmp, dist, art, () if prune else cmp.extra_objects, verified)
-            _swap(tmp, dist)
+            swap(tmp, dist)
         finally:
             fs.remove_tree(tmp)
         return WriteResult(True, len(cmp.extra_objects) if prune else 0)
@@ -229,7 +229,8 @@ def _link(old: str, new: str, size: int | None) -> bool:
             return False
 
 
-def _swap(tmp: Path, dist: Path) -> None:
+def swap(tmp: Path, dist: Path) -> None:
+    """Put the complete tree tmp at dist: one atomic exchange where the system has it (output/export.py too)."""
     if not os.path.lexists(dist):
         os.rename(tmp, dist)
         return
@@ -261,7 +262,7 @@ def _is_real_dir(path: Path) -> bool:
         return False
 
 
-def _recover(dist: Path) -> None:
+def recover(dist: Path) -> None:
     """Undo what a build killed mid-swap (two-rename fallback) or mid-write left behind."""
     olds = sorted(dist.parent.glob(f".{dist.name}.old-*"))
     real = [p for p in olds if _is_real_dir(p)]  # a planted symlink is never moved into place

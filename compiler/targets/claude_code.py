@@ -99,8 +99,9 @@ def name_only_for(skills: Sequence[Skill], chars: int, order: Sequence[str]) -> 
     """
     listed = [s for s in sorted(skills, key=lambda s: s.folder) if "/" not in s.folder]
     listed = [s for s in listed if _listed_reason(s, {}) == ""]
-    full = {s.folder: len(f"- {_label(s, listed)}: {shown_description(s)[0]}") for s in listed}
-    bare = {s.folder: len(f"- {s.folder}") for s in listed}  # a name-only line: `- ${name}`
+    # escaped lengths, as the harness measures them (see _kept_descriptions)
+    full = {s.folder: len(escape(f"- {_label(s, listed)}: {shown_description(s)[0]}")) for s in listed}
+    bare = {s.folder: len(escape(f"- {s.folder}")) for s in listed}  # a name-only line: `- ${name}`
     separators = max(0, len(listed) - 1)
     if sum(full.values()) + separators <= chars:
         return frozenset()
@@ -158,8 +159,10 @@ def _kept_descriptions(
 
     `listed` are all the lines (name-only ones are fixed at their name); `flexible` may keep theirs.
     """
-    full = {s.folder: len(f"- {labels[s.folder]}: {shown_description(s)[0]}") for s in flexible}
-    short = {s.folder: len(f"- {labels[s.folder]}") for s in listed}
+    # Lengths of the escaped lines: `<` and `>` count as `&lt;` and `&gt;` (golden
+    # export-lead-2000: a description holding <b>bold</b> costs its escaped length).
+    full = {s.folder: len(escape(f"- {labels[s.folder]}: {shown_description(s)[0]}")) for s in flexible}
+    short = {s.folder: len(escape(f"- {labels[s.folder]}")) for s in listed}
     separators = max(0, len(listed) - 1)
     fixed = sum(short[s.folder] for s in listed if s.folder not in full)
     if sum(full.values()) + fixed + separators <= chars:

@@ -277,7 +277,9 @@ def opencode(ws: Workspace, binary: str, fixture: str, budget: int | None) -> di
             check=False,
         )
     discovered = json.loads(debug_out.read_text(encoding="utf-8"))
-    text = _opencode_run(ws, binary, env, server, [])
+    # An export is read as the persona's agent sees it (`skillc export` writes that agent).
+    persona = fixture.removeprefix("export-") if fixture.startswith("export-") else None
+    text = _opencode_run(ws, binary, env, server, ["--agent", persona] if persona else [])
     agents = (
         {"persona": _opencode_run(ws, binary, env, server, ["--agent", "persona"])}
         if fixture == "policy"
@@ -297,7 +299,7 @@ def opencode(ws: Workspace, binary: str, fixture: str, budget: int | None) -> di
     ]
     command = {
         "discover": "opencode debug skill > FILE",
-        "listing": "opencode run hi",
+        "listing": f"opencode run --agent {persona} hi" if persona else "opencode run hi",
         "env": ["OPENCODE_CONFIG_CONTENT"],
     }
     return {"command": command, "skills": skills, "text": text} | ({"agent_text": agents} if agents else {})

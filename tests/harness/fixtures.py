@@ -240,6 +240,22 @@ def _write_json(path: Path, value: object) -> None:
     path.write_text(json.dumps(value, indent=1), encoding="utf-8")
 
 
+# --- export: skillc's own export of a skillc project (exports.py), one fixture per persona ----------
+
+# The skillc target whose export a harness reads, by the harness's roots (as run.py passes them).
+TARGET_OF = {ROOTS["claude"]: "claude-code", ROOTS["codex"]: "codex", ROOTS["gemini"]: "gemini"}
+TARGET_OF[ROOTS["opencode"]] = "opencode"
+
+
+def _export(persona: str) -> Fixture:
+    def write(project: Path, roots: Sequence[str], outside: Path) -> None:
+        import exports  # a sibling script; imported here so the other fixtures never need skillc
+
+        exports.export_into(project, TARGET_OF[tuple(roots)], persona, outside / "skillc")
+
+    return write
+
+
 FIXTURES: dict[str, Fixture] = {
     "discovery": discovery,
     "duplicates": duplicates,
@@ -251,3 +267,4 @@ FIXTURES: dict[str, Fixture] = {
     "args": args,
     "policy": policy,
 }
+FIXTURES |= {f"export-{name}": _export(name) for name in ("lead", "ops", "guest", "ranked2000", "ranked8000")}
