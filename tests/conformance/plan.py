@@ -21,7 +21,7 @@ def _index(build: Path) -> dict[str, Any]:
     return doc
 
 
-def _commands(build: Path) -> list[str]:
+def build_commands(build: Path) -> list[str]:
     """Every command of a build, read raw (the reader under test is not used to plan its own cases)."""
     index = _index(build)
 
@@ -40,7 +40,7 @@ def _commands(build: Path) -> list[str]:
 def survey(build: Path) -> list[Call]:
     """Every tier-1 call for every persona, and load/resolution/resources for every pair."""
     personas = sorted(_index(build)["personas"])
-    commands = _commands(build)
+    commands = build_commands(build)
     calls = [call("build_hash"), call("personas"), call("all_commands")]
     for p in personas:
         calls += [call(n, persona=p) for n in ("catalog", "skills", "commands", "persona_meta")]
