@@ -179,6 +179,7 @@ class _Scan:
         self.body, self.given, self.raw, self.given_words = body, given, raw, words
         self.named, self.variables, self.used = named, variables, False
         self._words: tuple[str, ...] | None = None
+        self._raw: str | None = None
 
     def words(self) -> tuple[str, ...]:
         """The words, split and delimiter-escaped on first use (a body may need none)."""
@@ -191,8 +192,8 @@ class _Scan:
         body, out, last = self.body, [], 0
         at = body.find("$")
         while at >= 0:
-            if self.given and self.escaped(at):  # drop the backslash; the `$` stays as written
-                out.append(body[last : at - 1])
+            if self.given and at and body[at - 1] == "\\" and self.escaped(at):
+                out.append(body[last : at - 1])  # drop the backslash; the `$` stays as written
                 last = at
             else:
                 found = self.at(at)
@@ -200,40 +201,50 @@ class _Scan:
                     end, value = found
                     out += (body[last:at], value)
                     last = end
-            at = body.find("$", max(at + 1, last))
+            at = body.find("$", last if last > at else at + 1)
         out.append(body[last:])
         return "".join(out)
 
     def at(self, at: int) -> tuple[int, str] | None:
         """(end, replacement) of the placeholder whose `$` is at `at`, tried in Claude Code's order:
-        variables, names, `$ARGUMENTS[N]`, `$N`, `$ARGUMENTS`; None when nothing is replaced."""
+        variables, names, `$ARGUMENTS[N]`, `$N`, `$ARGUMENTS`; None when nothing is replaced.
+        The character after the `$` picks the candidates (this runs at every `$` of a body)."""
         body, start = self.body, at + 1
-        if body.startswith("{", start):
+        first = body[start : start + 1]
+        if first == "{":
             for token, value in self.variables.items():
                 if body.startswith(token, start):
                     return start + len(token), value
             return None
         if not self.given:
             return None
-        end = self.name_end(start)
-        if end is not None:
-            self.used = True  # a name is a use even when its word is missing
-            i = next(i for n, i in self.named if n == body[start:end])
-            words = self.words()
-            return end, words[i] if i < len(words) else ""
-        if body.startswith("ARGUMENTS[", start):
-            close = _digit_run(body, start + 10)
-            if close > start + 10 and body.startswith("]", close):
-                return self.indexed(body[start + 10 : close], at, close + 1)
-        end = _digit_run(body, start)
-        if end > start:
+        if first in _DIGITS:  # no usable name starts with a digit
+            end = start + 1
+            while end < len(body) and body[end] in _DIGITS:
+                end += 1
             if end < len(body) and body[end] in _WORD:  # `$1x`: not a placeholder
                 return None
             return self.indexed(body[start:end], at, end)
-        if body.startswith("ARGUMENTS", start):  # whatever follows (`$ARGUMENTS_x`)
-            self.used = True
-            return start + 9, escape_delimiter(self.raw)
-        return None
+        if self.named:
+            after = self.name_end(start)
+            if after is not None:
+                self.used = True  # a name is a use even when its word is missing
+                i = next(i for n, i in self.named if n == body[start:after])
+                words = self.words()
+                return after, words[i] if i < len(words) else ""
+        if first != "A" or not body.startswith("ARGUMENTS", start):
+            return None
+        if body.startswith("[", start + 9):
+            close = _digit_run(body, start + 10)
+            if close > start + 10 and body.startswith("]", close):
+                return self.indexed(body[start + 10 : close], at, close + 1)
+        self.used = True  # whatever follows (`$ARGUMENTS_x`)
+        return start + 9, self.escaped_raw()
+
+    def escaped_raw(self) -> str:
+        if self._raw is None:
+            self._raw = escape_delimiter(self.raw)
+        return self._raw
 
     def indexed(self, digits: str, at: int, end: int) -> tuple[int, str]:
         """An indexed word; without one, the placeholder stays and is not a use."""
@@ -275,6 +286,8 @@ def _digit_run(body: str, start: int) -> int:
 
 def _index(digits: str) -> int:
     """The value of an index as parseInt reads it ($01 is word 1); a huge one names no word."""
+    if len(digits) < 10:
+        return int(digits)
     significant = digits.lstrip("0") or "0"
     return int(significant) if len(significant) < 10 else 1 << 62
 
