@@ -11,7 +11,7 @@ calls in one process, after one call that is not counted (the first catalog() re
 checks the object; later ones are what an application pays for every prompt it assembles):
 
 - catalog() again    the same persona's catalog, called again
-- load(args)         load(P, command, "Jita 4-4") for each command P sees, second pass (warm shards)
+- load(args)         load(P, command, "Jita 4-4"), each command P sees, second pass (warm shards)
 - substitute, `$`    substitute(body, "Jita 4-4") on a 32 KB body holding a few placeholders
 - substitute, no `$` the same body with its `$` removed
 
@@ -62,10 +62,14 @@ def median_us(fn, n):
 
 commands = [s.command for s in dist.skills(persona)]
 def loads():
+    times = []
     for c in commands:
+        t = time.perf_counter_ns()
         dist.load(persona, c, args="Jita 4-4")
+        times.append(time.perf_counter_ns() - t)
+    return statistics.median(times) / 1e3
 loads()
-t = time.perf_counter_ns(); loads(); per_load = (time.perf_counter_ns() - t) / 1e3 / len(commands)
+per_load = loads()
 plain = body.replace("$", "")
 print(json.dumps({
     "catalog again": median_us(lambda: dist.catalog(persona), calls),
@@ -94,10 +98,18 @@ function medianUs(fn) {
   return times[Math.floor(times.length / 2)] / 1e3;
 }
 const commands = dist.skills(persona).map((s) => s.command);
-const loads = () => { for (const c of commands) dist.load(persona, c, { args: "Jita 4-4" }); };
+const loads = () => {
+  const times = [];
+  for (const c of commands) {
+    const t = process.hrtime.bigint();
+    dist.load(persona, c, { args: "Jita 4-4" });
+    times.push(Number(process.hrtime.bigint() - t));
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] / 1e3;
+};
 loads();
-const t = process.hrtime.bigint(); loads();
-const perLoad = Number(process.hrtime.bigint() - t) / 1e3 / commands.length;
+const perLoad = loads();
 const plain = body.replaceAll("$", "");
 console.log(JSON.stringify({
   "catalog again": medianUs(() => dist.catalog(persona)),

@@ -1,5 +1,5 @@
 //! Per-call cost of the reader in one process, for bench/reader_calls.py: catalog() called again
-//! (median), and load() with arguments over every command the persona sees (second pass).
+//! (median), and load() with arguments over every command the persona sees (median of the second pass).
 //!
 //!     cargo run --release --example reader_calls -- DIST PERSONA CALLS
 
@@ -20,16 +20,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     times.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
     let commands: Vec<String> = dist.skills(persona)?.into_iter().map(|s| s.command).collect();
-    let loads = || -> Result<(), skillc_reader::ReaderError> {
+    let loads = || -> Result<f64, skillc_reader::ReaderError> {
+        let mut times = Vec::with_capacity(commands.len());
         for c in &commands {
+            let t = Instant::now();
             dist.load(persona, c, Some("Jita 4-4"))?;
+            times.push(t.elapsed().as_nanos() as f64 / 1e3);
         }
-        Ok(())
+        times.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+        Ok(times[times.len() / 2])
     };
     loads()?;
-    let t = Instant::now();
-    loads()?;
-    let per_load = t.elapsed().as_nanos() as f64 / 1e3 / commands.len() as f64;
+    let per_load = loads()?;
     println!("{{\"catalog again\": {:.3}, \"load(args)\": {:.3}}}", times[calls / 2], per_load);
     Ok(())
 }
