@@ -143,7 +143,7 @@ def _variables(skill_dir: str | None, params: Mapping[str, str] | None) -> dict[
             raise ArgumentType(f"params: {key!r} is not one of {', '.join(PARAMS)}")
         if not isinstance(value, str):
             raise ArgumentType(f"params[{key!r}] must be a str, not {type(value).__name__}")
-        out["{" + key + "}"] = value
+        out["{" + key + "}"] = escape_delimiter(value)  # as an argument: it may be text a user chose
     return out
 
 

@@ -137,11 +137,12 @@ pub fn substitute(
     skill_dir: Option<&str>,
     params: &Params,
 ) -> String {
-    let mut variables: Vec<(String, &str)> = Vec::new();
+    let mut variables: Vec<(String, String)> = Vec::new();
     if let Some(dir) = skill_dir {
-        variables.push(("{CLAUDE_SKILL_DIR}".to_string(), dir));
+        variables.push(("{CLAUDE_SKILL_DIR}".to_string(), dir.to_string()));
     }
-    variables.extend(params.values.iter().map(|(n, v)| (format!("{{{}}}", n), v.as_str())));
+    // params are escaped as an argument is: they may be text a user chose (a folder's name)
+    variables.extend(params.values.iter().map(|(n, v)| (format!("{{{}}}", n), escape_delimiter(v))));
     if args.is_none() && variables.is_empty() {
         return body.to_string();
     }
@@ -220,7 +221,7 @@ struct Substitution<'a> {
     named: Vec<(String, usize)>,
     given: bool,
     /// `{NAME}` and the value of `${NAME}`, for the variables given.
-    variables: Vec<(String, &'a str)>,
+    variables: Vec<(String, String)>,
     /// Whether an argument placeholder was used.
     used: bool,
 }
@@ -269,7 +270,7 @@ impl Substitution<'_> {
                 .variables
                 .iter()
                 .find(|(token, _)| rest.starts_with(token.as_str()))
-                .map(|(token, value)| (start + token.len(), value.to_string()));
+                .map(|(token, value)| (start + token.len(), value.clone()));
         }
         if !self.given {
             return None;

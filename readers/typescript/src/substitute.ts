@@ -75,7 +75,7 @@ function variablesOf(skillDir: string | null, params: Params | null): Map<string
     if (!PARAMS.includes(key))
       throw new ReaderError(`params: ${JSON.stringify(key)} is not one of ${PARAMS.join(", ")}`);
     if (typeof value !== "string") throw new ReaderError(`params[${JSON.stringify(key)}] must be a string`);
-    out.set(`{${key}}`, value);
+    out.set(`{${key}}`, escapeDelimiter(value)); // as an argument: it may be text a user chose
   }
   return out;
 }
