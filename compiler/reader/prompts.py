@@ -304,7 +304,7 @@ _REST = _FIRST | frozenset("0123456789-")
 
 
 def _name_arg(name: str) -> bool:
-    """A usable `arguments:` name: `[A-Za-z_][A-Za-z0-9_-]*` (checked without `re`: see _placeholders)."""
+    """A usable `arguments:` name: `[A-Za-z_][A-Za-z0-9_-]*` (checked without `re`: cold start)."""
     return bool(name) and name[0] in _FIRST and all(ch in _REST for ch in name)
 
 
