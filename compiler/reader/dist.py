@@ -316,7 +316,16 @@ class Dist:
 
     # -- tier 2 --------------------------------------------------------------
 
-    def load(self, persona: str, command: str, args: str | Sequence[str] | None = None) -> LoadedSkill:
+    def load(
+        self,
+        persona: str,
+        command: str,
+        args: str | Sequence[str] | None = None,
+        *,
+        params: Mapping[str, str] | None = None,
+    ) -> LoadedSkill:
+        """The skill as the persona sees it, `args` substituted; `params` gives values for
+        `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay)."""
         from .prompts import LoadedSkill, _names, substitute  # load() only: catalog() does without
 
         skill, r = self._resolved(persona, command)
@@ -327,7 +336,7 @@ class Dist:
             command=command,
             name=skill["name"],
             description=skill["description"],
-            body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments"))),
+            body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), params=params),
             access=r["access"],
             overlay=r["overlay"],
             files=tuple(res["path"] for res in self._resources(skill, r))[:MAX_FILES],
@@ -406,10 +415,12 @@ class Dist:
         command: str,
         dest: str | os.PathLike[str],
         args: str | Sequence[str] | None = None,
+        *,
+        params: Mapping[str, str] | None = None,
     ) -> Path:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
-        SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}`
+        SKILL.md holds the resolved body (arguments and params substituted, `${CLAUDE_SKILL_DIR}`
         = dest); every resource follows with its executable bit. dest must be
         missing or empty; nothing is ever written outside it. Returns dest.
         """
@@ -422,7 +433,8 @@ class Dist:
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
         from .prompts import _names, substitute
 
-        body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
+        names = _names(fm.get("arguments"))
+        body = substitute(self._text(r["body"]), args, names=names, skill_dir=root, params=params)
         try:  # before anything is written: a lone surrogate (from args or dest) has no UTF-8 form
             skill_md = (_skill_md_head(skill) + body).encode("utf-8")
         except UnicodeEncodeError:

@@ -127,8 +127,10 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "skills": lambda d, a, t: d.skills(a["persona"]),
     "commands": lambda d, a, t: d.commands(a["persona"]),
     "all_commands": lambda d, a, t: d.all_commands(),
-    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")),
-    "render": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")).render(),
+    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params")),
+    "render": lambda d, a, t: d.load(
+        a["persona"], a["command"], args=a.get("args"), params=a.get("params")
+    ).render(),
     "resources": lambda d, a, t: d.resources(a["persona"], a["command"], kind=a.get("kind")),
     "resource": lambda d, a, t: d.resource(a["persona"], a["command"], a["path"]),
     "read_object": lambda d, a, t: d.read_object(a["digest"]),
@@ -140,7 +142,13 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
 
 
 def _substitute(api: Any, a: Mapping[str, Any]) -> Any:
-    return api.substitute(a["body"], a.get("args"), names=a.get("names", ()), skill_dir=a.get("skill_dir"))
+    return api.substitute(
+        a["body"],
+        a.get("args"),
+        names=a.get("names", ()),
+        skill_dir=a.get("skill_dir"),
+        params=a.get("params"),
+    )
 
 
 def outcome(call: Callable[[], Any], api: Any = reader) -> dict[str, Any]:

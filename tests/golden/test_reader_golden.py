@@ -36,7 +36,7 @@ def test_load_resolves_overlay_and_substitutes_arguments(dist: reader.Dist) -> N
         ("Do $ARGUMENTS.", "a b", "Do a b."),
         ("Take $ARGUMENTS[1] then $0.", "a b", "Take b then a."),
         ("Take $1 and $5.", ["x", "y"], "Take y and $5."),
-        ("No placeholder.", "a b", "No placeholder.\n\nARGUMENTS: a b\n"),
+        ("No placeholder.", "a b", "No placeholder.\n\nARGUMENTS: a b"),  # appended as Claude Code does
         ("No placeholder.", None, "No placeholder."),
         ("No placeholder.", "", "No placeholder."),
         ("Quote $0", "'unbalanced", "Quote 'unbalanced"),
@@ -52,7 +52,7 @@ def test_arguments_cannot_open_the_untrusted_delimiter() -> None:
 
 def test_no_placeholder_appends_arguments(dist: reader.Dist) -> None:
     body = dist.load("pilot", "alpha/child", args="now").body
-    assert body == "Child body.\n\nARGUMENTS: now\n"
+    assert body == "Child body.\n\n\nARGUMENTS: now"
 
 
 def test_exclusive_redirect_and_flags(dist: reader.Dist) -> None:

@@ -79,7 +79,9 @@ CLAUDE_ARGS_PROMPTS = (
     "/echoargs alpha beta",
     '/echoargs "two words" second third',
     "/echoargs",
+    "/echoargs '$1 ${CLAUDE_SKILL_DIR}' !x",
     "/noargs x y",
+    "/price one two",
 )
 
 
@@ -165,9 +167,9 @@ def _claude_args(ws: Workspace, binary: str) -> dict[str, Any]:
     calls = []
     for prompt in CLAUDE_ARGS_PROMPTS:
         session = _claude_session(ws, binary, prompt, None)
-        body = _first_containing(session["requests"], "Just a body.") or _first_containing(
-            session["requests"], "ARGUMENTS=["
-        )
+        # One marker per skill of fixtures.args: the request that holds its expanded body.
+        markers = ("Just a body.", "Costs ", "ARGUMENTS=[")
+        body = next(filter(None, (_first_containing(session["requests"], m) for m in markers)), None)
         calls.append({"prompt": prompt, "expanded": body})
     return {"command": "claude -p PROMPT (see calls)", "skills": [], "text": None, "calls": calls}
 

@@ -27,6 +27,9 @@ struct Cache {
     checked: HashSet<String>,
     /// Persona metas by persona.
     metas: HashMap<String, Arc<Json>>,
+    /// Catalog texts by persona, read and hash-checked once: an object never changes under its
+    /// name, and a rebuild is another build, which `Dist::open` opens again.
+    catalogs: HashMap<String, String>,
 }
 
 /// An open dist/ directory.
@@ -164,6 +167,17 @@ impl Dist {
 
     fn json(&self, digest: &str) -> Result<Json, ReaderError> {
         parse_json(&self.object(digest, MAX_INDEX_BYTES)?, &format!("object {}", digest))
+    }
+
+    /// The persona's catalog text, read and checked on the first call only.
+    pub(crate) fn catalog_text(&self, persona: &str) -> Result<String, ReaderError> {
+        if let Some(text) = self.cache().catalogs.get(persona) {
+            return Ok(text.clone());
+        }
+        let digest = member(self.entry(persona)?, "prompt").as_str().unwrap_or_default().to_string();
+        let text = self.text(&digest)?;
+        self.cache().catalogs.insert(persona.to_string(), text.clone());
+        Ok(text)
     }
 
     pub(crate) fn meta(&self, persona: &str) -> Result<Arc<Json>, ReaderError> {

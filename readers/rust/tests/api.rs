@@ -72,3 +72,28 @@ fn the_program_search_can_be_replaced() {
     assert_eq!(missing, ["bin:kubectl", "env:DEPLOY_TOKEN"]);
     assert!(format!("{:?}", dist).contains(&dist.build_hash()));
 }
+
+#[test]
+fn catalog_reads_and_checks_once_then_serves_the_text_it_kept() {
+    let tmp = TempDir::new("catalog-once");
+    let root = tmp.0.join("dist");
+    copy_tree(&suite().join("builds/main"), &root);
+    let dist = Dist::open(&root).unwrap();
+    let first = dist.catalog("paria").unwrap();
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("_index.json")).unwrap()).unwrap();
+    let prompt = index["personas"]["paria"]["prompt"].as_str().unwrap();
+    std::fs::remove_file(root.join("objects").join(&prompt[..2]).join(prompt)).unwrap(); // a second read would fail
+    assert_eq!(dist.catalog("paria").unwrap(), first);
+    assert!(matches!(Dist::open(&root).unwrap().catalog("paria"), Err(ReaderError::Integrity(_))));
+}
+
+#[test]
+fn params_fill_claude_codes_variables_in_load() {
+    let dist = Dist::open(suite().join("builds/main")).unwrap();
+    let params =
+        skillc_reader::Params::from_pairs([("CLAUDE_SESSION_ID", "s-9"), ("CLAUDE_EFFORT", "max")]).unwrap();
+    let body = dist.load_with("tiny", "deploy", None, &params).unwrap().body;
+    assert!(body.contains("Session s-9, effort max, in ${CLAUDE_PROJECT_DIR};"), "{}", body);
+    assert!(matches!(skillc_reader::Params::new().with("OTHER", "x"), Err(ReaderError::Reader(_))));
+}

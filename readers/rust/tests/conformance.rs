@@ -10,8 +10,8 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use skillc_reader::{
-    substitute, Args, Dist, LoadedSkill, PersonaMeta, ReaderError, Resolution, ResourceMeta, SkillInfo,
-    SkillMeta, SubSkill,
+    substitute, Args, Dist, LoadedSkill, Params, PersonaMeta, ReaderError, Resolution, ResourceMeta,
+    SkillInfo, SkillMeta, SubSkill,
 };
 use support::{bytes, copy_tree, suite, tamper, TempDir};
 
@@ -115,6 +115,12 @@ fn arguments(args: &Value) -> Option<Args> {
     }
 }
 
+/// The call's `params` (absent or null: none).
+fn params(args: &Value) -> Result<Params, ReaderError> {
+    let pairs = args.get("params").and_then(Value::as_object).into_iter().flatten();
+    Params::from_pairs(pairs.map(|(k, v)| (k, v.as_str().unwrap())))
+}
+
 fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
     let a = call.get("args").cloned().unwrap_or(Value::Null);
     let a = &a;
@@ -125,8 +131,14 @@ fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
         "skills" => Value::Array(dist.skills(s(a, "persona"))?.iter().map(skill_info).collect()),
         "commands" => json!(dist.commands(s(a, "persona"))?),
         "all_commands" => json!(dist.all_commands()?),
-        "load" => loaded(&dist.load_args(s(a, "persona"), s(a, "command"), arguments(a).as_ref())?),
-        "render" => json!(dist.load_args(s(a, "persona"), s(a, "command"), arguments(a).as_ref())?.render()),
+        "load" => {
+            loaded(&dist.load_with(s(a, "persona"), s(a, "command"), arguments(a).as_ref(), &params(a)?)?)
+        }
+        "render" => {
+            json!(dist
+                .load_with(s(a, "persona"), s(a, "command"), arguments(a).as_ref(), &params(a)?)?
+                .render())
+        }
         "resources" => json!(dist.resources(s(a, "persona"), s(a, "command"), opt(a, "kind"))?),
         "resource" => bytes(dist.resource(s(a, "persona"), s(a, "command"), s(a, "path"))?),
         "read_object" => bytes(dist.read_object(s(a, "digest"))?),
@@ -135,7 +147,8 @@ fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
         "resolution" => resolution(&dist.resolution(s(a, "persona"), s(a, "command"))?),
         "missing_requirements" => missing(dist, a, tmp)?,
         "substitute" => {
-            json!(substitute(s(a, "body"), arguments(a).as_ref(), &words(&a["names"]), opt(a, "skill_dir")))
+            let names = words(&a["names"]);
+            json!(substitute(s(a, "body"), arguments(a).as_ref(), &names, opt(a, "skill_dir"), &params(a)?))
         }
         other => panic!("unknown call {}", other),
     })

@@ -28,12 +28,14 @@ import {
 } from "./records.js";
 import { missingIn, type RequirementOptions } from "./requirements.js";
 import { Objects, readIndex } from "./store.js";
-import { argumentNames, substitute, type Args } from "./substitute.js";
+import { argumentNames, substitute, type Args, type Params } from "./substitute.js";
 import { SkillTable } from "./table.js";
 
 export interface ArgsOptions {
   /** Arguments as typed (a string, split shell-style) or already split; absent: none. */
   readonly args?: Args | null;
+  /** Values for `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}`, `${CLAUDE_PROJECT_DIR}`; absent: none. */
+  readonly params?: Params | null;
 }
 
 export interface KindOptions {
@@ -53,6 +55,9 @@ export class Dist {
   readonly #objects: Objects;
   readonly #table: SkillTable;
   readonly #metas = new Map<string, PersonaMetaDoc>(); // persona metas read and checked so far
+  // Catalogs read and hash-checked, by persona: an object never changes under its name, and a
+  // rebuild is another build, which open() opens again.
+  readonly #catalogs = new Map<string, string>();
 
   constructor(path: string) {
     this.path = resolve(path);
@@ -113,7 +118,12 @@ export class Dist {
 
   /** The persona's precomputed tier-1 catalog fragment. */
   catalog(persona: string): string {
-    return this.#objects.text(this.#entry(persona).prompt);
+    let text = this.#catalogs.get(persona);
+    if (text === undefined) {
+      text = this.#objects.text(this.#entry(persona).prompt);
+      this.#catalogs.set(persona, text);
+    }
+    return text;
   }
 
   skills(persona: string): SkillInfo[] {
@@ -154,7 +164,8 @@ export class Dist {
     const fm = skill.frontmatter;
     const stub = r.access === "stub"; // the stub is all such a persona gets: no files, no knowledge docs
     const text = this.#objects.text(r.body);
-    const body = substitute(text, options.args, { names: argumentNames(own(fm, "arguments")) });
+    const names = argumentNames(own(fm, "arguments"));
+    const body = substitute(text, options.args, { names, params: options.params ?? null });
     return frozen({
       persona,
       command,
@@ -231,7 +242,7 @@ export class Dist {
 
   /**
    * Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder:
-   * SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}` = dest), every
+   * SKILL.md holds the resolved body (arguments and params substituted, `${CLAUDE_SKILL_DIR}` = dest), every
    * resource follows with its executable bit. dest must be missing or empty; nothing is ever
    * written outside it. Returns dest as an absolute path.
    */
@@ -239,7 +250,12 @@ export class Dist {
     const [skill, r] = this.#resolved(persona, command);
     const names = argumentNames(own(skill.frontmatter, "arguments"));
     return materializeSkill(command, skill, Dist.#resources(skill, r), dest, {
-      body: (root) => substitute(this.#objects.text(r.body), options.args, { names, skillDir: root }),
+      body: (root) =>
+        substitute(this.#objects.text(r.body), options.args, {
+          names,
+          skillDir: root,
+          params: options.params ?? null,
+        }),
       bytes: (res) => this.#objects.bytes(res.sha256, count(res.size)),
     });
   }

@@ -128,3 +128,42 @@ test(
     assert.throws(() => dist.load("paria", "threat"), reader.IntegrityError); // no readable index: not a rebuild
   },
 );
+
+test("catalog() reads and checks the persona's catalog once, then serves the text it kept", { skip }, () => {
+  const root = join(tmp, "catalog-once");
+  cpSync(MAIN, root, { recursive: true });
+  const dist = reader.open(root);
+  const first = dist.catalog("paria");
+  const prompt = JSON.parse(readFileSync(join(root, "_index.json"), "utf8")).personas.paria.prompt as string;
+  rmSync(join(root, "objects", prompt.slice(0, 2), prompt)); // a second read would fail
+  assert.equal(dist.catalog("paria"), first);
+  assert.throws(() => reader.open(root).catalog("paria"), reader.IntegrityError); // a new Dist reads again
+});
+
+test("params fill Claude Code's variables; any other key or a non-string is a ReaderError", () => {
+  const params = { CLAUDE_SESSION_ID: "s", CLAUDE_EFFORT: "high", CLAUDE_PROJECT_DIR: "/p" };
+  const body = "${CLAUDE_SESSION_ID} ${CLAUDE_EFFORT} ${CLAUDE_PROJECT_DIR} \\${CLAUDE_EFFORT} $0";
+  assert.equal(reader.substitute(body, null, { params }), "s high /p \\high $0");
+  assert.equal(
+    reader.substitute(body, "a", { params: {} }),
+    "${CLAUDE_SESSION_ID} ${CLAUDE_EFFORT} ${CLAUDE_PROJECT_DIR} \\${CLAUDE_EFFORT} a",
+  );
+  for (const bad of [{ CLAUDE_SKILL_DIR: "/s" }, { SESSION: "x" }, { CLAUDE_EFFORT: 1 }]) {
+    assert.throws(
+      () => reader.substitute("x", null, { params: bad as unknown as Record<string, string> }),
+      reader.ReaderError,
+    );
+  }
+});
+
+test("Claude Code 2.1.330's rules: what ends $N and $name, escapes, uses, the append", () => {
+  const sub = (body: string, args: string | null, names: string[] = ["n"]) =>
+    reader.substitute(body, args, { names });
+  assert.equal(sub("$1x $1-x $ARGUMENTS_x $01 $n-x $n[0] $nx", "a b"), "$1x b-x a b_x b a-x $n[0] $nx");
+  assert.equal(sub("\\$0 \\\\$0 \\\\\\$0 \\$1x \\$nx", "a"), "$0 \\\\a \\\\\\a $1x \\$nx");
+  assert.equal(sub("costs $5\n", "a b"), "costs $5\n\n\nARGUMENTS: a b");
+  assert.equal(sub("$n", "a b", ["n", "m", "n"]), "a");
+  assert.equal(sub("\\$0", null), "\\$0");
+  const plain = "no dollar sign";
+  assert.equal(reader.substitute(plain, null, { skillDir: "/s" }), plain);
+});
