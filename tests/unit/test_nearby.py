@@ -51,7 +51,7 @@ def test_parent_and_reach() -> None:
 
 def test_ranked_by_distance_then_command_order_without_the_command_itself() -> None:
     candidates = ["deploy", "deplay", "deploy-all", "Deploi", "delpoy", "zzz", "deploi"]
-    assert ranked("deploi", candidates) == ["deploy", "Deploi", "delpoy", "deplay"]
+    assert ranked("deploi", candidates) == ["Deploi", "deploy", "delpoy", "deplay"]  # "D" < "d"
     assert ranked("Deploy", ["deploy"]) == ["deploy"]  # the normal form matches at distance 0
     assert ranked("deploy", ["deploy"]) == []  # the command as typed is never its own suggestion
 
