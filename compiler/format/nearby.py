@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 MAX_SUGGESTIONS = 3  # commands an UnknownSkill names
 MAX_REACH = 3  # edits: more, and most of a short catalog is within reach
+MAX_LENGTH = 256  # code points: longer commands are not ranked (a table of length squared cells)
 MAX_CHECKED = 8  # candidates looked up, best first, to find them: each costs one shard read
 
 # What separates the words of a catalog: ASCII white space and ASCII punctuation but `-`, `/`, `_`,
@@ -89,12 +90,15 @@ def _core(a: str, b: str) -> tuple[str, str]:
 
 def ranked(command: str, candidates: Iterable[str]) -> list[str]:
     """The candidates within reach of the command's normal form, best first (by distance to it,
-    then in command order), without the command as typed, at most MAX_CHECKED of them."""
+    then in command order), without the command as typed, at most MAX_CHECKED of them; none
+    longer than MAX_LENGTH code points."""
     typed = normal(command)
     limit = reach(typed)
     scored = set()
+    if len(typed) > MAX_LENGTH:
+        return []
     for candidate in set(candidates):
-        if candidate != command:
+        if candidate != command and len(candidate) <= MAX_LENGTH:
             d = distance(typed, candidate, limit)
             if d <= limit:
                 scored.add((d, candidate))
