@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -119,7 +118,10 @@ CARGO_OFFLINE = [
 def extract(ref: str, dest: Path) -> Path:
     """The reader sources of a commit: compiler/ and readers/, from git, below dest."""
     data = subprocess.run(
-        ["git", "archive", "--format=tar", ref, "compiler", "readers"], cwd=REPO, capture_output=True, check=True
+        ["git", "archive", "--format=tar", ref, "compiler", "readers"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
     ).stdout
     dest.mkdir(parents=True)
     with tarfile.open(fileobj=BytesIO(data)) as tar:
@@ -153,7 +155,10 @@ def prepare_rs(tree: Path) -> list[str]:
     )
     (crate / "src" / "main.rs").write_text(RS_PROBE)
     subprocess.run(
-        ["cargo", "build", "--release", "-q", *CARGO_OFFLINE], cwd=crate, check=True, stdout=subprocess.DEVNULL
+        ["cargo", "build", "--release", "-q", *CARGO_OFFLINE],
+        cwd=crate,
+        check=True,
+        stdout=subprocess.DEVNULL,
     )
     return [str(crate / "target" / "release" / "probe")]
 
@@ -213,9 +218,11 @@ def main() -> None:
             tree = extract(ref, Path(tmp) / label)
             versions[label] = (tree, {r: PREPARE[r](tree) for r in readers})
         print(f"{machine()}\ndist {dist}, persona {persona}, {args.runs} runs each (a new process per run)")
-        print(f"before = {args.before}, after = {args.after}; targets < {TARGET_MS:g} ms, < {TARGET_MIB:g} MiB\n")
         print(
-            f"| reader | command | before: ms | before: MiB | after: ms | after: MiB | after: process peak MiB | met |"
+            f"before = {args.before}, after = {args.after}; targets < {TARGET_MS:g} ms, < {TARGET_MIB:g} MiB\n"
+        )
+        print(
+            "| reader | command | before: ms | before: MiB | after: ms | after: MiB | after: process peak MiB | met |"
         )
         print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         messages = []

@@ -23,7 +23,8 @@ MAX_CHECKED = 8  # candidates looked up, best first, to find them: each costs on
 _SEPARATORS = "\t\n\v\f\r !\"#$%&'()*+,.:;<=>?@[\\]^`{|}~"
 _SPLIT = {ord(c): " " for c in _SEPARATORS}
 # The forms people type for a command: `Ops:Restart`, `/deploy`, `threat_assessment`.
-_NORMAL = {**{c: c + 32 for c in range(ord("A"), ord("Z") + 1)}, ord(":"): "/", ord("_"): "-", ord(" "): "-"}
+_NORMAL: dict[int, str] = {c: chr(c + 32) for c in range(ord("A"), ord("Z") + 1)}
+_NORMAL.update({ord(":"): "/", ord("_"): "-", ord(" "): "-"})
 
 
 def normal(command: str) -> str:

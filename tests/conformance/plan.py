@@ -90,7 +90,7 @@ def near_misses_main() -> list[Call]:
     ]
     calls = [call("load", persona=p, command=c) for p, c in loads]
     calls += [call("resolution", persona="forge", command="deploi"), call("skill_meta", command="ops/secrte")]
-    return calls + [call("skill_meta", command="Neighbour_19")]
+    return [*calls, call("skill_meta", command="Neighbour_19")]
 
 
 def near_misses_hostile() -> list[Call]:
