@@ -274,9 +274,34 @@ class Dist:
         skill = self._skill(command)
         r = self._visible(skill, persona)
         if skill is None or r is None:
-            visible = [c for c, s in self._all_skills().items() if self._visible(s, persona) is not None]
-            raise UnknownSkill(persona, command, visible)
+            raise self._unknown(persona, command)
         return skill, r
+
+    def _unknown(self, persona: str, command: str) -> UnknownSkill:
+        """The UnknownSkill of a command the persona does not see (persona "*": of one that does
+        not exist), with close commands found in a few reads (docs/format.md §12.1); the full
+        list is read only if a program asks the error for it."""
+        from ..format.nearby import MAX_SUGGESTIONS, normal, parent, ranked, words  # the unknown path
+
+        candidates = {normal(command)}
+        if persona != "*":
+            candidates |= words(self.catalog(persona))
+        above = parent(normal(command))
+        entry = None if above is None else self._skill(above)
+        candidates.update(entry["children"] if entry is not None else ())
+        suggestions: list[str] = []
+        for near in ranked(command, candidates):
+            entry = self._skill(near)
+            if entry is not None and (persona == "*" or self._visible(entry, persona) is not None):
+                suggestions.append(near)
+                if len(suggestions) == MAX_SUGGESTIONS:
+                    break
+        return UnknownSkill(persona, command, lambda: self._visible_commands(persona), suggestions)
+
+    def _visible_commands(self, persona: str) -> list[str]:
+        """Every command the persona sees (persona "*": every command), in command order."""
+        skills = self._all_skills().items()
+        return [c for c, s in skills if persona == "*" or self._visible(s, persona) is not None]
 
     # -- tier 1 --------------------------------------------------------------
 
@@ -462,7 +487,7 @@ class Dist:
     def skill_meta(self, command: str) -> SkillMeta:
         s = self._skill(command)
         if s is None:
-            raise UnknownSkill("*", command, self.all_commands())
+            raise self._unknown("*", command)
         return SkillMeta(
             command,
             s["name"],

@@ -74,6 +74,31 @@ def unknowns(persona: str) -> list[Call]:
     ]
 
 
+def near_misses_main() -> list[Call]:
+    """Commands typed nearly right, on the "main" build: UnknownSkill's suggestions (§12.1)."""
+    loads = [
+        ("forge", "/Deploy"),  # the normal form
+        ("forge", "ops:restart"),
+        ("tiny", "alwyas"),  # a word of tiny's catalog
+        ("forge", "ops/restrat"),  # a child of ops
+        ("forge", "ops/secrte"),  # a child forge does not see: never suggested
+        ("tiny", "ops/secrte"),
+        ("vind", "deploy"),  # vind sees nothing
+        ("forge", "neighbour-19"),  # exists, hidden from forge: never its own suggestion
+        ("paria", "ops/"),
+        ("paria", "/"),
+    ]
+    calls = [call("load", persona=p, command=c) for p, c in loads]
+    calls += [call("resolution", persona="forge", command="deploi"), call("skill_meta", command="ops/secrte")]
+    return [*calls, call("skill_meta", command="Neighbour_19")]
+
+
+def near_misses_hostile() -> list[Call]:
+    """Near misses among commands outside ASCII and the BMP: distances count code points."""
+    loads = [("p", "y\U00020000b"), ("p", "навьк"), ("p", "X/Y/Z"), ("p", "x/y/q"), ("q", "z技")]
+    return [call("load", persona=p, command=c) for p, c in loads] + [call("skill_meta", command="y\ufa0ec")]
+
+
 ARGS = [
     "web prod",
     "  web   prod  ",

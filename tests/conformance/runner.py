@@ -88,7 +88,13 @@ def to_json(value: Any) -> Any:
 def error_json(exc: Exception) -> dict[str, Any]:
     out: dict[str, Any] = {"error": type(exc).__name__}
     if type(exc).__name__ == "UnknownSkill":  # by name: the single-file reader has its own classes
-        out["visible"] = list(getattr(exc, "visible", ()))
+        out["suggestions"] = list(getattr(exc, "suggestions", ()))
+        try:  # read on access: a fault elsewhere in the build shows here, not in the call
+            out["visible"] = list(getattr(exc, "visible", ()))
+        except Exception as failed:
+            if "ReaderError" not in {c.__name__ for c in type(failed).__mro__}:
+                raise
+            out["visible"] = {"error": type(failed).__name__}
     return out
 
 

@@ -64,11 +64,15 @@ def test_exclusive_redirect_and_flags(dist: reader.Dist) -> None:
     assert dist.commands("pilot") == ["alpha", "alpha/child", "beta", "gamma"]
 
 
-def test_unknown_skill_lists_the_visible_ones(dist: reader.Dist) -> None:
+def test_unknown_skill_suggests_close_ones_and_lists_the_visible_ones(dist: reader.Dist) -> None:
+    with pytest.raises(reader.UnknownSkill) as err:
+        dist.load("pilot", "alpah")
+    assert err.value.suggestions == ("alpha",)
+    assert str(err.value) == "no skill 'alpah' for persona 'pilot' (did you mean 'alpha'?)"
+    assert err.value.visible == ("alpha", "alpha/child", "beta", "gamma")
     with pytest.raises(reader.UnknownSkill) as err:
         dist.load("pilot", "nope")
-    assert err.value.visible == ("alpha", "alpha/child", "beta", "gamma")
-    assert "visible skills: alpha, alpha/child, beta, gamma" in str(err.value)
+    assert err.value.suggestions == () and str(err.value) == "no skill 'nope' for persona 'pilot'"
     with pytest.raises(reader.UnknownPersona):
         dist.catalog("nobody")
 

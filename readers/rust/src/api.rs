@@ -272,14 +272,7 @@ impl Dist {
     pub fn skill_meta(&self, command: &str) -> Result<SkillMeta, ReaderError> {
         let s = match self.skill(command)? {
             Some(s) => s,
-            None => {
-                let visible = self.all_commands()?;
-                return Err(ReaderError::UnknownSkill {
-                    persona: "*".into(),
-                    command: command.into(),
-                    visible,
-                });
-            }
+            None => return Err(self.unknown("*", command)?),
         };
         let resources = s.get("resources").as_array().unwrap_or_default().iter().filter_map(Json::as_object);
         Ok(SkillMeta {

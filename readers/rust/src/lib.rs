@@ -23,6 +23,7 @@ mod format;
 mod index;
 mod json;
 mod materialize;
+mod nearby;
 mod prompts;
 mod records;
 mod shlex;
@@ -30,7 +31,7 @@ mod unicode;
 mod which;
 
 pub use dist::Dist;
-pub use error::ReaderError;
+pub use error::{ReaderError, Visible};
 pub use fold_table::UNICODE_VERSION;
 pub use format::{escape_delimiter, VERSION};
 pub use prompts::{render_skill, substitute, Args, Params, PARAMS};

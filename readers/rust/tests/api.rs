@@ -2,7 +2,7 @@
 
 mod support;
 
-use skillc_reader::{Args, Dist, ReaderError};
+use skillc_reader::{Args, Dist, ReaderError, Visible};
 use support::{copy_tree, suite, TempDir};
 
 #[test]
@@ -57,7 +57,7 @@ fn errors_say_what_failed() {
     let err = dist.load("nobody", "deploy", None).unwrap_err();
     assert_eq!(err.to_string(), "unknown persona \"nobody\"; known: forge, paria, paria-g, tiny, vind");
     let err = dist.load("vind", "deploy", None).unwrap_err();
-    assert_eq!(err.to_string(), "no skill \"deploy\" for persona \"vind\"; visible skills: none");
+    assert_eq!(err.to_string(), "no skill \"deploy\" for persona \"vind\"");
     let boxed: Box<dyn std::error::Error> = Box::new(err);
     assert!(boxed.to_string().contains("deploy"));
     assert_eq!(Dist::open(suite()).err().map(|e| e.class_name()), Some("FormatError"));
@@ -96,4 +96,35 @@ fn params_fill_claude_codes_variables_in_load() {
     let body = dist.load_with("tiny", "deploy", None, &params).unwrap().body;
     assert!(body.contains("Session s-9, effort max, in ${CLAUDE_PROJECT_DIR};"), "{}", body);
     assert!(matches!(skillc_reader::Params::new().with("OTHER", "x"), Err(ReaderError::Reader(_))));
+}
+
+#[test]
+fn unknown_skill_names_close_commands_and_lists_the_visible_ones_when_asked() {
+    let dist = Dist::open(suite().join("builds/main")).unwrap();
+    let err = dist.load("forge", "ops:restrat", None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no skill \"ops:restrat\" for persona \"forge\" (did you mean \"ops/restart\"?)"
+    );
+    match &err {
+        ReaderError::UnknownSkill { suggestions, visible, .. } => {
+            assert_eq!(suggestions, &["ops/restart"]);
+            assert_eq!(format!("{:?}", visible), "Visible(not listed yet)");
+            let sees = ["deploy", "mark", "ops", "ops/restart", "threat"];
+            assert_eq!(visible.list().unwrap(), sees);
+            assert_eq!(err.clone(), err); // clones share the list
+        }
+        other => panic!("{:?}", other),
+    }
+    match dist.load("forge", "ops/secrte", None).unwrap_err() {
+        ReaderError::UnknownSkill { suggestions, .. } => assert!(suggestions.is_empty()), // hidden from forge
+        other => panic!("{:?}", other),
+    }
+    let by_hand = ReaderError::UnknownSkill {
+        persona: "p".into(),
+        command: "c".into(),
+        suggestions: vec!["x".into(), "y".into()],
+        visible: Visible::known(vec!["x".into()]),
+    };
+    assert_eq!(by_hand.to_string(), "no skill \"c\" for persona \"p\" (did you mean \"x\" or \"y\"?)");
 }

@@ -88,8 +88,13 @@ fn run_case(case: &Value, builds: &Path, failures: &mut Vec<String>) -> usize {
 fn outcome(result: Result<Value, ReaderError>) -> Value {
     match result {
         Ok(v) => json!({ "result": v }),
-        Err(ReaderError::UnknownSkill { visible, .. }) => {
-            json!({ "error": "UnknownSkill", "visible": visible })
+        Err(ReaderError::UnknownSkill { suggestions, visible, .. }) => {
+            // the list is asked for after the call: what asking fails with shows here
+            let visible = match visible.list() {
+                Ok(list) => json!(list),
+                Err(e) => json!({ "error": e.class_name() }),
+            };
+            json!({ "error": "UnknownSkill", "suggestions": suggestions, "visible": visible })
         }
         Err(e) => json!({ "error": e.class_name() }),
     }

@@ -5,7 +5,7 @@
  * hash-checked object, so an open Dist keeps serving the build it opened after a rebuild (until the
  * rebuild prunes that build's objects: then DistRebuilt). Each document is checked before it is
  * served, and a skill entry only when a call serves it: a malformed neighbour fails only the calls
- * that read it (skills(), allCommands() and UnknownSkill's list read every entry).
+ * that read it (skills(), allCommands() and UnknownSkill's `visible`, when asked for, read every entry).
  */
 
 import { resolve } from "node:path";
@@ -15,6 +15,7 @@ import { FormatError, UnknownPersona, UnknownResource, UnknownSkill } from "./er
 import { MAX_FILES } from "./format.js";
 import { frontmatterValue } from "./frontmatter.js";
 import { materializeSkill } from "./materialize.js";
+import { suggestions } from "./nearby.js";
 import { byCodePoint, own } from "./paths.js";
 import {
   count,
@@ -104,14 +105,29 @@ export class Dist {
     this.#entry(persona);
     const skill = this.#table.skill(command);
     const r = Dist.#visible(skill, persona);
-    if (skill === null || r === null) {
-      const visible = this.#table
-        .all()
-        .filter(([, s]) => Dist.#visible(s, persona) !== null)
-        .map(([c]) => c);
-      throw new UnknownSkill(persona, command, visible);
-    }
+    if (skill === null || r === null) throw this.#unknown(persona, command);
     return [skill, r];
+  }
+
+  /** The UnknownSkill of a command the persona does not see (persona "*": of one that does not
+   * exist), with close commands found in a few reads; the full list is read only if asked for. */
+  #unknown(persona: string, command: string): UnknownSkill {
+    const all = persona === "*";
+    const near = suggestions(
+      command,
+      all ? null : this.catalog(persona),
+      (above) => this.#table.skill(above)?.children ?? null,
+      (c) => {
+        const s = this.#table.skill(c);
+        return s !== null && (all || Dist.#visible(s, persona) !== null);
+      },
+    );
+    const visible = (): string[] =>
+      this.#table
+        .all()
+        .filter(([, s]) => all || Dist.#visible(s, persona) !== null)
+        .map(([c]) => c);
+    return new UnknownSkill(persona, command, visible, near);
   }
 
   // -- tier 1 -----------------------------------------------------------------------------------
@@ -268,7 +284,7 @@ export class Dist {
 
   skillMeta(command: string): SkillMeta {
     const s = this.#table.skill(command);
-    if (s === null) throw new UnknownSkill("*", command, this.allCommands());
+    if (s === null) throw this.#unknown("*", command);
     return frozen({
       command,
       name: s.name,

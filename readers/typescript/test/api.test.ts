@@ -56,12 +56,41 @@ test(
       err instanceof reader.UnknownSkill && err instanceof reader.ReaderError && err instanceof Error,
     );
     assert.equal(err.name, "UnknownSkill");
+    assert.equal(err.message, 'no skill "always" for persona "forge"');
+    assert.deepStrictEqual(err.suggestions, []);
     assert.deepStrictEqual(err.visible, ["deploy", "mark", "ops", "ops/restart", "threat"]);
     assert.throws(() => dist.catalog("nobody"), reader.UnknownPersona);
     assert.throws(() => dist.resource("paria", "deploy", "../x"), reader.UnknownResource);
     assert.throws(() => dist.readObject("XYZ"), reader.FormatError);
     assert.throws(() => reader.open(join(tmp, "missing")), reader.FormatError);
     assert.throws(() => reader.substitute("$0", [1] as unknown as string[]), reader.ReaderError);
+  },
+);
+
+test(
+  "UnknownSkill names close commands the persona sees, and reads the full list only when asked",
+  { skip },
+  () => {
+    const dist = reader.open(MAIN);
+    const caught = (persona: string, command: string): InstanceType<typeof reader.UnknownSkill> => {
+      try {
+        dist.load(persona, command);
+      } catch (e) {
+        if (e instanceof reader.UnknownSkill) return e;
+        throw e;
+      }
+      throw new Error(`${command}: no UnknownSkill`);
+    };
+    const err = caught("forge", "ops:restrat");
+    assert.deepStrictEqual(err.suggestions, ["ops/restart"]);
+    assert.equal(err.message, 'no skill "ops:restrat" for persona "forge" (did you mean "ops/restart"?)');
+    assert.deepStrictEqual(caught("forge", "ops/secrte").suggestions, []); // hidden from forge
+    assert.deepStrictEqual(caught("tiny", "ops/secrte").suggestions, ["ops/secret"]);
+    let calls = 0;
+    const lazy = new reader.UnknownSkill("p", "c", () => (calls++, ["x"]), ["x", "y"]);
+    assert.equal(lazy.message, 'no skill "c" for persona "p" (did you mean "x" or "y"?)');
+    assert.equal(calls, 0);
+    assert.deepStrictEqual([lazy.visible, lazy.visible, calls], [["x"], ["x"], 1]);
   },
 );
 
