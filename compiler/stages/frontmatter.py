@@ -225,8 +225,8 @@ def _description(
         dg.warning(
             doc.rel,
             Code.NORMALISED,
-            f"description: {what}; using the body's first line {_clip(first)!r}, as Claude Code reads such a skill"
-            f"{suffix(issue, targets)}. Write a description that says when to use the skill",
+            f"description: {what}; using the body's first line {_clip(first)!r}, as Claude Code reads "
+            f"such a skill{suffix(issue, targets)}. Write a description that says when to use the skill",
             *where,
         )
     )
