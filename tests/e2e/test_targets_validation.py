@@ -126,3 +126,14 @@ def test_without_the_switch_an_escaping_link_costs_one_skill_under_skip_invalid(
     skipped = build(cfg, "--skip-invalid")
     assert skipped.exit_code == 0, skipped.stderr
     assert "linked" in skipped.one("SKC314").message
+
+
+def test_the_build_cache_checks_a_skill_again_when_the_targets_change(tmp_path: Path) -> None:
+    files = {"skills/colon/SKILL.md": "---\nname: colon\ndescription: Use when: x\n---\nBody.\n"}
+    plain = project(tmp_path, files, "sources: [skills]\n")
+    assert build(plain).exit_code == 1
+    graded = build(project(tmp_path, files, _config("opencode")))
+    assert graded.exit_code == 0, graded.stderr
+    assert "(opencode: loads)" in graded.one("SKC214").message
+    again = build(project(tmp_path, files, "sources: [skills]\n"))  # the memo must not answer for it
+    assert again.exit_code == 1 and again.one("SKC203").severity == "error"
