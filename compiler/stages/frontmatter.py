@@ -183,9 +183,8 @@ def harness_values(
     for key in FLAGS:
         if key in data and _flag_like(data[key]):
             value = claude_code.flag(data[key])
-            diags.append(
-                _flag_warning(doc, key, _written(doc, source, (key,)) or str(data[key]), value, targets)
-            )
+            written = _written(doc, source, (key,)) if data[key] is not None else "an empty value"
+            diags.append(_flag_warning(doc, key, written or str(data[key]), value, targets))
             data = {**data, key: value}
     return _description(doc, data, targets, diags), tuple(diags)
 

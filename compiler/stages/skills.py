@@ -238,12 +238,17 @@ def _invocation(
             )
         )
     if model_off and any_verdict(Issue.MODEL_INVOCATION_OFF, targets, Verdict.IGNORES):
+        # Codex reads agents/openai.yaml instead (golden policy: implicit-off), which export writes.
+        codex = (
+            "; for Codex, `skillc export` writes its agents/openai.yaml policy" if "codex" in targets else ""
+        )
         found.append(
             dg.warning(
                 doc.rel,
                 Code.TARGET_DIFFERS,
                 "disable-model-invocation: true: only the user may invoke it, but a selected harness "
-                f"lists it for the model anyway{suffix(Issue.MODEL_INVOCATION_OFF, targets)}",
+                f"reading this SKILL.md lists it for the model anyway"
+                f"{suffix(Issue.MODEL_INVOCATION_OFF, targets)}{codex}",
                 *doc.pos("disable-model-invocation"),
             )
         )

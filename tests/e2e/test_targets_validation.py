@@ -75,7 +75,7 @@ def test_codex_ignores_disable_model_invocation_and_it_is_said(tmp_path: Path) -
     cfg = project(tmp_path, files, _config("claude-code, codex"))
     said = build(cfg).one("SKC217")
     assert said.severity == "warning"
-    assert said.message.endswith("(claude-code: honours it; codex: ignores it)")
+    assert "(claude-code: honours it; codex: ignores it); for Codex, `skillc export`" in said.message
     assert build(project(tmp_path, files, _config("claude-code"))).find("SKC217") == []
 
 

@@ -24,6 +24,11 @@ def test_a_flag_is_read_as_claude_code_reads_it(written: object, value: bool) ->
     assert diags[0].message.endswith(f"(codex: loads). Write user-invocable: {str(value).lower()}")
 
 
+def test_an_empty_flag_is_said_as_such() -> None:
+    diags = harness_values(_doc(), {"description": "d", "user-invocable": None}, "", ("gemini",))[1]
+    assert diags[0].message.startswith("user-invocable: an empty value is not a YAML boolean; read as false")
+
+
 def test_without_targets_nothing_is_read_differently() -> None:
     data = {"user-invocable": 1}
     assert harness_values(_doc(), data, "", ()) == (data, ())
