@@ -54,7 +54,7 @@ def catalog(
         fail(f"{exc} (run `skillc build` first)", 1)
     if persona not in dist.personas():
         raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
-    budget = view.budget_for(target, window or setting.window, chars or setting.chars)
+    budget = view.budget_for(target, window or setting.window, chars or setting.chars, config.budget_priority)
     listing = view.listing_for(dist, target, persona, budget, config.root)
     click.echo(listing.text if fmt == "text" else _json(target, persona, budget, listing))
     return 0
@@ -75,6 +75,7 @@ def _json(target: str, persona: str, budget: view.Budget, listing: Listing) -> s
         "budget": budget.json(),
         "text": listing.text,
         "skills": [_skill(e) for e in listing.entries],
+        "builtins": list(listing.builtins),
     }
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
 

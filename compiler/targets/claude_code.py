@@ -102,6 +102,33 @@ def listing(skills: Sequence[Skill], chars: int, overrides: Mapping[str, str] | 
     return Listing(text, tuple(entries[s.folder] for s in skills))
 
 
+def name_only_for(skills: Sequence[Skill], chars: int, order: Sequence[str]) -> frozenset[str]:
+    """The commands to list `name-only` (project skillOverrides) so that, at `chars`, descriptions
+    are kept in the team's order (`order`: folders, first first; the rest follow in listing order).
+
+    Claude Code's own pass keeps descriptions greedily in listing order (its usage scores are all 0
+    for a new user), and a settings file cannot reorder it; but a `name-only` skill is a fixed line
+    outside that pass, so marking every skill the team ranks too low to fit leaves exactly the ranked
+    choice to the harness. Nothing is marked when every description fits.
+    """
+    listed = [s for s in sorted(skills, key=lambda s: s.folder) if "/" not in s.folder]
+    listed = [s for s in listed if _listed_reason(s, {}) == ""]
+    full = {s.folder: len(f"- {_label(s, listed)}: {shown_description(s)[0]}") for s in listed}
+    bare = {s.folder: len(f"- {s.folder}") for s in listed}  # a name-only line: `- ${name}`
+    separators = max(0, len(listed) - 1)
+    if sum(full.values()) + separators <= chars:
+        return frozenset()
+    place = {folder: i for i, folder in enumerate(order)}
+    ranked = sorted(listed, key=lambda s: place.get(s.folder, len(place)))  # stable: listing order
+    cost, kept = sum(bare.values()) + separators, set()
+    for skill in ranked:
+        extra = full[skill.folder] - bare[skill.folder]
+        if cost + extra <= chars:
+            kept.add(skill.folder)
+            cost += extra
+    return frozenset(s.folder for s in listed if s.folder not in kept)
+
+
 def _listed_reason(skill: Skill, modes: Mapping[str, str]) -> str:
     if modes.get(skill.folder) in ("off", "user-invocable-only"):
         return f"skillOverrides: {modes[skill.folder]}"

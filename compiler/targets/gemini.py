@@ -32,6 +32,34 @@ INTRO = (
     " and receive its detailed instructions, call the `activate_skill` tool with the skill's name."
 )
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')  # loadSkillFromFile: replaced by "-" in names
+# Where the built-ins' locations start in `text`: the CLI prints the absolute path of its own
+# install (`<its package>/bundle/builtin/<name>/SKILL.md`), which a prediction cannot know.
+INSTALL = "<gemini-cli>"
+# The two skills 0.61.0 always adds to the model's list, as its package's bundle/builtin/<name>/SKILL.md
+# declares them (evidence: golden discovery.json `text`; `gemini skills list` shows them only with --all).
+# A test holds these equal to the golden. They move with the pinned version.
+BUILTINS = (
+    (
+        "antigravity-support",
+        "Use when the user asks questions, seeks help, or requests instructions related to installing,"
+        " setting up, or migrating to Antigravity CLI. This skill provides the latest up to date details,"
+        " requirements, and commands sourced from the official Antigravity CLI documentation.",
+    ),
+    (
+        "skill-creator",
+        "Guide for creating effective skills. This skill should be used when users want to create a new"
+        " skill (or update an existing skill) that extends Gemini CLI's capabilities with specialized"
+        " knowledge, workflows, or tool integrations.",
+    ),
+)
+
+
+def builtins(install: str = INSTALL) -> tuple[Skill, ...]:
+    """The built-in skills as Skills, located below `install` (the CLI package's folder)."""
+    return tuple(
+        Skill(folder="", name=name, description=text, root=f"{install}/bundle/builtin/{name}")
+        for name, text in BUILTINS
+    )
 
 
 def listing(
@@ -61,7 +89,7 @@ def listing(
     entries += [_entry(s, Status.FULL, "") for s in shown if s not in builtins]
     blocks = [_block(s) for s in sorted(shown, key=_name)]
     text = "\n".join([INTRO, "", "<available_skills>", *blocks, "</available_skills>"])
-    return Listing(text, tuple(entries))
+    return Listing(text, tuple(entries), tuple(sorted(_name(b) for b in builtins if b in shown)))
 
 
 def _name(skill: Skill) -> str:

@@ -50,7 +50,8 @@ class Entry:
 @dataclass(frozen=True)
 class Listing:
     text: str
-    entries: tuple[Entry, ...]
+    entries: tuple[Entry, ...]  # the project's skills, as the harness reads them
+    builtins: tuple[str, ...] = ()  # names of the harness's own skills the listing also shows
 
 
 class Issue(enum.Enum):

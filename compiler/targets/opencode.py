@@ -28,6 +28,17 @@ INTRO = (
     "Skills provide specialized instructions and workflows for specific tasks.\n"
     "Use the skill tool to load a skill when a task matches its description."
 )
+# The skill 1.18.33 always lists (evidence: golden discovery.json, location `<built-in>`, printed
+# escaped in the prompt). A test holds it equal to the golden; it moves with the pinned version.
+BUILTIN = Skill(
+    folder="",
+    name="customize-opencode",
+    description="Use ONLY when the user is editing or creating opencode's own configuration: opencode.json,"
+    " opencode.jsonc, files under .opencode/, or files under ~/.config/opencode/. Also use when creating or"
+    " fixing opencode agents, subagents, skills, plugins, MCP servers, or permission rules. Do not use for"
+    " the user's own application code, or for any project that is not configuring opencode itself.",
+    root="&lt;built-in&gt;",
+)
 Permission = Mapping[str, str]  # permission.skill: {pattern: "allow" | "deny" | "ask"}
 
 
@@ -49,7 +60,8 @@ def listing(
     shown = [e for e in entries if e.listed] + [_entry(b, permissions) for b in builtins]
     blocks = [_block(e) for e in sorted((e for e in shown if e.listed), key=lambda e: e.name)]
     text = "\n".join([INTRO, "<available_skills>", *blocks, "</available_skills>"])
-    return Listing(text, tuple(entries))
+    shown_builtins = tuple(sorted(e.name for e in shown if e.listed and e.skill in builtins))
+    return Listing(text, tuple(entries), shown_builtins)
 
 
 def _entry(skill: Skill, permissions: Sequence[Permission]) -> Entry:

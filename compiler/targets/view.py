@@ -8,6 +8,7 @@ grants applied by the build) and its flags as the persona resolved them.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,12 @@ CLAUDE_DEFAULT_CHARS = 30_000
 
 @dataclass(frozen=True)
 class Budget:
-    """The budget a listing was made with: the window in tokens and, for Claude Code, characters."""
+    """The budget a listing was made with: the window in tokens and, for Claude Code, characters;
+    and the team's `budgets.priority`, honoured where the harness's config can express it."""
 
     window: int | None
     chars: int | None
+    priority: tuple[str, ...] = ()
 
     def json(self) -> dict[str, Any]:
         return {"window": self.window, "chars": self.chars}
@@ -72,15 +75,32 @@ def skills_for(dist: reader.Dist, persona: str, target: str, root: str = "") -> 
     return tuple(found)
 
 
-def budget_for(target: str, window: int | None, chars: int | None) -> Budget:
-    """The budget the harness applies; None where it has none (Gemini CLI, opencode)."""
+def budget_for(target: str, window: int | None, chars: int | None, priority: tuple[str, ...] = ()) -> Budget:
+    """The budget the harness applies; None where it has none (Gemini CLI, opencode). Only Claude
+    Code's settings can express a priority (docs/targets.md: Codex orders by name, the others have
+    no budget), so only its budget keeps one."""
     if target == "claude-code":
         if chars is None:
             chars = claude_code.budget(window) if window else CLAUDE_DEFAULT_CHARS
-        return Budget(window, chars)
+        return Budget(window, chars, priority)
     if target == "codex":
         return Budget(window or CODEX_DEFAULT_WINDOW, None)
     return Budget(None, None)
+
+
+def overrides_for(
+    target: str, skills: tuple[Skill, ...], commands: Iterable[str], budget: Budget
+) -> dict[str, str]:
+    """Claude Code's project `skillOverrides` that make its listing honour the team's priority:
+    `name-only` for each skill ranked too low to keep its description (empty when all fit).
+    `commands` are the persona's, which the priority's patterns match (folders may be flattened)."""
+    if target != "claude-code" or not budget.priority or budget.chars is None:
+        return {}
+    from ..stages.budget import ranked  # only a priority pays for pathspec
+
+    order = [folder(target, c) for c in ranked(commands, budget.priority)]
+    off = claude_code.name_only_for(skills, budget.chars, order)
+    return dict.fromkeys(sorted(off), "name-only")
 
 
 def listing_for(
@@ -91,12 +111,13 @@ def listing_for(
     skills = skills_for(dist, persona, target, root)
     if target == "claude-code":
         assert budget.chars is not None
-        return claude_code.listing(skills, budget.chars)
+        commands = (info.command for info in dist.skills(persona))
+        return claude_code.listing(skills, budget.chars, overrides_for(target, skills, commands, budget))
     if target == "codex":
         return codex.listing(skills, [root], budget.window)
     if target == "gemini":
-        return gemini.listing([skills])
-    return opencode.listing(skills)
+        return gemini.listing([skills], builtins=gemini.builtins())
+    return opencode.listing(skills, [opencode.BUILTIN])
 
 
 _STATUS = {
