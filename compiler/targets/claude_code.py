@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .model import Entry, Listing, Skill, Status
+from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
 HEADER = "The following skills are available for use with the Skill tool:"
 DEFAULT_WINDOW = 200_000  # `jws`: the window assumed when the model's is unknown
@@ -18,6 +18,20 @@ BUDGET_FRACTION = 0.01  # `Uws`, overridable by the skillListingBudgetFraction s
 CHARS_PER_TOKEN = 4  # `t5n`
 MAX_DESCRIPTION = 1_536  # `Gws`, overridable by the skillListingMaxDescChars setting
 _TRUE = frozenset({"true", "yes", "on", "1"})  # any case (golden fields: dmi-*/ui-*)
+
+# What it does with each trait graded validation reports (docs/targets.md "Field reading").
+VERDICTS: Verdicts = {
+    Issue.UNQUOTED_COLON: Verdict.LOADS,  # golden fields: colon, shown verbatim
+    Issue.FLAG_SPELLING: Verdict.LOADS,  # golden fields: dmi-*/ui-*; `flag` below reads any value
+    Issue.NO_DESCRIPTION: Verdict.LOADS,  # golden fields: no-desc, the body's first line
+    Issue.EMPTY_DESCRIPTION: Verdict.LOADS,  # golden fields: empty-desc, the body's first line
+    Issue.NO_NAME: Verdict.LOADS,  # golden fields: no-name, by its folder
+    Issue.NAME_MISMATCH: Verdict.LOADS,  # golden discovery: `folder-x (label-y)`, the command is the folder
+    Issue.LONG_DESCRIPTION: Verdict.LOADS,  # golden fields: long1100 whole; over 1,536 cut (`o5n`)
+    Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
+    Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
+    Issue.MODEL_INVOCATION_OFF: Verdict.HONOURS,  # golden fields: manual is a command, not listed
+}
 
 
 def budget(window: int | None = None, override: int | None = None) -> int:

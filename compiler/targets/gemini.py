@@ -12,8 +12,21 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from .model import Entry, Listing, Skill, Status
+from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
+# What it does with each trait graded validation reports (docs/targets.md "Field reading").
+VERDICTS: Verdicts = {
+    Issue.UNQUOTED_COLON: Verdict.LOADS,  # golden fields: colon; source `parseSimpleFrontmatter`
+    Issue.FLAG_SPELLING: Verdict.LOADS,  # golden fields: every dmi-*/ui-* listed (the flags are ignored)
+    Issue.NO_DESCRIPTION: Verdict.SKIPS,  # golden fields: no-desc absent; source `parseFrontmatter`
+    Issue.EMPTY_DESCRIPTION: Verdict.LOADS,  # golden fields: empty-desc listed, shown empty
+    Issue.NO_NAME: Verdict.SKIPS,  # golden fields: no-name absent
+    Issue.NAME_MISMATCH: Verdict.LOADS,  # golden discovery: listed as label-y
+    Issue.LONG_DESCRIPTION: Verdict.LOADS,  # golden fields: long1600 whole
+    Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
+    Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
+    Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
+}
 INTRO = (
     "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill"
     " and receive its detailed instructions, call the `activate_skill` tool with the skill's name."

@@ -9,8 +9,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 
-from .model import Entry, Listing, Skill, Status
+from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
+# What it does with each trait graded validation reports (docs/targets.md "Field reading").
+VERDICTS: Verdicts = {
+    Issue.UNQUOTED_COLON: Verdict.LOADS,  # golden fields: colon
+    Issue.FLAG_SPELLING: Verdict.LOADS,  # golden fields: every dmi-*/ui-* listed (the flags are ignored)
+    Issue.NO_DESCRIPTION: Verdict.UNLISTED,  # golden fields: no-desc in `debug skill`, not in the listing
+    Issue.EMPTY_DESCRIPTION: Verdict.LOADS,  # golden fields: empty-desc, `<description></description>`
+    Issue.NO_NAME: Verdict.SKIPS,  # golden fields: no-name absent
+    Issue.NAME_MISMATCH: Verdict.LOADS,  # golden discovery: listed as label-y
+    Issue.LONG_DESCRIPTION: Verdict.LOADS,  # golden fields: long1600 whole, no cap
+    Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
+    Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
+    Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
+}
 INTRO = (
     "Skills provide specialized instructions and workflows for specific tasks.\n"
     "Use the skill tool to load a skill when a task matches its description."
