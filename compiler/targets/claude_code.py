@@ -31,6 +31,7 @@ VERDICTS: Verdicts = {
     Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.HONOURS,  # golden fields: manual is a command, not listed
+    Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: both listed, by folder, the second without its (name) label
 }
 
 

@@ -30,6 +30,7 @@ VERDICTS: Verdicts = {
     Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed; agents/openai.yaml decides
+    Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: `dup` listed twice; no precedence
 }
 INTRO = (
     "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the"

@@ -26,6 +26,7 @@ VERDICTS: Verdicts = {
     Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
+    Issue.SAME_NAME: Verdict.SKIPS,  # golden duplicates: a later same-name skill replaces the earlier (a Map by name)
 }
 INTRO = (
     "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill"

@@ -23,6 +23,7 @@ VERDICTS: Verdicts = {
     Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
+    Issue.SAME_NAME: Verdict.SKIPS,  # docs/targets.md: one of the copies, picked at random, is loaded
 }
 INTRO = (
     "Skills provide specialized instructions and workflows for specific tasks.\n"

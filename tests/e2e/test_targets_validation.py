@@ -137,3 +137,23 @@ def test_the_build_cache_checks_a_skill_again_when_the_targets_change(tmp_path: 
     assert "(opencode: loads)" in graded.one("SKC214").message
     again = build(project(tmp_path, files, "sources: [skills]\n"))  # the memo must not answer for it
     assert again.exit_code == 1 and again.one("SKC203").severity == "error"
+
+
+def test_two_skills_with_one_name_are_reported_with_what_each_harness_keeps(tmp_path: Path) -> None:
+    files = {
+        "skills/alpha/SKILL.md": skill_md("shared"),
+        "skills/beta/SKILL.md": skill_md("shared"),
+        "skills/gamma/SKILL.md": skill_md("gamma"),
+    }
+    cfg = project(tmp_path, files, _config("codex, gemini"))
+    result = build(cfg)
+    assert result.exit_code == 0, result.stderr
+    found = [d for d in result.diags if d.code == "SKC217"]
+    assert [(d.path, d.line) for d in found] == [("skills/beta/SKILL.md", 2)]
+    assert found[0].message == (
+        "skill 'beta' has the name 'shared' of 'alpha' (skills/alpha/SKILL.md) (codex: loads; gemini: skips)."
+        " Give each skill its own name"
+    )
+    # skillc keys skills by command: without targets there is nothing to report
+    cfg = project(tmp_path / "plain", files, "sources: [skills]\ndiagnostics:\n  SKC206: warning\n")
+    assert not [d for d in build(cfg).diags if d.code == "SKC217"]
