@@ -71,6 +71,8 @@ class Config:
     source_dirs: tuple[Path, ...] = ()
     exclude: tuple[str, ...] = ()  # resources.exclude, gitignore syntax, after DEFAULT_EXCLUDES
     skip_invalid: bool = False
+    # `follow_symlinks: outside`: a link out of the project is followed, with a warning (SKC302)
+    symlinks_outside: bool = False
     budget_strategy: Strategy = Strategy.DROP
     budget_priority: tuple[str, ...] = ()
     verbose: bool = False  # SKC601 names every skill the budget touched
@@ -130,13 +132,16 @@ class SkillSource:
     # with --skip-invalid an error here leaves the skill out, after its frontmatter is checked too.
     problems: tuple[Diagnostic, ...] = ()
     readable: bool = True  # False: SKILL.md itself could not be read (its error is in problems)
+    # The config's `targets:` names: graded validation reads the frontmatter as they do
+    targets: tuple[str, ...] = ()
 
     @cached_property
     def origin(self) -> str:
-        """A digest of everything checking this SKILL.md reads: its bytes, path, command and source."""
-        where = repr((self.skill_md.rel, self.command, self.dir_rel, self.source)).encode(
-            "utf-8", "surrogatepass"
-        )
+        """A digest of everything checking this SKILL.md reads: its bytes, path, command, source and
+        the selected targets (left out when there are none, so such keys stay what they were)."""
+        fields: tuple[object, ...] = (self.skill_md.rel, self.command, self.dir_rel, self.source)
+        fields += (self.targets,) if self.targets else ()
+        where = repr(fields).encode("utf-8", "surrogatepass")
         return sha256_hex(where + b"\0" + self.skill_md.digest.encode())
 
 

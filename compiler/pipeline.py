@@ -179,6 +179,7 @@ def _back(
         skip_invalid=config.skip_invalid,
         policy=policy,
         sources=config.sources,
+        targets=tuple(t.name for t in config.targets),
     )
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
     # levelling them again would raise them back); the head's and the catalogs' are set here.

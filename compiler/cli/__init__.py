@@ -27,6 +27,7 @@ COMMANDS = {
     "init": ("project", "init"),
     "explain": ("explain", "explain"),
     "catalog": ("catalog", "catalog"),
+    "export": ("export", "export"),
     "diff": ("review", "diff"),
     "audit": ("review", "audit"),
     "codes": ("project", "codes"),

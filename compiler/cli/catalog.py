@@ -35,6 +35,14 @@ from .shared import CONFIG, emit, find_config
     type=click.Path(file_okay=False, path_type=Path),
     help="Read this build directory instead of the project's output.",
 )
+@click.option(
+    "--project",
+    "project",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder the export is in (`skillc export ... DIR`), for the paths the listing shows; "
+    "default: the project root.",
+)
 def catalog(
     config_path: Path | None,
     target: str,
@@ -43,9 +51,10 @@ def catalog(
     chars: int | None,
     fmt: str,
     dist_path: Path | None,
+    project: Path | None,
 ) -> int:
     """Print the skill listing TARGET shows the model for PERSONA's export (docs/targets.md)."""
-    config = _config(config_path)
+    config = load_config(config_path)
     setting = next((t for t in config.targets if t.name == target), TargetSetting(target))
     dist_path = dist_path or config.root / config.output
     try:
@@ -54,13 +63,14 @@ def catalog(
         fail(f"{exc} (run `skillc build` first)", 1)
     if persona not in dist.personas():
         raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
-    budget = view.budget_for(target, window or setting.window, chars or setting.chars)
-    listing = view.listing_for(dist, target, persona, budget, config.root)
+    budget = view.budget_for(target, window or setting.window, chars or setting.chars, config.budget_priority)
+    listing = view.listing_for(dist, target, persona, budget, project.absolute() if project else config.root)
     click.echo(listing.text if fmt == "text" else _json(target, persona, budget, listing))
     return 0
 
 
-def _config(config_path: Path | None) -> Config:
+def load_config(config_path: Path | None) -> Config:
+    """The project's config, or exit 1 with its problems printed (catalog, export)."""
     loaded, problems = config_mod.load(find_config(config_path))
     if loaded is None:
         emit(problems)
@@ -75,6 +85,7 @@ def _json(target: str, persona: str, budget: view.Budget, listing: Listing) -> s
         "budget": budget.json(),
         "text": listing.text,
         "skills": [_skill(e) for e in listing.entries],
+        "builtins": list(listing.builtins),
     }
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
 

@@ -71,7 +71,7 @@ def _explain_targets(config: Config, names: tuple[str, ...], persona: str, comma
         return
     for name in chosen:
         setting = settings.get(name, TargetSetting(name))
-        budget = view.budget_for(name, setting.window, setting.chars)
+        budget = view.budget_for(name, setting.window, setting.chars, config.budget_priority)
         listing = view.listing_for(dist, name, persona, budget, config.root)
         click.echo(dg.printable("  " + view.explain(listing, command, name, budget)))
 

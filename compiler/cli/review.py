@@ -106,19 +106,14 @@ def _targets(
 ) -> tuple[tuple[str, view.Budget], ...]:
     """The harnesses to review, each with its budget: the config's settings where it has them."""
     settings: dict[str, TargetSetting] = {}
+    priority: tuple[str, ...] = ()
     if use_git or config_path is not None:
         loaded, _ = config_mod.load(find_config(config_path))
         settings = {t.name: t for t in loaded.targets} if loaded is not None else {}
+        priority = loaded.budget_priority if loaded is not None else ()
     chosen = names or (tuple(settings) if use_git else ())
-    return tuple(
-        (
-            n,
-            view.budget_for(
-                n, settings.get(n, TargetSetting(n)).window, settings.get(n, TargetSetting(n)).chars
-            ),
-        )
-        for n in chosen
-    )
+    given = [(n, settings.get(n, TargetSetting(n))) for n in chosen]
+    return tuple((n, view.budget_for(n, s.window, s.chars, priority)) for n, s in given)
 
 
 def _open(path: Path, label: str) -> reader.Dist:

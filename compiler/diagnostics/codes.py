@@ -33,6 +33,8 @@ class Code(StrEnum):
     NORMALISED = "SKC214"
     CONTROL_CHARACTER = "SKC215"
     SPEC_LIMIT = "SKC216"
+    TARGET_DIFFERS = "SKC217"
+    UNINVOKABLE = "SKC218"
     # paths and discovery (3xx)
     UNSAFE_PATH = "SKC301"
     SYMLINK_ESCAPES = "SKC302"
@@ -105,6 +107,8 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.NORMALISED: "frontmatter value normalised to what the harnesses read (quote it to silence this)",
     Code.CONTROL_CHARACTER: "control character in text or a YAML string",
     Code.SPEC_LIMIT: "a frontmatter value is longer than the Agent Skills spec allows",
+    Code.TARGET_DIFFERS: "a selected harness skips the skill or ignores a field of it (targets:)",
+    Code.UNINVOKABLE: "no one can invoke the skill: hidden from the model and from the user",
     Code.UNSAFE_PATH: "unsafe path",
     Code.SYMLINK_ESCAPES: "symlink escapes the root",
     Code.SYMLINK_LOOP: "symlink loop",
@@ -164,6 +168,8 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.EMPTY_BODY,
         Code.NORMALISED,
         Code.SPEC_LIMIT,
+        Code.TARGET_DIFFERS,
+        Code.UNINVOKABLE,
         Code.OVERRIDDEN,
         Code.BAD_DIRECTORY_NAME,
         Code.ROOT_SKILL_MD,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only; typing costs start-up time at run time
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 
 class ReaderError(Exception):
@@ -44,16 +44,51 @@ class UnknownPersona(ReaderError, KeyError):
 
 
 class UnknownSkill(ReaderError, KeyError):
-    def __init__(self, persona: str, command: str, visible: Sequence[str]):
-        self.persona, self.command, self.visible = persona, command, tuple(visible)
-        shown = ", ".join(visible[:50]) + (", ..." if len(visible) > 50 else "")
-        super().__init__(f"no skill {command!r} for persona {persona!r}; visible skills: {shown or 'none'}")
+    """A command with no entry, or one the persona does not see (persona "*": no entry at all).
+
+    `suggestions` holds up to three close commands the persona sees, found without reading every
+    shard (docs/format.md §12.1); the message names them. `visible` lists every command the
+    persona sees, in command order; a reader passes it as a function, called on first access, so
+    raising the error costs a few reads at any size and only a program that asks for the list
+    pays for it (at 100,000 skills, every shard: seconds). That access may raise the FormatError,
+    IntegrityError or DistRebuilt a full listing meets; a list it returns is kept.
+    """
+
+    def __init__(
+        self,
+        persona: str,
+        command: str,
+        visible: Sequence[str] | Callable[[], Sequence[str]],
+        suggestions: Sequence[str] = (),
+    ):
+        self.persona, self.command, self.suggestions = persona, command, tuple(suggestions)
+        self._list: Callable[[], Sequence[str]] | None = visible if callable(visible) else None
+        self._visible: tuple[str, ...] | None = None if callable(visible) else tuple(visible)
+        super().__init__(f"no skill {command!r} for persona {persona!r}{_did_you_mean(self.suggestions)}")
+
+    @property
+    def visible(self) -> tuple[str, ...]:
+        if self._visible is None:
+            assert self._list is not None
+            self._visible = tuple(self._list())  # a failure keeps nothing: the next access retries
+            self._list = None
+        return self._visible
 
     def __str__(self) -> str:
         return str(self.args[0])
 
-    def __reduce__(self) -> tuple[type[UnknownSkill], tuple[str, str, tuple[str, ...]]]:
-        return type(self), (self.persona, self.command, self.visible)
+    def __reduce__(self) -> tuple[type[UnknownSkill], tuple[str, str, tuple[str, ...], tuple[str, ...]]]:
+        # The list is made here: a pickle cannot carry the open Dist it would be read from.
+        return type(self), (self.persona, self.command, self.visible, self.suggestions)
+
+
+def _did_you_mean(suggestions: tuple[str, ...]) -> str:
+    """' (did you mean 'x'?)', ' (did you mean 'x', 'y' or 'z'?)', or ''."""
+    if not suggestions:
+        return ""
+    quoted = [repr(s) for s in suggestions]
+    joined = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+    return f" (did you mean {joined}?)"
 
 
 class UnknownResource(ReaderError, KeyError):

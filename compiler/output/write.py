@@ -196,7 +196,8 @@ def write(
         foreign = foreign_files(dist, art, scanned)  # one walk for this and compare
         if problem or foreign:
             raise OutputRefused(problem or f"holds {dist.name}/{foreign[0]}, which skillc did not write")
-        _recover(dist)
+        recover(dist)
+        _remove_temporaries(dist)
         scanned = {rel: st for rel, st in scanned.items() if not rel.startswith(TEMP_PREFIX)}
         cmp = compare(dist, art, known, scanned)
         if cmp.current and not (prune and cmp.extra_objects):
@@ -332,7 +333,7 @@ def _replace(dist: Path, art: Artifacts, cmp: Comparison, prune: bool) -> None:
     try:
         verified = frozenset(art.objects) - set(cmp.missing) - set(cmp.changed)
         _fill(tmp, dist, art, () if prune else cmp.extra_objects, verified)
-        _swap(tmp, dist)
+        swap(tmp, dist)
     finally:
         fs.remove_tree(tmp)
 
@@ -375,13 +376,14 @@ def _link(old: str, new: str, size: int | None) -> bool:
             return False
 
 
-def _swap(tmp: Path, dist: Path) -> None:
+def swap(tmp: Path, dist: Path) -> None:
+    """Put the complete tree tmp at dist: one atomic exchange where the system has it (output/export.py too)."""
     if not os.path.lexists(dist):
         os.rename(tmp, dist)
         return
     if _exchange(tmp, dist):
         return
-    # No atomic exchange here (not Linux): two renames, repaired by _recover.
+    # No atomic exchange here (not Linux): two renames, repaired by recover.
     old = dist.parent / f".{dist.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
     os.rename(dist, old)
     os.rename(tmp, dist)
@@ -407,9 +409,9 @@ def _is_real_dir(path: Path) -> bool:
         return False
 
 
-def _recover(dist: Path) -> None:
-    """Undo what a build killed mid-swap (two-rename fallback) or mid-write left behind: its new tree
-    beside the output, or its temporary files in it."""
+def recover(dist: Path) -> None:
+    """Undo what a build killed mid-swap (two-rename fallback) or mid-write left beside dist: its old
+    tree is put back if dist is gone, its new tree removed (output/export.py too)."""
     olds = sorted(dist.parent.glob(f".{dist.name}.old-*"))
     real = [p for p in olds if _is_real_dir(p)]  # a planted symlink is never moved into place
     if not os.path.lexists(dist) and real:
@@ -417,13 +419,18 @@ def _recover(dist: Path) -> None:
         olds.remove(real[-1])
     for leftover in [*olds, *dist.parent.glob(f".{dist.name}.tmp-*")]:
         fs.remove_tree(leftover)
-    if _is_real_dir(dist):
-        try:
-            names = os.listdir(dist)
-        except OSError as exc:
-            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-                return
-            raise
-        for name in names:
-            if name.startswith(TEMP_PREFIX):
-                _unlink(os.path.join(dist, name))
+
+
+def _remove_temporaries(dist: Path) -> None:
+    """The temporary files a build killed mid-write left in dist (layout.TEMP_PREFIX, top level only)."""
+    if not _is_real_dir(dist):
+        return
+    try:
+        names = os.listdir(dist)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return
+        raise
+    for name in names:
+        if name.startswith(TEMP_PREFIX):
+            _unlink(os.path.join(dist, name))

@@ -208,6 +208,7 @@ def _build(
         source_dirs=tuple(_source_dir(root, s) for s in data["sources"]),
         exclude=tuple(res.get("exclude", ())),
         skip_invalid=bool(data.get("skip_invalid", False)),
+        symlinks_outside=data.get("follow_symlinks") == "outside",
         budget_strategy=Strategy(budgets.get("strategy", Strategy.DROP)),
         budget_priority=tuple(budgets.get("priority", ())),
         anchors=_anchors(doc, kept_at),

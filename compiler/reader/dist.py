@@ -274,9 +274,34 @@ class Dist:
         skill = self._skill(command)
         r = self._visible(skill, persona)
         if skill is None or r is None:
-            visible = [c for c, s in self._all_skills().items() if self._visible(s, persona) is not None]
-            raise UnknownSkill(persona, command, visible)
+            raise self._unknown(persona, command)
         return skill, r
+
+    def _unknown(self, persona: str, command: str) -> UnknownSkill:
+        """The UnknownSkill of a command the persona does not see (persona "*": of one that does
+        not exist), with close commands found in a few reads (docs/format.md §12.1); the full
+        list is read only if a program asks the error for it."""
+        from ..format.nearby import MAX_SUGGESTIONS, normal, parent, ranked, words  # the unknown path
+
+        candidates = {normal(command)}
+        if persona != "*":
+            candidates |= words(self.catalog(persona))
+        above = parent(normal(command))
+        entry = None if above is None else self._skill(above)
+        candidates.update(entry["children"] if entry is not None else ())
+        suggestions: list[str] = []
+        for near in ranked(command, candidates):
+            entry = self._skill(near)
+            if entry is not None and (persona == "*" or self._visible(entry, persona) is not None):
+                suggestions.append(near)
+                if len(suggestions) == MAX_SUGGESTIONS:
+                    break
+        return UnknownSkill(persona, command, lambda: self._visible_commands(persona), suggestions)
+
+    def _visible_commands(self, persona: str) -> list[str]:
+        """Every command the persona sees (persona "*": every command), in command order."""
+        skills = self._all_skills().items()
+        return [c for c, s in skills if persona == "*" or self._visible(s, persona) is not None]
 
     # -- tier 1 --------------------------------------------------------------
 
@@ -316,7 +341,16 @@ class Dist:
 
     # -- tier 2 --------------------------------------------------------------
 
-    def load(self, persona: str, command: str, args: str | Sequence[str] | None = None) -> LoadedSkill:
+    def load(
+        self,
+        persona: str,
+        command: str,
+        args: str | Sequence[str] | None = None,
+        *,
+        params: Mapping[str, str] | None = None,
+    ) -> LoadedSkill:
+        """The skill as the persona sees it, `args` substituted; `params` gives values for
+        `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay)."""
         from .prompts import LoadedSkill, _names, substitute  # load() only: catalog() does without
 
         skill, r = self._resolved(persona, command)
@@ -327,7 +361,7 @@ class Dist:
             command=command,
             name=skill["name"],
             description=skill["description"],
-            body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments"))),
+            body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), params=params),
             access=r["access"],
             overlay=r["overlay"],
             files=tuple(res["path"] for res in self._resources(skill, r))[:MAX_FILES],
@@ -406,10 +440,12 @@ class Dist:
         command: str,
         dest: str | os.PathLike[str],
         args: str | Sequence[str] | None = None,
+        *,
+        params: Mapping[str, str] | None = None,
     ) -> Path:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
-        SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}`
+        SKILL.md holds the resolved body (arguments and params substituted, `${CLAUDE_SKILL_DIR}`
         = dest); every resource follows with its executable bit. dest must be
         missing or empty; nothing is ever written outside it. Returns dest.
         """
@@ -422,7 +458,8 @@ class Dist:
             raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
         from .prompts import _names, substitute
 
-        body = substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), skill_dir=root)
+        names = _names(fm.get("arguments"))
+        body = substitute(self._text(r["body"]), args, names=names, skill_dir=root, params=params)
         try:  # before anything is written: a lone surrogate (from args or dest) has no UTF-8 form
             skill_md = (_skill_md_head(skill) + body).encode("utf-8")
         except UnicodeEncodeError:
@@ -450,7 +487,7 @@ class Dist:
     def skill_meta(self, command: str) -> SkillMeta:
         s = self._skill(command)
         if s is None:
-            raise UnknownSkill("*", command, self.all_commands())
+            raise self._unknown("*", command)
         return SkillMeta(
             command,
             s["name"],

@@ -8,8 +8,7 @@ from .record import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
-    from collections.abc import Callable, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
 
@@ -82,59 +81,215 @@ def _words(args: object) -> list[str]:
     return parts
 
 
-def substitute(
-    body: str, args: str | Sequence[str] | None, *, names: Sequence[str] = (), skill_dir: str | None = None
-) -> str:
-    """Claude Code's argument substitution.
+# The variables a caller may give values for (`params`), besides CLAUDE_SKILL_DIR (`skill_dir`).
+# Claude Code 2.1.330 always gives them (the session's id, the model's effort level, the project
+# folder); tests/harness/golden/claude@2.1.330/args.json records what it substitutes.
+PARAMS = ("CLAUDE_SESSION_ID", "CLAUDE_EFFORT", "CLAUDE_PROJECT_DIR")
 
-    `$ARGUMENTS` is the argument string as typed; `$ARGUMENTS[N]` and `$N`
-    (0-based) are its shell-style words, unchanged when there is no such
-    word; `$name` for each name of the skill's `arguments:` list is the word
-    at that position (empty when missing); `\\$1` stays `$1` (a doubled
-    backslash does not escape). Without `$ARGUMENTS` in the body, given
-    arguments are appended as `ARGUMENTS: <value>`. `${CLAUDE_SKILL_DIR}`
-    becomes skill_dir when one is given.
+
+def substitute(
+    body: str,
+    args: str | Sequence[str] | None,
+    *,
+    names: Sequence[str] = (),
+    skill_dir: str | None = None,
+    params: Mapping[str, str] | None = None,
+) -> str:
+    """Claude Code's argument substitution (2.1.330; docs/format.md §8).
+
+    `${CLAUDE_SKILL_DIR}` becomes skill_dir, and `${NAME}` for each NAME of PARAMS becomes
+    params[NAME], when given (else they stay as written); a backslash before them is kept. With
+    args: `$ARGUMENTS` is the argument string as typed, even when a word follows (`$ARGUMENTS_x`);
+    `$ARGUMENTS[N]` and `$N` (0-based) are its shell-style words, unchanged when there is no
+    such word, and `$N` only when no word character follows (`$1x` stays); `$name` for each name
+    of the skill's `arguments:` list is the word at that position (empty when missing), unless a
+    word character or `[` follows. One backslash before such a placeholder, itself not after a
+    backslash, escapes it (`\\$1` gives `$1`). When no placeholder used them, given arguments are
+    appended as `\n\nARGUMENTS: <value>`.
     """
-    if args is None and skill_dir is None:
+    variables = _variables(skill_dir, params)
+    if args is None and not variables:
         return body
     if args is None:
-        raw, parts = "", []
+        raw, words = "", None
     elif isinstance(args, str):
-        raw, parts = args, _split(args)
+        raw, words = args, None  # split only when a placeholder needs a word
     else:
-        parts = _words(args)
-        raw = " ".join(parts)
-    raw = escape_delimiter(raw)
-    parts = [escape_delimiter(p) for p in parts]
-    named = {n: i for i, n in enumerate(names) if isinstance(n, str) and _name_arg(n)}
-    pattern = _placeholders(tuple(sorted(named, key=len, reverse=True)))
-    used = False
-
-    def replace(slashes: str, m: re.Match[str]) -> str:
-        nonlocal used
-        token = m.group(0)
-        if len(slashes) % 2 == 1:  # escaped: drop the escaping backslash, keep the placeholder
-            return slashes[:-1] + token
-        if m.group("dir") is not None:
-            return slashes + (skill_dir if skill_dir is not None else token)
-        if args is None:
-            return slashes + token
-        index = m.group("index") or m.group("num")
-        if index is not None:
-            used = True
-            i = int(index) if len(index) < 10 else len(parts)  # a huge index has no word: never int() it
-            return slashes + (parts[i] if i < len(parts) else token)
-        name = m.group("name")
-        if name is not None:
-            i, used = named[name], True
-            return slashes + (parts[i] if i < len(parts) else "")
-        used = True
-        return slashes + raw
-
-    out = _each_placeholder(body, pattern, replace)
-    if args is not None and not used and raw:
-        out = out.rstrip("\n") + f"\n\nARGUMENTS: {raw}\n"
+        words = _words(args)
+        raw = " ".join(words)
+    if "$" not in body:  # no placeholder: the body as it is, and the arguments appended
+        return _appended(body, raw) if args is not None else body
+    scan = _Scan(body, args is not None, raw, words, _named(names), variables)
+    out = scan.run()
+    if args is not None and not scan.used:
+        out = _appended(out, raw)
     return out
+
+
+def _appended(body: str, raw: str) -> str:
+    """Unused arguments, appended as Claude Code does: the body as it is, no newline after."""
+    return body + "\n\nARGUMENTS: " + escape_delimiter(raw) if raw else body
+
+
+def _variables(skill_dir: str | None, params: Mapping[str, str] | None) -> dict[str, str]:
+    """`${NAME}` -> value, for the variables given: skill_dir and params, checked."""
+    out = {} if skill_dir is None else {"{CLAUDE_SKILL_DIR}": skill_dir}
+    if params is None:
+        return out
+    if not hasattr(params, "items"):
+        raise ArgumentType(f"params must be a mapping of str to str, not {type(params).__name__}")
+    for key, value in params.items():
+        if key not in PARAMS:
+            raise ArgumentType(f"params: {key!r} is not one of {', '.join(PARAMS)}")
+        if not isinstance(value, str):
+            raise ArgumentType(f"params[{key!r}] must be a str, not {type(value).__name__}")
+        out["{" + key + "}"] = escape_delimiter(value)  # as an argument: it may be text a user chose
+    return out
+
+
+def _named(names: Sequence[str]) -> list[tuple[str, int]]:
+    """Usable names with their positions, in the order they are tried: longest first, and for a
+    name given twice its first position (Claude Code replaces with the first and leaves none)."""
+    seen: dict[str, int] = {}
+    for i, n in enumerate(names):
+        if isinstance(n, str) and _name_arg(n) and n not in seen:
+            seen[n] = i
+    return sorted(seen.items(), key=lambda item: -len(item[0]))
+
+
+# `\w` of Claude Code's JavaScript patterns (no `u` flag): ASCII letters, digits and `_`.
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_DIGITS = frozenset("0123456789")
+_NAME_END = _WORD | {"["}
+
+
+class _Scan:
+    """One pass over a body from `$` to `$` (nothing else starts a placeholder), replacing each
+    placeholder as Claude Code's passes would; replaced text is never scanned again."""
+
+    def __init__(
+        self,
+        body: str,
+        given: bool,
+        raw: str,
+        words: list[str] | None,
+        named: list[tuple[str, int]],
+        variables: dict[str, str],
+    ):
+        self.body, self.given, self.raw, self.given_words = body, given, raw, words
+        self.named, self.variables, self.used = named, variables, False
+        self._words: tuple[str, ...] | None = None
+        self._raw: str | None = None
+
+    def words(self) -> tuple[str, ...]:
+        """The words, split and delimiter-escaped on first use (a body may need none)."""
+        if self._words is None:
+            given = self.given_words
+            self._words = tuple(escape_delimiter(w) for w in (_split(self.raw) if given is None else given))
+        return self._words
+
+    def run(self) -> str:
+        body, out, last = self.body, [], 0
+        at = body.find("$")
+        while at >= 0:
+            if self.given and at and body[at - 1] == "\\" and self.escaped(at):
+                out.append(body[last : at - 1])  # drop the backslash; the `$` stays as written
+                last = at
+            else:
+                found = self.at(at)
+                if found is not None:
+                    end, value = found
+                    out += (body[last:at], value)
+                    last = end
+            at = body.find("$", last if last > at else at + 1)
+        out.append(body[last:])
+        return "".join(out)
+
+    def at(self, at: int) -> tuple[int, str] | None:
+        """(end, replacement) of the placeholder whose `$` is at `at`, tried in Claude Code's order:
+        variables, names, `$ARGUMENTS[N]`, `$N`, `$ARGUMENTS`; None when nothing is replaced.
+        The character after the `$` picks the candidates (this runs at every `$` of a body)."""
+        body, start = self.body, at + 1
+        first = body[start : start + 1]
+        if first == "{":
+            for token, value in self.variables.items():
+                if body.startswith(token, start):
+                    return start + len(token), value
+            return None
+        if not self.given:
+            return None
+        if first in _DIGITS:  # no usable name starts with a digit
+            end = start + 1
+            while end < len(body) and body[end] in _DIGITS:
+                end += 1
+            if end < len(body) and body[end] in _WORD:  # `$1x`: not a placeholder
+                return None
+            return self.indexed(body[start:end], at, end)
+        if self.named:
+            after = self.name_end(start)
+            if after is not None:
+                self.used = True  # a name is a use even when its word is missing
+                i = next(i for n, i in self.named if n == body[start:after])
+                words = self.words()
+                return after, words[i] if i < len(words) else ""
+        if first != "A" or not body.startswith("ARGUMENTS", start):
+            return None
+        if body.startswith("[", start + 9):
+            close = _digit_run(body, start + 10)
+            if close > start + 10 and body.startswith("]", close):
+                return self.indexed(body[start + 10 : close], at, close + 1)
+        self.used = True  # whatever follows (`$ARGUMENTS_x`)
+        return start + 9, self.escaped_raw()
+
+    def escaped_raw(self) -> str:
+        if self._raw is None:
+            self._raw = escape_delimiter(self.raw)
+        return self._raw
+
+    def indexed(self, digits: str, at: int, end: int) -> tuple[int, str]:
+        """An indexed word; without one, the placeholder stays and is not a use."""
+        i, words = _index(digits), self.words()
+        if i >= len(words):
+            return end, self.body[at:end]
+        self.used = True
+        return end, words[i]
+
+    def name_end(self, start: int) -> int | None:
+        """The end of the usable name at `start` (longest first), unless `[` or a word character
+        follows it."""
+        body = self.body
+        for name, _ in self.named:
+            end = start + len(name)
+            if body.startswith(name, start) and (end == len(body) or body[end] not in _NAME_END):
+                return end
+        return None
+
+    def escaped(self, at: int) -> bool:
+        """Whether the `$` at `at` follows one backslash (itself not after a backslash) and starts
+        what Claude Code escapes: a digit, `ARGUMENTS`, or a name."""
+        body, start = self.body, at + 1
+        if at == 0 or body[at - 1] != "\\" or (at > 1 and body[at - 2] == "\\"):
+            return False
+        if start < len(body) and body[start] in _DIGITS:
+            return True
+        return body.startswith("ARGUMENTS", start) or self.name_end(start) is not None
+
+
+def _digit_run(body: str, start: int) -> int:
+    """The end of the run of ASCII digits at start (only ASCII: other scripts' digits are a set that
+    grows with Unicode)."""
+    end = start
+    while end < len(body) and body[end] in _DIGITS:
+        end += 1
+    return end
+
+
+def _index(digits: str) -> int:
+    """The value of an index as parseInt reads it ($01 is word 1); a huge one names no word."""
+    if len(digits) < 10:
+        return int(digits)
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) < 10 else 1 << 62
 
 
 def _names(value: Any) -> tuple[str, ...]:
@@ -149,53 +304,8 @@ _REST = _FIRST | frozenset("0123456789-")
 
 
 def _name_arg(name: str) -> bool:
-    """A usable `arguments:` name: `[A-Za-z_][A-Za-z0-9_-]*` (checked without `re`: see _placeholders)."""
+    """A usable `arguments:` name: `[A-Za-z_][A-Za-z0-9_-]*` (checked without `re`: cold start)."""
     return bool(name) and name[0] in _FIRST and all(ch in _REST for ch in name)
-
-
-_PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
-
-
-def _placeholders(names: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for every placeholder; named ones must not run on into a longer word.
-
-    Digits are ASCII only (`\\d` would take other scripts' digits, a set that grows with Unicode)."""
-    hit = _PATTERNS.get(names)
-    if hit is None:
-        import re  # only when arguments are substituted: `re` is most of a cold start's imports
-
-        named = "|".join(re.escape(n) for n in names)
-        hit = _PATTERNS[names] = re.compile(
-            r"(?:\$\{(?P<dir>CLAUDE_SKILL_DIR)\}|\$ARGUMENTS\[(?P<index>[0-9]+)\]"
-            + (rf"|\$(?P<name>{named})(?![A-Za-z0-9_-])" if names else "|(?P<name>(?!))")
-            + r"|\$ARGUMENTS(?![A-Za-z0-9_])|\$(?P<num>[0-9]+))"
-        )
-    return hit
-
-
-def _each_placeholder(
-    body: str, pattern: re.Pattern[str], replace: Callable[[str, re.Match[str]], str]
-) -> str:
-    """body with every placeholder replaced, looking only where a `$` is (a regex scan of every
-    character cost 400 us on an 8 KB body). `replace` gets the run of backslashes before the `$`
-    and the match; a run starts after the previous placeholder, as a left-to-right regex
-    substitution reads it."""
-    out: list[str] = []
-    last = 0
-    at = body.find("$")
-    while at >= 0:
-        m = pattern.match(body, at)
-        if m is None:
-            at = body.find("$", at + 1)
-            continue
-        start = at
-        while start > last and body[start - 1] == "\\":
-            start -= 1
-        out += (body[last:start], replace(body[start:at], m))
-        last = m.end()
-        at = body.find("$", last)
-    out.append(body[last:])
-    return "".join(out)
 
 
 def _split(text: str) -> list[str]:

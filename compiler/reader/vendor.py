@@ -25,6 +25,7 @@ MODULES = (
     ("format", "jsonio"),
     ("format", "documents"),
     ("format", "shardtree"),
+    ("format", "nearby"),
     ("reader", "prompts"),
     ("reader", "dist"),
 )

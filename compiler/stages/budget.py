@@ -17,7 +17,7 @@ or globs, in order), then command order. Three strategies, after the harnesses:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -75,6 +75,16 @@ def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[
         return (0 if c.always else 1, hit, c.command)
 
     return tuple(sorted(candidates, key=key))
+
+
+def ranked(commands: Iterable[str], priority: tuple[str, ...]) -> tuple[str, ...]:
+    """Commands in `budgets.priority` order: the first matching entry, then command order."""
+    matches = _priority_matchers(priority)
+
+    def key(command: str) -> tuple[int, str]:
+        return next((i for i, match in enumerate(matches) if match(command)), len(priority)), command
+
+    return tuple(sorted(commands, key=key))
 
 
 def _priority_matchers(priority: tuple[str, ...]) -> list[Callable[[str], bool]]:

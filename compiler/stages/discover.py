@@ -34,6 +34,8 @@ from ..model import (
 from ..names.confusables import skeleton
 from ..names.paths import CACHE_DIRNAME, IGNORED_DIRS, extension, ignored, nfc, sanitize_command, unsafe_name
 from ..project import ignorefiles
+from ..targets.model import Issue
+from ..targets.verdicts import suffix
 
 if TYPE_CHECKING:
     import pathspec
@@ -114,6 +116,7 @@ def _walk_with_rules(
     skip: Skip,
     walking: tuple[tuple[Listdir, Lstat], list[str]],
     diags: list[Diagnostic],
+    outside: Outside | None = None,
 ) -> Walk:
     """One source's or the personas' walk, with the ignore files and the output and cache kept out."""
     (listdir, lstat), watched = walking
@@ -126,6 +129,7 @@ def _walk_with_rules(
         skip=skip,
         lstat=lstat,
         reserved=_reserved(config),
+        outside=outside or Outside(),
     )
     after(diags)
     return tree
@@ -196,6 +200,7 @@ def walk(
     skip: Skip = _hidden,
     lstat: Lstat = os.lstat,
     reserved: Reserved = (),
+    outside: Outside | None = None,
 ) -> Walk:
     """Every file below root, sorted, each real directory visited once.
 
@@ -205,7 +210,9 @@ def walk(
     of links can make the walk revisit a directory.
     """
     root_real = os.path.realpath(root)
-    state = _WalkState(confine or root_real, rel_prefix, skip, {root_real: ""}, lstat, reserved)
+    state = _WalkState(
+        confine or root_real, rel_prefix, skip, {root_real: ""}, lstat, reserved, outside or Outside()
+    )
     # (path, rel, real paths of the ancestors, real path of this directory)
     stack: list[tuple[str, str, frozenset[str], str]] = [(str(root), "", frozenset({root_real}), root_real)]
     while stack:
@@ -229,6 +236,18 @@ def walk(
 
 
 _Dir = tuple[str, str, frozenset[str], str]  # (path, rel, real paths of the ancestors, real path)
+
+
+@dataclass(frozen=True)
+class Outside:
+    """What a symlink that resolves outside the project gets: refused (SKC302, an error), or with
+    `follow_symlinks: outside` followed with a warning, as every harness follows it (golden
+    discovery: link-outside). `note` is what the selected targets do, said in either diagnostic."""
+
+    follow: bool = False
+    note: str = ""
+
+
 # (what, real path) of the directories no symlink may lead into: the output and the build cache.
 Reserved = tuple[tuple[str, str], ...]
 
@@ -241,6 +260,7 @@ class _WalkState:
     seen: dict[str, str]  # real path of each directory walked -> its rel
     lstat: Lstat
     reserved: Reserved
+    outside: Outside
     files: list[Entry] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
@@ -261,7 +281,9 @@ class _WalkState:
             self.diags.append(dg.error(where, Code.UNSAFE_PATH, f"unsafe file name: {reason}"))
             return None
         child = os.path.join(path, disk)
-        kind, st = _classify(child, (self.confine, self.reserved), where, ancestors, self.diags, self.lstat)
+        kind, st = _classify(
+            child, (self.confine, self.reserved, self.outside), where, ancestors, self.diags, self.lstat
+        )
         if kind == "dir" and name in FILE_NAMES:
             self.diags.append(
                 dg.error(where, Code.UNREADABLE, f"{name} is a directory; it must be a regular file")
@@ -319,7 +341,7 @@ def _unique(
 
 def _classify(
     child: str,
-    limits: tuple[str, Reserved],
+    limits: tuple[str, Reserved, Outside],
     where: str,
     ancestors: frozenset[str],
     diags: list[Diagnostic],
@@ -346,9 +368,13 @@ def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:
 
 
 def _classify_link(
-    child: str, limits: tuple[str, Reserved], where: str, ancestors: frozenset[str], diags: list[Diagnostic]
+    child: str,
+    limits: tuple[str, Reserved, Outside],
+    where: str,
+    ancestors: frozenset[str],
+    diags: list[Diagnostic],
 ) -> tuple[str | None, os.stat_result | None]:
-    confine, reserved = limits
+    confine, reserved, outside = limits
     try:
         st = os.stat(child)
     except OSError as exc:
@@ -359,8 +385,13 @@ def _classify_link(
         return None, None
     real = os.path.realpath(child)
     if real != confine and not real.startswith(confine.rstrip(os.sep) + os.sep):
-        diags.append(dg.error(where, Code.SYMLINK_ESCAPES, "symlink resolves outside the project"))
-        return None, None
+        if not outside.follow:
+            hint = "; `follow_symlinks: outside` follows it" if outside.note else ""
+            message = f"symlink resolves outside the project{outside.note}{hint}"
+            diags.append(dg.error(where, Code.SYMLINK_ESCAPES, message))
+            return None, None
+        message = f"symlink resolves outside the project{outside.note}; followed (follow_symlinks: outside)"
+        diags.append(dg.warning(where, Code.SYMLINK_ESCAPES, message))
     into = _reserved_target(real, confine, reserved)
     if into:
         diags.append(dg.error(where, Code.SYMLINK_RESERVED, f"symlink resolves into {into}; not followed"))
@@ -465,6 +496,10 @@ def _project_real(config: Config) -> str:
     return os.path.realpath(config.root)
 
 
+def _outside(config: Config) -> Outside:
+    return Outside(config.symlinks_outside, suffix(Issue.LINK_OUTSIDE, [t.name for t in config.targets]))
+
+
 def _confine(config: Config, root: Path) -> str:
     """Symlinks may point anywhere in the project; a source outside it (`~/...`) confines its own."""
     project, real = _project_real(config), os.path.realpath(root)
@@ -506,7 +541,7 @@ def _source_skills(
     )
     base = resource_filter(config)
     skip: Skip = lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir)  # noqa: E731
-    tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags)
+    tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags, _outside(config))
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
@@ -641,6 +676,7 @@ def _load_skill(
         tuple(resources),
         problems=tuple(diags),
         readable=skill_md is not None,
+        targets=tuple(t.name for t in config.targets),
     )
 
 

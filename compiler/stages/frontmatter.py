@@ -17,6 +17,10 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document
+from ..targets import claude_code
+from ..targets.model import Issue
+from ..targets.model import Skill as TargetSkill
+from ..targets.verdicts import suffix, tolerated
 
 MAX_NAME = 64
 # Text fields a plain YAML scalar can turn into a number or boolean (`description: 42`,
@@ -161,3 +165,72 @@ def _written(doc: Document, source: str, keys: tuple[Any, ...]) -> str | None:
         return None
     text = lines[line - 1][col - 1 :].split(" #", 1)[0].strip()
     return text.split(",", 1)[0].rstrip("]}").strip() or None  # flow style: `{a: 1.10, b: 2}`
+
+
+# Claude Code's two flags: any scalar is read, `flag` decides (docs/targets.md "Field reading").
+FLAGS = ("disable-model-invocation", "user-invocable")
+
+
+def harness_values(
+    doc: Document, data: dict[str, Any], source: str, targets: tuple[str, ...]
+) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
+    """With `targets:` selected, what the harnesses load is loaded: a flag spelled `1`, `oN` or
+    `maybe` read as Claude Code reads it, and a missing or empty description from the body's first
+    line when Claude Code is selected (or every selected target loads an empty one). Warnings say so."""
+    if not targets:
+        return data, ()
+    diags: list[Diagnostic] = []
+    for key in FLAGS:
+        if key in data and _flag_like(data[key]):
+            value = claude_code.flag(data[key])
+            written = _written(doc, source, (key,)) if data[key] is not None else "an empty value"
+            diags.append(_flag_warning(doc, key, written or str(data[key]), value, targets))
+            data = {**data, key: value}
+    return _description(doc, data, targets, diags), tuple(diags)
+
+
+def _flag_like(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
+
+
+def _flag_warning(doc: Document, key: str, written: str, value: bool, targets: tuple[str, ...]) -> Diagnostic:
+    word = "true" if value else "false"
+    return dg.warning(
+        doc.rel,
+        Code.NORMALISED,
+        f"{key}: {written} is not a YAML boolean; read as {word}, as Claude Code reads it (true, yes, on "
+        f"and 1 in any case are true, anything else false){suffix(Issue.FLAG_SPELLING, targets)}. "
+        f"Write {key}: {word}",
+        *doc.pos(key),
+    )
+
+
+def _description(
+    doc: Document, data: dict[str, Any], targets: tuple[str, ...], diags: list[Diagnostic]
+) -> dict[str, Any]:
+    """A missing or empty description becomes the body's first line, as Claude Code reads it."""
+    value = data.get("description")
+    if isinstance(value, str) and value.strip():
+        return data
+    if value is not None and not isinstance(value, str):
+        return data  # a list or a number: the schema's error (or the number's normalisation) stands
+    issue = Issue.NO_DESCRIPTION if value is None else Issue.EMPTY_DESCRIPTION
+    first = claude_code.description(TargetSkill("", None, None, body=doc.body))
+    if not first or not ("claude-code" in targets or tolerated(issue, targets)):
+        return data
+    what = "missing" if value is None else "empty"
+    where = doc.pos("description") if "description" in data else doc.pos()
+    diags.append(
+        dg.warning(
+            doc.rel,
+            Code.NORMALISED,
+            f"description: {what}; using the body's first line {_clip(first)!r}, as Claude Code reads "
+            f"such a skill{suffix(issue, targets)}. Write a description that says when to use the skill",
+            *where,
+        )
+    )
+    return {**data, "description": first}
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."

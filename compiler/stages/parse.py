@@ -74,11 +74,15 @@ def control_characters(rel: str, text: str, first_line: int) -> tuple[Diagnostic
     )
 
 
-def parse_document(file: InputFile, *, frontmatter: str = "required") -> Document:
+def parse_document(
+    file: InputFile, *, frontmatter: str = "required", colon_fallback: str | None = None
+) -> Document:
     """Split `---` frontmatter from the body and load it.
 
     frontmatter: "required" (SKILL.md), "optional" (exclusive bodies, overlays)
     or "whole" (the whole file is YAML: manifests).
+    colon_fallback: when given (what the selected targets do, for the warning), frontmatter that
+    YAML refuses only because top-level plain values hold ': ' is read with those values as strings.
     """
     text, diags = decode(file)
     if text is None:
@@ -100,12 +104,74 @@ def parse_document(file: InputFile, *, frontmatter: str = "required") -> Documen
         return Document(file.rel, None, {}, "", 1, (*diags, dg.error(file.rel, Code.NO_FRONTMATTER, reason)))
     fm_text, body, body_line = split
     data, pos, more = load_yaml(fm_text, file.rel, 1)
+    if data is None and colon_fallback is not None and more and _only_syntax(more):
+        data, pos, more = _requoted(fm_text, file.rel, colon_fallback) or (data, pos, more)
     if data is not None and not isinstance(data, dict):
         line, col = pos.get(("v",), (2, 1))
         more += (dg.error(file.rel, Code.NO_FRONTMATTER, "frontmatter is not a mapping", line, col),)
         data = None
     more += control_characters(file.rel, body, body_line)
     return Document(file.rel, data, pos, _clean_body(body), body_line, diags + more)
+
+
+def _only_syntax(diags: tuple[Diagnostic, ...]) -> bool:
+    return all(d.code == Code.YAML_SYNTAX for d in diags)
+
+
+# `key: plain value` at the top level: the key as the spec's fields are spelled, the value a plain
+# scalar (no quote, flow collection, block scalar, anchor, alias, tag or comment can start it).
+_TOP_PLAIN = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([^\s'\"\[\]{}|>&*!%@`#,?-].*?)[ \t]*$")
+
+
+def requote_colons(text: str) -> tuple[str, tuple[int, ...]]:
+    """The frontmatter with each top-level one-line plain value holding ': ' written as a quoted
+    string, and the 0-based lines changed: the fallback the Agent Skills client guide recommends
+    (Gemini CLI's `parseSimpleFrontmatter` reads such a line as `key: <rest of line>`).
+
+    A plain scalar can never hold ': ' in block context, so only lines YAML refuses are changed.
+    Left alone: values that go on over indented lines (multi-line), values with a comment (` #`),
+    indented keys (inside a mapping) and flow collections, which a line alone cannot say.
+    """
+    lines = text.split("\n")
+    changed = []
+    for i, line in enumerate(lines):
+        found = _TOP_PLAIN.match(line)
+        if found is None or (": " not in found.group(2) and not found.group(2).endswith(":")):
+            continue
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if " #" in found.group(2) or (following[:1] in (" ", "\t") and following.strip()):
+            continue
+        lines[i] = line[: found.start(2)] + json.dumps(found.group(2), ensure_ascii=False)
+        changed.append(i)
+    return "\n".join(lines), tuple(changed)
+
+
+def _requoted(text: str, rel: str, note: str) -> tuple[Any, Positions, tuple[Diagnostic, ...]] | None:
+    """The frontmatter read with its colon values quoted, with a warning per line; None when that
+    does not make it valid YAML (the original error is reported: the fallback hides no other)."""
+    fixed, lines = requote_colons(text)
+    if not lines:
+        return None
+    data, pos, more = load_yaml(fixed, rel, 1)
+    if data is None or any(d.code == Code.YAML_SYNTAX for d in more):
+        return None
+    original = text.split("\n")
+    found = [(i, _TOP_PLAIN.match(original[i])) for i in lines]
+    warnings = tuple(_requote_warning(hit, rel, i + 2, note) for i, hit in found if hit)
+    return data, pos, warnings + more
+
+
+def _requote_warning(found: re.Match[str], rel: str, line_no: int, note: str) -> Diagnostic:
+    key, value = found.group(1), found.group(2)
+    quoted = json.dumps(value, ensure_ascii=False) if "'" in value else f"'{value}'"
+    return dg.warning(
+        rel,
+        Code.NORMALISED,
+        f"{key}: YAML refuses ': ' inside a plain value; read as the string {_clip(repr(value))}, as the "
+        f"Agent Skills client guide recommends{note}. Quote it: {key}: {_clip(quoted)}",
+        line_no,
+        found.start(2) + 1,
+    )
 
 
 def _split(text: str) -> tuple[str, str, int] | None:
@@ -164,6 +230,13 @@ def too_deep(text: str) -> tuple[int, int] | None:
                     return (mark.line, mark.column) if mark else (0, 0)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops flow nesting at 1,000 levels itself, and its
+        # scanner reads a run of `[` ahead of the events, so the count never reaches the limit:
+        # its message is the only sign, and the place it gives is inside the too-deep run.
+        if exc.problem == "exceeded maximum nesting depth" and exc.problem_mark is not None:
+            return exc.problem_mark.line, exc.problem_mark.column
+        return None
     except (yaml.YAMLError, ValueError):
         return None
     return None

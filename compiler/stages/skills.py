@@ -16,6 +16,8 @@ from ..diagnostics.codes import Code, lowerable
 from ..model import Document, Skill, SkillSource
 from ..names.paths import unsafe_values
 from ..names.suggest import did_you_mean
+from ..targets.model import Issue, Verdict
+from ..targets.verdicts import any_verdict, suffix, tolerated
 from . import frontmatter, schema
 from . import workers as worker
 from .parse import decode, parse_document
@@ -74,7 +76,9 @@ def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]
 
 
 def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
-    doc = parse_document(src.skill_md)
+    targets = src.targets
+    colon = suffix(Issue.UNQUOTED_COLON, targets) if tolerated(Issue.UNQUOTED_COLON, targets) else None
+    doc = parse_document(src.skill_md, colon_fallback=colon)
     diags.extend(doc.diagnostics)
     if doc.data is None:
         return None
@@ -82,11 +86,9 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     text = decode(src.skill_md)[0] or ""
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
-    problems = (
-        schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA)
-        + _name_rules(doc, data)
-        + _spec_limits(doc, data)
-    )
+    data, read = frontmatter.harness_values(doc, data, text, targets)
+    diags.extend(read)
+    problems = _schema(doc, data, targets) + _name_rules(doc, data) + _spec_limits(doc, data, targets)
     # knowledge entries are handed to the model as documents to read: no escaping paths.
     if all(lowerable(p.code) for p in problems):  # the types are sound: the paths can be checked
         problems += unsafe_values(
@@ -99,11 +101,14 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     # An invalid name has its own error already; a mismatch is reported only for a valid one.
     if name is not None and name != dirname and frontmatter.valid_name(data["name"]):
         line, col = doc.pos("name")
+        # Claude Code's command is the folder and `name` a label; the others list it by name.
+        grade = dg.warning if tolerated(Issue.NAME_MISMATCH, targets) else dg.error
         diags.append(
-            dg.error(
+            grade(
                 doc.rel,
                 Code.NAME_MISMATCH,
-                f"name {data['name']!r} does not match its directory {dirname!r}",
+                f"name {data['name']!r} does not match its directory {dirname!r}"
+                + suffix(Issue.NAME_MISMATCH, targets),
                 line,
                 col,
             )
@@ -133,6 +138,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         return None
     if not doc.body:
         diags.append(dg.warning(doc.rel, Code.EMPTY_BODY, "SKILL.md has no body", doc.body_line, 1))
+    diags.extend(_invocation(doc, data, targets, dirname))
     if name is not None:
         data["name"] = name
     fields = _normalise(
@@ -182,17 +188,81 @@ def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
 SPEC_LIMITS = {"description": 1024, "compatibility": 500}
 
 
-def _spec_limits(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
+_LIMIT_ISSUES = {"description": Issue.LONG_DESCRIPTION, "compatibility": Issue.LONG_COMPATIBILITY}
+
+
+def _spec_limits(
+    doc: Document, data: dict[str, Any], targets: tuple[str, ...] = ()
+) -> tuple[Diagnostic, ...]:
+    """Errors, or warnings when every selected target loads such a skill (cut, for Codex)."""
     return tuple(
-        dg.error(
+        (dg.warning if tolerated(_LIMIT_ISSUES[key], targets) else dg.error)(
             doc.rel,
             Code.SPEC_LIMIT,
-            f"{key}: is {len(value)} characters long; the limit is {limit}",
+            f"{key}: is {len(value)} characters long; the limit is {limit}"
+            + suffix(_LIMIT_ISSUES[key], targets),
             *doc.pos(key),
         )
         for key, limit in SPEC_LIMITS.items()
         if isinstance(value := data.get(key), str) and len(value) > limit
     )
+
+
+def _schema(doc: Document, data: dict[str, Any], targets: tuple[str, ...]) -> tuple[Diagnostic, ...]:
+    """The schema's errors; with targets selected, a missing or empty description is said once,
+    with what each target does with such a skill."""
+    value = data.get("description")
+    if not targets or not (value is None or value == ""):
+        return schema.check(doc, data, "frontmatter", Code.FRONTMATTER_SCHEMA)
+    issue = Issue.NO_DESCRIPTION if value is None else Issue.EMPTY_DESCRIPTION
+    what = "is required" if value is None else "is empty"
+    where = doc.pos("description") if "description" in data else doc.pos()
+    said = dg.error(doc.rel, Code.FRONTMATTER_SCHEMA, f"description: {what}{suffix(issue, targets)}", *where)
+    return (said, *schema.check(doc, {**data, "description": "-"}, "frontmatter", Code.FRONTMATTER_SCHEMA))
+
+
+def _invocation(
+    doc: Document, data: dict[str, Any], targets: tuple[str, ...], dirname: str
+) -> list[Diagnostic]:
+    """Who can invoke the skill, and where a selected harness reads it otherwise."""
+    found = []
+    model_off = data.get("disable-model-invocation") is True
+    if model_off and data.get("user-invocable") is False:
+        found.append(
+            dg.warning(
+                doc.rel,
+                Code.UNINVOKABLE,
+                "disable-model-invocation: true and user-invocable: false: hidden from the model and "
+                "from the user, no one can invoke this skill",
+                *doc.pos("user-invocable"),
+            )
+        )
+    if model_off and any_verdict(Issue.MODEL_INVOCATION_OFF, targets, Verdict.IGNORES):
+        # Codex reads agents/openai.yaml instead (golden policy: implicit-off), which export writes.
+        codex = (
+            "; for Codex, `skillc export` writes its agents/openai.yaml policy" if "codex" in targets else ""
+        )
+        found.append(
+            dg.warning(
+                doc.rel,
+                Code.TARGET_DIFFERS,
+                "disable-model-invocation: true: only the user may invoke it, but a selected harness "
+                f"reading this SKILL.md lists it for the model anyway"
+                f"{suffix(Issue.MODEL_INVOCATION_OFF, targets)}{codex}",
+                *doc.pos("disable-model-invocation"),
+            )
+        )
+    if "name" not in data and any_verdict(Issue.NO_NAME, targets, Verdict.SKIPS):
+        found.append(
+            dg.warning(
+                doc.rel,
+                Code.TARGET_DIFFERS,
+                f"no name: skillc names it after its folder, a selected harness skips it"
+                f"{suffix(Issue.NO_NAME, targets)}. Add name: {dirname}",
+                *doc.pos(),
+            )
+        )
+    return found
 
 
 def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..diagnostics.policy import Policy, inline_ignores, refusal
 from ..model import Discovery, Program, Skill, SkillSource
+from ..targets.model import Issue
+from ..targets.verdicts import suffix
 from . import personas as personas_mod
 from .skills import SkillChecks, check_skills
 
@@ -21,6 +23,7 @@ def validate(
     skip_invalid: bool = False,
     policy: Policy | None = None,
     sources: tuple[str, ...] = (),
+    targets: tuple[str, ...] = (),
 ) -> Program:
     """`checks` stands in for check_skills: the build cache passes a memoised one.
 
@@ -30,6 +33,7 @@ def validate(
     ignores) before deciding whether it has errors: a lowered spec error keeps the skill.
     sources: the config's source labels: with skip_invalid, an entry below one that discover
     refused (a link out of the project, an unreadable folder) costs that entry, not the build.
+    targets: the harnesses of `targets:`; skills sharing a `name` are reported for them.
     """
     diags: list[Diagnostic] = list(discovery.diagnostics)
     refused: dict[str, list[Diagnostic]] = {}
@@ -53,6 +57,7 @@ def validate(
     for command, found in per_skill.items():
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
     kept = {c: s for c, s in parsed.items() if c not in invalid}
+    diags.extend((policy or Policy()).apply(shared_names(kept, targets)))
     for entry, found in refused.items():
         diags.extend(_as_warnings(found))
         invalid.setdefault(entry, found)
@@ -63,6 +68,33 @@ def validate(
         for c, ds in sorted(invalid.items())
     )
     return Program(_link(kept), personas, exclusive, tuple(diags), codes)
+
+
+def shared_names(skills: dict[str, Skill], targets: tuple[str, ...]) -> list[Diagnostic]:
+    """One warning per skill whose `name` an earlier skill (in command order) already has, when
+    `targets:` are selected: skillc keys skills by command, but the harnesses that key them by name
+    keep only one of the two (Gemini CLI the later, opencode either), and Codex lists both."""
+    if not targets:
+        return []
+    first: dict[str, Skill] = {}
+    found = []
+    for command in sorted(skills):
+        skill = skills[command]
+        owner = first.setdefault(skill.name, skill)
+        if owner is skill:
+            continue
+        line, col = skill.anchors.get("name", (1, 1))
+        found.append(
+            dg.warning(
+                skill.path,
+                Code.TARGET_DIFFERS,
+                f"skill {command!r} has the name {skill.name!r} of {owner.command!r} ({owner.path})"
+                f"{suffix(Issue.SAME_NAME, targets)}. Give each skill its own name",
+                line,
+                col,
+            )
+        )
+    return found
 
 
 def _skills(

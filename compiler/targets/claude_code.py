@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .model import Entry, Listing, Skill, Status
+from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
 HEADER = "The following skills are available for use with the Skill tool:"
 DEFAULT_WINDOW = 200_000  # `jws`: the window assumed when the model's is unknown
@@ -18,6 +18,21 @@ BUDGET_FRACTION = 0.01  # `Uws`, overridable by the skillListingBudgetFraction s
 CHARS_PER_TOKEN = 4  # `t5n`
 MAX_DESCRIPTION = 1_536  # `Gws`, overridable by the skillListingMaxDescChars setting
 _TRUE = frozenset({"true", "yes", "on", "1"})  # any case (golden fields: dmi-*/ui-*)
+
+# What it does with each trait graded validation reports (docs/targets.md "Field reading").
+VERDICTS: Verdicts = {
+    Issue.UNQUOTED_COLON: Verdict.LOADS,  # golden fields: colon, shown verbatim
+    Issue.FLAG_SPELLING: Verdict.LOADS,  # golden fields: dmi-*/ui-*; `flag` below reads any value
+    Issue.NO_DESCRIPTION: Verdict.LOADS,  # golden fields: no-desc, the body's first line
+    Issue.EMPTY_DESCRIPTION: Verdict.LOADS,  # golden fields: empty-desc, the body's first line
+    Issue.NO_NAME: Verdict.LOADS,  # golden fields: no-name, by its folder
+    Issue.NAME_MISMATCH: Verdict.LOADS,  # golden discovery: `folder-x (label-y)`, the command is the folder
+    Issue.LONG_DESCRIPTION: Verdict.LOADS,  # golden fields: long1100 whole; over 1,536 cut (`o5n`)
+    Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
+    Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
+    Issue.MODEL_INVOCATION_OFF: Verdict.HONOURS,  # golden fields: manual is a command, not listed
+    Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: both listed, by folder, the second without its (name) label
+}
 
 
 def budget(window: int | None = None, override: int | None = None) -> int:
@@ -88,6 +103,34 @@ def listing(skills: Sequence[Skill], chars: int, overrides: Mapping[str, str] | 
     return Listing(text, tuple(entries[s.folder] for s in skills))
 
 
+def name_only_for(skills: Sequence[Skill], chars: int, order: Sequence[str]) -> frozenset[str]:
+    """The commands to list `name-only` (project skillOverrides) so that, at `chars`, descriptions
+    are kept in the team's order (`order`: folders, first first; the rest follow in listing order).
+
+    Claude Code's own pass keeps descriptions greedily in listing order (its usage scores are all 0
+    for a new user), and a settings file cannot reorder it; but a `name-only` skill is a fixed line
+    outside that pass, so marking every skill the team ranks too low to fit leaves exactly the ranked
+    choice to the harness. Nothing is marked when every description fits.
+    """
+    listed = [s for s in sorted(skills, key=lambda s: s.folder) if "/" not in s.folder]
+    listed = [s for s in listed if _listed_reason(s, {}) == ""]
+    # escaped lengths, as the harness measures them (see _kept_descriptions)
+    full = {s.folder: len(escape(f"- {_label(s, listed)}: {shown_description(s)[0]}")) for s in listed}
+    bare = {s.folder: len(escape(f"- {s.folder}")) for s in listed}  # a name-only line: `- ${name}`
+    separators = max(0, len(listed) - 1)
+    if sum(full.values()) + separators <= chars:
+        return frozenset()
+    place = {folder: i for i, folder in enumerate(order)}
+    ranked = sorted(listed, key=lambda s: place.get(s.folder, len(place)))  # stable: listing order
+    cost, kept = sum(bare.values()) + separators, set()
+    for skill in ranked:
+        extra = full[skill.folder] - bare[skill.folder]
+        if cost + extra <= chars:
+            kept.add(skill.folder)
+            cost += extra
+    return frozenset(s.folder for s in listed if s.folder not in kept)
+
+
 def _listed_reason(skill: Skill, modes: Mapping[str, str]) -> str:
     if modes.get(skill.folder) in ("off", "user-invocable-only"):
         return f"skillOverrides: {modes[skill.folder]}"
@@ -131,8 +174,10 @@ def _kept_descriptions(
 
     `listed` are all the lines (name-only ones are fixed at their name); `flexible` may keep theirs.
     """
-    full = {s.folder: len(f"- {labels[s.folder]}: {shown_description(s)[0]}") for s in flexible}
-    short = {s.folder: len(f"- {labels[s.folder]}") for s in listed}
+    # Lengths of the escaped lines: `<` and `>` count as `&lt;` and `&gt;` (golden
+    # export-lead-2000: a description holding <b>bold</b> costs its escaped length).
+    full = {s.folder: len(escape(f"- {labels[s.folder]}: {shown_description(s)[0]}")) for s in flexible}
+    short = {s.folder: len(escape(f"- {labels[s.folder]}")) for s in listed}
     separators = max(0, len(listed) - 1)
     fixed = sum(short[s.folder] for s in listed if s.folder not in full)
     if sum(full.values()) + fixed + separators <= chars:

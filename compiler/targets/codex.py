@@ -12,12 +12,26 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .model import Entry, Listing, Skill, Status
+from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
 MAX_DESCRIPTION = 1_024  # longer descriptions become 1,021 characters + "..." when loaded
 DEFAULT_CHARS = 8_000  # DEFAULT_SKILL_METADATA_CHAR_BUDGET, when no context window is known
 WINDOW_PERCENT = 2  # SKILL_METADATA_CONTEXT_WINDOW_PERCENT
 BYTES_PER_TOKEN = 4  # APPROX_BYTES_PER_TOKEN
+# What it does with each trait graded validation reports (docs/targets.md "Field reading").
+VERDICTS: Verdicts = {
+    Issue.UNQUOTED_COLON: Verdict.LOADS,  # golden fields: colon
+    Issue.FLAG_SPELLING: Verdict.LOADS,  # golden fields: every dmi-*/ui-* listed (the flags are ignored)
+    Issue.NO_DESCRIPTION: Verdict.SKIPS,  # golden fields: no-desc absent
+    Issue.EMPTY_DESCRIPTION: Verdict.SKIPS,  # golden fields: empty-desc absent
+    Issue.NO_NAME: Verdict.LOADS,  # golden fields: no-name, named by its folder
+    Issue.NAME_MISMATCH: Verdict.LOADS,  # golden discovery: listed as label-y
+    Issue.LONG_DESCRIPTION: Verdict.CUTS,  # golden fields: long1100 -> 1,021 characters + "..."
+    Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
+    Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
+    Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed; agents/openai.yaml decides
+    Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: `dup` listed twice; no precedence
+}
 INTRO = (
     "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the"
     " list of skills that can be used. Each entry includes a name, description, and a short path that can"

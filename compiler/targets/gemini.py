@@ -12,13 +12,55 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from .model import Entry, Listing, Skill, Status
+from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
+# What it does with each trait graded validation reports (docs/targets.md "Field reading").
+VERDICTS: Verdicts = {
+    Issue.UNQUOTED_COLON: Verdict.LOADS,  # golden fields: colon; source `parseSimpleFrontmatter`
+    Issue.FLAG_SPELLING: Verdict.LOADS,  # golden fields: every dmi-*/ui-* listed (the flags are ignored)
+    Issue.NO_DESCRIPTION: Verdict.SKIPS,  # golden fields: no-desc absent; source `parseFrontmatter`
+    Issue.EMPTY_DESCRIPTION: Verdict.LOADS,  # golden fields: empty-desc listed, shown empty
+    Issue.NO_NAME: Verdict.SKIPS,  # golden fields: no-name absent
+    Issue.NAME_MISMATCH: Verdict.LOADS,  # golden discovery: listed as label-y
+    Issue.LONG_DESCRIPTION: Verdict.LOADS,  # golden fields: long1600 whole
+    Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
+    Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
+    Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
+    Issue.SAME_NAME: Verdict.SKIPS,  # golden duplicates: a later same-name skill replaces the earlier (a Map by name)
+}
 INTRO = (
     "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill"
     " and receive its detailed instructions, call the `activate_skill` tool with the skill's name."
 )
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')  # loadSkillFromFile: replaced by "-" in names
+# Where the built-ins' locations start in `text`: the CLI prints the absolute path of its own
+# install (`<its package>/bundle/builtin/<name>/SKILL.md`), which a prediction cannot know.
+INSTALL = "<gemini-cli>"
+# The two skills 0.61.0 always adds to the model's list, as its package's bundle/builtin/<name>/SKILL.md
+# declares them (evidence: golden discovery.json `text`; `gemini skills list` shows them only with --all).
+# A test holds these equal to the golden. They move with the pinned version.
+BUILTINS = (
+    (
+        "antigravity-support",
+        "Use when the user asks questions, seeks help, or requests instructions related to installing,"
+        " setting up, or migrating to Antigravity CLI. This skill provides the latest up to date details,"
+        " requirements, and commands sourced from the official Antigravity CLI documentation.",
+    ),
+    (
+        "skill-creator",
+        "Guide for creating effective skills. This skill should be used when users want to create a new"
+        " skill (or update an existing skill) that extends Gemini CLI's capabilities with specialized"
+        " knowledge, workflows, or tool integrations.",
+    ),
+)
+
+
+def builtins(install: str = INSTALL) -> tuple[Skill, ...]:
+    """The built-in skills as Skills, located below `install` (the CLI package's folder)."""
+    return tuple(
+        Skill(folder="", name=name, description=text, root=f"{install}/bundle/builtin/{name}")
+        for name, text in BUILTINS
+    )
 
 
 def listing(
@@ -48,7 +90,7 @@ def listing(
     entries += [_entry(s, Status.FULL, "") for s in shown if s not in builtins]
     blocks = [_block(s) for s in sorted(shown, key=_name)]
     text = "\n".join([INTRO, "", "<available_skills>", *blocks, "</available_skills>"])
-    return Listing(text, tuple(entries))
+    return Listing(text, tuple(entries), tuple(sorted(_name(b) for b in builtins if b in shown)))
 
 
 def _name(skill: Skill) -> str:

@@ -50,4 +50,40 @@ class Entry:
 @dataclass(frozen=True)
 class Listing:
     text: str
-    entries: tuple[Entry, ...]
+    entries: tuple[Entry, ...]  # the project's skills, as the harness reads them
+    builtins: tuple[str, ...] = ()  # names of the harness's own skills the listing also shows
+
+
+class Issue(enum.Enum):
+    """A frontmatter or folder trait that harnesses read differently (graded validation)."""
+
+    UNQUOTED_COLON = "unquoted-colon"  # `description: Use when: x`: a YAML error, read as one string
+    FLAG_SPELLING = "flag-spelling"  # disable-model-invocation / user-invocable not a YAML boolean
+    NO_DESCRIPTION = "no-description"
+    EMPTY_DESCRIPTION = "empty-description"  # `description: ""`
+    NO_NAME = "no-name"
+    NAME_MISMATCH = "name-mismatch"  # `name` differs from the folder
+    LONG_DESCRIPTION = "long-description"  # over the spec's 1,024 characters
+    LONG_COMPATIBILITY = "long-compatibility"  # over the spec's 500 characters (no harness reads it)
+    LINK_OUTSIDE = "link-outside"  # a skill folder reached through a symlink out of the project
+    MODEL_INVOCATION_OFF = "model-invocation-off"  # disable-model-invocation: true
+    SAME_NAME = "same-name"  # two skills of one build share a `name` (different commands)
+
+
+class Verdict(enum.Enum):
+    """What a harness does with a skill that has an Issue; the value is how a diagnostic says it."""
+
+    LOADS = "loads"  # loads and lists it anyway
+    CUTS = "cuts"  # loads it, shortened
+    IGNORES = "ignores it"  # loads it, without the effect the field asks for
+    HONOURS = "honours it"  # does what the field asks (not an issue for this harness)
+    UNLISTED = "loads, does not list"  # discovered, never in the model's listing
+    SKIPS = "skips"  # does not load the skill
+
+    @property
+    def tolerates(self) -> bool:
+        """The skill is there for the model or the user, as the author wrote it or close to it."""
+        return self in (Verdict.LOADS, Verdict.CUTS, Verdict.IGNORES, Verdict.HONOURS)
+
+
+Verdicts = dict[Issue, Verdict]

@@ -9,11 +9,36 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 
-from .model import Entry, Listing, Skill, Status
+from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
+# What it does with each trait graded validation reports (docs/targets.md "Field reading").
+VERDICTS: Verdicts = {
+    Issue.UNQUOTED_COLON: Verdict.LOADS,  # golden fields: colon
+    Issue.FLAG_SPELLING: Verdict.LOADS,  # golden fields: every dmi-*/ui-* listed (the flags are ignored)
+    Issue.NO_DESCRIPTION: Verdict.UNLISTED,  # golden fields: no-desc in `debug skill`, not in the listing
+    Issue.EMPTY_DESCRIPTION: Verdict.LOADS,  # golden fields: empty-desc, `<description></description>`
+    Issue.NO_NAME: Verdict.SKIPS,  # golden fields: no-name absent
+    Issue.NAME_MISMATCH: Verdict.LOADS,  # golden discovery: listed as label-y
+    Issue.LONG_DESCRIPTION: Verdict.LOADS,  # golden fields: long1600 whole, no cap
+    Issue.LONG_COMPATIBILITY: Verdict.LOADS,  # not a field it reads
+    Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
+    Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
+    Issue.SAME_NAME: Verdict.SKIPS,  # docs/targets.md: one of the copies, picked at random, is loaded
+}
 INTRO = (
     "Skills provide specialized instructions and workflows for specific tasks.\n"
     "Use the skill tool to load a skill when a task matches its description."
+)
+# The skill 1.18.33 always lists (evidence: golden discovery.json, location `<built-in>`, printed
+# escaped in the prompt). A test holds it equal to the golden; it moves with the pinned version.
+BUILTIN = Skill(
+    folder="",
+    name="customize-opencode",
+    description="Use ONLY when the user is editing or creating opencode's own configuration: opencode.json,"
+    " opencode.jsonc, files under .opencode/, or files under ~/.config/opencode/. Also use when creating or"
+    " fixing opencode agents, subagents, skills, plugins, MCP servers, or permission rules. Do not use for"
+    " the user's own application code, or for any project that is not configuring opencode itself.",
+    root="&lt;built-in&gt;",
 )
 Permission = Mapping[str, str]  # permission.skill: {pattern: "allow" | "deny" | "ask"}
 
@@ -36,7 +61,8 @@ def listing(
     shown = [e for e in entries if e.listed] + [_entry(b, permissions) for b in builtins]
     blocks = [_block(e) for e in sorted((e for e in shown if e.listed), key=lambda e: e.name)]
     text = "\n".join([INTRO, "<available_skills>", *blocks, "</available_skills>"])
-    return Listing(text, tuple(entries))
+    shown_builtins = tuple(sorted(e.name for e in shown if e.listed and e.skill in builtins))
+    return Listing(text, tuple(entries), shown_builtins)
 
 
 def _entry(skill: Skill, permissions: Sequence[Permission]) -> Entry:

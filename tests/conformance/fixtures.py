@@ -42,7 +42,8 @@ MAIN: dict[str, str | bytes] = {
         "Deploy $service to $env (all: $ARGUMENTS).\n"
         "First word $0, second $ARGUMENTS[1], missing $7 and $ARGUMENTS[12].\n"
         "Escaped \\$service and \\$0, doubled \\\\$1, price $5.00, $servicex stays.\n"
-        "Scripts in ${CLAUDE_SKILL_DIR}/scripts, escaped \\${CLAUDE_SKILL_DIR}.\n",
+        "Scripts in ${CLAUDE_SKILL_DIR}/scripts, escaped \\${CLAUDE_SKILL_DIR}.\n"
+        "Session ${CLAUDE_SESSION_ID}, effort ${CLAUDE_EFFORT}, in ${CLAUDE_PROJECT_DIR}; $service-x, $1x.\n",
     ),
     "skills/deploy/scripts/run.sh*": '#!/bin/sh\necho deploy "$@"\n',
     "skills/deploy/scripts/check.py": "print('check')\n",

@@ -61,6 +61,8 @@ def cases(builds: Path) -> list[dict[str, Any]]:
         {"name": "substitute", "build": "main", "calls": plan.substitute_calls()},
         {"name": "delimiter", "build": "main", "calls": plan.delimiter_calls()},
         {"name": "hostile-survey", "build": "hostile", "calls": plan.survey(builds / "hostile")},
+        {"name": "main-near-misses", "build": "main", "calls": plan.near_misses_main()},
+        {"name": "hostile-near-misses", "build": "hostile", "calls": plan.near_misses_hostile()},
     ]
     return out + tampered.cases(builds)
 

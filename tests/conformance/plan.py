@@ -21,7 +21,7 @@ def _index(build: Path) -> dict[str, Any]:
     return doc
 
 
-def _commands(build: Path) -> list[str]:
+def build_commands(build: Path) -> list[str]:
     """Every command of a build, read raw (the reader under test is not used to plan its own cases)."""
     index = _index(build)
 
@@ -40,7 +40,7 @@ def _commands(build: Path) -> list[str]:
 def survey(build: Path) -> list[Call]:
     """Every tier-1 call for every persona, and load/resolution/resources for every pair."""
     personas = sorted(_index(build)["personas"])
-    commands = _commands(build)
+    commands = build_commands(build)
     calls = [call("build_hash"), call("personas"), call("all_commands")]
     for p in personas:
         calls += [call(n, persona=p) for n in ("catalog", "skills", "commands", "persona_meta")]
@@ -74,6 +74,31 @@ def unknowns(persona: str) -> list[Call]:
     ]
 
 
+def near_misses_main() -> list[Call]:
+    """Commands typed nearly right, on the "main" build: UnknownSkill's suggestions (§12.1)."""
+    loads = [
+        ("forge", "/Deploy"),  # the normal form
+        ("forge", "ops:restart"),
+        ("tiny", "alwyas"),  # a word of tiny's catalog
+        ("forge", "ops/restrat"),  # a child of ops
+        ("forge", "ops/secrte"),  # a child forge does not see: never suggested
+        ("tiny", "ops/secrte"),
+        ("vind", "deploy"),  # vind sees nothing
+        ("forge", "neighbour-19"),  # exists, hidden from forge: never its own suggestion
+        ("paria", "ops/"),
+        ("paria", "/"),
+    ]
+    calls = [call("load", persona=p, command=c) for p, c in loads]
+    calls += [call("resolution", persona="forge", command="deploi"), call("skill_meta", command="ops/secrte")]
+    return [*calls, call("skill_meta", command="Neighbour_19")]
+
+
+def near_misses_hostile() -> list[Call]:
+    """Near misses among commands outside ASCII and the BMP: distances count code points."""
+    loads = [("p", "y\U00020000b"), ("p", "навьк"), ("p", "X/Y/Z"), ("p", "x/y/q"), ("q", "z技")]
+    return [call("load", persona=p, command=c) for p, c in loads] + [call("skill_meta", command="y\ufa0ec")]
+
+
 ARGS = [
     "web prod",
     "  web   prod  ",
@@ -100,6 +125,10 @@ def main_calls() -> list[Call]:
         calls += [call("load", persona=p, command=c, args=a) for a in LISTS]
     for p, c in (("tiny", "notes"), ("paria", "mark"), ("tiny", "mark"), ("vind", "ops/manual")):
         calls += [call("load", persona=p, command=c, args=a) for a in ("x y", "", None)]
+    params = {"CLAUDE_SESSION_ID": "s-1", "CLAUDE_EFFORT": "max", "CLAUDE_PROJECT_DIR": "/p"}
+    for p, c in (("tiny", "deploy"), ("paria-g", "threat")):
+        calls += [call("load", persona=p, command=c, args=a, params=params) for a in ("web prod", None)]
+        calls.append(call("render", persona=p, command=c, args="a b", params={"CLAUDE_EFFORT": "low"}))
     for p in ("tiny", "paria", "forge", "vind"):
         calls += [call("render", persona=p, command=c) for c in ("ops", "deploy", "mark", "threat")]
         calls.append(call("render", persona=p, command="deploy", args="a b"))
@@ -140,13 +169,31 @@ def substitute_calls() -> list[Call]:
         "dir=${CLAUDE_SKILL_DIR} ${CLAUDE_SKILL_DIRX} $CLAUDE_SKILL_DIR",
         "no placeholders\n\n\n",
         "$١ $ARGUMENTS[١] $٣",
+        # Claude Code 2.1.330 (tests/harness/golden/claude@2.1.330/args.json): what ends $N and
+        # $name, $ARGUMENTS followed by a word, index values, escapes, variables, uses.
+        "$1x $1-x $1.x $1é $1[0] $01 $ARGUMENTS[01] $ARGUMENTS[0000000001] $0_",
+        "$name-x $name[0] $nameé $name_ $name.x $other[",
+        "\\$1x \\\\$0 \\\\\\$0 \\$namex \\$name-x \\$ARGUMENTSX \\$ARGUMENTS[9] \\$ $\\$0",
+        "\\${CLAUDE_SKILL_DIR} \\\\${CLAUDE_SKILL_DIR} \\${CLAUDE_EFFORT} ${ARGUMENTS} ${name}",
+        "[${CLAUDE_SESSION_ID}] [${CLAUDE_EFFORT}] [${CLAUDE_PROJECT_DIR}] [${CLAUDE_EFFORTX}] [$CLAUDE_EFFORT]",
+        "costs $5.00 and $ARGUMENTS[7]\n",
+        "$ARGUMENTS$0$name${CLAUDE_EFFORT}$ARGUMENTS[1]",
     ]
+    params = {
+        "CLAUDE_SESSION_ID": "s-1",
+        "CLAUDE_EFFORT": "high",
+        "CLAUDE_PROJECT_DIR": "/p/$1 <untrusted-data",
+    }
     calls: list[Call] = []
     for body in bodies:
         for args in ("one two three", None, ["x y", "z"], ""):
             calls.append(call("substitute", body=body, args=args, names=["name", "other", "bad name", "9x"]))
         calls.append(call("substitute", body=body, args="p q", skill_dir="/skills/s"))
         calls.append(call("substitute", body=body, args=None, skill_dir="/skills/$0 <untrusted-data"))
+        calls.append(
+            call("substitute", body=body, args="p q", names=["name", "name", "other"], params=params)
+        )
+        calls.append(call("substitute", body=body, args=None, params={"CLAUDE_EFFORT": "low"}))
     return calls
 
 

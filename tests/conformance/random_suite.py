@@ -36,6 +36,12 @@ WORDS = [
     "${CLAUDE_SKILL_DIR}",
     "$name",
     "$5.00",
+    "$1x",
+    "$ARGUMENTS_x",
+    "$name-x",
+    "\\$1",
+    "${CLAUDE_EFFORT}",
+    "\\${CLAUDE_SKILL_DIR}",
     "<b>",
     "</untrusted-data>",
     "＜untrusted-data",
@@ -127,6 +133,15 @@ def _tampers(rng: random.Random, build: Path) -> list[list[dict[str, Any]]]:
     ]
 
 
+def _loads(build: Path, persona: str) -> list[dict[str, Any]]:
+    """Every command loaded by one persona with arguments and params (survey loads without)."""
+    params = {"CLAUDE_EFFORT": "high", "CLAUDE_SESSION_ID": "s-1"}
+    return [
+        plan.call("load", persona=persona, command=c, args="a 'b c'", params=params)
+        for c in plan.build_commands(build)
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("out", type=Path)
@@ -142,7 +157,7 @@ def main() -> None:
             name = f"random-{a.seed}-{k}"
             generate.build(name, tree(rng), Path(tmp), builds)
             first = min(json.loads((builds / name / "_index.json").read_bytes())["personas"])
-            calls = plan.survey(builds / name) + plan.unknowns(first)
+            calls = plan.survey(builds / name) + plan.unknowns(first) + _loads(builds / name, first)
             cases.append({"name": name, "build": name, "calls": calls})
             for i, ops in enumerate(_tampers(rng, builds / name)):
                 opens = ops[0]["path"] == "_index.json"  # a case whose open fails has that one call

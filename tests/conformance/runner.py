@@ -88,7 +88,13 @@ def to_json(value: Any) -> Any:
 def error_json(exc: Exception) -> dict[str, Any]:
     out: dict[str, Any] = {"error": type(exc).__name__}
     if type(exc).__name__ == "UnknownSkill":  # by name: the single-file reader has its own classes
-        out["visible"] = list(getattr(exc, "visible", ()))
+        out["suggestions"] = list(getattr(exc, "suggestions", ()))
+        try:  # read on access: a fault elsewhere in the build shows here, not in the call
+            out["visible"] = list(getattr(exc, "visible", ()))
+        except Exception as failed:
+            if "ReaderError" not in {c.__name__ for c in type(failed).__mro__}:
+                raise
+            out["visible"] = {"error": type(failed).__name__}
     return out
 
 
@@ -127,8 +133,10 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "skills": lambda d, a, t: d.skills(a["persona"]),
     "commands": lambda d, a, t: d.commands(a["persona"]),
     "all_commands": lambda d, a, t: d.all_commands(),
-    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")),
-    "render": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args")).render(),
+    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params")),
+    "render": lambda d, a, t: d.load(
+        a["persona"], a["command"], args=a.get("args"), params=a.get("params")
+    ).render(),
     "resources": lambda d, a, t: d.resources(a["persona"], a["command"], kind=a.get("kind")),
     "resource": lambda d, a, t: d.resource(a["persona"], a["command"], a["path"]),
     "read_object": lambda d, a, t: d.read_object(a["digest"]),
@@ -140,7 +148,13 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
 
 
 def _substitute(api: Any, a: Mapping[str, Any]) -> Any:
-    return api.substitute(a["body"], a.get("args"), names=a.get("names", ()), skill_dir=a.get("skill_dir"))
+    return api.substitute(
+        a["body"],
+        a.get("args"),
+        names=a.get("names", ()),
+        skill_dir=a.get("skill_dir"),
+        params=a.get("params"),
+    )
 
 
 def outcome(call: Callable[[], Any], api: Any = reader) -> dict[str, Any]:

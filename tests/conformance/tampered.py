@@ -219,6 +219,13 @@ def _raw(builds: Path) -> list[dict[str, Any]]:
             [*after_load, call("skills", persona="tiny")],
         ),
         _case("notes-body-missing", "main", [{"op": "delete", "path": obj(notes)}], after_load),
+        # an UnknownSkill reads the persona's catalog for its suggestions; skill_meta reads none
+        _case(
+            "prompt-missing-near-miss",
+            "main",
+            [{"op": "delete", "path": obj(prompt)}],
+            [*_loads("tiny", "deploy", "deploi"), call("skill_meta", command="deploi")],
+        ),
     ]
     return out
 

@@ -47,8 +47,8 @@ def test_json_names_every_skill_with_its_status(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, out
     doc = json.loads(out)
-    assert set(doc) == {"target", "persona", "budget", "text", "skills"}
-    assert doc["budget"] == {"window": None, "chars": 400}
+    assert set(doc) == {"target", "persona", "budget", "text", "skills", "builtins"}
+    assert doc["budget"] == {"window": None, "chars": 400} and doc["builtins"] == []
     statuses = {s["command"]: s["status"] for s in doc["skills"]}
     assert "dropped" in statuses.values() and statuses["manual"] == "not-listed"
     for skill in doc["skills"]:
@@ -77,6 +77,13 @@ def test_gemini_and_opencode_have_no_budget(tmp_path: Path) -> None:
         doc = json.loads(out)
         assert doc["budget"] == {"window": None, "chars": None}
         assert all(s["status"] in ("full", "not-listed", "skipped") for s in doc["skills"])
+        # The harness's own skills are in its listing, and named apart from the project's; the
+        # persona's opencode agent (`skillc export`) allows only the persona's skills, so opencode's
+        # built-in is hidden from it (golden export-lead: customize-opencode not listed).
+        builtins = {"gemini": ["antigravity-support", "skill-creator"], "opencode": []}
+        assert doc["builtins"] == builtins[target]
+        assert all(f"<name>{name}</name>" in doc["text"] for name in builtins[target])
+        assert not {s["command"] for s in doc["skills"]} & set(builtins[target])
 
 
 def test_usage_errors_and_no_build(tmp_path: Path) -> None:
@@ -125,3 +132,17 @@ def test_diff_reports_skills_whose_listing_status_changes(tmp_path: Path) -> Non
     changes = [c for c in json.loads(out)["changes"] if c["kind"] == "target"]
     assert changes and all(c["where"] == "claude-code listing" for c in changes), changes
     assert {(c["old"], c["new"]) for c in changes} <= {("full", "dropped"), ("dropped", "full")}
+
+
+def test_claude_code_honours_the_team_priority_through_name_only_overrides(tmp_path: Path) -> None:
+    config = "sources: [src]\nbudgets:\n  priority: [s11, group/inner]\n"
+    cfg = _built(tmp_path, 12, config)
+    args = ("catalog", "--config", str(cfg), "--target", "claude-code", "--persona", "default")
+    code, out = run(*args, "--chars", "300", "--format", "json")
+    assert code == 0, out
+    full = [s["command"] for s in json.loads(out)["skills"] if s["status"] == "full"]
+    # Claude Code alone keeps descriptions in listing order (s00 first, then s01...); ranked first,
+    # s11 and the nested skill keep theirs, then the rest in command order while they fit.
+    assert full[:2] == ["group-inner", "s00"] and "s11" in full and "s10" not in full
+    code, plain = run(*args, "--chars", "300")
+    assert "- s11: Skill 11" in plain and "- s10\n" in plain

@@ -24,6 +24,9 @@ def test_open_catalog_and_load_import_nothing_heavy(tmp_path: Path) -> None:
         "import reader\n"
         f"d = reader.open({str(GOLDEN_DIST)!r})\n"
         "d.catalog('pilot'); d.load('pilot', 'alpha').render(); d.skill_meta('alpha')\n"
+        # no `$` in the body: arguments and params cost nothing
+        "d.load('pilot', 'alpha/child', args='a b', params={'CLAUDE_EFFORT': 'high'})\n"
+        "reader.substitute('x $ARGUMENTS ${CLAUDE_EFFORT} $ARGUMENTS_x', 'a b', params={'CLAUDE_EFFORT': 'low'})\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
     )
     proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path)

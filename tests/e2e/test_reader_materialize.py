@@ -16,7 +16,9 @@ from skillc import reader
 @pytest.fixture
 def dist(tmp_path):
     md = skill_md(
-        description="d", body="Run ${CLAUDE_SKILL_DIR}/scripts/go for $issue.\n", arguments="[issue]"
+        description="d",
+        body="Run ${CLAUDE_SKILL_DIR}/scripts/go for $issue.\nIn ${CLAUDE_PROJECT_DIR}, effort ${CLAUDE_EFFORT}.\n",
+        arguments="[issue]",
     )
     cfg = project(
         tmp_path, {"skills/a/SKILL.md": md, "skills/a/scripts/go": "#!/bin/sh\n", "skills/a/ref/r.md": "r\n"}
@@ -37,6 +39,15 @@ def test_materialize_writes_the_resolved_folder_with_exec_bits(dist, tmp_path):
     assert out == dest and f"Run {dest}/scripts/go for 7." in text and text.startswith('---\nname: "a"')
     assert os.stat(dest / "scripts/go").st_mode & stat.S_IXUSR
     assert not os.stat(dest / "ref/r.md").st_mode & stat.S_IXUSR
+
+
+def test_load_and_materialize_fill_the_params_given(dist, tmp_path):
+    params = {"CLAUDE_PROJECT_DIR": "/work/p"}
+    assert "In /work/p, effort ${CLAUDE_EFFORT}." in dist.load("default", "a", params=params).body
+    dist.materialize("default", "a", tmp_path / "m", params=params | {"CLAUDE_EFFORT": "low"})
+    assert "In /work/p, effort low." in (tmp_path / "m/SKILL.md").read_text()
+    with pytest.raises(reader.ArgumentType):
+        dist.load("default", "a", params={"CLAUDE_SKILL_DIR": "/x"})
 
 
 def test_materialize_refuses_a_non_empty_destination(dist, tmp_path):

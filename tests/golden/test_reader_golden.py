@@ -36,7 +36,7 @@ def test_load_resolves_overlay_and_substitutes_arguments(dist: reader.Dist) -> N
         ("Do $ARGUMENTS.", "a b", "Do a b."),
         ("Take $ARGUMENTS[1] then $0.", "a b", "Take b then a."),
         ("Take $1 and $5.", ["x", "y"], "Take y and $5."),
-        ("No placeholder.", "a b", "No placeholder.\n\nARGUMENTS: a b\n"),
+        ("No placeholder.", "a b", "No placeholder.\n\nARGUMENTS: a b"),  # appended as Claude Code does
         ("No placeholder.", None, "No placeholder."),
         ("No placeholder.", "", "No placeholder."),
         ("Quote $0", "'unbalanced", "Quote 'unbalanced"),
@@ -52,7 +52,7 @@ def test_arguments_cannot_open_the_untrusted_delimiter() -> None:
 
 def test_no_placeholder_appends_arguments(dist: reader.Dist) -> None:
     body = dist.load("pilot", "alpha/child", args="now").body
-    assert body == "Child body.\n\nARGUMENTS: now\n"
+    assert body == "Child body.\n\n\nARGUMENTS: now"
 
 
 def test_exclusive_redirect_and_flags(dist: reader.Dist) -> None:
@@ -64,11 +64,15 @@ def test_exclusive_redirect_and_flags(dist: reader.Dist) -> None:
     assert dist.commands("pilot") == ["alpha", "alpha/child", "beta", "gamma"]
 
 
-def test_unknown_skill_lists_the_visible_ones(dist: reader.Dist) -> None:
+def test_unknown_skill_suggests_close_ones_and_lists_the_visible_ones(dist: reader.Dist) -> None:
+    with pytest.raises(reader.UnknownSkill) as err:
+        dist.load("pilot", "alpah")
+    assert err.value.suggestions == ("alpha",)
+    assert str(err.value) == "no skill 'alpah' for persona 'pilot' (did you mean 'alpha'?)"
+    assert err.value.visible == ("alpha", "alpha/child", "beta", "gamma")
     with pytest.raises(reader.UnknownSkill) as err:
         dist.load("pilot", "nope")
-    assert err.value.visible == ("alpha", "alpha/child", "beta", "gamma")
-    assert "visible skills: alpha, alpha/child, beta, gamma" in str(err.value)
+    assert err.value.suggestions == () and str(err.value) == "no skill 'nope' for persona 'pilot'"
     with pytest.raises(reader.UnknownPersona):
         dist.catalog("nobody")
 

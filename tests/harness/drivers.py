@@ -79,7 +79,9 @@ CLAUDE_ARGS_PROMPTS = (
     "/echoargs alpha beta",
     '/echoargs "two words" second third',
     "/echoargs",
+    "/echoargs '$1 ${CLAUDE_SKILL_DIR}' !x",
     "/noargs x y",
+    "/price one two",
 )
 
 
@@ -165,9 +167,9 @@ def _claude_args(ws: Workspace, binary: str) -> dict[str, Any]:
     calls = []
     for prompt in CLAUDE_ARGS_PROMPTS:
         session = _claude_session(ws, binary, prompt, None)
-        body = _first_containing(session["requests"], "Just a body.") or _first_containing(
-            session["requests"], "ARGUMENTS=["
-        )
+        # One marker per skill of fixtures.args: the request that holds its expanded body.
+        markers = ("Just a body.", "Costs ", "ARGUMENTS=[")
+        body = next(filter(None, (_first_containing(session["requests"], m) for m in markers)), None)
         calls.append({"prompt": prompt, "expanded": body})
     return {"command": "claude -p PROMPT (see calls)", "skills": [], "text": None, "calls": calls}
 
@@ -277,7 +279,9 @@ def opencode(ws: Workspace, binary: str, fixture: str, budget: int | None) -> di
             check=False,
         )
     discovered = json.loads(debug_out.read_text(encoding="utf-8"))
-    text = _opencode_run(ws, binary, env, server, [])
+    # An export is read as the persona's agent sees it (`skillc export` writes that agent).
+    persona = fixture.removeprefix("export-") if fixture.startswith("export-") else None
+    text = _opencode_run(ws, binary, env, server, ["--agent", persona] if persona else [])
     agents = (
         {"persona": _opencode_run(ws, binary, env, server, ["--agent", "persona"])}
         if fixture == "policy"
@@ -297,7 +301,7 @@ def opencode(ws: Workspace, binary: str, fixture: str, budget: int | None) -> di
     ]
     command = {
         "discover": "opencode debug skill > FILE",
-        "listing": "opencode run hi",
+        "listing": f"opencode run --agent {persona} hi" if persona else "opencode run hi",
         "env": ["OPENCODE_CONFIG_CONTENT"],
     }
     return {"command": command, "skills": skills, "text": text} | ({"agent_text": agents} if agents else {})

@@ -174,14 +174,19 @@ ARGSX=[$ARGUMENTS_x] BRACED=[${ARGUMENTS}]
 NAMED=[$first] [$second] [${first}] [$firstx]
 DIR=[${CLAUDE_SKILL_DIR}] ESCDIR=[\\${CLAUDE_SKILL_DIR}] ESCARGS=[\\$ARGUMENTS] DOLLARS=[$$1]
 SESSION=[${CLAUDE_SESSION_ID}]
+ENDS=[$1-x] [$1.x] [$1é] [$1[0]] [$01] [$ARGUMENTS[01]] [$first-x] [$first[0]] [$firsté]
+ESCAPES=[\\\\$0] [\\\\\\$0] [\\$1x] [\\$firstx] [\\$ARGUMENTSX] [\\$ARGUMENTS[9]] [\\\\${CLAUDE_SKILL_DIR}]
+VARS=[${CLAUDE_EFFORT}] [${CLAUDE_PROJECT_DIR}] [\\${CLAUDE_SESSION_ID}] [$CLAUDE_EFFORT] [${CLAUDE_EFFORTX}]
 """
 
 
 def args(project: Path, roots: Sequence[str], outside: Path) -> None:
     root = project / roots[0]
-    front = "name: echoargs\ndescription: Echoes its arguments.\narguments: [first, second]"
+    front = "name: echoargs\ndescription: Echoes its arguments.\narguments: [first, second, first]"
     skill(root / "echoargs", front, ARGS_BODY)
     skill(root / "noargs", "name: noargs\ndescription: Has no placeholder.", "Just a body.\n")
+    # $5 names no word of two: not a use of the arguments, so they are appended.
+    skill(root / "price", "name: price\ndescription: Has a price.", "Costs $5.00 today.\n")
 
 
 # --- policy: what each harness's project config hides ------------------------------------------
@@ -240,6 +245,22 @@ def _write_json(path: Path, value: object) -> None:
     path.write_text(json.dumps(value, indent=1), encoding="utf-8")
 
 
+# --- export: skillc's own export of a skillc project (exports.py), one fixture per persona ----------
+
+# The skillc target whose export a harness reads, by the harness's roots (as run.py passes them).
+TARGET_OF = {ROOTS["claude"]: "claude-code", ROOTS["codex"]: "codex", ROOTS["gemini"]: "gemini"}
+TARGET_OF[ROOTS["opencode"]] = "opencode"
+
+
+def _export(persona: str) -> Fixture:
+    def write(project: Path, roots: Sequence[str], outside: Path) -> None:
+        import exports  # a sibling script; imported here so the other fixtures never need skillc
+
+        exports.export_into(project, TARGET_OF[tuple(roots)], persona, outside / "skillc")
+
+    return write
+
+
 FIXTURES: dict[str, Fixture] = {
     "discovery": discovery,
     "duplicates": duplicates,
@@ -251,3 +272,4 @@ FIXTURES: dict[str, Fixture] = {
     "args": args,
     "policy": policy,
 }
+FIXTURES |= {f"export-{name}": _export(name) for name in ("lead", "ops", "guest", "ranked2000", "ranked8000")}

@@ -37,6 +37,16 @@ MATRIX: dict[str, list[tuple[str, int | None]]] = {
     # opencode picks among same-name skills differently from run to run (see docs/targets.md).
     "opencode": [(f, None) for f in _ALL if f not in _RACY],
 }
+# skillc's own exports (exports.py), per persona; the lead's at the budgets that cross each regime.
+EXPORTS = tuple(f"export-{persona}" for persona in ("lead", "ops", "guest"))
+MATRIX["codex"] += [(f, None) for f in EXPORTS] + [
+    ("export-lead", w) for w in (2_000, 8_000, 20_000, 100_000)
+]
+MATRIX["claude"] += [(f, None) for f in EXPORTS] + [("export-lead", b) for b in (300, 2_000, 8_000)]
+# budgets.priority, which only Claude Code's settings express, at two budgets that bite.
+MATRIX["claude"] += [(f"export-ranked{b}", b) for b in (2_000, 8_000)]
+MATRIX["gemini"] += [(f, None) for f in EXPORTS]
+MATRIX["opencode"] += [(f, None) for f in EXPORTS]
 
 
 def golden_path(cli: str, fixture: str, budget: int | None) -> Path:
@@ -59,10 +69,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cli", action="append", choices=sorted(MATRIX))
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--only", help="record only the fixtures whose name starts with this")
     args = parser.parse_args(argv)
     differences = 0
     for cli in args.cli or sorted(MATRIX):
         for fixture, budget in MATRIX[cli]:
+            if args.only and not fixture.startswith(args.only):
+                continue
             path = golden_path(cli, fixture, budget)
             text = live(cli, fixture, budget)
             if args.check:

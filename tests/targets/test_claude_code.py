@@ -30,6 +30,20 @@ def test_every_name_stays_and_dropped_descriptions_are_reported() -> None:
     assert kept == ["s00", "s01", "s02", "s03", "s04", "s05", "s06", "s07", "s10"]
 
 
+def test_a_team_priority_becomes_name_only_overrides_the_harness_then_honours() -> None:
+    skills, chars = many(), 2_000
+    order = ["s30", "s20", "s10"]  # ranked first by the team; the harness alone keeps s00-s07, s10
+    off = claude_code.name_only_for(skills, chars, order)
+    entries = claude_code.listing(skills, chars, dict.fromkeys(off, "name-only")).entries
+    kept = [e.command for e in entries if e.status is Status.FULL]
+    assert {"s30", "s20", "s10"} <= set(kept)
+    assert set(kept) == {e.command for e in entries} - off  # the harness keeps exactly the rest
+    # the listed lines stay within the budget (the header does not count)
+    text = claude_code.listing(skills, chars, dict.fromkeys(off, "name-only")).text
+    assert len(text.split("\n\n", 1)[1]) <= chars
+    assert claude_code.name_only_for(skills, 1_000_000, order) == frozenset()
+
+
 def test_budget_is_window_times_four_times_one_percent_unless_overridden() -> None:
     assert claude_code.budget(200_000) == 8_000
     assert claude_code.budget(1_000_000) == 40_000

@@ -14,20 +14,21 @@ from skillc.targets.model import Skill
 ROOTS = (".gemini/skills", ".agents/skills")
 
 
-def builtins() -> list[Skill]:
-    """The two built-in skills as the golden shows them (their text is Gemini CLI's, not copied here)."""
+# Where the recording found the CLI's own package (tests/harness/run.py installs it there).
+INSTALL = "<cache>/gemini@0.61.0/node_modules/@google/gemini-cli"
+
+
+def builtins() -> tuple[Skill, ...]:
+    return gemini.builtins(INSTALL)
+
+
+def test_the_builtins_are_those_the_cli_lists() -> None:
+    """The constants in gemini.py equal the built-in blocks of the recorded prompt."""
     text = golden("gemini", "discovery")["text"]
-    found = []
-    for block in text.split("<skill>\n")[1:]:
-        if "/bundle/builtin/" not in block:
-            continue
-        name = block.split("<name>")[1].split("</name>")[0]
-        description = block.split("<description>")[1].split("</description>")[0]
-        location = block.split("<location>")[1].split("</location>")[0]
-        found.append(
-            Skill(folder="", name=name, description=description, root=location.removesuffix("/SKILL.md"))
-        )
-    return found
+    recorded = [block for block in text.split("  <skill>\n")[1:] if "/bundle/builtin/" in block]
+    made = gemini.listing([], builtins=builtins())
+    assert made.builtins == ("antigravity-support", "skill-creator")
+    assert made.text.split("  <skill>\n")[1:] == recorded
 
 
 def roots_of(fixture: str, tmp_path: Path) -> list[list[Skill]]:

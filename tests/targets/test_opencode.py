@@ -15,9 +15,13 @@ ROOT = "<project>/.opencode/skills"
 
 
 def builtins() -> list[Skill]:
-    """The built-in skill as the golden shows it (its text is opencode's, so it is not copied here)."""
+    return [opencode.BUILTIN]
+
+
+def test_the_builtin_is_the_one_the_cli_lists() -> None:
     skill = next(s for s in golden("opencode", "discovery")["skills"] if s["location"] == "<built-in>")
-    return [Skill(folder="", name=skill["name"], description=skill["description"], root="&lt;built-in&gt;")]
+    assert (opencode.BUILTIN.name, opencode.BUILTIN.description) == (skill["name"], skill["description"])
+    assert opencode.listing([], builtins()).builtins == ("customize-opencode",)
 
 
 def skills_of(fixture: str, tmp_path: Path) -> list[Skill]:

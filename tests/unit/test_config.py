@@ -58,3 +58,11 @@ def test_a_misspelt_target_is_reported_in_its_branch_of_the_schema(tmp_path: Pat
         "skillc.yaml:2:18: error[SKC102]: targets.1: 'cluade-code' is not one of 'claude-code', 'codex',"
         " 'gemini', 'opencode' (did you mean 'claude-code'?)"
     ]
+
+
+def test_follow_symlinks_is_inside_unless_set_to_outside(tmp_path: Path) -> None:
+    assert config_mod.load(src_project(tmp_path, {}))[0].symlinks_outside is False
+    cfg, _ = config_mod.load(src_project(tmp_path, {}, config="sources: [src]\nfollow_symlinks: outside\n"))
+    assert cfg is not None and cfg.symlinks_outside is True
+    bad, diags = config_mod.load(src_project(tmp_path, {}, config="sources: [src]\nfollow_symlinks: yes\n"))
+    assert bad is None and [d.code for d in diags] == ["SKC102"]

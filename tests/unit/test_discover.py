@@ -8,7 +8,7 @@ from support.project import skill_md, src_project
 
 from skillc.pipeline import compile_project
 from skillc.project import config as config_mod
-from skillc.stages.discover import discover
+from skillc.stages.discover import Outside, discover, walk
 
 
 def test_discover_commands_nesting_resources_and_ignores(tmp_path: Path) -> None:
@@ -48,3 +48,20 @@ def test_later_source_wins_with_a_warning(tmp_path: Path) -> None:
     assert [d.format() for d in result.diagnostics] == [
         "b/x/SKILL.md:1:1: warning[SKC305]: command 'x' from this source overrides a/x/SKILL.md"
     ]
+
+
+def test_a_link_out_of_the_project_is_refused_or_followed_by_the_walk(tmp_path: Path) -> None:
+    (tmp_path / "out" / "x").mkdir(parents=True)
+    (tmp_path / "out" / "x" / "SKILL.md").write_text(skill_md("x"), encoding="utf-8")
+    (tmp_path / "p" / "src").mkdir(parents=True)
+    (tmp_path / "p" / "src" / "x").symlink_to(tmp_path / "out" / "x")
+    confine = str((tmp_path / "p").resolve())
+    refused = walk(tmp_path / "p" / "src", "src", confine=confine, outside=Outside(note=" (codex: loads)"))
+    assert refused.files == ()
+    assert [d.format() for d in refused.diagnostics] == [
+        "src/x:1:1: error[SKC302]: symlink resolves outside the project (codex: loads); "
+        "`follow_symlinks: outside` follows it"
+    ]
+    followed = walk(tmp_path / "p" / "src", "src", confine=confine, outside=Outside(follow=True))
+    assert [e.rel for e in followed.files] == ["x/SKILL.md"]
+    assert [(d.severity.value, d.code) for d in followed.diagnostics] == [("warning", "SKC302")]

@@ -33,14 +33,18 @@ impl LoadSkillTool {
     }
 
     /// The tool result the model reads. A skill the persona cannot see is an answer too: it
-    /// names the skills it can load, so the model corrects itself instead of the turn failing.
+    /// names close skills it can load, so the model corrects itself instead of the turn failing.
+    /// (`visible.list()` would name every one, reading every shard: not for a large build.)
     fn execute(&self, input: &Value) -> Result<String, ReaderError> {
         let command = input["name"].as_str().unwrap_or_default();
         let args = input["arguments"].as_str().map(Args::from);
         match self.dist.load_args(&self.persona, command, args.as_ref()) {
             Ok(skill) => Ok(skill.render()),
-            Err(ReaderError::UnknownSkill { visible, .. }) => {
-                Ok(format!("No skill {:?}. Skills you can load: {}", command, visible.join(", ")))
+            Err(ReaderError::UnknownSkill { suggestions, .. }) if suggestions.is_empty() => {
+                Ok(format!("No skill {:?}. The skills you can load are listed in your catalog.", command))
+            }
+            Err(ReaderError::UnknownSkill { suggestions, .. }) => {
+                Ok(format!("No skill {:?}. Did you mean: {}?", command, suggestions.join(", ")))
             }
             Err(other) => Err(other), // a damaged build is the application's problem, not the model's
         }

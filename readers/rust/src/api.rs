@@ -8,7 +8,7 @@ use crate::error::ReaderError;
 use crate::format::{is_sha256, MAX_FILES, MAX_OBJECT_BYTES};
 use crate::index::member;
 use crate::json::{Json, Object};
-use crate::prompts::{names, substitute, Args};
+use crate::prompts::{names, substitute, Args, Params};
 use crate::records::{LoadedSkill, PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, SubSkill};
 
 fn text(v: &Json) -> String {
@@ -41,8 +41,7 @@ impl Dist {
 
     /// The persona's precomputed tier-1 catalog fragment.
     pub fn catalog(&self, persona: &str) -> Result<String, ReaderError> {
-        let digest = text(member(self.entry(persona)?, "prompt"));
-        self.text(&digest)
+        self.catalog_text(persona)
     }
 
     /// The skills the persona sees, sorted by command.
@@ -89,6 +88,18 @@ impl Dist {
         command: &str,
         args: Option<&Args>,
     ) -> Result<LoadedSkill, ReaderError> {
+        self.load_with(persona, command, args, &Params::new())
+    }
+
+    /// `load_args` with values for `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and
+    /// `${CLAUDE_PROJECT_DIR}` (Python's `params=`).
+    pub fn load_with(
+        &self,
+        persona: &str,
+        command: &str,
+        args: Option<&Args>,
+        params: &Params,
+    ) -> Result<LoadedSkill, ReaderError> {
         let (skill, r) = self.resolved(persona, command)?;
         let fm = skill.frontmatter();
         let access = text(member(&r, "access"));
@@ -98,6 +109,7 @@ impl Dist {
             args,
             &names(fm.get("arguments")),
             None,
+            params,
         );
         let files = skill.resources(&r).iter().map(|res| text(member(res, "path"))).take(MAX_FILES).collect();
         Ok(LoadedSkill {
@@ -234,7 +246,20 @@ impl Dist {
         dest: impl AsRef<std::path::Path>,
         args: Option<&Args>,
     ) -> Result<PathBuf, ReaderError> {
-        crate::materialize::materialize(self, persona, command, dest.as_ref(), args)
+        crate::materialize::materialize(self, persona, command, dest.as_ref(), args, &Params::new())
+    }
+
+    /// `materialize` with values for `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and
+    /// `${CLAUDE_PROJECT_DIR}` (Python's `params=`).
+    pub fn materialize_with(
+        &self,
+        persona: &str,
+        command: &str,
+        dest: impl AsRef<std::path::Path>,
+        args: Option<&Args>,
+        params: &Params,
+    ) -> Result<PathBuf, ReaderError> {
+        crate::materialize::materialize(self, persona, command, dest.as_ref(), args, params)
     }
 
     // -- metadata for tools -------------------------------------------------------------------
@@ -247,14 +272,7 @@ impl Dist {
     pub fn skill_meta(&self, command: &str) -> Result<SkillMeta, ReaderError> {
         let s = match self.skill(command)? {
             Some(s) => s,
-            None => {
-                let visible = self.all_commands()?;
-                return Err(ReaderError::UnknownSkill {
-                    persona: "*".into(),
-                    command: command.into(),
-                    visible,
-                });
-            }
+            None => return Err(self.unknown("*", command)?),
         };
         let resources = s.get("resources").as_array().unwrap_or_default().iter().filter_map(Json::as_object);
         Ok(SkillMeta {

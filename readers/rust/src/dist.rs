@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::error::ReaderError;
+use crate::error::{ReaderError, Visible};
 use crate::files::{read_regular, ReadError};
 use crate::format::{node_width, object_path, shard_of, MAX_INDEX_BYTES, MAX_OBJECT_BYTES};
 use crate::index::{
@@ -27,6 +27,9 @@ struct Cache {
     checked: HashSet<String>,
     /// Persona metas by persona.
     metas: HashMap<String, Arc<Json>>,
+    /// Catalog texts by persona, read and hash-checked once: an object never changes under its
+    /// name, and a rebuild is another build, which `Dist::open` opens again.
+    catalogs: HashMap<String, String>,
 }
 
 /// An open dist/ directory.
@@ -164,6 +167,17 @@ impl Dist {
 
     fn json(&self, digest: &str) -> Result<Json, ReaderError> {
         parse_json(&self.object(digest, MAX_INDEX_BYTES)?, &format!("object {}", digest))
+    }
+
+    /// The persona's catalog text, read and checked on the first call only.
+    pub(crate) fn catalog_text(&self, persona: &str) -> Result<String, ReaderError> {
+        if let Some(text) = self.cache().catalogs.get(persona) {
+            return Ok(text.clone());
+        }
+        let digest = member(self.entry(persona)?, "prompt").as_str().unwrap_or_default().to_string();
+        let text = self.text(&digest)?;
+        self.cache().catalogs.insert(persona.to_string(), text.clone());
+        Ok(text)
     }
 
     pub(crate) fn meta(&self, persona: &str) -> Result<Arc<Json>, ReaderError> {
@@ -309,12 +323,47 @@ impl Dist {
                 return Ok((skill, r));
             }
         }
-        let visible = self
-            .all_skills()?
-            .into_iter()
-            .filter(|(_, s)| s.visible(persona).is_some())
-            .map(|(c, _)| c)
-            .collect();
-        Err(ReaderError::UnknownSkill { persona: persona.to_string(), command: command.to_string(), visible })
+        Err(self.unknown(persona, command)?)
+    }
+
+    /// The `UnknownSkill` of a command the persona does not see (persona `*`: of one that does
+    /// not exist), with close commands found in a few reads (docs/format.md §12.1). The full list
+    /// is read only if asked for, from a Dist of its own over the same build.
+    pub(crate) fn unknown(&self, persona: &str, command: &str) -> Result<ReaderError, ReaderError> {
+        let all = persona == "*";
+        let catalog = if all { None } else { Some(self.catalog(persona)?) };
+        let suggestions = crate::nearby::suggestions(
+            command,
+            catalog.as_deref(),
+            |above| {
+                let skill = self.skill(above)?;
+                Ok(skill.map(|s| {
+                    s.get("children")
+                        .as_array()
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(Json::as_str)
+                        .map(str::to_string)
+                        .collect()
+                }))
+            },
+            |near| Ok(self.skill(near)?.map_or(false, |s| all || s.visible(persona).is_some())),
+        )?;
+        let (path, index, who) = (self.path.clone(), self.index.clone(), persona.to_string());
+        let visible = Visible::lazy(move || {
+            let dist = Dist { path: path.clone(), index: index.clone(), cache: Mutex::new(Cache::default()) };
+            let skills = dist.all_skills()?;
+            Ok(skills
+                .into_iter()
+                .filter(|(_, s)| who == "*" || s.visible(&who).is_some())
+                .map(|(c, _)| c)
+                .collect())
+        });
+        Ok(ReaderError::UnknownSkill {
+            persona: persona.to_string(),
+            command: command.to_string(),
+            suggestions,
+            visible,
+        })
     }
 }

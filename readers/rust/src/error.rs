@@ -1,6 +1,7 @@
 //! The reader's errors: every failure of the reader is a `ReaderError` (errors.py).
 
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 /// Every failure of the reader. The variants are the Python reader's exception classes; the
 /// `String`s are messages for people, never for matching.
@@ -14,9 +15,11 @@ pub enum ReaderError {
     Integrity(String),
     /// No such persona; `known` lists the build's personas.
     UnknownPersona { persona: String, known: Vec<String> },
-    /// The persona does not see the command; `visible` lists the commands it sees (all the
-    /// build's commands, with persona `*`, for `skill_meta`).
-    UnknownSkill { persona: String, command: String, visible: Vec<String> },
+    /// The persona does not see the command (persona `*`, for `skill_meta`: no such command).
+    /// `suggestions` holds up to three close commands the persona sees, found in a few reads
+    /// (docs/format.md §12.1); `visible` lists every command it sees (every command, for `*`),
+    /// read when asked for: `visible.list()`.
+    UnknownSkill { persona: String, command: String, suggestions: Vec<String>, visible: Visible },
     /// The path is not a resource the persona may read.
     UnknownResource(String),
     /// dist/ was rebuilt since it was opened and the opened build's objects were pruned.
@@ -50,16 +53,84 @@ impl fmt::Display for ReaderError {
                 let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
                 write!(f, "unknown persona {:?}; known: {}", persona, known)
             }
-            ReaderError::UnknownSkill { persona, command, visible } => {
-                let mut shown = visible.iter().take(50).cloned().collect::<Vec<_>>().join(", ");
-                if visible.len() > 50 {
-                    shown.push_str(", ...");
+            ReaderError::UnknownSkill { persona, command, suggestions, .. } => {
+                write!(f, "no skill {:?} for persona {:?}", command, persona)?;
+                let quoted: Vec<String> = suggestions.iter().map(|s| format!("{:?}", s)).collect();
+                match quoted.split_last() {
+                    None => Ok(()),
+                    Some((only, [])) => write!(f, " (did you mean {}?)", only),
+                    Some((last, rest)) => write!(f, " (did you mean {} or {}?)", rest.join(", "), last),
                 }
-                let shown = if shown.is_empty() { "none".to_string() } else { shown };
-                write!(f, "no skill {:?} for persona {:?}; visible skills: {}", command, persona, shown)
             }
         }
     }
 }
 
 impl std::error::Error for ReaderError {}
+
+type Lister = dyn Fn() -> Result<Vec<String>, ReaderError> + Send + Sync;
+
+/// The commands an `UnknownSkill`'s persona sees, in code point order: listed when first asked
+/// for, since listing reads every shard of the build (seconds at 100,000 skills) and raising the
+/// error must not. Clones share the list once it is made; a failed listing keeps nothing.
+#[derive(Clone)]
+pub struct Visible {
+    lister: Option<Arc<Lister>>,
+    listed: Arc<Mutex<Option<Vec<String>>>>,
+}
+
+impl Visible {
+    /// A list known already (an error built by hand).
+    pub fn known(list: Vec<String>) -> Visible {
+        Visible { lister: None, listed: Arc::new(Mutex::new(Some(list))) }
+    }
+
+    /// A list read by `lister` on first use.
+    pub(crate) fn lazy(
+        lister: impl Fn() -> Result<Vec<String>, ReaderError> + Send + Sync + 'static,
+    ) -> Visible {
+        Visible { lister: Some(Arc::new(lister)), listed: Arc::new(Mutex::new(None)) }
+    }
+
+    /// The list: read now unless it was read before. Reading may fail with the `Format`,
+    /// `Integrity` or `DistRebuilt` error that listing the build meets.
+    pub fn list(&self) -> Result<Vec<String>, ReaderError> {
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = listed.as_ref() {
+            return Ok(list.clone());
+        }
+        let lister = self.lister.as_ref().expect("a Visible without a list has a lister");
+        let list = lister()?;
+        *listed = Some(list.clone());
+        Ok(list)
+    }
+
+    fn known_list(&self) -> Option<Vec<String>> {
+        self.listed.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl From<Vec<String>> for Visible {
+    fn from(list: Vec<String>) -> Visible {
+        Visible::known(list)
+    }
+}
+
+/// Two handles are equal when they are clones of one another, or when both lists are made and equal.
+impl PartialEq for Visible {
+    fn eq(&self, other: &Visible) -> bool {
+        Arc::ptr_eq(&self.listed, &other.listed)
+            || matches!((self.known_list(), other.known_list()), (Some(a), Some(b)) if a == b)
+    }
+}
+
+impl Eq for Visible {}
+
+impl fmt::Debug for Visible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.known_list() {
+            Some(list) => f.debug_tuple("Visible").field(&list).finish(),
+            None => f.write_str("Visible(not listed yet)"),
+        }
+    }
+}

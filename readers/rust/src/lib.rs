@@ -23,6 +23,7 @@ mod format;
 mod index;
 mod json;
 mod materialize;
+mod nearby;
 mod prompts;
 mod records;
 mod shlex;
@@ -30,10 +31,10 @@ mod unicode;
 mod which;
 
 pub use dist::Dist;
-pub use error::ReaderError;
+pub use error::{ReaderError, Visible};
 pub use fold_table::UNICODE_VERSION;
 pub use format::{escape_delimiter, VERSION};
-pub use prompts::{render_skill, substitute, Args};
+pub use prompts::{render_skill, substitute, Args, Params, PARAMS};
 pub use records::{LoadedSkill, PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, SubSkill};
 
 /// Internals exposed for this crate's own differential tests only; not part of the API.

@@ -11,7 +11,7 @@ use crate::dist::Dist;
 use crate::error::ReaderError;
 use crate::files::absolute;
 use crate::index::member;
-use crate::prompts::{names, substitute, Args};
+use crate::prompts::{names, substitute, Args, Params};
 
 pub fn materialize(
     dist: &Dist,
@@ -19,6 +19,7 @@ pub fn materialize(
     command: &str,
     dest: &Path,
     args: Option<&Args>,
+    params: &Params,
 ) -> Result<PathBuf, ReaderError> {
     let (skill, r) = dist.resolved(persona, command)?;
     let root = absolute(dest).map_err(|e| ReaderError::Reader(format!("{}: {}", dest.display(), e)))?;
@@ -46,7 +47,7 @@ pub fn materialize(
         root.to_str().ok_or_else(|| ReaderError::Reader(format!("{}: not a UTF-8 path", root.display())))?;
     let fm = skill.frontmatter();
     let body = dist.text(member(&r, "body").as_str().unwrap_or_default())?;
-    let body = substitute(&body, args, &names(fm.get("arguments")), Some(skill_dir));
+    let body = substitute(&body, args, &names(fm.get("arguments")), Some(skill_dir), params);
     let head = format!(
         "---\nname: {}\ndescription: {}\n---\n\n",
         json_string(&skill.str("name")),

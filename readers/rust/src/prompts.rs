@@ -1,6 +1,7 @@
 //! Tool results the reader renders: a loaded skill's `<skill_content>`, and argument
 //! substitution (prompts.py).
 
+use crate::error::ReaderError;
 use crate::format::{escape_attr, escape_delimiter, escape_text};
 use crate::json::Json;
 use crate::records::LoadedSkill;
@@ -70,34 +71,111 @@ pub fn render_skill(s: &LoadedSkill) -> String {
     parts.join("\n") + "\n"
 }
 
-/// Claude Code's argument substitution (prompts.py `substitute`, docs/format.md).
+/// The variables Claude Code always fills, besides `CLAUDE_SKILL_DIR` (`skill_dir`); a `Params`
+/// holds values for these names only (tests/harness/golden/claude@2.1.330/args.json).
+pub const PARAMS: [&str; 3] = ["CLAUDE_SESSION_ID", "CLAUDE_EFFORT", "CLAUDE_PROJECT_DIR"];
+
+/// Values for `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}`, keyed by the
+/// variable's name as in the Python reader's `params` mapping; a variable not given stays as
+/// written. Only the names of `PARAMS` can be set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params {
+    values: Vec<(&'static str, String)>,
+}
+
+impl Params {
+    /// No values: every variable stays as written.
+    pub fn new() -> Params {
+        Params::default()
+    }
+
+    /// These params with `name` set to `value`; `ReaderError::Reader` when `name` is not one of
+    /// `PARAMS`.
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Result<Params, ReaderError> {
+        let known = match PARAMS.iter().find(|p| **p == name) {
+            Some(known) => known,
+            None => {
+                let known = PARAMS.join(", ");
+                return Err(ReaderError::Reader(format!("params: {:?} is not one of {}", name, known)));
+            }
+        };
+        let value = value.into();
+        match self.values.iter_mut().find(|(n, _)| n == known) {
+            Some(slot) => slot.1 = value,
+            None => self.values.push((known, value)),
+        }
+        Ok(self)
+    }
+
+    /// Params from (name, value) pairs, checked as `with` does.
+    pub fn from_pairs<K: AsRef<str>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Params, ReaderError> {
+        pairs.into_iter().try_fold(Params::new(), |params, (k, v)| params.with(k.as_ref(), v))
+    }
+
+    /// The value given for `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Claude Code 2.1.330's argument substitution (prompts.py `substitute`, docs/format.md §8).
 ///
-/// `$ARGUMENTS` is the argument line as typed; `$ARGUMENTS[N]` and `$N` (0-based) its
-/// shell-style words, unchanged when there is no such word; `$name` for each name of the
-/// skill's `arguments:` list the word at that position (empty when missing); `\$1` stays `$1`
-/// (a doubled backslash does not escape). Without `$ARGUMENTS` in the body, given arguments are
-/// appended as `ARGUMENTS: <value>`. `${CLAUDE_SKILL_DIR}` becomes `skill_dir` when given.
-pub fn substitute(body: &str, args: Option<&Args>, names: &[String], skill_dir: Option<&str>) -> String {
-    if args.is_none() && skill_dir.is_none() {
+/// `${CLAUDE_SKILL_DIR}` becomes `skill_dir` and each variable of `PARAMS` its value in `params`,
+/// when given (a backslash before them is kept). With `args`: `$ARGUMENTS` is the argument line
+/// as typed, whatever follows (`$ARGUMENTS_x`); `$ARGUMENTS[N]` and `$N` (0-based) its
+/// shell-style words, unchanged when there is no such word, and `$N` only when no word character
+/// follows (`$1x` stays); `$name` for each name of the skill's `arguments:` list the word at that
+/// position (empty when missing), unless a word character or `[` follows. One backslash, not
+/// after another, escapes such a placeholder. When no placeholder used them, given arguments are
+/// appended as `\n\nARGUMENTS: <value>`.
+pub fn substitute(
+    body: &str,
+    args: Option<&Args>,
+    names: &[String],
+    skill_dir: Option<&str>,
+    params: &Params,
+) -> String {
+    let mut variables: Vec<(String, String)> = Vec::new();
+    if let Some(dir) = skill_dir {
+        variables.push(("{CLAUDE_SKILL_DIR}".to_string(), dir.to_string()));
+    }
+    // params are escaped as an argument is: they may be text a user chose (a folder's name)
+    variables.extend(params.values.iter().map(|(n, v)| (format!("{{{}}}", n), escape_delimiter(v))));
+    if args.is_none() && variables.is_empty() {
         return body.to_string();
     }
-    let (raw, parts) = match args {
-        None => (String::new(), Vec::new()),
-        Some(Args::Line(line)) => (line.clone(), split_args(line)),
-        Some(Args::Words(words)) => (words.join(" "), words.clone()),
+    let (raw, given_words) = match args {
+        None => (String::new(), None),
+        Some(Args::Line(line)) => (line.clone(), None), // split only when a placeholder needs a word
+        Some(Args::Words(words)) => (words.join(" "), Some(words.as_slice())),
     };
-    let sub = Substitution {
-        raw: escape_delimiter(&raw),
-        parts: parts.iter().map(|p| escape_delimiter(p)).collect(),
+    if !body.contains('$') {
+        return if args.is_some() { appended(body.to_string(), &raw) } else { body.to_string() };
+    }
+    let mut sub = Substitution {
+        raw: &raw,
+        given_words,
+        words: None,
         named: named_positions(names),
         given: args.is_some(),
-        skill_dir,
+        variables,
+        used: false,
     };
-    let (mut out, used) = sub.run(body);
-    if args.is_some() && !used && !sub.raw.is_empty() {
-        out = format!("{}\n\nARGUMENTS: {}\n", out.trim_end_matches('\n'), sub.raw);
+    let out = sub.run(body);
+    if args.is_some() && !sub.used {
+        return appended(out, &raw);
     }
     out
+}
+
+/// Unused arguments, appended as Claude Code does: after the body as it is, no newline after.
+fn appended(body: String, raw: &str) -> String {
+    if raw.is_empty() {
+        return body;
+    }
+    body + "\n\nARGUMENTS: " + &escape_delimiter(raw)
 }
 
 /// The words of an argument line: shell-style, or split on whitespace when its quotes do not
@@ -115,17 +193,13 @@ pub fn names(value: Option<&Json>) -> Vec<String> {
     }
 }
 
-/// Usable names with the position each stands for (the last, when a name repeats), in the order
-/// the pattern tries them: longest first, then first seen.
+/// Usable names with the position each stands for (the first, when a name repeats: Claude Code
+/// replaces every `$name` with it), in the order they are tried: longest first, then first seen.
 fn named_positions(names: &[String]) -> Vec<(String, usize)> {
     let mut out: Vec<(String, usize)> = Vec::new();
     for (i, n) in names.iter().enumerate() {
-        if !is_name_arg(n) {
-            continue;
-        }
-        match out.iter_mut().find(|(m, _)| m == n) {
-            Some(slot) => slot.1 = i,
-            None => out.push((n.clone(), i)),
+        if is_name_arg(n) && !out.iter().any(|(m, _)| m == n) {
+            out.push((n.clone(), i));
         }
     }
     out.sort_by_key(|(name, _)| std::cmp::Reverse(name.len())); // stable, as Python's sorted
@@ -140,105 +214,134 @@ fn is_name_arg(name: &str) -> bool {
 }
 
 struct Substitution<'a> {
-    raw: String,
-    parts: Vec<String>,
+    raw: &'a str,
+    given_words: Option<&'a [String]>,
+    /// The words, split and delimiter-escaped on first use (a body may need none).
+    words: Option<Vec<String>>,
     named: Vec<(String, usize)>,
     given: bool,
-    skill_dir: Option<&'a str>,
-}
-
-/// What a placeholder found at a `$` is.
-enum Placeholder<'t> {
-    Dir,
-    Index(&'t str),
-    Name(usize),
-    Arguments,
+    /// `{NAME}` and the value of `${NAME}`, for the variables given.
+    variables: Vec<(String, String)>,
+    /// Whether an argument placeholder was used.
+    used: bool,
 }
 
 impl Substitution<'_> {
-    /// The body with every placeholder replaced, and whether an argument placeholder was used.
-    ///
-    /// This is `re.sub` of the pattern in prompts.py: scanning left to right, a match is a run
-    /// of backslashes (maybe empty) then a placeholder; where none starts, one character is kept.
-    fn run(&self, body: &str) -> (String, bool) {
+    fn words(&mut self) -> &[String] {
+        if self.words.is_none() {
+            let escaped = match self.given_words {
+                Some(words) => words.iter().map(|w| escape_delimiter(w)).collect(),
+                None => split_args(self.raw).iter().map(|w| escape_delimiter(w)).collect(),
+            };
+            self.words = Some(escaped);
+        }
+        self.words.as_deref().unwrap_or_default()
+    }
+
+    /// The body with every placeholder replaced: a scan from one `$` to the next (nothing else
+    /// starts a placeholder); replaced text is never scanned again.
+    fn run(&mut self, body: &str) -> String {
         let mut out = String::with_capacity(body.len());
-        let mut used = false;
-        let mut i = 0;
-        while i < body.len() {
-            let slashes = body[i..].bytes().take_while(|&b| b == b'\\').count();
-            let at = i + slashes;
-            if let Some((placeholder, end)) = self.placeholder(body, at) {
-                let token = &body[at..end];
-                let run = &body[i..at];
-                out.push_str(&self.replace(run, token, placeholder, &mut used));
-                i = end;
-            } else {
-                let c = body[i..].chars().next().map_or(1, char::len_utf8);
-                out.push_str(&body[i..i + c]);
-                i += c;
+        let mut last = 0;
+        let mut next = body.find('$');
+        while let Some(at) = next {
+            if self.given && self.escaped(body, at) {
+                out.push_str(&body[last..at - 1]); // drop the backslash; the `$` stays as written
+                last = at;
+            } else if let Some((end, value)) = self.at(body, at) {
+                out.push_str(&body[last..at]);
+                out.push_str(&value);
+                last = end;
             }
+            let from = last.max(at + 1);
+            next = body[from..].find('$').map(|i| from + i);
         }
-        (out, used)
+        out.push_str(&body[last..]);
+        out
     }
 
-    fn replace(&self, slashes: &str, token: &str, placeholder: Placeholder<'_>, used: &mut bool) -> String {
-        if slashes.len() % 2 == 1 {
-            // escaped: drop the escaping backslash, keep the placeholder
-            return format!("{}{}", &slashes[1..], token);
+    /// (end, replacement) of the placeholder whose `$` is at byte `at`, tried in Claude Code's
+    /// order: variables, names, `$ARGUMENTS[N]`, `$N`, `$ARGUMENTS`; None when nothing is replaced.
+    fn at(&mut self, body: &str, at: usize) -> Option<(usize, String)> {
+        let start = at + 1;
+        let rest = &body[start..];
+        if rest.starts_with('{') {
+            return self
+                .variables
+                .iter()
+                .find(|(token, _)| rest.starts_with(token.as_str()))
+                .map(|(token, value)| (start + token.len(), value.clone()));
         }
-        let value = match placeholder {
-            Placeholder::Dir => self.skill_dir.unwrap_or(token).to_string(),
-            _ if !self.given => token.to_string(),
-            Placeholder::Index(digits) => {
-                *used = true;
-                self.word(digits).unwrap_or(token).to_string()
-            }
-            Placeholder::Name(i) => {
-                *used = true;
-                self.parts.get(i).cloned().unwrap_or_default()
-            }
-            Placeholder::Arguments => {
-                *used = true;
-                self.raw.clone()
-            }
-        };
-        format!("{}{}", slashes, value)
-    }
-
-    /// The word a run of decimal digits names (a huge index names none).
-    fn word(&self, digits: &str) -> Option<&str> {
-        if digits.len() >= 10 {
+        if !self.given {
             return None;
         }
-        self.parts.get(digits.parse::<usize>().ok()?).map(String::as_str)
-    }
-
-    /// The placeholder that starts at byte `at`, with the byte where it ends; alternatives are
-    /// tried in the pattern's order.
-    fn placeholder<'t>(&self, body: &'t str, at: usize) -> Option<(Placeholder<'t>, usize)> {
-        let rest = body.get(at..)?.strip_prefix('$')?;
-        let start = at + 1;
-        if rest.starts_with("{CLAUDE_SKILL_DIR}") {
-            return Some((Placeholder::Dir, start + "{CLAUDE_SKILL_DIR}".len()));
+        if let Some((end, i)) = self.name_at(body, start) {
+            self.used = true; // a name is a use even when its word is missing
+            return Some((end, self.words().get(i).cloned().unwrap_or_default()));
         }
         if let Some(inner) = rest.strip_prefix("ARGUMENTS[") {
             let n = digit_run(inner);
             if n > 0 && inner[n..].starts_with(']') {
-                let digits = &body[start + 10..start + 10 + n];
-                return Some((Placeholder::Index(digits), start + 10 + n + 1));
+                return Some(self.indexed(body, &inner[..n], at, start + 10 + n + 1));
             }
-        }
-        for (name, i) in &self.named {
-            if rest.starts_with(name.as_str()) && !continues(&rest[name.len()..], true) {
-                return Some((Placeholder::Name(*i), start + name.len()));
-            }
-        }
-        if rest.starts_with("ARGUMENTS") && !continues(&rest[9..], false) {
-            return Some((Placeholder::Arguments, start + 9));
         }
         let n = digit_run(rest);
-        (n > 0).then(|| (Placeholder::Index(&body[start..start + n]), start + n))
+        if n > 0 {
+            if is_word(rest.as_bytes().get(n).copied()) {
+                return None; // `$1x`: not a placeholder
+            }
+            return Some(self.indexed(body, &rest[..n], at, start + n));
+        }
+        if rest.starts_with("ARGUMENTS") {
+            self.used = true; // whatever follows (`$ARGUMENTS_x`)
+            return Some((start + 9, escape_delimiter(self.raw)));
+        }
+        None
     }
+
+    /// An indexed word; without one, the placeholder stays and is not a use.
+    fn indexed(&mut self, body: &str, digits: &str, at: usize, end: usize) -> (usize, String) {
+        match index(digits).and_then(|i| self.words().get(i).cloned()) {
+            Some(word) => {
+                self.used = true;
+                (end, word)
+            }
+            None => (end, body[at..end].to_string()),
+        }
+    }
+
+    /// (end, position) of the usable name at byte `start` (longest first), unless `[` or a word
+    /// character follows it.
+    fn name_at(&self, body: &str, start: usize) -> Option<(usize, usize)> {
+        let rest = &body[start..];
+        self.named.iter().find_map(|(name, i)| {
+            let after = rest.strip_prefix(name.as_str())?.as_bytes().first().copied();
+            (after != Some(b'[') && !is_word(after)).then_some((start + name.len(), *i))
+        })
+    }
+
+    /// Whether the `$` at byte `at` follows one backslash (itself not after a backslash) and
+    /// starts what Claude Code escapes: a digit, `ARGUMENTS`, or a name.
+    fn escaped(&self, body: &str, at: usize) -> bool {
+        let bytes = body.as_bytes();
+        if at == 0 || bytes[at - 1] != b'\\' || (at > 1 && bytes[at - 2] == b'\\') {
+            return false;
+        }
+        let rest = &body[at + 1..];
+        rest.as_bytes().first().map_or(false, u8::is_ascii_digit)
+            || rest.starts_with("ARGUMENTS")
+            || self.name_at(body, at + 1).is_some()
+    }
+}
+
+/// The value of an index as parseInt reads it (`$01` is word 1); None for a huge one, which
+/// names no word.
+fn index(digits: &str) -> Option<usize> {
+    let significant = digits.trim_start_matches('0');
+    if significant.len() >= 10 {
+        return None;
+    }
+    Some(significant.parse::<usize>().unwrap_or(0))
 }
 
 /// The length of the run of ASCII digits at the start (only ASCII digits: other scripts' are a
@@ -247,9 +350,9 @@ fn digit_run(text: &str) -> usize {
     text.bytes().take_while(u8::is_ascii_digit).count()
 }
 
-/// Whether the text goes on with a word character (`[A-Za-z0-9_]`, and `-` when `dash`).
-fn continues(text: &str, dash: bool) -> bool {
-    text.bytes().next().map_or(false, |b| b.is_ascii_alphanumeric() || b == b'_' || (dash && b == b'-'))
+/// `\w` of Claude Code's patterns (no `u` flag): an ASCII letter, digit or `_`.
+fn is_word(b: Option<u8>) -> bool {
+    b.map_or(false, |b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 #[cfg(test)]
@@ -257,14 +360,35 @@ mod tests {
     use super::*;
 
     fn sub(body: &str, args: &str) -> String {
-        substitute(body, Some(&Args::from(args)), &["who".to_string()], None)
+        substitute(body, Some(&Args::from(args)), &["who".to_string()], None, &Params::new())
     }
 
     #[test]
     fn placeholders() {
         assert_eq!(sub("$0 $1 $who $ARGUMENTS[1] $ARGUMENTS", "a 'b c'"), "a b c a b c a 'b c'");
-        assert_eq!(sub("\\$0 \\\\$0 $5", "a"), "$0 \\\\a $5");
-        assert_eq!(sub("no placeholder", "x y"), "no placeholder\n\nARGUMENTS: x y\n");
-        assert_eq!(sub("$\u{661}", "a b"), "$\u{661}\n\nARGUMENTS: a b\n");
+        assert_eq!(sub("\\$0 \\\\$0 \\\\\\$0 $5", "a"), "$0 \\\\a \\\\\\a $5");
+        assert_eq!(sub("no placeholder", "x y"), "no placeholder\n\nARGUMENTS: x y");
+        assert_eq!(sub("$\u{661}", "a b"), "$\u{661}\n\nARGUMENTS: a b");
+    }
+
+    #[test]
+    fn claude_code_ends_and_uses() {
+        assert_eq!(
+            sub("$1x $1-x $ARGUMENTS_x $01 $who-x $who[0] $whox", "a b"),
+            "$1x b-x a b_x b a-x $who[0] $whox"
+        );
+        assert_eq!(sub("\\$1x \\$whox costs $5\n", "a b"), "$1x \\$whox costs $5\n\n\nARGUMENTS: a b");
+        let names = ["n".to_string(), "m".to_string(), "n".to_string()];
+        assert_eq!(substitute("$n", Some(&Args::from("a b")), &names, None, &Params::new()), "a");
+    }
+
+    #[test]
+    fn params_fill_only_their_variables() {
+        let params = Params::from_pairs([("CLAUDE_EFFORT", "high"), ("CLAUDE_SESSION_ID", "s")]).unwrap();
+        let body = "${CLAUDE_EFFORT} \\${CLAUDE_SESSION_ID} ${CLAUDE_PROJECT_DIR} \\$0";
+        assert_eq!(substitute(body, None, &[], None, &params), "high \\s ${CLAUDE_PROJECT_DIR} \\$0");
+        assert_eq!(params.get("CLAUDE_EFFORT"), Some("high"));
+        assert!(Params::new().with("CLAUDE_SKILL_DIR", "/s").is_err());
+        assert!(Params::new().with("SESSION", "x").is_err());
     }
 }

@@ -10,8 +10,8 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use skillc_reader::{
-    substitute, Args, Dist, LoadedSkill, PersonaMeta, ReaderError, Resolution, ResourceMeta, SkillInfo,
-    SkillMeta, SubSkill,
+    substitute, Args, Dist, LoadedSkill, Params, PersonaMeta, ReaderError, Resolution, ResourceMeta,
+    SkillInfo, SkillMeta, SubSkill,
 };
 use support::{bytes, copy_tree, suite, tamper, TempDir};
 
@@ -88,8 +88,13 @@ fn run_case(case: &Value, builds: &Path, failures: &mut Vec<String>) -> usize {
 fn outcome(result: Result<Value, ReaderError>) -> Value {
     match result {
         Ok(v) => json!({ "result": v }),
-        Err(ReaderError::UnknownSkill { visible, .. }) => {
-            json!({ "error": "UnknownSkill", "visible": visible })
+        Err(ReaderError::UnknownSkill { suggestions, visible, .. }) => {
+            // the list is asked for after the call: what asking fails with shows here
+            let visible = match visible.list() {
+                Ok(list) => json!(list),
+                Err(e) => json!({ "error": e.class_name() }),
+            };
+            json!({ "error": "UnknownSkill", "suggestions": suggestions, "visible": visible })
         }
         Err(e) => json!({ "error": e.class_name() }),
     }
@@ -115,6 +120,12 @@ fn arguments(args: &Value) -> Option<Args> {
     }
 }
 
+/// The call's `params` (absent or null: none).
+fn params(args: &Value) -> Result<Params, ReaderError> {
+    let pairs = args.get("params").and_then(Value::as_object).into_iter().flatten();
+    Params::from_pairs(pairs.map(|(k, v)| (k, v.as_str().unwrap())))
+}
+
 fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
     let a = call.get("args").cloned().unwrap_or(Value::Null);
     let a = &a;
@@ -125,8 +136,14 @@ fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
         "skills" => Value::Array(dist.skills(s(a, "persona"))?.iter().map(skill_info).collect()),
         "commands" => json!(dist.commands(s(a, "persona"))?),
         "all_commands" => json!(dist.all_commands()?),
-        "load" => loaded(&dist.load_args(s(a, "persona"), s(a, "command"), arguments(a).as_ref())?),
-        "render" => json!(dist.load_args(s(a, "persona"), s(a, "command"), arguments(a).as_ref())?.render()),
+        "load" => {
+            loaded(&dist.load_with(s(a, "persona"), s(a, "command"), arguments(a).as_ref(), &params(a)?)?)
+        }
+        "render" => {
+            json!(dist
+                .load_with(s(a, "persona"), s(a, "command"), arguments(a).as_ref(), &params(a)?)?
+                .render())
+        }
         "resources" => json!(dist.resources(s(a, "persona"), s(a, "command"), opt(a, "kind"))?),
         "resource" => bytes(dist.resource(s(a, "persona"), s(a, "command"), s(a, "path"))?),
         "read_object" => bytes(dist.read_object(s(a, "digest"))?),
@@ -135,7 +152,8 @@ fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
         "resolution" => resolution(&dist.resolution(s(a, "persona"), s(a, "command"))?),
         "missing_requirements" => missing(dist, a, tmp)?,
         "substitute" => {
-            json!(substitute(s(a, "body"), arguments(a).as_ref(), &words(&a["names"]), opt(a, "skill_dir")))
+            let names = words(&a["names"]);
+            json!(substitute(s(a, "body"), arguments(a).as_ref(), &names, opt(a, "skill_dir"), &params(a)?))
         }
         other => panic!("unknown call {}", other),
     })

@@ -6,7 +6,7 @@
 mod python;
 
 use serde_json::{json, Value};
-use skillc_reader::{substitute, Args};
+use skillc_reader::{substitute, Args, Params};
 
 const PIECES: &[&str] = &[
     "$0",
@@ -18,6 +18,8 @@ const PIECES: &[&str] = &[
     "$ARGUMENTS[1]",
     "\\$0",
     "${CLAUDE_SKILL_DIR}",
+    "${CLAUDE_EFFORT}",
+    "{CLAUDE_SESSION_ID}",
     "a b",
     "$",
     "$",
@@ -96,7 +98,7 @@ from skillc import reader
 out = []
 for line in sys.stdin:
     c = json.loads(line)
-    out.append(reader.substitute(c["body"], c["args"], names=c["names"], skill_dir=c["skill_dir"]))
+    out.append(reader.substitute(c["body"], c["args"], names=c["names"], skill_dir=c["skill_dir"], params=c["params"]))
 json.dump(out, sys.stdout)
 "#;
 
@@ -108,7 +110,11 @@ fn case(rng: &mut Rng) -> Value {
     };
     let names: Vec<&str> = (0..rng.next(4)).map(|_| NAMES[rng.next(NAMES.len())]).collect();
     let skill_dir = if rng.next(3) == 0 { json!("/s/d") } else { Value::Null };
-    json!({"body": rng.text(14), "args": args, "names": names, "skill_dir": skill_dir})
+    let params = match rng.next(3) {
+        0 => json!({"CLAUDE_EFFORT": "high $0", "CLAUDE_SESSION_ID": "s\\"}),
+        _ => Value::Null,
+    };
+    json!({"body": rng.text(14), "args": args, "names": names, "skill_dir": skill_dir, "params": params})
 }
 
 fn ours(c: &Value) -> String {
@@ -121,7 +127,11 @@ fn ours(c: &Value) -> String {
     };
     let names: Vec<String> =
         c["names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
-    substitute(c["body"].as_str().unwrap(), args.as_ref(), &names, c["skill_dir"].as_str())
+    let params = match c["params"].as_object() {
+        Some(map) => Params::from_pairs(map.iter().map(|(k, v)| (k, v.as_str().unwrap()))).unwrap(),
+        None => Params::new(),
+    };
+    substitute(c["body"].as_str().unwrap(), args.as_ref(), &names, c["skill_dir"].as_str(), &params)
 }
 
 #[test]

@@ -29,6 +29,7 @@ const LAZY = new Set([
   "materialize.js",
   "requirements.js",
   "frontmatter.js",
+  "nearby.js",
 ]);
 
 const IMPORT = /^import \{([^}]*)\} from "([^"]+)";\n/gm;

@@ -5,7 +5,7 @@
  * hash-checked object, so an open Dist keeps serving the build it opened after a rebuild (until the
  * rebuild prunes that build's objects: then DistRebuilt). Each document is checked before it is
  * served, and a skill entry only when a call serves it: a malformed neighbour fails only the calls
- * that read it (skills(), allCommands() and UnknownSkill's list read every entry).
+ * that read it (skills(), allCommands() and UnknownSkill's `visible`, when asked for, read every entry).
  */
 
 import { resolve } from "node:path";
@@ -15,6 +15,7 @@ import { FormatError, UnknownPersona, UnknownResource, UnknownSkill } from "./er
 import { MAX_FILES } from "./format.js";
 import { frontmatterValue } from "./frontmatter.js";
 import { materializeSkill } from "./materialize.js";
+import { suggestions } from "./nearby.js";
 import { byCodePoint, own } from "./paths.js";
 import {
   count,
@@ -28,12 +29,14 @@ import {
 } from "./records.js";
 import { missingIn, type RequirementOptions } from "./requirements.js";
 import { Objects, readIndex } from "./store.js";
-import { argumentNames, substitute, type Args } from "./substitute.js";
+import { argumentNames, substitute, type Args, type Params } from "./substitute.js";
 import { SkillTable } from "./table.js";
 
 export interface ArgsOptions {
   /** Arguments as typed (a string, split shell-style) or already split; absent: none. */
   readonly args?: Args | null;
+  /** Values for `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}`, `${CLAUDE_PROJECT_DIR}`; absent: none. */
+  readonly params?: Params | null;
 }
 
 export interface KindOptions {
@@ -53,6 +56,9 @@ export class Dist {
   readonly #objects: Objects;
   readonly #table: SkillTable;
   readonly #metas = new Map<string, PersonaMetaDoc>(); // persona metas read and checked so far
+  // Catalogs read and hash-checked, by persona: an object never changes under its name, and a
+  // rebuild is another build, which open() opens again.
+  readonly #catalogs = new Map<string, string>();
 
   constructor(path: string) {
     this.path = resolve(path);
@@ -99,21 +105,41 @@ export class Dist {
     this.#entry(persona);
     const skill = this.#table.skill(command);
     const r = Dist.#visible(skill, persona);
-    if (skill === null || r === null) {
-      const visible = this.#table
-        .all()
-        .filter(([, s]) => Dist.#visible(s, persona) !== null)
-        .map(([c]) => c);
-      throw new UnknownSkill(persona, command, visible);
-    }
+    if (skill === null || r === null) throw this.#unknown(persona, command);
     return [skill, r];
+  }
+
+  /** The UnknownSkill of a command the persona does not see (persona "*": of one that does not
+   * exist), with close commands found in a few reads; the full list is read only if asked for. */
+  #unknown(persona: string, command: string): UnknownSkill {
+    const all = persona === "*";
+    const near = suggestions(
+      command,
+      all ? null : this.catalog(persona),
+      (above) => this.#table.skill(above)?.children ?? null,
+      (c) => {
+        const s = this.#table.skill(c);
+        return s !== null && (all || Dist.#visible(s, persona) !== null);
+      },
+    );
+    const visible = (): string[] =>
+      this.#table
+        .all()
+        .filter(([, s]) => all || Dist.#visible(s, persona) !== null)
+        .map(([c]) => c);
+    return new UnknownSkill(persona, command, visible, near);
   }
 
   // -- tier 1 -----------------------------------------------------------------------------------
 
   /** The persona's precomputed tier-1 catalog fragment. */
   catalog(persona: string): string {
-    return this.#objects.text(this.#entry(persona).prompt);
+    let text = this.#catalogs.get(persona);
+    if (text === undefined) {
+      text = this.#objects.text(this.#entry(persona).prompt);
+      this.#catalogs.set(persona, text);
+    }
+    return text;
   }
 
   skills(persona: string): SkillInfo[] {
@@ -154,7 +180,8 @@ export class Dist {
     const fm = skill.frontmatter;
     const stub = r.access === "stub"; // the stub is all such a persona gets: no files, no knowledge docs
     const text = this.#objects.text(r.body);
-    const body = substitute(text, options.args, { names: argumentNames(own(fm, "arguments")) });
+    const names = argumentNames(own(fm, "arguments"));
+    const body = substitute(text, options.args, { names, params: options.params ?? null });
     return frozen({
       persona,
       command,
@@ -231,7 +258,7 @@ export class Dist {
 
   /**
    * Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder:
-   * SKILL.md holds the resolved body (arguments substituted, `${CLAUDE_SKILL_DIR}` = dest), every
+   * SKILL.md holds the resolved body (arguments and params substituted, `${CLAUDE_SKILL_DIR}` = dest), every
    * resource follows with its executable bit. dest must be missing or empty; nothing is ever
    * written outside it. Returns dest as an absolute path.
    */
@@ -239,7 +266,12 @@ export class Dist {
     const [skill, r] = this.#resolved(persona, command);
     const names = argumentNames(own(skill.frontmatter, "arguments"));
     return materializeSkill(command, skill, Dist.#resources(skill, r), dest, {
-      body: (root) => substitute(this.#objects.text(r.body), options.args, { names, skillDir: root }),
+      body: (root) =>
+        substitute(this.#objects.text(r.body), options.args, {
+          names,
+          skillDir: root,
+          params: options.params ?? null,
+        }),
       bytes: (res) => this.#objects.bytes(res.sha256, count(res.size)),
     });
   }
@@ -252,7 +284,7 @@ export class Dist {
 
   skillMeta(command: string): SkillMeta {
     const s = this.#table.skill(command);
-    if (s === null) throw new UnknownSkill("*", command, this.allCommands());
+    if (s === null) throw this.#unknown("*", command);
     return frozen({
       command,
       name: s.name,

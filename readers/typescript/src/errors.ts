@@ -26,21 +26,49 @@ export class UnknownPersona extends ReaderError {
   }
 }
 
-/** A command the persona does not see; `visible` lists the commands it does see, in order. */
+/**
+ * A command with no entry, or one the persona does not see (persona "*": no entry at all).
+ * `suggestions` holds up to three close commands the persona sees, found in a few reads
+ * (docs/format.md §12.1); the message names them. `visible` lists every command the persona sees,
+ * in code point order; a reader passes it as a function, called on first access, so raising the
+ * error costs a few reads at any size. That access may throw the FormatError, IntegrityError or
+ * DistRebuilt a full listing meets; a list it returns is kept.
+ */
 export class UnknownSkill extends ReaderError {
   readonly persona: string;
   readonly command: string;
-  readonly visible: readonly string[];
+  readonly suggestions: readonly string[];
+  #visible: readonly string[] | null;
+  #list: (() => readonly string[]) | null;
 
-  constructor(persona: string, command: string, visible: readonly string[]) {
-    const shown = visible.slice(0, 50).join(", ") + (visible.length > 50 ? ", ..." : "");
+  constructor(
+    persona: string,
+    command: string,
+    visible: readonly string[] | (() => readonly string[]),
+    suggestions: readonly string[] = [],
+  ) {
+    const quoted = suggestions.map((s) => JSON.stringify(s));
+    const joined =
+      quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}` : quoted[0];
     super(
-      `no skill ${JSON.stringify(command)} for persona ${JSON.stringify(persona)}; ` +
-        `visible skills: ${shown || "none"}`,
+      `no skill ${JSON.stringify(command)} for persona ${JSON.stringify(persona)}` +
+        (joined === undefined ? "" : ` (did you mean ${joined}?)`),
     );
     this.persona = persona;
     this.command = command;
-    this.visible = Object.freeze([...visible]);
+    this.suggestions = Object.freeze([...suggestions]);
+    this.#list = typeof visible === "function" ? visible : null;
+    this.#visible = typeof visible === "function" ? null : Object.freeze([...visible]);
+  }
+
+  /** Every command the persona sees, read on first access (every shard of the build). */
+  get visible(): readonly string[] {
+    if (this.#visible === null) {
+      const list = this.#list as () => readonly string[];
+      this.#visible = Object.freeze([...list()]); // a failure keeps nothing: the next access retries
+      this.#list = null;
+    }
+    return this.#visible;
   }
 }
 

@@ -32,4 +32,4 @@ export type {
 } from "./records.js";
 export { renderSkill } from "./render.js";
 export type { RequirementOptions } from "./requirements.js";
-export { substitute, type Args, type SubstituteOptions } from "./substitute.js";
+export { substitute, type Args, type Params, type SubstituteOptions } from "./substitute.js";

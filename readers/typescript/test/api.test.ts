@@ -56,12 +56,41 @@ test(
       err instanceof reader.UnknownSkill && err instanceof reader.ReaderError && err instanceof Error,
     );
     assert.equal(err.name, "UnknownSkill");
+    assert.equal(err.message, 'no skill "always" for persona "forge"');
+    assert.deepStrictEqual(err.suggestions, []);
     assert.deepStrictEqual(err.visible, ["deploy", "mark", "ops", "ops/restart", "threat"]);
     assert.throws(() => dist.catalog("nobody"), reader.UnknownPersona);
     assert.throws(() => dist.resource("paria", "deploy", "../x"), reader.UnknownResource);
     assert.throws(() => dist.readObject("XYZ"), reader.FormatError);
     assert.throws(() => reader.open(join(tmp, "missing")), reader.FormatError);
     assert.throws(() => reader.substitute("$0", [1] as unknown as string[]), reader.ReaderError);
+  },
+);
+
+test(
+  "UnknownSkill names close commands the persona sees, and reads the full list only when asked",
+  { skip },
+  () => {
+    const dist = reader.open(MAIN);
+    const caught = (persona: string, command: string): InstanceType<typeof reader.UnknownSkill> => {
+      try {
+        dist.load(persona, command);
+      } catch (e) {
+        if (e instanceof reader.UnknownSkill) return e;
+        throw e;
+      }
+      throw new Error(`${command}: no UnknownSkill`);
+    };
+    const err = caught("forge", "ops:restrat");
+    assert.deepStrictEqual(err.suggestions, ["ops/restart"]);
+    assert.equal(err.message, 'no skill "ops:restrat" for persona "forge" (did you mean "ops/restart"?)');
+    assert.deepStrictEqual(caught("forge", "ops/secrte").suggestions, []); // hidden from forge
+    assert.deepStrictEqual(caught("tiny", "ops/secrte").suggestions, ["ops/secret"]);
+    let calls = 0;
+    const lazy = new reader.UnknownSkill("p", "c", () => (calls++, ["x"]), ["x", "y"]);
+    assert.equal(lazy.message, 'no skill "c" for persona "p" (did you mean "x" or "y"?)');
+    assert.equal(calls, 0);
+    assert.deepStrictEqual([lazy.visible, lazy.visible, calls], [["x"], ["x"], 1]);
   },
 );
 
@@ -128,3 +157,42 @@ test(
     assert.throws(() => dist.load("paria", "threat"), reader.IntegrityError); // no readable index: not a rebuild
   },
 );
+
+test("catalog() reads and checks the persona's catalog once, then serves the text it kept", { skip }, () => {
+  const root = join(tmp, "catalog-once");
+  cpSync(MAIN, root, { recursive: true });
+  const dist = reader.open(root);
+  const first = dist.catalog("paria");
+  const prompt = JSON.parse(readFileSync(join(root, "_index.json"), "utf8")).personas.paria.prompt as string;
+  rmSync(join(root, "objects", prompt.slice(0, 2), prompt)); // a second read would fail
+  assert.equal(dist.catalog("paria"), first);
+  assert.throws(() => reader.open(root).catalog("paria"), reader.IntegrityError); // a new Dist reads again
+});
+
+test("params fill Claude Code's variables; any other key or a non-string is a ReaderError", () => {
+  const params = { CLAUDE_SESSION_ID: "s", CLAUDE_EFFORT: "high", CLAUDE_PROJECT_DIR: "/p" };
+  const body = "${CLAUDE_SESSION_ID} ${CLAUDE_EFFORT} ${CLAUDE_PROJECT_DIR} \\${CLAUDE_EFFORT} $0";
+  assert.equal(reader.substitute(body, null, { params }), "s high /p \\high $0");
+  assert.equal(
+    reader.substitute(body, "a", { params: {} }),
+    "${CLAUDE_SESSION_ID} ${CLAUDE_EFFORT} ${CLAUDE_PROJECT_DIR} \\${CLAUDE_EFFORT} a",
+  );
+  for (const bad of [{ CLAUDE_SKILL_DIR: "/s" }, { SESSION: "x" }, { CLAUDE_EFFORT: 1 }]) {
+    assert.throws(
+      () => reader.substitute("x", null, { params: bad as unknown as Record<string, string> }),
+      reader.ReaderError,
+    );
+  }
+});
+
+test("Claude Code 2.1.330's rules: what ends $N and $name, escapes, uses, the append", () => {
+  const sub = (body: string, args: string | null, names: string[] = ["n"]) =>
+    reader.substitute(body, args, { names });
+  assert.equal(sub("$1x $1-x $ARGUMENTS_x $01 $n-x $n[0] $nx", "a b"), "$1x b-x a b_x b a-x $n[0] $nx");
+  assert.equal(sub("\\$0 \\\\$0 \\\\\\$0 \\$1x \\$nx", "a"), "$0 \\\\a \\\\\\a $1x \\$nx");
+  assert.equal(sub("costs $5\n", "a b"), "costs $5\n\n\nARGUMENTS: a b");
+  assert.equal(sub("$n", "a b", ["n", "m", "n"]), "a");
+  assert.equal(sub("\\$0", null), "\\$0");
+  const plain = "no dollar sign";
+  assert.equal(reader.substitute(plain, null, { skillDir: "/s" }), plain);
+});

@@ -35,7 +35,7 @@ type A = Record<string, any>;
 
 const cases: Case[] = existsSync(CASES) ? (parseJson(readFileSync(CASES, "utf8")) as unknown as Case[]) : [];
 
-const loadArgs = (a: A) => ({ args: a["args"] ?? null });
+const loadArgs = (a: A) => ({ args: a["args"] ?? null, params: a["params"] ?? null });
 
 const CALLS: Record<string, (d: Dist, a: A, tmp: string) => unknown> = {
   build_hash: (d) => d.buildHash(),
@@ -78,6 +78,7 @@ function substitute(a: A): unknown {
   return reader.substitute(a["body"], a["args"] ?? null, {
     names: a["names"] ?? [],
     skillDir: a["skill_dir"] ?? null,
+    params: a["params"] ?? null,
   });
 }
 

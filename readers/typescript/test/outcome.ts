@@ -3,16 +3,26 @@
 import { JsonFloat, orderedKeys, type JsonObject } from "../src/jsonvalue.js";
 import { reader } from "./reader.js";
 
-/** {"result": value} or {"error": class name, "visible"?: [...]}, records keyed in snake_case. */
+/** {"result": value} or {"error": class name, "suggestions"?, "visible"?}, records keyed in snake_case. */
 export function outcome(call: () => unknown): unknown {
   try {
     return { result: toJson(call(), true) };
   } catch (err) {
     if (!(err instanceof reader.ReaderError)) return { error: `not a ReaderError: ${String(err)}` };
-    return err instanceof reader.UnknownSkill
-      ? { error: err.name, visible: [...err.visible] }
-      : { error: err.name };
+    return err instanceof reader.UnknownSkill ? unknownSkill(err) : { error: err.name };
   }
+}
+
+/** An UnknownSkill's suggestions, and its visible list asked for after the call (or what asking threw). */
+function unknownSkill(err: InstanceType<typeof reader.UnknownSkill>): unknown {
+  let visible: unknown;
+  try {
+    visible = [...err.visible];
+  } catch (failed) {
+    if (!(failed instanceof reader.ReaderError)) throw failed;
+    visible = { error: failed.name };
+  }
+  return { error: err.name, suggestions: [...err.suggestions], visible };
 }
 
 const snake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

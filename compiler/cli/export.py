@@ -1,0 +1,79 @@
+"""export --target: write the project tree a harness loads, for one persona or each of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import reader, targets
+from ..diagnostics import printable
+from ..errors import UsageError
+from ..model import TargetSetting
+from ..names.suggest import did_you_mean
+from ..output.export import write_export
+from ..targets import export as export_mod
+from ..targets import view
+from .boundary import fail
+from .catalog import load_config
+from .shared import CONFIG
+
+
+@click.command()
+@CONFIG
+@click.option(
+    "--target", "target", required=True, type=click.Choice(list(targets.NAMES)), help="The harness."
+)
+@click.option("--persona", help="The persona whose skills DEST gets.")
+@click.option("--all-personas", is_flag=True, help="One project folder per persona: DEST/<persona>/.")
+@click.option(
+    "--window",
+    type=click.IntRange(min=1),
+    help="claude-code: the model's context window, for budgets.priority.",
+)
+@click.option("--chars", type=click.IntRange(min=1), help="claude-code: the listing budget in characters.")
+@click.option(
+    "--dist",
+    "dist_path",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Read this build directory instead of the project's output.",
+)
+@click.argument("dest", type=click.Path(path_type=Path))
+def export(
+    config_path: Path | None,
+    target: str,
+    persona: str | None,
+    all_personas: bool,
+    window: int | None,
+    chars: int | None,
+    dist_path: Path | None,
+    dest: Path,
+) -> int:
+    """Write into the project folder DEST what TARGET loads as project skills (docs/targets.md#export)."""
+    if (persona is None) == (not all_personas):
+        raise UsageError("give either --persona PERSONA or --all-personas")
+    config = load_config(config_path)
+    setting = next((t for t in config.targets if t.name == target), TargetSetting(target))
+    dist_path = dist_path or config.root / config.output
+    try:
+        dist = reader.open(dist_path)
+    except reader.ReaderError as exc:
+        fail(f"{exc} (run `skillc build` first)", 1)
+    if persona is not None and persona not in dist.personas():
+        raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
+    personas = dist.personas() if all_personas else [persona or ""]
+    budget = view.budget_for(target, window or setting.window, chars or setting.chars, config.budget_priority)
+    plan = export_mod.plan(dist, target, personas, per_persona=all_personas, budget=budget)
+    for warning in plan.warnings:
+        click.echo(printable(f"skillc: warning: {warning}"), err=True)
+    try:
+        changed = write_export(dest.absolute(), plan.files)
+    except OSError as exc:  # disk full, permissions: the previous export is intact
+        fail(f"{dest}: cannot write the export: {exc.strerror or exc}; the previous export is unchanged", 1)
+    where = f"{dest}/<persona>/{view.ROOTS[target]}" if all_personas else f"{dest}/{view.ROOTS[target]}"
+    state = "exported" if changed else "already current:"
+    click.echo(
+        f"{state} {plan.skills} skill(s) for {target}, {len(personas)} persona(s), in {where}", err=True
+    )
+    return 0

@@ -1,0 +1,183 @@
+"""What `skillc export` writes for a harness: the project tree it loads, as a list of files.
+
+Pure over a `reader.Dist`: every skill the persona sees (view.skills_for, so the export and
+`catalog --target` read the same skills), in the folder the harness reads (view.ROOTS,
+view.folder), with its persona-resolved body left unsubstituted (`$ARGUMENTS` and
+`${CLAUDE_SKILL_DIR}` are the harness's to expand), its resources with their executable bits,
+the frontmatter the harness reads, and the project settings of view.policy. output/export.py
+writes the files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import __version__, reader
+from ..errors import SkillcError
+from ..output.export import File, marked
+from . import view
+
+# Frontmatter fields the Agent Skills specification defines (agentskills.io/specification), which
+# every target reads or tolerates; skillc's own fields (knowledge, requires_*, ...) are not copied.
+_SPEC_FIELDS = ("license", "compatibility", "metadata", "allowed-tools")
+# What Claude Code 2.1.330 reads besides (code.claude.com/docs/en/skills, "Frontmatter reference";
+# golden fields: when_to_use, paths). Its two flags come from the persona, not from the source.
+_CLAUDE_FIELDS = ("when_to_use", "argument-hint", "arguments", "model", "effort", "context", "agent", "paths")
+# Codex 0.169.0: agents/openai.yaml in a skill folder; `policy.allow_implicit_invocation: false`
+# keeps the skill out of the model's listing (golden policy: implicit-off).
+CODEX_POLICY = "agents/openai.yaml"
+_CODEX_POLICY_TEXT = b"policy:\n  allow_implicit_invocation: false\n"
+
+
+class ExportConflict(SkillcError):
+    """Two exported files would have one path (a flattened `group-inner` beside a `group/inner`)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    files: tuple[File, ...]  # sorted by path; the marker last
+    warnings: tuple[str, ...]
+    skills: int  # skill folders written
+
+
+def plan(
+    dist: reader.Dist,
+    target: str,
+    personas: Sequence[str],
+    per_persona: bool,
+    budget: view.Budget | None = None,
+) -> Plan:
+    """Every file of the export; with `per_persona`, each persona's tree below `<persona>/`.
+
+    `budget` is the one `catalog --target` predicts with: Claude Code's `budgets.priority`
+    overrides depend on it (view.overrides_for); the default is the harness's own."""
+    budget = budget or view.budget_for(target, None, None)
+    tree = _Tree()
+    warnings: list[str] = []
+    count = 0
+    for persona in personas:
+        prefix = f"{persona}/" if per_persona else ""
+        files, skills = persona_files(dist, target, persona, budget)
+        for file in files:
+            tree.add(File(prefix + file.path, file.data, file.executable))
+        count += skills
+        warnings += [
+            f"{target}: {persona}: {command!r} is left out: neither the model nor the user may invoke it, "
+            "and Codex hides a skill from both only through the user's own config ([[skills.config]] "
+            "in ~/.codex/config.toml), never a project's"
+            for command in view.left_out(dist, persona, target)
+        ]
+    about = {
+        "generator": f"skillc {__version__}",
+        "build": dist.build_hash,
+        "target": target,
+        "personas": list(personas),
+    }
+    return Plan(marked(list(tree.files.values()), about), tuple(warnings), count)
+
+
+def persona_files(
+    dist: reader.Dist, target: str, persona: str, budget: view.Budget
+) -> tuple[list[File], int]:
+    """One persona's export: the skill folders, then the project settings the harness reads; and
+    how many skills it holds."""
+    root = view.ROOTS[target]
+    skills = view.skills_for(dist, persona, target)
+    infos = {view.folder(target, i.command): i for i in dist.skills(persona) if view.exported(target, i)}
+    out: list[File] = []
+    for skill in skills:
+        info = infos[skill.folder]
+        base = f"{root}/{skill.folder}"
+        out.append(File(f"{base}/SKILL.md", skill_md(dist, target, persona, info)))
+        out += [File(f"{base}/{f.path}", f.data, f.executable) for f in _resources(dist, persona, info)]
+        if target == "codex" and not info.model:
+            out.append(File(f"{base}/{CODEX_POLICY}", _CODEX_POLICY_TEXT))
+    out += _settings(target, persona, view.policy(target, skills))
+    overrides = view.overrides_for(target, skills, (i.command for i in infos.values()), budget)
+    if overrides:  # project .claude/settings.json (golden policy: override-name-only)
+        out.append(File(".claude/settings.json", _json({"skillOverrides": overrides})))
+    return out, len(skills)
+
+
+def frontmatter(dist: reader.Dist, target: str, info: reader.SkillInfo) -> dict[str, Any]:
+    """The fields the harness reads, in a fixed order: name and description first."""
+    source = dist.skill_meta(info.command).frontmatter
+    fields: dict[str, Any] = {"name": info.name, "description": info.description}
+    wanted = (*_CLAUDE_FIELDS, *_SPEC_FIELDS) if target == "claude-code" else _SPEC_FIELDS
+    fields |= {key: source[key] for key in wanted if key in source}
+    if target == "claude-code":  # the persona's flags, as Claude Code reads them (golden fields)
+        if not info.model:
+            fields["disable-model-invocation"] = True
+        if not info.user:
+            fields["user-invocable"] = False
+    return fields
+
+
+def skill_md(dist: reader.Dist, target: str, persona: str, info: reader.SkillInfo) -> bytes:
+    """SKILL.md: the translated frontmatter and the persona-resolved body, not substituted."""
+    body = dist.read_object(dist.resolution(persona, info.command).body_sha256).decode("utf-8")
+    return f"---\n{yaml_fields(frontmatter(dist, target, info))}---\n\n{body}".encode()
+
+
+# Characters a YAML parser must not meet raw inside a quoted scalar: C0 (JSON escapes those but
+# DEL), DEL and C1 (not YAML "printable"), NEL, LS and PS (line breaks to a YAML 1.1 parser), and
+# the BOM. JSON's \uXXXX is also a YAML double-quoted escape, so the value reads back equal.
+_ESCAPE = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, 0xFEFF)}
+
+
+def yaml_fields(fields: Mapping[str, Any]) -> str:
+    """One `key: value` line per field, every value in JSON form (which is YAML's flow form): every
+    string double-quoted, so no value is read as a boolean, a number, a comment or a mapping by any
+    harness's YAML parser. Keys are the fixed names above, plain."""
+    lines = []
+    for key, value in fields.items():
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True).translate(_ESCAPE)
+        lines.append(f"{key}: {text}\n")
+    return "".join(lines)
+
+
+def _resources(dist: reader.Dist, persona: str, info: reader.SkillInfo) -> list[File]:
+    """The resources the persona gets (none for an exclusive skill's stub), bits from the build."""
+    executable = {r.path: r.executable for r in dist.skill_meta(info.command).resources}
+    return [
+        File(path, dist.resource(persona, info.command, path), executable.get(path, False))
+        for path in dist.resources(persona, info.command)
+    ]
+
+
+def _settings(target: str, persona: str, rules: view.Policy) -> list[File]:
+    if target == "gemini" and rules.disabled:  # project .gemini/settings.json (golden policy)
+        return [File(".gemini/settings.json", _json({"skills": {"disabled": list(rules.disabled)}}))]
+    if target == "opencode":  # project opencode.json (golden policy)
+        agent = {"mode": "primary", "permission": {"skill": dict(rules.agent)}}
+        doc: dict[str, Any] = {"agent": {persona: agent}}
+        if rules.permission:
+            doc["permission"] = {"skill": dict(rules.permission)}
+        return [File("opencode.json", _json(doc))]
+    return []
+
+
+class _Tree:
+    """The files planned so far, refusing a path twice or a path that is both a file and a folder."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, File] = {}
+        self.folders: set[str] = set()
+
+    def add(self, file: File) -> None:
+        parents = [file.path[:i] for i, c in enumerate(file.path) if c == "/"]
+        if file.path in self.files or file.path in self.folders:
+            raise ExportConflict(f"two exported files would be {file.path}: rename one of the skills")
+        clash = next((p for p in parents if p in self.files), None)
+        if clash:
+            raise ExportConflict(f"{clash} would be both a file and a folder of the export")
+        self.files[file.path] = file
+        self.folders.update(parents)
+
+
+def _json(doc: object) -> bytes:
+    """Sorted keys (`*` sorts before every skill name, so opencode's catch-all comes first)."""
+    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,135 @@
+"""A skillc project for the export conformance runs, written by code, and its export into a harness project.
+
+`source(root)` writes a skillc project (skillc.yaml, src/, personas/): 44 skills whose descriptions
+run from 40 to 400 characters (so every budget bites), a nested skill and a hidden folder, a name
+that differs from its folder, descriptions of 1,100 and 1,600 characters and one of 1,000 with an
+800-character when_to_use, manual-only, model-only, neither and `paths:` skills, a skill with an
+executable script, and three personas: `lead` (sees everything, is granted the exclusive skill),
+`ops` (an overlay; the exclusive skill's stub) and `guest` (an allowlist of a few skills).
+
+`export_into(project, target, persona, scratch)` builds that project in `scratch` with this
+checkout's skillc, runs `skillc export`, and copies the export into the harness's project folder
+(which already holds the .git that makes it a project, so it cannot be the export folder itself).
+
+Everything here is made up for these tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PERSONAS = ("lead", "ops", "guest")
+CONFIG = """\
+format: 1
+sources: [src]
+personas: personas
+output: dist
+diagnostics:
+  SKC216: warning
+  SKC206: warning
+"""
+
+
+def text_of_length(seed: str, length: int) -> str:
+    """Plain words, exactly `length` characters, distinct per seed, with a visible end marker."""
+    words = f"{seed} alpha beta gamma delta epsilon zeta eta theta iota kappa lambda "
+    return (words * (length // len(words) + 2))[: length - 5] + "x END"
+
+
+def _skill(root: Path, folder: str, front: str, body: str = "Body of the skill.\n") -> None:
+    path = root / "src" / folder / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\n{front.strip()}\n---\n{body}", encoding="utf-8")
+
+
+def _simple(root: Path, folder: str, name: str, description: str, extra: str = "") -> None:
+    _skill(root, folder, f"name: {name}\ndescription: {description}\n{extra}")
+
+
+def source(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "skillc.yaml").write_text(CONFIG, encoding="utf-8")
+    for i in range(44):
+        # Lengths spread from 40 to ~400 so that greedy first fit skips and resumes.
+        _simple(root, f"s{i:02d}", f"s{i:02d}", text_of_length(f"s{i:02d}", 40 + (i * 149) % 361))
+    _simple(root, "group", "group", "A skill folder that holds a nested skill.")
+    _simple(root, "group/inner", "inner", "Nested one folder below another skill.")
+    _simple(root, ".hidden", "hidden", "In a hidden source folder.")
+    _simple(root, "folder-x", "label-y", "Its name differs from its folder.")
+    _simple(root, "colon", "colon", '"Use when: the description has a colon"')
+    _simple(root, "escape", "escape", "Angle <b>bold</b> & amp \"dq\" 'sq' {brace} $dollar")
+    _simple(root, "with-wtu", "with-wtu", "Has a when_to_use field.", "when_to_use: Use it when testing.")
+    _simple(root, "manual", "manual", "Manual only.", "disable-model-invocation: true")
+    _simple(root, "model-only", "model-only", "Model only.", "user-invocable: false")
+    _simple(root, "nobody", "nobody", "Neither.", "disable-model-invocation: true\nuser-invocable: false")
+    _simple(root, "gated", "gated", "Gated by paths.", 'paths:\n  - "src/**"')
+    _simple(root, "long1100", "long1100", text_of_length("l1100", 1100))
+    _simple(root, "long1600", "long1600", text_of_length("l1600", 1600))
+    wtu = text_of_length("w800", 800)
+    _simple(root, "long-wtu", "long-wtu", text_of_length("d1000", 1000), f"when_to_use: {wtu}")
+    _skill(root, "tool", "name: tool\ndescription: Runs its script.", "Run scripts/run.sh $ARGUMENTS.\n")
+    script = root / "src" / "tool" / "scripts" / "run.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\necho run\n", encoding="utf-8")
+    script.chmod(0o755)
+    _simple(root, "secret", "secret", "Only the lead has it.", "persona_exclusive: lead")
+    _skill(root, "overlaid", "name: overlaid\ndescription: Adjusted per persona.\nhas_persona_overlay: true")
+    personas = root / "personas"
+    for persona, manifest in (
+        ("lead", "name: Lead\n"),
+        ("ops", "name: Ops\n"),
+        ("guest", "name: Guest\nskills: [s00, s01, s02, s03, manual, model-only, secret, tool, overlaid]\n"),
+    ):
+        (personas / persona).mkdir(parents=True)
+        (personas / persona / "manifest.yaml").write_text(manifest, encoding="utf-8")
+    (personas / "lead-exclusive").mkdir()
+    (personas / "lead-exclusive" / "secret.md").write_text("The lead's own instructions.\n", encoding="utf-8")
+    (personas / "ops" / "skill-overlays").mkdir()
+    (personas / "ops" / "skill-overlays" / "overlaid.md").write_text(
+        "Ops: page the on-call.\n", encoding="utf-8"
+    )
+
+
+def skillc(*args: str | Path) -> str:
+    """This checkout's skillc, as a subprocess (run.py runs inside its own network namespace)."""
+    argv = [sys.executable, "-m", "skillc", *map(str, args)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"skillc {' '.join(map(str, args))} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+# `budgets.priority` of the `ranked<chars>` variants: ranked first, the long tail of s4x, one of
+# the long descriptions, then s3x; Claude Code can honour it only as name-only skillOverrides.
+PRIORITY = ("s4*", "long1100", "s3*")
+
+
+def variant(name: str) -> tuple[str, tuple[str, ...], int | None]:
+    """A fixture's variant: a persona (`lead`), or `ranked<chars>`, the lead with PRIORITY exported
+    for a Claude Code budget of <chars> (the name-only overrides depend on the budget)."""
+    if name.startswith("ranked"):
+        return "lead", PRIORITY, int(name.removeprefix("ranked"))
+    return name, (), None
+
+
+def built(scratch: Path, priority: tuple[str, ...] = ()) -> Path:
+    """The source project written and built in scratch/source; returns its config."""
+    root = scratch / "source"
+    source(root)
+    if priority:
+        text = CONFIG + "budgets:\n  priority: [" + ", ".join(f'"{p}"' for p in priority) + "]\n"
+        (root / "skillc.yaml").write_text(text, encoding="utf-8")
+    skillc("build", "--config", root / "skillc.yaml")
+    return root / "skillc.yaml"
+
+
+def export_into(project: Path, target: str, name: str, scratch: Path) -> None:
+    persona, priority, chars = variant(name)
+    config = built(scratch, priority)
+    out = scratch / "export"
+    budget = ["--chars", str(chars)] if chars else []
+    skillc("export", "--config", config, "--target", target, "--persona", persona, *budget, out)
+    shutil.copytree(out, project, symlinks=True, dirs_exist_ok=True)

@@ -1,0 +1,62 @@
+"""Frontmatter rules a schema cannot say: here, what graded validation reads as the harnesses do."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillc.model import Document
+from skillc.stages.frontmatter import harness_values
+
+
+def _doc(body: str = "First line.\n\nMore.\n") -> Document:
+    return Document("s/SKILL.md", {}, {}, body, 5, ())
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [(1, True), (0, False), ("oN", True), ("YES", True), ("Off", False), ("maybe", False), (None, False)],
+)
+def test_a_flag_is_read_as_claude_code_reads_it(written: object, value: bool) -> None:
+    data, diags = harness_values(_doc(), {"description": "d", "user-invocable": written}, "", ("codex",))
+    assert data["user-invocable"] is value
+    assert [d.code for d in diags] == ["SKC214"]
+    assert f"read as {str(value).lower()}, as Claude Code reads it" in diags[0].message
+    assert diags[0].message.endswith(f"(codex: loads). Write user-invocable: {str(value).lower()}")
+
+
+def test_an_empty_flag_is_said_as_such() -> None:
+    diags = harness_values(_doc(), {"description": "d", "user-invocable": None}, "", ("gemini",))[1]
+    assert diags[0].message.startswith("user-invocable: an empty value is not a YAML boolean; read as false")
+
+
+def test_without_targets_nothing_is_read_differently() -> None:
+    data = {"user-invocable": 1}
+    assert harness_values(_doc(), data, "", ()) == (data, ())
+
+
+def test_a_list_is_not_a_flag() -> None:
+    data = {"description": "d", "disable-model-invocation": ["x"]}
+    assert harness_values(_doc(), data, "", ("claude-code",)) == (data, ())
+
+
+def test_a_missing_description_is_the_first_line_when_claude_code_is_selected() -> None:
+    data, diags = harness_values(_doc(), {"name": "s"}, "", ("claude-code", "codex"))
+    assert data["description"] == "First line."
+    assert diags[0].message == (
+        "description: missing; using the body's first line 'First line.', as Claude Code reads such a "
+        "skill (claude-code: loads; codex: skips). Write a description that says when to use the skill"
+    )
+
+
+def test_a_missing_description_stays_missing_for_targets_that_skip_it() -> None:
+    assert harness_values(_doc(), {"name": "s"}, "", ("gemini",)) == ({"name": "s"}, ())
+
+
+def test_an_empty_description_is_filled_when_every_target_loads_it() -> None:
+    data, diags = harness_values(_doc(), {"description": ""}, "", ("gemini", "opencode"))
+    assert data["description"] == "First line." and "(gemini: loads; opencode: loads)" in diags[0].message
+    assert harness_values(_doc(), {"description": ""}, "", ("codex",))[1] == ()
+
+
+def test_no_body_line_leaves_the_description_missing() -> None:
+    assert harness_values(_doc(""), {}, "", ("claude-code",)) == ({}, ())
