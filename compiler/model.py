@@ -289,7 +289,10 @@ def pairs(resolved: Resolved, personas: tuple[str, ...]) -> tuple[Resolution, ..
 
 @dataclass(frozen=True)
 class Artifacts:
-    """Everything the write stage puts on disk, path -> bytes."""
+    """Everything the write stage puts on disk, path -> bytes.
+
+    `files` need not hold the bytes (output/assemble.py's `Files` spools documents and encodes
+    bodies on access): take one file at a time, and do not copy it into a dict."""
 
     files: Mapping[str, bytes]
     objects: frozenset[str]  # relative paths of object files among `files`

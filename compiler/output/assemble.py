@@ -1,4 +1,4 @@
-"""Assembly: every file of a format 2 dist/ as bytes (Artifacts); nothing touches the disk here.
+"""Assembly: every file of a format 2 dist/ (Artifacts); nothing is written to dist/ here.
 
 Memory stays bounded by one shard, not the tree: a shard's entries are made, encoded and dropped
 one shard at a time, and the encoded documents (shards, table nodes, metas) go to an unnamed
