@@ -320,13 +320,15 @@ def _check_values(loader: Any, root: yaml.Node, rel: str, off: int) -> tuple[Dia
 def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[Code, str] | None:
     """(code, message) for a scalar that must not become data, else None."""
     tag = node.tag[len(_STD) :]
-    invalid = (Code.YAML_SYNTAX, f"invalid !!{tag} value {_short(node.value)}")
     if tag == "null" and node.value not in _NULLS:
-        return invalid  # PyYAML's constructor ignores the text: `!!null anything` would be None
-    try:
-        value = loader.construct_object(node)
-    except Exception:
-        return invalid
+        return _invalid(tag, node)  # PyYAML's constructor ignores the text: `!!null anything` would be None
+    if tag == "str":
+        value = node.value  # what SafeConstructor.construct_yaml_str returns; construct_document builds it
+    else:
+        try:
+            value = loader.construct_object(node)
+        except Exception:
+            return _invalid(tag, node)
     if isinstance(value, str):
         hit = _CONTROL.search(value)
         if hit:
@@ -338,6 +340,10 @@ def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[Code, str] | No
     ):
         return Code.YAML_SYNTAX, f"integer {_short(node.value)} is out of range"
     return None
+
+
+def _invalid(tag: str, node: yaml.ScalarNode) -> tuple[Code, str]:
+    return Code.YAML_SYNTAX, f"invalid !!{tag} value {_short(node.value)}"
 
 
 def _short(text: str) -> str:
