@@ -19,6 +19,7 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document, InputFile
+from . import flatyaml
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STD = "tag:yaml.org,2002:"
@@ -175,6 +176,12 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
     positions maps ("v", *keypath) to the value's (line, col) and
     ("k", *keypath) to the key's, both 1-based in the file.
     """
+    flat = flatyaml.load(text, line_offset)  # the common `key: value` lines, without a node graph
+    return flat if flat is not None else load_yaml_graph(text, rel, line_offset)
+
+
+def load_yaml_graph(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tuple[Diagnostic, ...]]:
+    """load_yaml through PyYAML's node graph, for any document (flatyaml's answers are held to it)."""
     deep = too_deep(text)
     if deep is not None:
         line, col = deep[0] + 1 + line_offset, deep[1] + 1
