@@ -281,7 +281,7 @@ class _WalkState:
             self.diags.append(dg.error(where, Code.UNSAFE_PATH, f"unsafe file name: {reason}"))
             return None
         child = os.path.join(path, disk)
-        kind, st = _classify(
+        kind, st, linked = _classify(
             child, (self.confine, self.reserved, self.outside), where, ancestors, self.diags, self.lstat
         )
         if kind == "dir" and name in FILE_NAMES:
@@ -291,13 +291,13 @@ class _WalkState:
             return None
         if kind == "file" and not as_file and st is not None:
             # A link is read at its target (checked above), so the read can refuse any link it meets.
-            at = os.path.realpath(child) if self._is_link(child) else child
+            at = os.path.realpath(child) if linked else child
             self.files.append(Entry(child_rel, at, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino)))
         if kind != "dir" or as_dir:
             return None
         # realpath lstats every component (0.4 s for 10,000 skills); a
         # plain directory's real path is its parent's plus its name.
-        real = os.path.realpath(child) if self._is_link(child) else os.path.join(here, disk)
+        real = os.path.realpath(child) if linked else os.path.join(here, disk)
         first = self.seen.get(real)
         if first is not None:
             where_first = _join(self.rel_prefix, first) or "."
@@ -311,12 +311,6 @@ class _WalkState:
             return None
         self.seen[real] = child_rel
         return (child, child_rel, ancestors | {real}, real)
-
-    def _is_link(self, path: str) -> bool:
-        try:  # self.lstat: the stat walk's answer when it has one, so no second system call
-            return stat.S_ISLNK(self.lstat(path).st_mode)
-        except OSError:
-            return False
 
 
 def _unique(
@@ -346,17 +340,18 @@ def _classify(
     ancestors: frozenset[str],
     diags: list[Diagnostic],
     lstat: Lstat = os.lstat,
-) -> tuple[str | None, os.stat_result | None]:
+) -> tuple[str | None, os.stat_result | None, bool]:
+    """(kind, stat of what is read, whether child is a symlink): one lstat per entry answers both."""
     try:
         st = lstat(child)
     except OSError as exc:
         diags.append(dg.error(where, Code.UNREADABLE, f"cannot stat: {exc.strerror}"))
-        return None, None
+        return None, None, False
     if stat.S_ISLNK(st.st_mode):
-        return _classify_link(child, limits, where, ancestors, diags)
+        return (*_classify_link(child, limits, where, ancestors, diags), True)
     if stat.S_ISDIR(st.st_mode):
-        return "dir", st
-    return _regular(st.st_mode, where, diags), st
+        return "dir", st, False
+    return _regular(st.st_mode, where, diags), st, False
 
 
 def _regular(mode: int, where: str, diags: list[Diagnostic]) -> str | None:

@@ -19,6 +19,7 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document, InputFile
+from . import flatyaml
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STD = "tag:yaml.org,2002:"
@@ -248,6 +249,12 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
     positions maps ("v", *keypath) to the value's (line, col) and
     ("k", *keypath) to the key's, both 1-based in the file.
     """
+    flat = flatyaml.load(text, line_offset)  # the common `key: value` lines, without a node graph
+    return flat if flat is not None else load_yaml_graph(text, rel, line_offset)
+
+
+def load_yaml_graph(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tuple[Diagnostic, ...]]:
+    """load_yaml through PyYAML's node graph, for any document (flatyaml's answers are held to it)."""
     deep = too_deep(text)
     if deep is not None:
         line, col = deep[0] + 1 + line_offset, deep[1] + 1
@@ -393,13 +400,15 @@ def _check_values(loader: Any, root: yaml.Node, rel: str, off: int) -> tuple[Dia
 def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[Code, str] | None:
     """(code, message) for a scalar that must not become data, else None."""
     tag = node.tag[len(_STD) :]
-    invalid = (Code.YAML_SYNTAX, f"invalid !!{tag} value {_short(node.value)}")
     if tag == "null" and node.value not in _NULLS:
-        return invalid  # PyYAML's constructor ignores the text: `!!null anything` would be None
-    try:
-        value = loader.construct_object(node)
-    except Exception:
-        return invalid
+        return _invalid(tag, node)  # PyYAML's constructor ignores the text: `!!null anything` would be None
+    if tag == "str":
+        value = node.value  # what SafeConstructor.construct_yaml_str returns; construct_document builds it
+    else:
+        try:
+            value = loader.construct_object(node)
+        except Exception:
+            return _invalid(tag, node)
     if isinstance(value, str):
         hit = _CONTROL.search(value)
         if hit:
@@ -411,6 +420,10 @@ def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[Code, str] | No
     ):
         return Code.YAML_SYNTAX, f"integer {_short(node.value)} is out of range"
     return None
+
+
+def _invalid(tag: str, node: yaml.ScalarNode) -> tuple[Code, str]:
+    return Code.YAML_SYNTAX, f"invalid !!{tag} value {_short(node.value)}"
 
 
 def _short(text: str) -> str:

@@ -1,4 +1,7 @@
-"""JSON Schema validation of parsed YAML (config, frontmatter, persona manifests) as positioned diagnostics."""
+"""JSON Schema validation of parsed YAML (config, frontmatter, persona manifests) as positioned diagnostics.
+
+A value first meets the schema's compiled check (fastschema.py); jsonschema, imported only then,
+runs when that check says no, and its errors become the diagnostics."""
 
 from __future__ import annotations
 
@@ -6,35 +9,55 @@ import functools
 import json
 import re
 from importlib import resources
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document
 from ..names.suggest import did_you_mean
+from . import fastschema
+
+if TYPE_CHECKING:
+    import jsonschema
+
+
+@functools.cache
+def document(name: str) -> Any:
+    """compiler/schemas/<name>.schema.json, parsed (read once, never mutated)."""
+    text = (resources.files("skillc") / "schemas" / f"{name}.schema.json").read_text("utf-8")
+    return json.loads(text)
 
 
 @functools.cache
 def validator(name: str) -> jsonschema.protocols.Validator:
-    """The validator for compiler/schemas/<name>.schema.json (read once, never mutated)."""
-    text = (resources.files("skillc") / "schemas" / f"{name}.schema.json").read_text("utf-8")
-    schema = json.loads(text)
+    """The jsonschema validator for a schema (built on first use: most builds never need one)."""
+    import jsonschema
+
+    schema = document(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema)
 
 
 @functools.cache
+def fast_check(name: str) -> fastschema.Check | None:
+    """The schema's compiled check; None when it uses a keyword fastschema does not compile."""
+    schema = document(name)
+    return fastschema.compile_schema(schema) if isinstance(schema, dict) else None
+
+
+@functools.cache
 def properties(name: str) -> frozenset[str]:
     """The top-level property names a schema knows (read on first use, not at import)."""
-    doc = validator(name).schema
+    doc = document(name)
     return frozenset(doc["properties"]) if isinstance(doc, dict) else frozenset()
 
 
 def check(doc: Document, data: Any, name: str, code: Code) -> tuple[Diagnostic, ...]:
+    fast = fast_check(name)
+    if fast is not None and fastschema.passes(fast, data):
+        return ()  # jsonschema would find nothing (tests/property/test_fastschema.py)
     found = (leaf for err in validator(name).iter_errors(data) for leaf in _leaves(err))
     errors = sorted(found, key=lambda e: (list(map(str, e.absolute_path)), e.message))
     return tuple(d for err in errors for d in _diagnostics(doc, err, code))

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from .. import diagnostics as dg
@@ -36,29 +36,75 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
     workers = min(os.cpu_count() or 1, 8)
     if len(sources) < PARALLEL_THRESHOLD or workers < 2:
         return [check_skill(src) for src in sources]
-    # Resources are not read by the check: keep their bytes out of the pipes.
-    bare = [replace(src, resources=()) for src in sources]
     try:
-        results = _in_pool(workers, bare)
+        packed = _in_pool(workers, sources)
     except (OSError, BrokenProcessPool):  # no processes here (sandbox, limits): do it in this one
         return [check_skill(src) for src in sources]
-    return [
-        (None if sk is None else replace(sk, resources=src.resources), d)
-        for (sk, d), src in zip(results, sources, strict=False)
-    ]
+    return [_unpack(result, src) for result, src in zip(packed, sources, strict=True)]
 
 
-def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
-    pool = ProcessPoolExecutor(
-        workers, mp_context=_fork_context(), initializer=worker.start, initargs=(os.getpid(),)
-    )
+# What a worker sends back for one SKILL.md: the Skill's fields but its resources (the parent holds
+# them) as a plain tuple, the diagnostics, and the digest of the SKILL.md bytes, which the worker
+# hashed for Skill.origin and the parent would otherwise hash again for the build hash. A tuple,
+# not a Skill: the parent builds each Skill once, with its resources, instead of unpickling one and
+# copying it with replace().
+Packed = tuple[tuple[Any, ...] | None, tuple[Diagnostic, ...], str]
+_PACKED_FIELDS = tuple(f.name for f in fields(Skill) if f.name != "resources")
+# The sources a pool forked from this process checks: a forked worker finds them here, in the memory
+# it shares with the parent until written, so no SKILL.md crosses a pipe. Set only while a pool runs.
+_FORKED: Sequence[SkillSource] = ()
+
+
+def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed]:
+    global _FORKED
+    context = _fork_context()
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start, initargs=(os.getpid(),))
     try:
-        results = list(pool.map(check_skill, sources, chunksize=_CHUNK))
+        if context.get_start_method() == "fork":
+            _FORKED = sources
+            chunks = pool.map(_check_range, _ranges(len(sources)))
+        else:  # spawned workers start empty: the sources travel, without the resources the check never reads
+            chunks = pool.map(_check_many, _chunks([replace(src, resources=()) for src in sources]))
+        results = [packed for chunk in chunks for packed in chunk]
     except BaseException:  # Ctrl-C above all: kill the workers now, never wait for their chunks
         worker.stop(pool)
         raise
+    finally:
+        _FORKED = ()
     pool.shutdown()
     return results
+
+
+def _ranges(count: int) -> list[range]:
+    return [range(i, min(i + _CHUNK, count)) for i in range(0, count, _CHUNK)]
+
+
+def _chunks(sources: Sequence[SkillSource]) -> list[Sequence[SkillSource]]:
+    return [sources[i : i + _CHUNK] for i in range(0, len(sources), _CHUNK)]
+
+
+def _check_range(indices: range) -> list[Packed]:
+    """In a forked worker: check the sources at these indices of the parent's list."""
+    return [_pack(_FORKED[i]) for i in indices]
+
+
+def _check_many(sources: Sequence[SkillSource]) -> list[Packed]:
+    return [_pack(src) for src in sources]
+
+
+def _pack(src: SkillSource) -> Packed:
+    skill, diags = check_skill(src)
+    row = None if skill is None else tuple(getattr(skill, name) for name in _PACKED_FIELDS)
+    return row, diags, src.skill_md.digest
+
+
+def _unpack(packed: Packed, src: SkillSource) -> SkillResult:
+    row, diags, digest = packed
+    # cached_property keeps its value in the instance's __dict__: the parent adopts the worker's hash.
+    vars(src.skill_md).setdefault("digest", digest)
+    if row is None:
+        return None, diags
+    return Skill(**dict(zip(_PACKED_FIELDS, row, strict=True)), resources=src.resources), diags
 
 
 def _fork_context() -> Any:

@@ -57,8 +57,14 @@ class Watcher:
                 return got
 
     def stop(self) -> int:
+        """Ctrl-C, and its exit status; a watch that outlives it is killed, never left behind."""
         self.proc.send_signal(signal.SIGINT)
-        return self.proc.wait(timeout=WAIT)
+        try:
+            return self.proc.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise
 
 
 @pytest.fixture

@@ -55,3 +55,29 @@ def test_sven_block_is_folded_into_the_harness_fields(tmp_path: Path) -> None:
 )
 def test_allowed_tools_spec_and_pegasus_forms(text: str, tools: list[str]) -> None:
     assert split_tools(text) == tools
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_the_pool_gives_what_the_serial_check_gives(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked workers read the sources from shared memory, spawned ones receive them; either way the
+    results equal check_skill's, and the parent takes the digest the worker computed."""
+    import hashlib
+    import multiprocessing
+
+    from support.values import skill_source
+
+    from skillc.stages import skills
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    sources = [skill_source(f"s{i}", skill_md(f"s{i}", body=f"Body {i}.\n")) for i in range(7)]
+    sources.append(skill_source("bad", "---\nname: [\n---\n"))
+    expected = [skills.check_skill(src) for src in sources]
+    fresh = [skill_source(s.command, s.skill_md.data.decode()) for s in sources]
+    monkeypatch.setattr(skills, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(skills, "_CHUNK", 3)
+    monkeypatch.setattr(skills, "_fork_context", lambda: multiprocessing.get_context(method))
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert skills.check_skills(fresh) == expected
+    assert all(vars(s.skill_md)["digest"] == hashlib.sha256(s.skill_md.data).hexdigest() for s in fresh)
+    assert skills._FORKED == ()  # nothing kept past the pool

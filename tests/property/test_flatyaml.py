@@ -1,0 +1,84 @@
+"""Property: where the flat loader answers, it answers what PyYAML's node graph gives.
+
+stages/flatyaml.py reads common `key: value` frontmatter line by line; parse.load_yaml_graph is the
+reference. Lines are generated near the edge of what the flat loader accepts (values YAML types as
+numbers, booleans, nulls or dates; indicators; comments; `: ` inside; quotes; tabs, non-ASCII and
+control characters; duplicate keys), so that both answers come up and every refusal is exercised."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillc.stages import flatyaml
+from skillc.stages.parse import load_yaml_graph
+
+SETTINGS = settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+KEYS = st.sampled_from(
+    ["name", "description", "always", "allowed-tools", "a_b", "yes", "on", "null", "Off", "y", "_x", "k"]
+) | st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,6}", fullmatch=True)
+EDGES = [
+    *["true", "True", "FALSE", "yes", "No", "on", "off", "y", "n", "~", "null", "Null", "NULL"],
+    *["1", "1.0", "0x1f", "0o7", "1_000", "1:30", ".inf", ".NaN", "-1", "+1", "1e3", "2001-12-14"],
+    *["2001-12-14t21:59:43.10-05:00", "<<", "=", "a: b", "a #b", "a#b", "a:", "a:b", "#c", "-x", "- x"],
+    *["?x", "[a, b]", "{a: 1}", "&a", "*a", "!!str x", "|", ">", "%x", "@x", "`x`", "'q'", '"q"'],
+    *['"a \\" b"', "'it''s'", '"\\t"', "'a' b", '"a" b', "a\tb", "é", "\u2028", "\x85", "\x07", "a  b"],
+    *["Use it.", "Use when the user asks (x). Prefer y, z.", "a,b", "a]b", "x ", " x", ""],
+]
+WORDS = st.sampled_from(EDGES)
+VALUES = WORDS | st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=12)
+QUOTED = VALUES.map(lambda v: f'"{v}"') | VALUES.map(lambda v: f"'{v}'")
+LINES = st.tuples(KEYS, st.sampled_from([": ", ":  ", ":", " : ", ":\t"]), VALUES | QUOTED).map("".join)
+ODD = st.sampled_from(["", "# comment", "  nested: x", "- item", "metadata:", "k: v  # note"])
+TEXTS = st.lists(LINES | ODD, min_size=1, max_size=6).map(lambda lines: "\n".join(lines) + "\n")
+
+
+def typed(value: Any) -> Any:
+    """A value with its type spelled out: True and 1, or 1 and 1.0, are not the same answer."""
+    if isinstance(value, dict):
+        return [(k, typed(v)) for k, v in value.items()]
+    return (type(value).__name__, value)
+
+
+@SETTINGS
+@given(TEXTS)
+def test_flat_loader_answers_as_the_node_graph(text: str) -> None:
+    flat = flatyaml.load(text, 1)
+    if flat is None:
+        return
+    data, pos, diags = load_yaml_graph(text, "SKILL.md", 1)
+    assert typed(flat[0]) == typed(data)
+    assert list(flat[1].items()) == list(pos.items())  # the same positions, in the same order
+    assert flat[2] == diags == ()
+
+
+@pytest.mark.parametrize("word", EDGES)
+def test_each_edge_value_alone(word: str) -> None:
+    for value in (word, f'"{word}"', f"'{word}'"):
+        text = f"key: {value}\n"
+        flat = flatyaml.load(text, 1)
+        if flat is not None:
+            graph = load_yaml_graph(text, "SKILL.md", 1)
+            assert (typed(flat[0]), flat[1], flat[2]) == (typed(graph[0]), graph[1], graph[2]), text
+
+
+def test_both_answers_come_up() -> None:
+    seen: set[bool] = set()
+
+    @settings(max_examples=300, deadline=None, database=None)
+    @given(TEXTS)
+    def collect(text: str) -> None:
+        seen.add(flatyaml.load(text, 1) is None)
+
+    collect()
+    assert seen == {True, False}
+
+
+def test_the_common_frontmatter_takes_the_flat_path() -> None:
+    text = 'name: pdf\ndescription: "Fill PDF forms. Use when: asked."\nlicense: MIT\nalways: false\n'
+    assert flatyaml.load(text, 1) == load_yaml_graph(text, "SKILL.md", 1)
+    assert flatyaml.load(text, 1) is not None
