@@ -134,7 +134,9 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     diags.extend(normalised)
     data, read = frontmatter.harness_values(doc, data, text, targets)
     diags.extend(read)
-    problems = _schema(doc, data, targets) + _name_rules(doc, data) + _spec_limits(doc, data, targets)
+    problems = (
+        _schema(doc, data, targets) + _name_rules(doc, data, targets) + _spec_limits(doc, data, targets)
+    )
     # knowledge entries are handed to the model as documents to read: no escaping paths.
     if all(lowerable(p.code) for p in problems):  # the types are sound: the paths can be checked
         problems += unsafe_values(
@@ -207,20 +209,19 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     )
 
 
-def _name_rules(doc: Document, data: dict[str, Any]) -> tuple[Diagnostic, ...]:
-    """The spec's name rule (as skills-ref checks it) and a description that is not blank."""
+def _name_rules(doc: Document, data: dict[str, Any], targets: tuple[str, ...]) -> tuple[Diagnostic, ...]:
+    """The spec's name rule (as skills-ref checks it) and a description that is not blank. A name
+    every selected target loads anyway is a warning (the command is the folder, never the name)."""
     found = []
     name = data.get("name")
     if isinstance(name, str):
-        found += [
-            dg.error(
-                doc.rel,
-                Code.FRONTMATTER_SCHEMA,
-                f"name: {p}" if p.startswith("is ") else f"name: {name!r} {p}",
-                *doc.pos("name"),
+        for p in frontmatter.name_problems(frontmatter.normal_name(name)):
+            issue = Issue.NAME_LENGTH if p.startswith("is ") else Issue.NAME_PATTERN
+            grade = dg.warning if tolerated(issue, targets) else dg.error
+            text = f"name: {p}" if p.startswith("is ") else f"name: {name!r} {p}"
+            found.append(
+                grade(doc.rel, Code.FRONTMATTER_SCHEMA, text + suffix(issue, targets), *doc.pos("name"))
             )
-            for p in frontmatter.name_problems(frontmatter.normal_name(name))
-        ]
     description = data.get("description")
     if isinstance(description, str) and description and not description.strip():
         found.append(

@@ -8,6 +8,7 @@ minified names as found there): the budget is `JZt`, the line renderer `r5n`, th
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
@@ -32,6 +33,8 @@ VERDICTS: Verdicts = {
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.HONOURS,  # golden fields: manual is a command, not listed
     Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: both listed, by folder, the second without its (name) label
+    Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: every odd name loaded; the label only when `Q_n` accepts it
+    Issue.NAME_LENGTH: Verdict.LOADS,  # golden names: long65 listed
 }
 
 
@@ -161,10 +164,16 @@ def _entry(skill: Skill, listed: bool, shown: str | None, status: Status, reason
 def _label(skill: Skill, listed: Sequence[Skill]) -> str:
     """`cmd (name)` when the name differs and names no other skill first (golden discovery, duplicates)."""
     name = skill.name
-    if not name or name == skill.folder:
+    if not name or name == skill.folder or not _labelable(name):
         return skill.folder
     owner = next((s for s in listed if s.folder == name or s.name == name), None)
     return f"{skill.folder} ({name})" if owner is skill else skill.folder
+
+
+def _labelable(name: str) -> bool:
+    """`Q_n`: letters, marks, digits, `_`, `:`, `.` and `-` only (`/^[\\p{L}\\p{M}\\p{N}_:.-]+$/u`);
+    `two words` is no label (golden names: `- space: ...`)."""
+    return all(c in "_:.-" or unicodedata.category(c)[0] in "LMN" for c in name)
 
 
 def _kept_descriptions(

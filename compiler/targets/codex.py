@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
+MAX_NAME = 64  # a longer name is not loaded (golden names: long65 absent)
 MAX_DESCRIPTION = 1_024  # longer descriptions become 1,021 characters + "..." when loaded
 DEFAULT_CHARS = 8_000  # DEFAULT_SKILL_METADATA_CHAR_BUDGET, when no context window is known
 WINDOW_PERCENT = 2  # SKILL_METADATA_CONTEXT_WINDOW_PERCENT
@@ -31,6 +32,8 @@ VERDICTS: Verdicts = {
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed; agents/openai.yaml decides
     Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: `dup` listed twice; no precedence
+    Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: Upper-Case, under_score, two words... listed
+    Issue.NAME_LENGTH: Verdict.SKIPS,  # golden names: long65 absent
 }
 INTRO = (
     "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the"
@@ -88,6 +91,8 @@ def listing(skills: Sequence[Skill], roots: Sequence[str], window: int | None) -
 def _reason(skill: Skill) -> str:
     if not skill.description:
         return "no description: not loaded"
+    if len(name(skill)) > MAX_NAME:
+        return f"name over {MAX_NAME} characters: not loaded"
     if not skill.allow_implicit_invocation:
         return "agents/openai.yaml policy.allow_implicit_invocation: false"
     return ""

@@ -27,6 +27,8 @@ VERDICTS: Verdicts = {
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
     Issue.SAME_NAME: Verdict.SKIPS,  # golden duplicates: a later same-name skill replaces the earlier (a Map by name)
+    Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: every odd name listed (`:\\/<>*?\"|` become -)
+    Issue.NAME_LENGTH: Verdict.LOADS,  # golden names: long65 listed
 }
 INTRO = (
     "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill"

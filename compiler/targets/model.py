@@ -63,6 +63,8 @@ class Issue(enum.Enum):
     EMPTY_DESCRIPTION = "empty-description"  # `description: ""`
     NO_NAME = "no-name"
     NAME_MISMATCH = "name-mismatch"  # `name` differs from the folder
+    NAME_PATTERN = "name-pattern"  # `name` outside the spec's lowercase letters, digits, single hyphens
+    NAME_LENGTH = "name-length"  # `name` over the spec's 64 characters
     LONG_DESCRIPTION = "long-description"  # over the spec's 1,024 characters
     LONG_COMPATIBILITY = "long-compatibility"  # over the spec's 500 characters (no harness reads it)
     LINK_OUTSIDE = "link-outside"  # a skill folder reached through a symlink out of the project

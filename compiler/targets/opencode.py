@@ -24,6 +24,8 @@ VERDICTS: Verdicts = {
     Issue.LINK_OUTSIDE: Verdict.LOADS,  # golden discovery: link-outside
     Issue.MODEL_INVOCATION_OFF: Verdict.IGNORES,  # golden fields: manual listed
     Issue.SAME_NAME: Verdict.SKIPS,  # docs/targets.md: one of the copies, picked at random, is loaded
+    Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: every odd name listed
+    Issue.NAME_LENGTH: Verdict.LOADS,  # golden names: long65 listed
 }
 INTRO = (
     "Skills provide specialized instructions and workflows for specific tasks.\n"
@@ -59,7 +61,9 @@ def listing(
     """`<available_skills>` sorted by name; nothing escaped. `builtins` are listed like the rest."""
     entries = [_entry(s, permissions) for s in skills]
     shown = [e for e in entries if e.listed] + [_entry(b, permissions) for b in builtins]
-    blocks = [_block(e) for e in sorted((e for e in shown if e.listed), key=lambda e: e.name)]
+    # By name without regard to case (golden names: `under_score` before `Upper-Case`).
+    ordered = sorted((e for e in shown if e.listed), key=lambda e: (e.name.lower(), e.name))
+    blocks = [_block(e) for e in ordered]
     text = "\n".join([INTRO, "<available_skills>", *blocks, "</available_skills>"])
     shown_builtins = tuple(sorted(e.name for e in shown if e.listed and e.skill in builtins))
     return Listing(text, tuple(entries), shown_builtins)

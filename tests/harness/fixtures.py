@@ -110,6 +110,20 @@ def fields(project: Path, roots: Sequence[str], outside: Path) -> None:
         simple(root / f"ui-{slug}", f"ui-{slug}", "Flag spelling test.", f"user-invocable: {spelling}")
 
 
+def names(project: Path, roots: Sequence[str], outside: Path) -> None:
+    """Names the Agent Skills spec refuses (lowercase letters, digits and single inner hyphens, at
+    most 64 characters), each in a folder of its own name where a folder can hold it."""
+    root = project / roots[0]
+    simple(root / "upper", "Upper-Case", "A name with capitals.")
+    simple(root / "under", "under_score", "A name with an underscore.")
+    simple(root / "double", "double--hyphen", "A name with two hyphens in a row.")
+    simple(root / "edge", "-edge-", "A name that starts and ends with a hyphen.")
+    simple(root / "space", '"two words"', "A name with a space.")
+    simple(root / "dotted", "dot.ted", "A name with a dot.")
+    simple(root / "long65", "n" * 65, "A name of 65 characters.")
+    simple(root / "accent", "caf\u00e9", "A name with a non-ASCII letter.")
+
+
 BOOLEANS = (
     ("yes", "yes"),
     ("yes-upper", "YES"),
@@ -271,5 +285,6 @@ FIXTURES: dict[str, Fixture] = {
     "huge": huge,
     "args": args,
     "policy": policy,
+    "names": names,
 }
 FIXTURES |= {f"export-{name}": _export(name) for name in ("lead", "ops", "guest", "ranked2000", "ranked8000")}

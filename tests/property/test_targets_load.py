@@ -1,6 +1,6 @@
 """skillc never refuses a skill that every selected target loads: over the harness fixtures.
 
-For each target alone, and for all four together, the `fields` and `discovery` trees of
+For each target alone, and for all four together, the `fields`, `discovery` and `names` trees of
 tests/harness/fixtures.py are built with `targets:` set; every skill the target's recorded golden
 lists (tests/harness/golden/<cli>@<version>/) must come through without an error on its files.
 """
@@ -21,7 +21,7 @@ import fixtures
 import record
 
 CLIS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
-FIXTURES = ("fields", "discovery")
+FIXTURES = ("fields", "discovery", "names")
 
 
 def listed_folders(cli: str, fixture: str) -> set[str]:

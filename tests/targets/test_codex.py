@@ -42,7 +42,9 @@ def test_loader_cuts_long_descriptions_to_1021_plus_dots() -> None:
     assert codex.loaded_description("x" * 1024) == "x" * 1024
 
 
-@pytest.mark.parametrize(("fixture", "window"), [("fields", None), ("fields", 20_000), ("duplicates", None)])
+@pytest.mark.parametrize(
+    ("fixture", "window"), [("fields", None), ("fields", 20_000), ("duplicates", None), ("names", None)]
+)
 def test_fixture_listing_equals_the_recorded_text(fixture: str, window: int | None, tmp_path: Path) -> None:
     skills = [s for s in fixture_skills(fixture, ".agents/skills", tmp_path) if s.folder.count("/") < 6]
     skills = [replace(s, root=ROOT) for s in skills]

@@ -28,7 +28,7 @@ def skills_of(fixture: str, tmp_path: Path) -> list[Skill]:
     return [replace(s, root=ROOT) for s in fixture_skills(fixture, ".opencode/skills", tmp_path)]
 
 
-@pytest.mark.parametrize("fixture", ["discovery", "fields", "many"])
+@pytest.mark.parametrize("fixture", ["discovery", "fields", "many", "names"])
 def test_listing_equals_the_recorded_text(fixture: str, tmp_path: Path) -> None:
     listing = opencode.listing(skills_of(fixture, tmp_path), builtins())
     assert listing.text == golden("opencode", fixture)["text"]
