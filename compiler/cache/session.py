@@ -61,12 +61,10 @@ file, deleted at once); nothing here is global.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
-import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -74,33 +72,13 @@ from .. import fs
 from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config
+from ..options import Options
 from .codec import Report
 from .memo import Memo, Stats
-from .records import Record, Records, build_key, head_key
-from .snapshot import Snapshot, Walked, for_inputs, take_snapshot
+from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, watch_list
+from .records import Quick, Record, Records, build_key, head_key
+from .snapshot import Snapshot, Walked, recordable, take_snapshot, walk_tops
 from .store import DIRNAME, load_key
-
-FORMAT = 5  # 2: memo entries carry frontmatter anchors; 3: output files by [size, mtime, ctime, inode, mode]; 4: report text; 5: catalog keys by the memo
-
-
-def fingerprint() -> str:
-    """The compiler's own sources and schemas, Python, and the parsing libraries.
-
-    Any edit to skillc itself, or an upgrade of PyYAML, jsonschema or Jinja2
-    (their module files change), makes every cached result a miss.
-    """
-    import jinja2
-    import jsonschema
-    import yaml
-
-    h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0libyaml={yaml.__with_libyaml__}\0".encode())
-    here = Path(__file__).resolve().parent.parent
-    for path in sorted([*here.glob("**/*.py"), *here.glob("schemas/*.json"), *here.glob("templates/*")]):
-        h.update(f"{path.relative_to(here)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
-    for module in (yaml, jsonschema, jinja2):
-        st = os.stat(module.__file__ or "")
-        h.update(f"{module.__name__}\0{module.__file__}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -132,47 +110,60 @@ D = TypeVar("D", bound=Discovered)
 class Session:
     """The cache's one door for one build. The pipeline calls `replay` once (before and after
     discover, which it hands in), passes `memo` to the stages, and calls `finish` once after the
-    write; it knows nothing of keys, snapshots or files."""
+    write; it knows nothing of keys, snapshots or files. (`quick`, before the config is parsed,
+    is the door's front step.)"""
 
     def __init__(
         self,
         config: Config,
-        directory: Path,
-        signing_key: bytes,
-        config_hash: str,
-        head_diags: tuple[Diagnostic, ...],
+        records: Records,
+        head: tuple[str, tuple[Diagnostic, ...], bytes],
+        options: Options,
         prune: bool,
+        walked: tuple[Snapshot | None, tuple[tuple[str, str], ...] | None],
     ):
-        self.config, self.prune = config, prune
+        config_hash, head_diags, self.template_source = head
+        self.config, self.options, self.prune = config, options, prune
         self.dist = config.root / config.output
         self.stats = Stats()
-        compiler_id = fingerprint()
-        self.records = Records(directory, signing_key, compiler_id, FORMAT, self.stats)
-        self._memo = Memo(directory, signing_key, compiler_id, FORMAT, self.stats)
+        self.records = records
+        directory = records.directory
+        self._memo = Memo(directory, records.signing_key, records.fingerprint, FORMAT, self.stats)
         self._memo_loaded = False
-        self.now = take_snapshot(config, directory, head_key(compiler_id, config_hash, config, head_diags))
+        self.head_key = head_key(records.fingerprint, config_hash, config, head_diags)
+        sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
+        self.tops = walk_tops(sources, config.personas, config.root)
+        snapshot, tops = walked  # the quick path's walk, when it walked these very roots
+        self.now = snapshot if snapshot is not None and tops == self.tops else take_snapshot(self.tops, directory)
         self.build_key = ""
-        self.inputs: Snapshot | None = None
+        self.vouched = False  # the walk can vouch for every input this build read
 
     def replay(self, discover: Callable[[Walked | None], D]) -> Hit | D:
         """The recorded build when it is provably current, else what `discover` found.
 
-        First the no-op path: inputs unchanged by their stat data, output as the last build left
-        it, nothing read. Then `discover` runs (with the stat walk's listing, so nothing is listed
-        twice) and the content path compares the build key of what it read.
+        First the no-op path: inputs unchanged by their stat walk's digest, output as the last
+        build left it, nothing read. Then `discover` runs (with the stat walk's listing, so nothing
+        is listed twice) and the content path compares the build key of what it read.
         """
-        if self.now is not None:
-            hit = _hit(self.records.replay_unchanged(self.now, self.dist, prune=self.prune))
-            if hit is not None:
-                return hit
-        found = discover(self.now.walked if self.now else None)
-        self.inputs = for_inputs(self.now, found.input_paths)
-        self.build_key = build_key(self.records.fingerprint, found.build_hash, self.config, found.early)
-        hit = _hit(self.records.replay(self.build_key, self.dist, prune=self.prune))
+        record = self.records.record()
+        now = self.now
+        if record is not None and now is not None and record.inputs == now.digest and record.head_key == self.head_key:
+            found = self.records.replay(record.build_key, self.dist, prune=self.prune)
+            if found is not None:
+                self.stats.replayed = self.stats.unread = True
+                self._keep(found[0], True)
+                return _hit(found)
+        found_inputs = discover(now.walked if now else None)
+        self.vouched = recordable(now, found_inputs.input_paths)
+        self.build_key = build_key(
+            self.records.fingerprint, found_inputs.build_hash, self.config, found_inputs.early
+        )
+        hit = self.records.replay(self.build_key, self.dist, prune=self.prune)
         if hit is None:
-            return found
-        self.records.save_inputs(self.inputs)  # so that the next no-op build need not read them
-        return hit
+            return found_inputs
+        self.stats.replayed = True
+        self._keep(hit[0], self.vouched)  # so that the next no-op build need not read the inputs
+        return _hit(hit)
 
     @property
     def memo(self) -> Memo:
@@ -181,7 +172,7 @@ class Session:
             self._memo.load()
             record = self.records.record()
             if record is not None and record.dist == str(self.dist.resolve()):
-                self._memo.output_files = record.files
+                self._memo.output_files = self.records.outputs()
             self._memo_loaded = True
         return self._memo
 
@@ -215,28 +206,60 @@ class Session:
                 return
         except OSError:
             return
-        record = Record(
-            self.build_key,
-            str(self.dist.resolve()),
-            {rel: present[rel] for rel in files},
-            *summary,
-            self.inputs,
+        record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary)
+        record = replace(record, **self._vouch(present, files))
+        self.records.save(record, {rel: present[rel] for rel in files}, diagnostics)
+
+    def _keep(self, record: Record, vouched: bool) -> None:
+        """After a replay the quick path missed: record what lets the next one hit."""
+        if not vouched or self.now is None:
+            return
+        present = fs.scan_tree(self.dist)
+        files = self.records.outputs()
+        if present is None or files is None:
+            return
+        vouch = self._vouch(present, files)
+        if (vouch["inputs"], vouch["quick"]) != (record.inputs, record.quick):
+            self.records.save(replace(record, **vouch), None, None)
+
+    def _vouch(self, present: dict[str, list[int]], files: Iterable[str]) -> dict[str, object]:
+        """The inputs' digest and the quick path's record, when the walk can vouch for the inputs."""
+        if self.now is None or not (self.vouched or self.stats.unread):
+            return {"inputs": None, "quick": None}
+        watched = watch_list(self.config, self.template_source)
+        config_path = self.config.root / self.config.config_rel
+        quick = replace(
+            output_signature(self.dist, present, files),
+            head=quick_head(self.records.fingerprint, config_path, self.options, watched),
+            watched=watched,
+            tops=[list(top) for top in self.tops],
+            output=self.config.output,
         )
-        self.records.save(record, diagnostics)
+        return {"inputs": self.now.digest, "quick": quick}
 
 
-def _hit(found: tuple[Record, Report] | None) -> Hit | None:
-    if found is None:
-        return None
+def _hit(found: tuple[Record, Report]) -> Hit:
     record, report = found
     return Hit(record.skills, record.personas, record.objects, report)
 
 
+def quick_hit(early: Early | None) -> Hit | None:
+    """The quick path's replayed build, if it had one."""
+    return None if early is None or early.hit is None else _hit(early.hit)
+
+
 def open_session(
-    config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], *, prune: bool
+    config: Config,
+    head: tuple[str, tuple[Diagnostic, ...], bytes],
+    options: Options,
+    *,
+    prune: bool,
+    early: Early | None = None,
 ) -> Session | None:
     """The cache's door for one build; None when the cache is off (no key can be kept, or
-    `.skillc-cache` is not a real directory)."""
+    `.skillc-cache` is not a real directory). `head`: the config hash (generator, config and
+    template), the config side's diagnostics, the template's sources; `early`: what the quick
+    path (quick.py) found, so nothing is read or walked twice."""
     directory = config.root / DIRNAME
     try:  # something planted at the name (a symlink out of the project, a FIFO): never read or written through
         if not stat.S_ISDIR(os.lstat(directory).st_mode):
@@ -245,9 +268,12 @@ def open_session(
         pass
     except OSError:
         return None
-    signing_key = load_key()
-    return (
-        None
-        if signing_key is None
-        else Session(config, directory, signing_key, config_hash, head_diags, prune)
-    )
+    if early is not None and early.records.directory == directory:
+        records = early.records
+    else:
+        signing_key = load_key()
+        if signing_key is None:
+            return None
+        records = Records(directory, signing_key, fingerprint(), FORMAT)
+    walked = (early.snapshot, early.tops) if early is not None else (None, None)
+    return Session(config, records, head, options, prune, walked)
