@@ -835,3 +835,78 @@ def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
     snap = take_snapshot(tops, tmp_path / "cache")
     assert snap is not None and snap.walked is not None
     assert discover(config, snap.walked.listdir, snap.walked.lstat) == discover(config)
+
+
+# --- the quick no-op and the per-skill memo ---------------------------------------------
+
+PARSERS = ("yaml", "_yaml", "jsonschema", "jinja2")
+IMPORTS = """
+import runpy, sys
+sys.argv = ["skillc", "build", "-q", "--config", sys.argv[1]]
+try:
+    runpy.run_module("skillc", run_name="__main__")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in {names})))
+"""
+
+
+def loaded_parsers(tree: Path) -> list[str]:
+    import subprocess
+
+    code = IMPORTS.replace("{names}", repr(set(PARSERS)))
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tree)], capture_output=True, text=True, check=True
+    ).stdout
+    return [m for m in out.strip().split(",") if m]
+
+
+def test_a_no_op_build_imports_no_parser(tree):
+    """Nothing changed: the config and template are checked by their bytes, not parsed."""
+    primed(tree)
+    assert loaded_parsers(tree) == []
+    result, _ = build(tree)
+    assert result.cache.quick and isinstance(result, pipeline.Replayed)
+    tree.write_text(tree.read_text() + "\n# a comment: new bytes, the same config\n")
+    assert "yaml" in loaded_parsers(tree)  # parsed once (and replayed by content) ...
+    settle(tree.parent)
+    build(tree)
+    assert loaded_parsers(tree) == []  # ... then vouched for again by its bytes
+
+
+@pytest.mark.parametrize("change", ["pyproject beside", "local template", "ignore file above", "option"])
+def test_the_quick_path_sees_what_the_config_side_reads(tree, tmp_path, change):
+    primed(tree)
+    root = tree.parent
+    options = Options()
+    if change == "pyproject beside":
+        (root / "pyproject.toml").write_text("[tool.skillc]\nformat = 1\nsources = ['skills']\n")
+    elif change == "local template":
+        builtin = REPO / "compiler" / "templates" / "catalog.xml.j2"
+        (root / "templates").mkdir()
+        (root / "templates" / "catalog.xml.j2").write_text(builtin.read_text() + "<!-- local -->\n")
+    elif change == "ignore file above":
+        (root / "skills" / ".gitignore").write_text("src-b/\n")
+    else:
+        options = Options(strict=True)
+    result, _ = build(tree, options)
+    assert not result.cache.quick
+    assert result.diagnostics == cold_with(tree, tmp_path, options)
+
+
+def cold_with(tree: Path, tmp_path: Path, options: Options) -> tuple:
+    copy = tmp_path / "cold-options"
+    shutil.copytree(tree.parent, copy, ignore=shutil.ignore_patterns("dist", ".skillc-cache"))
+    result, _ = build(copy / tree.name, options, cache=False)
+    return result.diagnostics
+
+
+def test_an_edit_rewrites_one_memo_bucket(tree):
+    build(tree)
+    target = skill_files(tree)[5]
+    target.write_text(target.read_text() + "\nEdited.\n")
+    result, _ = build(tree)
+    assert result.cache.checked == 1 and result.cache.buckets_written == 1
+    shutil.rmtree(target.parent) if not any(target.parent.glob("*/SKILL.md")) else None
+    removed, _ = build(tree)
+    assert removed.cache.checked == 0 and removed.cache.buckets_written <= 1
