@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import diagnostics as dg
-from .cache import Early, Hit, Memo, Report, Session, Stats, open_session, quick_hit, quick_replay
+from .cache import Hit, Memo, Report, Session, Stats, open_session, quick_hit, quick_replay
 from .cache.snapshot import Walked
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code

@@ -16,6 +16,7 @@ keying an outcome costs what computing it does (bench/RESULTS.md).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -144,10 +145,8 @@ class Memo:
             if used:
                 self._write(name, {"skills": used})
             else:  # every file it held is gone
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(self.directory / name)
-                except OSError:
-                    pass
 
     def _bucket(self, name: str) -> Bucket:
         found = self.buckets.get(name)
@@ -310,7 +309,9 @@ class Memo:
 
 
 def _keys(bucket: Bucket | None) -> dict[str, Any]:
-    return {path: entry[0] if type(entry) is list and entry else None for path, entry in (bucket or {}).items()}
+    return {
+        path: entry[0] if type(entry) is list and entry else None for path, entry in (bucket or {}).items()
+    }
 
 
 def _restored(

@@ -203,7 +203,12 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
     if now is None or now.digest != record.inputs:
         return Early(records, tops, now)
     dist = config_path.resolve().parent / quick.output
-    if str(dist.resolve()) != record.dist or (prune and quick.extra) or debris(dist) or not same_output(dist, quick):
+    if (
+        str(dist.resolve()) != record.dist
+        or (prune and quick.extra)
+        or debris(dist)
+        or not same_output(dist, quick)
+    ):
         return Early(records, tops, now)
     report = records.report(record.build_key)
     return Early(records, tops, now, None if report is None else (record, report))

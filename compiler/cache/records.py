@@ -13,6 +13,7 @@ A build with errors is never recorded, so never replayed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,7 +40,9 @@ class Quick:
     tops: list[list[str]]  # the walked roots: [config path, directory]
     output: str  # the output directory as the config names it
     dirs: dict[str, list[int]]  # the output and each directory in it -> [mtime_ns, ctime_ns, inode]
-    files: dict[str, list[int]]  # each file in the output that is no object -> [size, mtime, ctime, inode, mode]
+    files: dict[
+        str, list[int]
+    ]  # each file in the output that is no object -> [size, mtime, ctime, inode, mode]
     extra: bool  # the output also holds objects of earlier builds (so --prune has work to do)
 
 
@@ -179,10 +182,8 @@ class Records:
         )
         self._loaded = (record,)
         for name in OBSOLETE:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.directory / name)
-            except OSError:
-                pass
 
     def keep_inputs(self, record: Record, inputs: str | None, quick: Quick | None) -> None:
         """After a replay that had to read the inputs: keep their digest, so the next one need not."""

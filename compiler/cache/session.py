@@ -65,7 +65,6 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Protocol, TypeVar
 
 from .. import fs
@@ -134,7 +133,9 @@ class Session:
         sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
         self.tops = walk_tops(sources, config.personas, config.root)
         snapshot, tops = walked  # the quick path's walk, when it walked these very roots
-        self.now = snapshot if snapshot is not None and tops == self.tops else take_snapshot(self.tops, directory)
+        self.now = (
+            snapshot if snapshot is not None and tops == self.tops else take_snapshot(self.tops, directory)
+        )
         self.build_key = ""
         self.vouched = False  # the walk can vouch for every input this build read
 
@@ -147,7 +148,12 @@ class Session:
         """
         record = self.records.record()
         now = self.now
-        if record is not None and now is not None and record.inputs == now.digest and record.head_key == self.head_key:
+        if (
+            record is not None
+            and now is not None
+            and record.inputs == now.digest
+            and record.head_key == self.head_key
+        ):
             found = self.records.replay(record.build_key, self.dist, prune=self.prune)
             if found is not None:
                 self.stats.replayed = self.stats.unread = True
@@ -206,8 +212,8 @@ class Session:
                 return
         except OSError:
             return
-        record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary)
-        record = replace(record, **self._vouch(present, files))
+        inputs, quick = self._vouch(present, files)
+        record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary, inputs, quick)
         self.records.save(record, {rel: present[rel] for rel in files}, diagnostics)
 
     def _keep(self, record: Record, vouched: bool) -> None:
@@ -218,14 +224,14 @@ class Session:
         files = self.records.outputs()
         if present is None or files is None:
             return
-        vouch = self._vouch(present, files)
-        if (vouch["inputs"], vouch["quick"]) != (record.inputs, record.quick):
-            self.records.save(replace(record, **vouch), None, None)
+        inputs, quick = self._vouch(present, files)
+        if (inputs, quick) != (record.inputs, record.quick):
+            self.records.save(replace(record, inputs=inputs, quick=quick), None, None)
 
-    def _vouch(self, present: dict[str, list[int]], files: Iterable[str]) -> dict[str, object]:
+    def _vouch(self, present: dict[str, list[int]], files: Iterable[str]) -> tuple[str | None, Quick | None]:
         """The inputs' digest and the quick path's record, when the walk can vouch for the inputs."""
         if self.now is None or not (self.vouched or self.stats.unread):
-            return {"inputs": None, "quick": None}
+            return None, None
         watched = watch_list(self.config, self.template_source)
         config_path = self.config.root / self.config.config_rel
         quick = replace(
@@ -235,7 +241,7 @@ class Session:
             tops=[list(top) for top in self.tops],
             output=self.config.output,
         )
-        return {"inputs": self.now.digest, "quick": quick}
+        return self.now.digest, quick
 
 
 def _hit(found: tuple[Record, Report]) -> Hit:

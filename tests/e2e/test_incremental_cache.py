@@ -529,7 +529,15 @@ def skill_bucket(tree: Path, index: int = 0) -> str:
     return memo_mod.bucket_of(skill_files(tree)[index].relative_to(tree.parent).as_posix())
 
 
-CACHE_FILES = ["head.json", "outputs.json", "report.json", "rows.json", "costs.json", "catalogs.json", "bucket"]
+CACHE_FILES = [
+    "head.json",
+    "outputs.json",
+    "report.json",
+    "rows.json",
+    "costs.json",
+    "catalogs.json",
+    "bucket",
+]
 
 
 @pytest.mark.parametrize("name", CACHE_FILES)

@@ -53,7 +53,9 @@ def body_edit(root: Path, rng: random.Random) -> None:
 def description_edit(root: Path, rng: random.Random) -> None:
     target = rng.choice(skills(root))
     text = target.read_text()
-    target.write_text(re.sub(r"^description: \"?", lambda m: f"{m[0]}Now {rng.randint(0, 99)}. ", text, 1, re.M))
+    target.write_text(
+        re.sub(r"^description: \"?", lambda m: f"{m[0]}Now {rng.randint(0, 99)}. ", text, count=1, flags=re.M)
+    )
 
 
 def add_skill(root: Path, rng: random.Random) -> None:
@@ -72,13 +74,17 @@ def rename_skill(root: Path, rng: random.Random) -> None:
     new = old.with_name(f"{old.name}-r{rng.randint(0, 999)}")
     old.rename(new)
     text = (new / "SKILL.md").read_text()
-    (new / "SKILL.md").write_text(re.sub(rf"^name: {re.escape(old.name)}$", f"name: {new.name}", text, 1, re.M))
+    (new / "SKILL.md").write_text(
+        re.sub(rf"^name: {re.escape(old.name)}$", f"name: {new.name}", text, count=1, flags=re.M)
+    )
 
 
 def persona_edit(root: Path, rng: random.Random) -> None:
     manifest = rng.choice(sorted(root.glob("personas/*/manifest.yaml")))
     text = manifest.read_text()
-    manifest.write_text(re.sub(r"^name: (.*)$", lambda m: f"{m[0]} {rng.randint(0, 9)}", text, 1, re.M))
+    manifest.write_text(
+        re.sub(r"^name: (.*)$", lambda m: f"{m[0]} {rng.randint(0, 9)}", text, count=1, flags=re.M)
+    )
 
 
 def overlay_edit(root: Path, rng: random.Random) -> None:
