@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from .. import fs
-from ..names.paths import ignored, nfc
+from ..names.paths import IGNORED_DIRS, nfc
 
 Tops = tuple[tuple[str, str], ...]  # each walked root: (its config path, where it is on disk)
 
@@ -133,22 +133,24 @@ def _stat_walk(tops: Tops, stamp: int) -> Snapshot | None:
                 names = seen.listings[path] = []
                 with os.scandir(path) as it:
                     for entry in it:
-                        names.append(entry.name)
-                        name = nfc(entry.name)
-                        if ignored(name):
+                        raw = entry.name
+                        names.append(raw)
+                        name = raw if raw.isascii() else nfc(raw)  # ASCII is NFC already
+                        if name in IGNORED_DIRS:
                             continue
-                        kind = _kind(entry)
+                        child = f"{rel}/{name}"
+                        # The entry's type comes with the listing: no system call but for a link.
+                        if entry.is_dir(follow_symlinks=False):
+                            listing.append("d" + raw)
+                            stack.append((child, entry.path))
+                            seen.entries[entry.path] = entry
+                            continue
+                        kind = "f" if entry.is_file(follow_symlinks=False) else _kind(entry)
                         if kind is None:
                             return None
                         # A symlink is recorded with its target text: retargeting it changes the listing.
-                        listing.append(
-                            kind + entry.name + (f"\0{os.readlink(entry.path)}" if kind == "l" else "")
-                        )
-                        child = f"{rel}/{name}"
-                        if kind == "d":
-                            stack.append((child, entry.path))
-                            seen.entries[entry.path] = entry
-                        elif kind == "f" or (kind == "l" and entry.is_file()):
+                        listing.append(kind + raw + (f"\0{os.readlink(entry.path)}" if kind == "l" else ""))
+                        if kind == "f" or (kind == "l" and entry.is_file()):
                             if child in files:
                                 return None
                             st = entry.stat()  # through a symlink: the file discover reads
