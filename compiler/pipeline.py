@@ -237,7 +237,10 @@ def build(
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
     progress = options.progress
-    early = quick_replay(Path(config_path), options, prune=prune) if cache else None
+    early = None
+    if cache:
+        progress("checking whether the build is current")
+        early = quick_replay(Path(config_path), options, prune=prune)
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)
@@ -246,6 +249,8 @@ def build(
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
         return Replayed(root, quick.output, summary, hit.report, stats), WriteResult(False, 0)
+    if cache:
+        progress("loading the config and the template")
     head = _head(config_path, options)
     if isinstance(head, ConfigFailed):
         return head, None

@@ -1,62 +1,51 @@
 """The cache's door (Session) and its guarantee: incremental builds from `<project>/.skillc-cache/`.
 
-Three levels:
+Four levels:
 
-- The no-op fast path (`build.json`, its `inputs`). Before discover reads a
-  byte, one stat walk (an os.scandir per directory, a stat per directory and
-  per file) compares every walked directory's listing and stat data and every
-  input file's size, mtime_ns, ctime_ns and inode with what they were when
-  the last successful build read them. When all match, and the config, the
-  template, the flags and the compiler are those of that build (they are
-  read and hashed, as always), the inputs are taken to be unchanged without
-  reading them, as git's index and make do, and the build is replayed as below.
-- The build record (`build.json`), keyed by content. When the build hash
-  (every input byte, the config, the template, the generator), the
-  compiler's own fingerprint, the flags and the discovery diagnostics are
-  those of the last successful build, and the output directory still holds
-  exactly the files that build left there (same size, mtime, ctime, inode and type, checked with
-  one directory walk), `build` skips every stage after discover and replays
-  that build's diagnostics (`report.json`), discover's own warnings among
-  them. A build with errors is never recorded, so never replayed.
-- The memo (`memo.json`), each entry keyed by a digest of everything it was
-  made from: the result of checking one SKILL.md (parse, schema, name rules)
-  by its bytes, path, command and source (`SkillSource.origin`); the catalog
-  entry cost of a skill by the template and the entry's fields; and each
-  persona's catalog text and packing (what was included, the descriptions
-  cut, the diagnostics: the rest is derived from the candidates) by the key
-  the memo derives from its entries, persona, budget settings and template (memo.py).
-  A changed tree re-parses and re-renders only what those keys say changed;
-  resolution runs whole (memoising it costs more than it saves, see
-  memo.py), and the index, shards and persona metas are assembled again.
+- The quick no-op (quick.py), before the config is parsed: the config side by its raw bytes, the
+  inputs by one digest of a stat walk, the output by its folders, index, marker and the files
+  that are not objects. Nothing is parsed; YAML, JSON Schema and Jinja2 are not imported.
+- The no-op path (`head.json`), after the config is parsed: when the walk's digest and the
+  head key (config, template, flags, compiler, their diagnostics) are those of the last
+  successful build, the inputs are taken to be unchanged without reading them, as git's index
+  and make do, and the build is replayed as below.
+- The build record, keyed by content. When the build hash (every input byte, the config, the
+  template, the generator), the compiler's own fingerprint, the flags and the discovery
+  diagnostics are those of the last successful build, and the output directory still holds
+  exactly the files that build left there (same size, mtime, ctime, inode and type against
+  `outputs.json`, checked with one directory walk), `build` skips every stage after discover and
+  replays that build's diagnostics (`report.json`). A build with errors is never recorded, so
+  never replayed.
+- The memo (memo.py), each entry keyed by a digest of everything it was made from: the result of
+  checking one SKILL.md (parse, schema, name rules) by its bytes, path, command and source, kept
+  in 256 bucket files by path so that an edit rewrites one; the catalog entry cost of a skill by
+  the template and the entry's fields; and each persona's catalog text and packing by the key the
+  memo derives from its entries, persona, budget settings and template. A changed tree re-parses
+  and re-renders only what those keys say changed; resolution runs whole (memoising it costs
+  more than it saves, see memo.py), and the index, shards and persona metas are assembled again.
   Entries not used by a build are dropped, so the memo follows the tree.
 
-The trade-off of the fast path: a content change that keeps a file's size,
-mtime_ns, ctime_ns and inode is not noticed, and the old output is kept. An
-ordinary write cannot do that: it sets the ctime to the current time, which
-utime() cannot set back. The stat data is taken after a file system time
-stamp and before the read, and is recorded only when every input and
-directory is older than the stamp, so a write during a build, or in the same
-clock tick as the stat, is seen too. What remains: a clock set back, a file
-system without a real ctime or with a coarser clock than the one
-`.skillc-cache/` is on (a source on another mount), and tools that write the
-device under the file system. `build --no-cache`, or touching the file (the
-next build then reads every input), brings such a change in; `check` never
-uses the cache, so CI still sees the truth.
-Trees holding a symlink to a directory always take the content path (discover
-follows it, with loop and escape checks the stat walk does not repeat), and
-any change in a walked directory, even a hidden file, makes the next build
-read the inputs once.
+The trade-off of the stat data: a content change that keeps a file's size, mtime_ns, ctime_ns and
+inode is not noticed, and the old output is kept. An ordinary write cannot do that: it sets the
+ctime to the current time, which utime() cannot set back. The stat data is taken after a file
+system time stamp and before the read, and is recorded only when every input is older than the
+stamp, so a write during a build, or in the same clock tick as the stat, is seen too. What
+remains: a clock set back, a file system without a real ctime or with a coarser clock than the
+one `.skillc-cache/` is on (a source on another mount), and tools that write the device under the
+file system. `build --no-cache`, or touching the file (the next build then reads every input),
+brings such a change in; `check` never uses the cache, so CI still sees the truth. Trees holding a
+symlink to a directory always take the content path (discover follows it, with loop and escape
+checks the stat walk does not repeat), and any change in a walked directory, even a file no build
+reads, makes the next build read the inputs once.
 
-Trust: a cache directory may arrive with an untrusted checkout or archive.
-Nothing in it is ever executed (JSON, never pickle), and every file carries an
-HMAC-SHA256 made with a per-user key kept outside the project
-(`$XDG_CACHE_HOME/skillc/key`, else `~/.cache/skillc/key`), so a foreign,
-truncated, hand-edited or older-format file is not used: the build runs from
-scratch, and its output is the same bytes either way. When no key can be read
-or created the cache is off.
+Trust: a cache directory may arrive with an untrusted checkout or archive. Nothing in it is ever
+executed (JSON, never pickle), and every file carries an HMAC-SHA256 made with a per-user key kept
+outside the project (`$XDG_CACHE_HOME/skillc/key`, else `~/.cache/skillc/key`), so a foreign,
+truncated, hand-edited or older-format file is not used: the build runs from scratch, and its
+output is the same bytes either way. When no key can be read or created the cache is off.
 
-Each build reads the cache once and writes it at most once (and a time stamp
-file, deleted at once); nothing here is global.
+Each build reads each cache file at most once and writes only those whose content changed (and a
+time stamp file, deleted at once); nothing here is global.
 """
 
 from __future__ import annotations
