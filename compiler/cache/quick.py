@@ -102,7 +102,7 @@ def watch_list(config: Config, template_source: bytes) -> list[str]:
     here = root.resolve()
     for folder in (here, *here.parents):  # ignorefiles.repository_top looks for .git upwards
         paths.append(folder / ".git")
-        if os.path.lexists(folder / ".git"):
+        if (folder / ".git").exists():
             break
     roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
     roots += (root / config.personas,) if config.personas else ()
