@@ -918,3 +918,45 @@ def test_an_edit_rewrites_one_memo_bucket(tree):
     shutil.rmtree(target.parent) if not any(target.parent.glob("*/SKILL.md")) else None
     removed, _ = build(tree)
     assert removed.cache.checked == 0 and removed.cache.buckets_written <= 1
+
+
+@pytest.mark.parametrize("stop", ["before the record", "between memo files", "after the memo"])
+def test_a_build_stopped_while_keeping_its_cache_leaves_one_the_next_build_can_use(
+    tree, tmp_path, monkeypatch, stop
+):
+    """Every cache file is replaced atomically and checked by its key when read: a build that
+    stops part way through keeping its cache (killed, disk full) costs the next one work, never
+    the wrong bytes."""
+    primed(tree)
+    edit(tree)
+    real_write, real_save = cachestore.write_signed, records.Records.save
+    calls: list[str] = []
+    on = [True]  # not monkeypatch.undo(): that would drop this test's own key too
+
+    def stopping(directory, name, key, data):
+        calls.append(name)
+        memo_file = name.startswith(memo_mod.SKILLS_PREFIX)
+        if on[0] and stop == "between memo files" and memo_file and len(calls) > 1:
+            raise KeyboardInterrupt
+        if on[0] and stop == "after the memo" and name in (records.ROWS_FILE, records.BUILD_FILE):
+            raise KeyboardInterrupt
+        return real_write(directory, name, key, data)
+
+    def saving(self, *args, **kwargs):
+        return None if on[0] else real_save(self, *args, **kwargs)
+
+    monkeypatch.setattr(memo_mod, "write_signed", stopping)
+    monkeypatch.setattr(records, "write_signed", stopping)
+    if stop == "before the record":
+        monkeypatch.setattr(records.Records, "save", saving)
+        build(tree)
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            build(tree)
+    on[0] = False
+    want, diags = cold(tree, tmp_path)
+    result, written = build(tree, prune=True)
+    assert written is not None and dist_bytes(tree.parent / "dist") == want and result.diagnostics == diags
+    settle(tree.parent)
+    again, _ = build(tree, prune=True)
+    assert again.cache.replayed and dist_bytes(tree.parent / "dist") == want
