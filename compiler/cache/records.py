@@ -86,6 +86,7 @@ class Records:
     format: int
     _loaded: tuple[Record | None] | None = field(default=None)  # head.json, once read
     _outputs: tuple[dict[str, list[int]] | None] | None = field(default=None)  # outputs.json, once read
+    scanned: dict[str, list[int]] | None = field(default=None)  # the output, as `replay` found it
 
     def record(self) -> Record | None:
         if self._loaded is None:  # read once: the fast path and the content path both ask
@@ -121,7 +122,10 @@ class Records:
         if record is None or record.build_key != key:
             return None
         files = self.outputs()
-        if files is None or not output_current(record.dist, files, dist, prune=prune):
+        if files is None:
+            return None
+        self.scanned = scan_tree(dist) if str(dist.resolve()) == record.dist and not debris(dist) else None
+        if not output_current(files, self.scanned, prune=prune):
             return None
         # Loaded only now: a hundred thousand diagnostics cost more than the checks above.
         report = self.report(key)
@@ -209,11 +213,9 @@ def _quick(data: Any) -> Quick | None:
     return quick
 
 
-def output_current(recorded_dist: str, files: dict[str, list[int]], dist: Path, *, prune: bool) -> bool:
-    """dist holds every file the recorded build left, unchanged, and nothing a build would remove."""
-    if str(dist.resolve()) != recorded_dist or debris(dist):
-        return False
-    present = scan_tree(dist)
+def output_current(files: dict[str, list[int]], present: dict[str, list[int]] | None, *, prune: bool) -> bool:
+    """The output (`present`, its stat data) holds every file the recorded build left, unchanged,
+    and nothing a build would remove."""
     if present is None:
         return False
     if any(present.get(rel) != stat for rel, stat in files.items()):

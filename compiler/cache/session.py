@@ -209,7 +209,7 @@ class Session:
         """After a replay the quick path missed: record what lets the next one hit."""
         if not vouched or self.now is None:
             return
-        present = fs.scan_tree(self.dist)
+        present = self.records.scanned  # replay has just walked the output: not again
         files = self.records.outputs()
         if present is None or files is None:
             return
