@@ -66,7 +66,10 @@ class Walked:
         if found is not None:
             return found
         entry = self.entries.get(path)
-        return entry.stat(follow_symlinks=False) if entry is not None else os.lstat(path)
+        if entry is None:
+            return os.lstat(path)
+        found = self.stats[path] = entry.stat(follow_symlinks=False)  # discover asks again and again
+        return found
 
 
 def walk_tops(sources: Iterable[tuple[str, Path]], personas: str | None, root: Path) -> Tops:
