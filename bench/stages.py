@@ -4,12 +4,13 @@
 
 Runs the same stages as `skillc build --no-cache`, one at a time, and prints
 wall time per stage. With --noop, times instead what a no-op rebuild with the
-cache does (run `skillc build` first; twice if the tree changed in the
-moment before, so that the record holds the inputs' stat data): the stat walk that stands in for discover, the replay
-checks, loading the recorded diagnostics, and printing them the way the CLI
-does. With --edit, appends a line to one SKILL.md and times each stage of the
-rebuild with the cache (build once first). With --profile, the run is also recorded with cProfile for
-`python -m pstats OUT.pstats`.
+cache does (run `skillc build` first; twice if the tree changed in the moment
+before, so that the record vouches for the inputs' stat data): the quick path
+as a whole, then each of its checks (fingerprint, head.json, the watched files,
+the stat walk and its digest, the output, report.json) one by one. With --edit,
+appends a line to one SKILL.md and times each stage of the rebuild with the
+cache (build once first). With --profile, the run is also recorded with
+cProfile for `python -m pstats OUT.pstats`.
 """
 
 from __future__ import annotations
@@ -71,36 +72,49 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
 
 
 def noop_stages(config_path: Path) -> list[tuple[str, float]]:
-    """A no-op rebuild with the cache, through the cache's door (cache.open_session, Session.replay)."""
+    """A no-op rebuild with the cache: the quick path (cache.quick_replay) as a whole, then each of
+    its checks again, one by one, through the functions it calls."""
     t = [("start", time.perf_counter())]
 
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
-    from skillc.cache import Hit, open_session
-    from skillc.digests import build_hash
-    from skillc.project import config as config_mod
-    from skillc.stages.template import load_template
+    from skillc.cache import quick as q
+    from skillc.cache import quick_hit, quick_replay
+    from skillc.cache.records import Records, debris
+    from skillc.cache.snapshot import take_snapshot
+    from skillc.options import Options
 
     mark("import")
-    config, diags = config_mod.load(config_path)
-    assert config is not None, "the config does not load"
-    template, problems = load_template(config)
-    assert template is not None, "the template does not load"
-    mark("config + template")
-    door = open_session(config, build_hash(config, (), template), diags + problems, prune=False)
-    assert door is not None, "the cache is off"
-    mark("compiler fingerprint, head key, stat walk (reads no input)")
-
-    def discover(_: object) -> Hit:
-        raise AssertionError("not a no-op: the inputs or the output changed (run `skillc build` again)")
-
-    hit = door.replay(discover)
-    assert isinstance(hit, Hit)
-    mark("replay: build.json, stat data, the output directory, report.json")
+    early = quick_replay(config_path, Options(), prune=False)
+    hit = quick_hit(early)
+    assert hit is not None, "not a no-op: something changed (run `skillc build` again)"
+    mark("quick_replay, whole (what a no-op build does)")
     with open(os.devnull, "w") as sink:
         sink.write(hit.report.text)
     mark("print the recorded report")
+    assert early is not None
+    directory = early.records.directory
+    print_ = q.fingerprint()
+    mark("  compiler fingerprint (stat data)")
+    records = Records(directory, early.records.signing_key, print_, q.FORMAT)
+    record = records.record()
+    assert record is not None and record.quick is not None
+    mark("  read head.json")
+    q.quick_head(print_, config_path, Options(), record.quick.watched)
+    mark(f"  hash the {len(record.quick.watched)} watched files (config, template, ignore files)")
+    now = take_snapshot(tuple((a, b) for a, b in record.quick.tops), directory)
+    assert now is not None
+    mark(f"  stat walk: {len(now.dirs)} directories, {len(now.files)} files")
+    assert now.digest == record.inputs
+    mark("  its digest")
+    dist = config_path.resolve().parent / record.quick.output
+    assert not debris(dist) and q.same_output(dist, record.quick)
+    mark(
+        f"  the output: {len(record.quick.dirs)} folders, {len(record.quick.files)} files that are no object"
+    )
+    records.report(record.build_key)
+    mark("  read and verify report.json")
     rows = hit.report.diagnostics()
     mark(f"(not on the no-op path) read and decode {len(rows)} diagnostics")
     return [(label, t1 - t0) for (_, t0), (label, t1) in itertools.pairwise(t)]
@@ -144,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if prof:
         prof.disable()
         prof.dump_stats(a.profile)
-    total = sum(s for _, s in rows)
+    total = sum(s for label, s in rows if not label.startswith(("  ", "(")))
     print("| stage | s | share |\n|---|---:|---:|")
     for label, s in rows:
         print(f"| {label} | {s:.3f} | {s / total:.0%} |")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import diagnostics as dg
-from .cache import Hit, Memo, Report, Session, Stats, open_session
+from .cache import Hit, Memo, Report, Session, Stats, open_session, quick_hit, quick_replay
 from .cache.snapshot import Walked
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
@@ -23,12 +23,11 @@ from .options import DEFAULTS, Options, Progress, silent
 from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
 from .output.write import Comparison, WriteResult, compare, ownership_problem, write
-from .project import config as config_mod
-from .stages.template import Template, load_template
 
 if TYPE_CHECKING:
     from .stages.budget import Packing
     from .stages.discover import Lstat
+    from .stages.template import Template
 
 
 @dataclass(frozen=True)
@@ -77,13 +76,19 @@ class Compiled:
     def output(self) -> Path:
         return self.config.root / self.config.output
 
+    @property
+    def output_rel(self) -> str:
+        return self.config.output
+
 
 @dataclass(frozen=True)
 class Replayed:
-    """The build cache proved the output current: no stage after discover ran, and
-    `report` holds what the recorded build reported (it had no errors)."""
+    """The build cache proved the output current: no stage after discover ran (none at all, and
+    the config was not parsed, when the quick path proved it), and `report` holds what the
+    recorded build reported (it had no errors)."""
 
-    config: Config
+    root: Path  # the project: the config's folder
+    output_rel: str  # the output directory as the config names it
     summary: Summary
     report: Report
     cache: Stats | None = None
@@ -99,7 +104,7 @@ class Replayed:
 
     @property
     def output(self) -> Path:
-        return self.config.root / self.config.output
+        return self.root / self.output_rel
 
 
 Compilation = ConfigFailed | Compiled | Replayed  # what a build did
@@ -147,6 +152,10 @@ def _discovered(
 
 
 def _head(config_path: Path, options: Options) -> Head | ConfigFailed:
+    # Imported here: a build the cache's quick path replays parses no YAML and loads no template.
+    from .project import config as config_mod
+    from .stages.template import load_template
+
     config, diags = config_mod.load(Path(config_path), options)
     if config is None:
         return ConfigFailed(dg.ordered(diags))
@@ -229,6 +238,20 @@ def build(
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way."""
     progress = options.progress
+    early = None
+    if cache:
+        progress("checking whether the build is current")
+        early = quick_replay(Path(config_path), options, prune=prune)
+    hit = quick_hit(early)
+    if hit is not None and early is not None and early.hit is not None:
+        stats = Stats(replayed=True, unread=True, quick=True)
+        summary = Summary(hit.skills, hit.personas, hit.objects)
+        root = Path(config_path).resolve().parent
+        quick = early.hit[0].quick
+        assert quick is not None  # a quick hit is made from one
+        return Replayed(root, quick.output, summary, hit.report, stats), WriteResult(False, 0)
+    if cache:
+        progress("loading the config and the template")
     head = _head(config_path, options)
     if isinstance(head, ConfigFailed):
         return head, None
@@ -242,7 +265,8 @@ def build(
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None
     if cache and template is not None:
-        door = open_session(config, build_hash(config, (), template), head.diagnostics, prune=prune)
+        config_side = (build_hash(config, (), template), head.diagnostics, template.source)
+        door = open_session(config, config_side, options, prune=prune, early=early)
     if door is None or template is None:
         result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress))
         return result, _write(result, prune, progress)
@@ -286,7 +310,8 @@ def _build_cached(
     found = door.replay(discovered)
     if isinstance(found, Hit):
         summary = Summary(found.skills, found.personas, found.objects)
-        return Replayed(head.config, summary, found.report, door.stats), WriteResult(False, 0)
+        replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
+        return replayed, WriteResult(False, 0)
     memo = door.memo
     result = _owned(replace(_back(found.front, memo, found.build_hash, progress), cache=door.stats))
     written = _write(result, prune, progress, memo.output_files)

@@ -1,9 +1,13 @@
-"""The memo (`memo.json`): per-file and per-catalog results of earlier builds, each by a key of its own.
+"""The memo: per-file and per-catalog results of earlier builds, each by a key of its own.
 
 - skill key: one SKILL.md's check (parse, schema, name rules), by `SkillSource.origin` (its bytes,
-  path, command and source);
-- cost key: a catalog entry's rendered length, by the template and the entry itself;
-- catalog key: one persona's catalog text and packing, by everything `CatalogInputs` holds.
+  path, command and source), kept in one of 256 bucket files (`skill-XX.json`) chosen by a digest
+  of the file's path, so a build rewrites only the buckets of the files it checked again, added or
+  removed;
+- cost key: a catalog entry's rendered length, by the template and a digest of the entry itself
+  (`costs.json`);
+- catalog key: one persona's catalog text and packing, by everything `CatalogInputs` holds
+  (`catalogs.json`).
 
 The memo computes its keys itself: the stages hand it what a result is made of, never a key.
 Entries not used by a build are dropped, so the memo follows the tree. Resolution is not memoised:
@@ -12,7 +16,9 @@ keying an outcome costs what computing it does (bench/RESULTS.md).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +36,9 @@ if TYPE_CHECKING:  # the stages' types: a replayed build loads no stage
     from ..stages.catalog import CatalogInputs
     from ..stages.template import Template
 
-MEMO_FILE = "memo.json"
+SKILLS_PREFIX, COSTS_FILE, CATALOGS_FILE = "skill-", "costs.json", "catalogs.json"
 SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
+Bucket = dict[str, list[Any]]  # SKILL.md path -> [skill key, {"skill", "diags"}]
 
 
 @dataclass
@@ -44,6 +51,8 @@ class Stats:
     rendered: int = 0  # persona catalogs packed and rendered (memo misses)
     replayed: bool = False  # the whole build was skipped
     unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
+    quick: bool = False  # ... and so were the config and the template, neither was parsed
+    buckets_written: int = 0  # skill bucket files written or removed
 
 
 def digest(*parts: str | bytes) -> str:
@@ -56,9 +65,16 @@ def digest(*parts: str | bytes) -> str:
     return h.hexdigest()
 
 
+def bucket_of(path: str) -> str:
+    """The bucket file a SKILL.md's result lives in, by its path: an edit rewrites only that one."""
+    name = hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:2]
+    return f"{SKILLS_PREFIX}{name}.json"
+
+
 @dataclass
 class Memo:
-    """Read once when a build that is not replayed starts, written once when it ends.
+    """Each file read on first use when a build that is not replayed runs, written once when it ends,
+    and only when what it holds changed.
 
     `output_files`: the stat data of the files the last recorded build left in the output, so the
     write stage need not read them again to compare (see output/write.py `compare`).
@@ -70,50 +86,75 @@ class Memo:
     format: int
     stats: Stats
     output_files: Mapping[str, list[int]] | None = None
-    skills: dict[str, Any] = field(default_factory=dict)  # skill key -> {"skill", "diags"}
+    buckets: dict[str, Bucket] = field(default_factory=dict)  # as read, by file name
+    used_buckets: dict[str, Bucket] = field(default_factory=dict)  # what this build used or made
     costs: dict[str, int] = field(default_factory=dict)  # cost key -> characters
     costs_template: str = ""  # the template those costs were measured with
     catalogs: dict[str, Any] = field(default_factory=dict)  # catalog key -> text and packing
-    used_skills: dict[str, Any] = field(default_factory=dict)
     used_costs: dict[str, int] = field(default_factory=dict)
     used_catalogs: dict[str, Any] = field(default_factory=dict)
+    _checked_skills: bool = False  # check_skills ran: the buckets follow the tree
     _entry_digests: dict[str, bytes | None] = field(default_factory=dict)  # this build's, by command
 
-    def load(self) -> None:
-        data = read_signed(self.directory, MEMO_FILE, self.signing_key)
+    def _read(self, name: str) -> dict[str, Any] | None:
+        data = read_signed(self.directory, name, self.signing_key)
         if (
             not isinstance(data, dict)
             or data.get("format") != self.format
             or data.get("fingerprint") != self.fingerprint
         ):
-            return
-        if isinstance(data.get("skills"), dict) and isinstance(data.get("costs"), dict):
-            self.skills, self.costs = data["skills"], data["costs"]
-            self.costs_template = str(data.get("template", ""))
-        if isinstance(data.get("catalogs"), dict):
-            self.catalogs = data["catalogs"]
+            return None
+        return data
 
-    def save(self) -> None:
-        """Keep only what this build used."""
-        if (
-            self.used_skills.keys() == self.skills.keys()
-            and self.used_costs == self.costs
-            and self.used_catalogs.keys() == self.catalogs.keys()
-        ):
-            return  # nothing new: skip rewriting megabytes
+    def _write(self, name: str, data: dict[str, Any]) -> None:
         write_signed(
             self.directory,
-            MEMO_FILE,
+            name,
             self.signing_key,
-            {
-                "format": self.format,
-                "fingerprint": self.fingerprint,
-                "skills": self.used_skills,
-                "template": self.costs_template,
-                "costs": self.used_costs,
-                "catalogs": self.used_catalogs,
-            },
+            {"format": self.format, "fingerprint": self.fingerprint, **data},
         )
+
+    def load(self) -> None:
+        """The costs and the catalogs (small); skill buckets are read as their files are asked for."""
+        costs = self._read(COSTS_FILE)
+        if costs is not None and isinstance(costs.get("costs"), dict):
+            self.costs, self.costs_template = costs["costs"], str(costs.get("template", ""))
+        catalogs = self._read(CATALOGS_FILE)
+        if catalogs is not None and isinstance(catalogs.get("catalogs"), dict):
+            self.catalogs = catalogs["catalogs"]
+
+    def save(self) -> None:
+        """Keep only what this build used, rewriting only the files whose content changed."""
+        if self.used_costs != self.costs:
+            self._write(COSTS_FILE, {"template": self.costs_template, "costs": self.used_costs})
+        if self.used_catalogs.keys() != self.catalogs.keys():
+            self._write(CATALOGS_FILE, {"catalogs": self.used_catalogs})
+        if self._checked_skills:
+            self._save_buckets()
+
+    def _save_buckets(self) -> None:
+        try:
+            on_disk = {n for n in os.listdir(self.directory) if n.startswith(SKILLS_PREFIX)}
+        except OSError:
+            on_disk = set()
+        for name in sorted(on_disk | self.used_buckets.keys()):
+            used = self.used_buckets.get(name, {})
+            if name in on_disk and _keys(used) == _keys(self.buckets.get(name)):
+                continue  # the same files with the same keys: the same bytes
+            self.stats.buckets_written += 1
+            if used:
+                self._write(name, {"skills": used})
+            else:  # every file it held is gone
+                with contextlib.suppress(OSError):
+                    os.unlink(self.directory / name)
+
+    def _bucket(self, name: str) -> Bucket:
+        found = self.buckets.get(name)
+        if found is None:
+            data = self._read(name)
+            skills = data.get("skills") if data is not None else None
+            found = self.buckets[name] = skills if isinstance(skills, dict) else {}
+        return found
 
     # -- checked skills, by skill key --------------------------------------------------
 
@@ -124,32 +165,32 @@ class Memo:
         (which may spread them over the cores)."""
 
         def cached(sources: Sequence[SkillSource]) -> list[SkillResult]:
-            keys = [s.origin for s in sources]
-            results: list[SkillResult | None] = [self._hit(k, s) for k, s in zip(keys, sources, strict=True)]
+            self._checked_skills = True
+            results: list[SkillResult | None] = [self._hit(s) for s in sources]
             misses = [i for i, r in enumerate(results) if r is None]
             for i, (skill, diags) in zip(misses, checks([sources[i] for i in misses]), strict=True):
                 results[i] = (skill, diags)
-                self._remember_skill(keys[i], sources[i], skill, diags)
+                self._remember_skill(sources[i], skill, diags)
             self.stats.checked += len(misses)
             self.stats.reused += len(sources) - len(misses)
             return [r for r in results if r is not None]
 
         return cached
 
-    def _hit(self, key: str, src: SkillSource) -> SkillResult | None:
-        hit = self.skills.get(key)
-        if hit is None:
+    def _hit(self, src: SkillSource) -> SkillResult | None:
+        path = src.skill_md.rel
+        name = bucket_of(path)
+        hit = self._bucket(name).get(path)
+        if type(hit) is not list or len(hit) != 2 or hit[0] != src.origin:
             return None
         try:
-            result = decode_skill(hit["skill"], src), decode_diags(hit["diags"])
+            result = decode_skill(hit[1]["skill"], src), decode_diags(hit[1]["diags"])
         except (KeyError, TypeError, ValueError, IndexError):
             return None
-        self.used_skills[key] = hit
+        self.used_buckets.setdefault(name, {})[path] = hit
         return result
 
-    def _remember_skill(
-        self, key: str, src: SkillSource, skill: Skill | None, diags: tuple[Diagnostic, ...]
-    ) -> None:
+    def _remember_skill(self, src: SkillSource, skill: Skill | None, diags: tuple[Diagnostic, ...]) -> None:
         entry: dict[str, Any] = {"skill": encode_skill(skill), "diags": encode_diags(diags)}
         # Remember only what JSON keeps as it is and decodes to the very same result.
         if (
@@ -157,7 +198,8 @@ class Memo:
             and decode_skill(entry["skill"], src) == skill
             and decode_diags(entry["diags"]) == diags
         ):
-            self.used_skills[key] = entry
+            path = src.skill_md.rel
+            self.used_buckets.setdefault(bucket_of(path), {})[path] = [src.origin, entry]
 
     # -- catalog entry costs, by cost key ----------------------------------------------
 
@@ -178,7 +220,7 @@ class Memo:
             if tkey != self.costs_template:  # another template: nothing measured so far applies
                 self.costs, self.used_costs, self.costs_template = {}, {}, tkey
             try:  # sorted keys: one entry, one key
-                key = orjson.dumps(entry, option=orjson.OPT_SORT_KEYS).decode()
+                key = hashlib.sha256(orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)).hexdigest()
             except TypeError:  # not representable (lone surrogates): measured, never memoised
                 return measure(entry, template)
             hit = self.costs.get(key)
@@ -264,6 +306,12 @@ class Memo:
                 else hashlib.sha256(data + b"\0" + repr(candidate).encode("utf-8", "surrogatepass")).digest()
             )
         return self._entry_digests[command]
+
+
+def _keys(bucket: Bucket | None) -> dict[str, Any]:
+    return {
+        path: entry[0] if type(entry) is list and entry else None for path, entry in (bucket or {}).items()
+    }
 
 
 def _restored(

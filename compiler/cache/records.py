@@ -1,15 +1,20 @@
-"""The build record (`build.json`, `report.json`, `rows.json`): the last successful build, to replay it.
+"""The build record: the last successful build, to replay it, read by parts.
 
-- build key: everything the stages after discover depend on (the build hash of every input byte,
-  the config, the template and the generator; the compiler's fingerprint; the flags; the output;
-  the diagnostics of config loading and discovery);
-- head key: the build key without the inputs, which the no-op path checks before reading any.
+- `head.json` (small): the build key; the head key (the build key without the inputs); one digest
+  of the inputs' stat walk; and what the no-op path checks before the config is even parsed
+  (`Quick`): the files the config side reads, by their bytes, and the output by its directories,
+  index, marker and persona files;
+- `outputs.json`: the stat data of every file the build left in the output, read only when the
+  no-op path missed (the content path compares it, and the write stage trusts it to skip objects);
+- `report.json` and `rows.json`: the build's diagnostics, as printed text and as records.
 
 A build with errors is never recorded, so never replayed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,24 +24,40 @@ from ..format.layout import is_object
 from ..fs import scan_tree
 from ..model import Config
 from .codec import Report, encode_report, encode_text, report_of
-from .memo import Stats, digest
-from .snapshot import Snapshot, decode_snapshot, encode_snapshot, same_inputs
+from .memo import digest
 from .store import read_signed, write_signed
 
-BUILD_FILE, REPORT_FILE, ROWS_FILE = "build.json", "report.json", "rows.json"
+BUILD_FILE, OUTPUTS_FILE, REPORT_FILE, ROWS_FILE = "head.json", "outputs.json", "report.json", "rows.json"
+OBSOLETE = ("build.json", "memo.json")  # what earlier formats kept: removed by the next recorded build
+
+
+@dataclass(frozen=True)
+class Quick:
+    """What the no-op path checks before it parses the config (cache/quick.py)."""
+
+    head: str  # digest of the fingerprint, the config path, the options and each watched file's state
+    watched: list[str]  # every file the config side reads or looks for (config, template, ignore files)
+    tops: list[list[str]]  # the walked roots: [config path, directory]
+    output: str  # the output directory as the config names it
+    dirs: dict[str, list[int]]  # the output and each directory in it -> [mtime_ns, ctime_ns, inode]
+    files: dict[
+        str, list[int]
+    ]  # each file in the output that is no object -> [size, mtime, ctime, inode, mode]
+    extra: bool  # the output also holds objects of earlier builds (so --prune has work to do)
 
 
 @dataclass(frozen=True)
 class Record:
-    """The last successful build, as `build.json` holds it (its diagnostics are in `report.json`)."""
+    """The last successful build, as `head.json` holds it."""
 
     build_key: str
+    head_key: str
     dist: str
-    files: dict[str, list[int]]  # path in the output -> [size, mtime_ns, ctime_ns, inode, mode]
     skills: int
     personas: int
     objects: int
-    inputs: Snapshot | None = None  # its inputs by stat data, for the no-op fast path
+    inputs: str | None = None  # the digest of its inputs' stat walk, when it could vouch for them
+    quick: Quick | None = None
 
 
 def build_key(fingerprint: str, build_hash: str, config: Config, early: tuple[Diagnostic, ...]) -> str:
@@ -63,15 +84,29 @@ class Records:
     signing_key: bytes
     fingerprint: str
     format: int
-    stats: Stats
-    _loaded: tuple[Record | None] | None = field(default=None)  # build.json, once read
+    _loaded: tuple[Record | None] | None = field(default=None)  # head.json, once read
+    _outputs: tuple[dict[str, list[int]] | None] | None = field(default=None)  # outputs.json, once read
+    scanned: dict[str, list[int]] | None = field(default=None)  # the output, as `replay` found it
 
-    def replay(self, key: str, dist: Path, *, prune: bool) -> tuple[Record, Report] | None:
-        """The recorded build and its diagnostics, when `key` matches and dist is as that build left it."""
+    def record(self) -> Record | None:
+        if self._loaded is None:  # read once: the fast path and the content path both ask
+            self._loaded = (self._read(),)
+        return self._loaded[0]
+
+    def outputs(self) -> dict[str, list[int]] | None:
+        """The stat data of the recorded build's output files (outputs.json, keyed like the record)."""
         record = self.record()
-        if record is None or record.build_key != key or not output_current(record, dist, prune=prune):
+        if record is None:
             return None
-        # Loaded only now: a hundred thousand diagnostics cost more than the checks above.
+        if self._outputs is None:
+            data = read_signed(self.directory, OUTPUTS_FILE, self.signing_key)
+            ok = isinstance(data, dict) and data.get("key") == record.build_key
+            files = data.get("files") if ok else None
+            self._outputs = (files if isinstance(files, dict) else None,)
+        return self._outputs[0]
+
+    def report(self, key: str) -> Report | None:
+        """The recorded build's diagnostics, when they are those of the build `key`."""
         data = read_signed(self.directory, REPORT_FILE, self.signing_key)
 
         def rows() -> Any:
@@ -79,66 +114,59 @@ class Records:
             return found if isinstance(found, dict) and found.get("key") == key else None
 
         report = report_of(data, rows)
-        if report is None or data.get("key") != key:
-            return None
-        self.stats.replayed = True
-        return record, report
+        return report if report is not None and data.get("key") == key else None
 
-    def replay_unchanged(self, now: Snapshot, dist: Path, *, prune: bool) -> tuple[Record, Report] | None:
-        """The no-op fast path: `replay` without reading an input, when `now` shows them as recorded.
-
-        Same stat data for every input of the last build, the same listing of every walked
-        directory, the same config, template and flags (the head key): the inputs are taken to be
-        unchanged, so the build key is the recorded one. The output is checked exactly as `replay` does.
-        """
+    def replay(self, key: str, dist: Path, *, prune: bool) -> tuple[Record, Report] | None:
+        """The recorded build and its diagnostics, when `key` matches and dist is as that build left it."""
         record = self.record()
-        if record is None or record.inputs is None or not same_inputs(record.inputs, now):
+        if record is None or record.build_key != key:
             return None
-        hit = self.replay(record.build_key, dist, prune=prune)
-        self.stats.unread = hit is not None
-        return hit
-
-    def record(self) -> Record | None:
-        if self._loaded is None:  # read once: the fast path and the content path both ask
-            self._loaded = (self._read(),)
-        return self._loaded[0]
+        files = self.outputs()
+        if files is None:
+            return None
+        self.scanned = scan_tree(dist) if str(dist.resolve()) == record.dist and not debris(dist) else None
+        if not output_current(files, self.scanned, prune=prune):
+            return None
+        # Loaded only now: a hundred thousand diagnostics cost more than the checks above.
+        report = self.report(key)
+        return None if report is None else (record, report)
 
     def _read(self) -> Record | None:
         data = read_signed(self.directory, BUILD_FILE, self.signing_key)
         try:
-            if (
-                data["format"] != self.format
-                or data["fingerprint"] != self.fingerprint
-                or not isinstance(data["files"], dict)
-            ):
+            if data["format"] != self.format or data["fingerprint"] != self.fingerprint:
                 return None
-            inputs = decode_snapshot(data.get("inputs"))
-            return Record(
+            record = Record(
                 data["key"],
+                data["head"],
                 data["dist"],
-                data["files"],
                 data["skills"],
                 data["personas"],
                 data["objects"],
-                inputs,
+                data["inputs"],
+                _quick(data["quick"]),
             )
         except (KeyError, TypeError):
             return None
+        shapes = ((record.build_key, str), (record.head_key, str), (record.dist, str))
+        ok = all(type(value) is kind for value, kind in shapes) and type(record.inputs) in (str, type(None))
+        return record if ok else None
 
-    def save(self, record: Record, diagnostics: tuple[Diagnostic, ...]) -> None:
-        # The report carries the key too, so a record never replays another build's report.
+    def save(
+        self, record: Record, files: dict[str, list[int]] | None, diagnostics: tuple[Diagnostic, ...] | None
+    ) -> None:
+        """Keep `record`; `files` and `diagnostics` too, unless they are those already kept (None)."""
         key = record.build_key
-        write_signed(self.directory, ROWS_FILE, self.signing_key, {"key": key, **encode_report(diagnostics)})
-        write_signed(self.directory, REPORT_FILE, self.signing_key, {"key": key, **encode_text(diagnostics)})
-        self._write(record)
-
-    def save_inputs(self, inputs: Snapshot | None) -> None:
-        """After a replay that had to read the inputs: keep their stat data, so the next one need not."""
-        record = self.record()
-        if record is not None and inputs is not None and inputs != record.inputs:
-            self._write(replace(record, inputs=inputs))
-
-    def _write(self, record: Record) -> None:
+        if diagnostics is not None:  # the report carries the key too, so a record never replays another's
+            write_signed(
+                self.directory, ROWS_FILE, self.signing_key, {"key": key, **encode_report(diagnostics)}
+            )
+            write_signed(
+                self.directory, REPORT_FILE, self.signing_key, {"key": key, **encode_text(diagnostics)}
+            )
+        if files is not None:
+            write_signed(self.directory, OUTPUTS_FILE, self.signing_key, {"key": key, "files": files})
+        quick = record.quick
         write_signed(
             self.directory,
             BUILD_FILE,
@@ -146,28 +174,62 @@ class Records:
             {
                 "format": self.format,
                 "fingerprint": self.fingerprint,
-                "key": record.build_key,
+                "key": key,
+                "head": record.head_key,
                 "dist": record.dist,
-                "files": record.files,
                 "skills": record.skills,
                 "personas": record.personas,
                 "objects": record.objects,
-                "inputs": encode_snapshot(record.inputs),
+                "inputs": record.inputs,
+                "quick": None if quick is None else quick.__dict__,
             },
         )
+        self._loaded = (record,)
+        for name in OBSOLETE:
+            with contextlib.suppress(OSError):
+                os.unlink(self.directory / name)
+
+    def keep_inputs(self, record: Record, inputs: str | None, quick: Quick | None) -> None:
+        """After a replay that had to read the inputs: keep their digest, so the next one need not."""
+        if inputs is not None and (inputs, quick) != (record.inputs, record.quick):
+            self.save(replace(record, inputs=inputs, quick=quick), None, None)
 
 
-def output_current(record: Record, dist: Path, *, prune: bool) -> bool:
-    """dist holds every file the recorded build left, unchanged, and nothing a build would remove."""
-    if str(dist.resolve()) != record.dist:
-        return False
-    if any(dist.parent.glob(f".{dist.name}.tmp-*")) or any(dist.parent.glob(f".{dist.name}.old-*")):
-        return False  # a killed build left debris that a real build cleans up
-    present = scan_tree(dist)
+def _quick(data: Any) -> Quick | None:
+    if data is None:
+        return None
+    quick = Quick(**data)
+    shapes = (
+        (quick.head, str),
+        (quick.watched, list),
+        (quick.tops, list),
+        (quick.output, str),
+        (quick.dirs, dict),
+        (quick.files, dict),
+        (quick.extra, bool),
+    )
+    if not all(type(value) is kind for value, kind in shapes):
+        raise TypeError("not a quick record")
+    return quick
+
+
+def output_current(files: dict[str, list[int]], present: dict[str, list[int]] | None, *, prune: bool) -> bool:
+    """The output (`present`, its stat data) holds every file the recorded build left, unchanged,
+    and nothing a build would remove."""
     if present is None:
         return False
-    if any(present.get(rel) != stat for rel, stat in record.files.items()):
+    if any(present.get(rel) != stat for rel, stat in files.items()):
         return False
-    extra = present.keys() - record.files.keys()
+    extra = present.keys() - files.keys()
     # Objects of earlier builds are kept unless --prune; any other extra file a build would delete.
     return not extra if prune else all(is_object(rel) for rel in extra)
+
+
+def debris(dist: Path) -> bool:
+    """A killed build left a tree beside the output, which a real build cleans up."""
+    try:
+        names = os.listdir(dist.parent)
+    except OSError:
+        return True
+    tmp, old = f".{dist.name}.tmp-", f".{dist.name}.old-"
+    return any(n.startswith(tmp) or n.startswith(old) for n in names)

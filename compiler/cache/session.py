@@ -1,106 +1,72 @@
 """The cache's door (Session) and its guarantee: incremental builds from `<project>/.skillc-cache/`.
 
-Three levels:
+Four levels:
 
-- The no-op fast path (`build.json`, its `inputs`). Before discover reads a
-  byte, one stat walk (an os.scandir per directory, a stat per directory and
-  per file) compares every walked directory's listing and stat data and every
-  input file's size, mtime_ns, ctime_ns and inode with what they were when
-  the last successful build read them. When all match, and the config, the
-  template, the flags and the compiler are those of that build (they are
-  read and hashed, as always), the inputs are taken to be unchanged without
-  reading them, as git's index and make do, and the build is replayed as below.
-- The build record (`build.json`), keyed by content. When the build hash
-  (every input byte, the config, the template, the generator), the
-  compiler's own fingerprint, the flags and the discovery diagnostics are
-  those of the last successful build, and the output directory still holds
-  exactly the files that build left there (same size, mtime, ctime, inode and type, checked with
-  one directory walk), `build` skips every stage after discover and replays
-  that build's diagnostics (`report.json`), discover's own warnings among
-  them. A build with errors is never recorded, so never replayed.
-- The memo (`memo.json`), each entry keyed by a digest of everything it was
-  made from: the result of checking one SKILL.md (parse, schema, name rules)
-  by its bytes, path, command and source (`SkillSource.origin`); the catalog
-  entry cost of a skill by the template and the entry's fields; and each
-  persona's catalog text and packing (what was included, the descriptions
-  cut, the diagnostics: the rest is derived from the candidates) by the key
-  the memo derives from its entries, persona, budget settings and template (memo.py).
-  A changed tree re-parses and re-renders only what those keys say changed;
-  resolution runs whole (memoising it costs more than it saves, see
-  memo.py), and the index, shards and persona metas are assembled again.
+- The quick no-op (quick.py), before the config is parsed: the config side by its raw bytes, the
+  inputs by one digest of a stat walk, the output by its folders, index, marker and the files
+  that are not objects. Nothing is parsed; YAML, JSON Schema and Jinja2 are not imported.
+- The no-op path (`head.json`), after the config is parsed: when the walk's digest and the
+  head key (config, template, flags, compiler, their diagnostics) are those of the last
+  successful build, the inputs are taken to be unchanged without reading them, as git's index
+  and make do, and the build is replayed as below.
+- The build record, keyed by content. When the build hash (every input byte, the config, the
+  template, the generator), the compiler's own fingerprint, the flags and the discovery
+  diagnostics are those of the last successful build, and the output directory still holds
+  exactly the files that build left there (same size, mtime, ctime, inode and type against
+  `outputs.json`, checked with one directory walk), `build` skips every stage after discover and
+  replays that build's diagnostics (`report.json`). A build with errors is never recorded, so
+  never replayed.
+- The memo (memo.py), each entry keyed by a digest of everything it was made from: the result of
+  checking one SKILL.md (parse, schema, name rules) by its bytes, path, command and source, kept
+  in 256 bucket files by path so that an edit rewrites one; the catalog entry cost of a skill by
+  the template and the entry's fields; and each persona's catalog text and packing by the key the
+  memo derives from its entries, persona, budget settings and template. A changed tree re-parses
+  and re-renders only what those keys say changed; resolution runs whole (memoising it costs
+  more than it saves, see memo.py), and the index, shards and persona metas are assembled again.
   Entries not used by a build are dropped, so the memo follows the tree.
 
-The trade-off of the fast path: a content change that keeps a file's size,
-mtime_ns, ctime_ns and inode is not noticed, and the old output is kept. An
-ordinary write cannot do that: it sets the ctime to the current time, which
-utime() cannot set back. The stat data is taken after a file system time
-stamp and before the read, and is recorded only when every input and
-directory is older than the stamp, so a write during a build, or in the same
-clock tick as the stat, is seen too. What remains: a clock set back, a file
-system without a real ctime or with a coarser clock than the one
-`.skillc-cache/` is on (a source on another mount), and tools that write the
-device under the file system. `build --no-cache`, or touching the file (the
-next build then reads every input), brings such a change in; `check` never
-uses the cache, so CI still sees the truth.
-Trees holding a symlink to a directory always take the content path (discover
-follows it, with loop and escape checks the stat walk does not repeat), and
-any change in a walked directory, even a hidden file, makes the next build
-read the inputs once.
+The trade-off of the stat data: a content change that keeps a file's size, mtime_ns, ctime_ns and
+inode is not noticed, and the old output is kept. An ordinary write cannot do that: it sets the
+ctime to the current time, which utime() cannot set back. The stat data is taken after a file
+system time stamp and before the read, and is recorded only when every input is older than the
+stamp, so a write during a build, or in the same clock tick as the stat, is seen too. What
+remains: a clock set back, a file system without a real ctime or with a coarser clock than the
+one `.skillc-cache/` is on (a source on another mount), and tools that write the device under the
+file system. `build --no-cache`, or touching the file (the next build then reads every input),
+brings such a change in; `check` never uses the cache, so CI still sees the truth. Trees holding a
+symlink to a directory always take the content path (discover follows it, with loop and escape
+checks the stat walk does not repeat), and any change in a walked directory, even a file no build
+reads, makes the next build read the inputs once.
 
-Trust: a cache directory may arrive with an untrusted checkout or archive.
-Nothing in it is ever executed (JSON, never pickle), and every file carries an
-HMAC-SHA256 made with a per-user key kept outside the project
-(`$XDG_CACHE_HOME/skillc/key`, else `~/.cache/skillc/key`), so a foreign,
-truncated, hand-edited or older-format file is not used: the build runs from
-scratch, and its output is the same bytes either way. When no key can be read
-or created the cache is off.
+Trust: a cache directory may arrive with an untrusted checkout or archive. Nothing in it is ever
+executed (JSON, never pickle), and every file carries an HMAC-SHA256 made with a per-user key kept
+outside the project (`$XDG_CACHE_HOME/skillc/key`, else `~/.cache/skillc/key`), so a foreign,
+truncated, hand-edited or older-format file is not used: the build runs from scratch, and its
+output is the same bytes either way. When no key can be read or created the cache is off.
 
-Each build reads the cache once and writes it at most once (and a time stamp
-file, deleted at once); nothing here is global.
+Each build reads each cache file at most once and writes only those whose content changed (and a
+time stamp file, deleted at once); nothing here is global.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
-import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
 from .. import fs
 from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config
+from ..options import Options
 from .codec import Report
 from .memo import Memo, Stats
-from .records import Record, Records, build_key, head_key
-from .snapshot import Snapshot, Walked, for_inputs, take_snapshot
+from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, watch_list
+from .records import Quick, Record, Records, build_key, head_key
+from .snapshot import Snapshot, Walked, recordable, take_snapshot, walk_tops
 from .store import DIRNAME, load_key
-
-FORMAT = 5  # 2: memo entries carry frontmatter anchors; 3: output files by [size, mtime, ctime, inode, mode]; 4: report text; 5: catalog keys by the memo
-
-
-def fingerprint() -> str:
-    """The compiler's own sources and schemas, Python, and the parsing libraries.
-
-    Any edit to skillc itself, or an upgrade of PyYAML, jsonschema or Jinja2
-    (their module files change), makes every cached result a miss.
-    """
-    import jinja2
-    import jsonschema
-    import yaml
-
-    h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0libyaml={yaml.__with_libyaml__}\0".encode())
-    here = Path(__file__).resolve().parent.parent
-    for path in sorted([*here.glob("**/*.py"), *here.glob("schemas/*.json"), *here.glob("templates/*")]):
-        h.update(f"{path.relative_to(here)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
-    for module in (yaml, jsonschema, jinja2):
-        st = os.stat(module.__file__ or "")
-        h.update(f"{module.__name__}\0{module.__file__}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -132,47 +98,67 @@ D = TypeVar("D", bound=Discovered)
 class Session:
     """The cache's one door for one build. The pipeline calls `replay` once (before and after
     discover, which it hands in), passes `memo` to the stages, and calls `finish` once after the
-    write; it knows nothing of keys, snapshots or files."""
+    write; it knows nothing of keys, snapshots or files. (`quick`, before the config is parsed,
+    is the door's front step.)"""
 
     def __init__(
         self,
         config: Config,
-        directory: Path,
-        signing_key: bytes,
-        config_hash: str,
-        head_diags: tuple[Diagnostic, ...],
+        records: Records,
+        head: tuple[str, tuple[Diagnostic, ...], bytes],
+        options: Options,
         prune: bool,
+        walked: tuple[Snapshot | None, tuple[tuple[str, str], ...] | None],
     ):
-        self.config, self.prune = config, prune
+        config_hash, head_diags, self.template_source = head
+        self.config, self.options, self.prune = config, options, prune
         self.dist = config.root / config.output
         self.stats = Stats()
-        compiler_id = fingerprint()
-        self.records = Records(directory, signing_key, compiler_id, FORMAT, self.stats)
-        self._memo = Memo(directory, signing_key, compiler_id, FORMAT, self.stats)
+        self.records = records
+        directory = records.directory
+        self._memo = Memo(directory, records.signing_key, records.fingerprint, FORMAT, self.stats)
         self._memo_loaded = False
-        self.now = take_snapshot(config, directory, head_key(compiler_id, config_hash, config, head_diags))
+        self.head_key = head_key(records.fingerprint, config_hash, config, head_diags)
+        sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
+        self.tops = walk_tops(sources, config.personas, config.root)
+        snapshot, tops = walked  # the quick path's walk, when it walked these very roots
+        self.now = (
+            snapshot if snapshot is not None and tops == self.tops else take_snapshot(self.tops, directory)
+        )
         self.build_key = ""
-        self.inputs: Snapshot | None = None
+        self.vouched = False  # the walk can vouch for every input this build read
 
     def replay(self, discover: Callable[[Walked | None], D]) -> Hit | D:
         """The recorded build when it is provably current, else what `discover` found.
 
-        First the no-op path: inputs unchanged by their stat data, output as the last build left
-        it, nothing read. Then `discover` runs (with the stat walk's listing, so nothing is listed
-        twice) and the content path compares the build key of what it read.
+        First the no-op path: inputs unchanged by their stat walk's digest, output as the last
+        build left it, nothing read. Then `discover` runs (with the stat walk's listing, so nothing
+        is listed twice) and the content path compares the build key of what it read.
         """
-        if self.now is not None:
-            hit = _hit(self.records.replay_unchanged(self.now, self.dist, prune=self.prune))
-            if hit is not None:
-                return hit
-        found = discover(self.now.walked if self.now else None)
-        self.inputs = for_inputs(self.now, found.input_paths)
-        self.build_key = build_key(self.records.fingerprint, found.build_hash, self.config, found.early)
-        hit = _hit(self.records.replay(self.build_key, self.dist, prune=self.prune))
+        record = self.records.record()
+        now = self.now
+        if (
+            record is not None
+            and now is not None
+            and record.inputs == now.digest
+            and record.head_key == self.head_key
+        ):
+            found = self.records.replay(record.build_key, self.dist, prune=self.prune)
+            if found is not None:
+                self.stats.replayed = self.stats.unread = True
+                self._keep(found[0], True)
+                return _hit(found)
+        found_inputs = discover(now.walked if now else None)
+        self.vouched = recordable(now, found_inputs.input_paths)
+        self.build_key = build_key(
+            self.records.fingerprint, found_inputs.build_hash, self.config, found_inputs.early
+        )
+        hit = self.records.replay(self.build_key, self.dist, prune=self.prune)
         if hit is None:
-            return found
-        self.records.save_inputs(self.inputs)  # so that the next no-op build need not read them
-        return hit
+            return found_inputs
+        self.stats.replayed = True
+        self._keep(hit[0], self.vouched)  # so that the next no-op build need not read the inputs
+        return _hit(hit)
 
     @property
     def memo(self) -> Memo:
@@ -181,7 +167,7 @@ class Session:
             self._memo.load()
             record = self.records.record()
             if record is not None and record.dist == str(self.dist.resolve()):
-                self._memo.output_files = record.files
+                self._memo.output_files = self.records.outputs()
             self._memo_loaded = True
         return self._memo
 
@@ -215,28 +201,60 @@ class Session:
                 return
         except OSError:
             return
-        record = Record(
-            self.build_key,
-            str(self.dist.resolve()),
-            {rel: present[rel] for rel in files},
-            *summary,
-            self.inputs,
+        inputs, quick = self._vouch(present, files)
+        record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary, inputs, quick)
+        self.records.save(record, {rel: present[rel] for rel in files}, diagnostics)
+
+    def _keep(self, record: Record, vouched: bool) -> None:
+        """After a replay the quick path missed: record what lets the next one hit."""
+        if not vouched or self.now is None:
+            return
+        present = self.records.scanned  # replay has just walked the output: not again
+        files = self.records.outputs()
+        if present is None or files is None:
+            return
+        inputs, quick = self._vouch(present, files)
+        if (inputs, quick) != (record.inputs, record.quick):
+            self.records.save(replace(record, inputs=inputs, quick=quick), None, None)
+
+    def _vouch(self, present: dict[str, list[int]], files: Iterable[str]) -> tuple[str | None, Quick | None]:
+        """The inputs' digest and the quick path's record, when the walk can vouch for the inputs."""
+        if self.now is None or not (self.vouched or self.stats.unread):
+            return None, None
+        watched = watch_list(self.config, self.template_source)
+        config_path = self.config.root / self.config.config_rel
+        quick = replace(
+            output_signature(self.dist, present, files),
+            head=quick_head(self.records.fingerprint, config_path, self.options, watched),
+            watched=watched,
+            tops=[list(top) for top in self.tops],
+            output=self.config.output,
         )
-        self.records.save(record, diagnostics)
+        return self.now.digest, quick
 
 
-def _hit(found: tuple[Record, Report] | None) -> Hit | None:
-    if found is None:
-        return None
+def _hit(found: tuple[Record, Report]) -> Hit:
     record, report = found
     return Hit(record.skills, record.personas, record.objects, report)
 
 
+def quick_hit(early: Early | None) -> Hit | None:
+    """The quick path's replayed build, if it had one."""
+    return None if early is None or early.hit is None else _hit(early.hit)
+
+
 def open_session(
-    config: Config, config_hash: str, head_diags: tuple[Diagnostic, ...], *, prune: bool
+    config: Config,
+    head: tuple[str, tuple[Diagnostic, ...], bytes],
+    options: Options,
+    *,
+    prune: bool,
+    early: Early | None = None,
 ) -> Session | None:
     """The cache's door for one build; None when the cache is off (no key can be kept, or
-    `.skillc-cache` is not a real directory)."""
+    `.skillc-cache` is not a real directory). `head`: the config hash (generator, config and
+    template), the config side's diagnostics, the template's sources; `early`: what the quick
+    path (quick.py) found, so nothing is read or walked twice."""
     directory = config.root / DIRNAME
     try:  # something planted at the name (a symlink out of the project, a FIFO): never read or written through
         if not stat.S_ISDIR(os.lstat(directory).st_mode):
@@ -245,9 +263,12 @@ def open_session(
         pass
     except OSError:
         return None
-    signing_key = load_key()
-    return (
-        None
-        if signing_key is None
-        else Session(config, directory, signing_key, config_hash, head_diags, prune)
-    )
+    if early is not None and early.records.directory == directory:
+        records = early.records
+    else:
+        signing_key = load_key()
+        if signing_key is None:
+            return None
+        records = Records(directory, signing_key, fingerprint(), FORMAT)
+    walked = (early.snapshot, early.tops) if early is not None else (None, None)
+    return Session(config, records, head, options, prune, walked)

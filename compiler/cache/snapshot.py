@@ -1,20 +1,24 @@
 """The input snapshot: one stat walk of the sources and personas, without reading a byte.
 
-The cache's no-op path compares two of these (see session.py for the guarantee and its limits).
+The cache's no-op path compares one digest of it with the last build's (see session.py for the
+guarantee and its limits); discover walks with what it saw instead of walking again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+import orjson
 
 from .. import fs
-from ..model import Config
-from ..names.paths import ignored, nfc
+from ..names.paths import IGNORED_DIRS, nfc
+
+Tops = tuple[tuple[str, str], ...]  # each walked root: (its config path, where it is on disk)
 
 
 @dataclass(frozen=True)
@@ -25,16 +29,18 @@ class Snapshot:
     stat changes its stat data too (see `take_snapshot` for the clock).
     """
 
-    head: str  # key of config, template, flags and their diagnostics (no input bytes)
     stamp: int  # file system time taken before the walk, in ns
     roots: dict[str, str]  # each walked root (config path) -> its real path
     dirs: dict[str, list[str]]  # each walked directory -> its entries, "<kind><name>", sorted
-    # ... and its [mtime_ns, ctime_ns, inode]: a listing can change and change back
-    # while a build runs; the directory's ctime cannot (see `take_snapshot`).
-    dir_stats: dict[str, list[int]]
-    files: dict[str, list[int]]  # path -> [size, mtime_ns, ctime_ns, inode] (inputs only, once recorded)
+    files: dict[str, list[int]]  # every walked file -> [size, mtime_ns, ctime_ns, inode]
     # What this walk saw, for discover to use instead of walking again (in memory only, never recorded).
     walked: Walked | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def digest(self) -> str:
+        """One digest of everything the walk saw: the no-op path compares it, and nothing else."""
+        data = orjson.dumps([self.roots, self.dirs, self.files])
+        return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -42,12 +48,14 @@ class Walked:
     """Listings and lstat results by absolute path, as the stat walk found them.
 
     discover walks with these instead of os.listdir and os.lstat, so a build walks its inputs once.
-    Anything the stat walk did not stat as itself (a symlink, a FIFO) is asked of the system again:
-    discover's checks of links and special files see the real thing.
+    Anything the stat walk did not stat as itself (a symlink, a FIFO, a walked root) is asked of
+    the system: discover's checks of links and special files see the real thing. A directory's
+    lstat comes from its directory entry on first use, so a no-op build never asks for it.
     """
 
     listings: dict[str, list[str]]  # directory -> its entries' names as on disk
-    stats: dict[str, os.stat_result]  # directory or regular file -> its lstat
+    stats: dict[str, os.stat_result]  # regular file -> its lstat
+    entries: dict[str, os.DirEntry[str]]  # directory below a root -> its entry
 
     def listdir(self, path: str) -> list[str]:
         found = self.listings.get(path)
@@ -55,29 +63,37 @@ class Walked:
 
     def lstat(self, path: str) -> os.stat_result:
         found = self.stats.get(path)
-        return found if found is not None else os.lstat(path)
+        if found is not None:
+            return found
+        entry = self.entries.get(path)
+        if entry is None:
+            return os.lstat(path)
+        found = self.stats[path] = entry.stat(follow_symlinks=False)  # discover asks again and again
+        return found
 
 
-def take_snapshot(config: Config, directory: Path, head: str) -> Snapshot | None:
+def walk_tops(sources: Iterable[tuple[str, Path]], personas: str | None, root: Path) -> Tops:
+    """What the walk covers: every source (config path, directory) and the personas directory."""
+    tops = [(rel, str(where)) for rel, where in sources]
+    return (*tops, (personas, str(root / personas))) if personas else tuple(tops)
+
+
+def take_snapshot(tops: Tops, directory: Path) -> Snapshot | None:
     """Stamp the file system's clock, then stat the inputs; None when either fails.
 
-    The stamp comes first, then each directory's and file's stat, and only
-    then does discover read. Any change after the stamp (a write, a chmod,
-    an entry added to or removed from a directory) sets the ctime of the file
-    or directory to the stamp or later, so one whose recorded ctime is older
-    than the stamp cannot change, even while this build runs, without the
-    next walk seeing another ctime. Snapshots holding a newer ctime are not
-    recorded (`for_inputs`): a coarse clock gives writes within one tick the
-    same time stamp.
+    The stamp comes first, then each file's stat, and only then does discover
+    read. Any change after the stamp (a write, a chmod) sets the ctime of the
+    file to the stamp or later, so one whose recorded ctime is older than the
+    stamp cannot change, even while this build runs, without the next walk
+    seeing another ctime. Snapshots holding a newer ctime are not recorded
+    (`recordable`): a coarse clock gives writes within one tick the same time
+    stamp. A directory's listing is in the snapshot itself, and discover walks
+    that very listing (`Walked`), so a directory needs no stat of its own.
     """
     stamp = _fs_now(directory)
     if stamp is None:
         return None
-    walked = _stat_walk(config)
-    if walked is None:
-        return None
-    roots, dirs, dir_stats, files, seen = walked
-    return Snapshot(head, stamp, roots, dirs, dir_stats, files, seen)
+    return _stat_walk(tops, stamp)
 
 
 def _fs_now(directory: Path) -> int | None:
@@ -98,61 +114,57 @@ def _fs_now(directory: Path) -> int | None:
         return None
 
 
-def _stat_walk(
-    config: Config,
-) -> tuple[dict[str, str], dict[str, list[str]], dict[str, list[int]], dict[str, list[int]], Walked] | None:
+def _stat_walk(tops: Tops, stamp: int) -> Snapshot | None:
     """Listings and stat data below every source and the personas directory, as discover walks them.
 
     One os.scandir per directory: the entry type comes with the listing, so
-    only directories and files are stat'ed. None for a tree this cannot vouch
-    for: a symlink to a directory (discover follows it, with loop and escape
-    checks this walk does not repeat) or two names with one NFC form.
+    only files are stat'ed. None for a tree this cannot vouch for: a symlink
+    to a directory (discover follows it, with loop and escape checks this walk
+    does not repeat) or two names with one NFC form.
     """
     roots: dict[str, str] = {}
     dirs: dict[str, list[str]] = {}
-    dir_stats: dict[str, list[int]] = {}
     files: dict[str, list[int]] = {}
-    seen = Walked({}, {})
+    seen = Walked({}, {}, {})
     try:
-        tops = [(s, config.source_dir(i)) for i, s in enumerate(config.sources)]
-        tops += [(config.personas, config.root / config.personas)] if config.personas else []
         for top, where in tops:
             roots[top] = os.path.realpath(where)
-            stack = [(top, str(where))]
+            stack = [(top, where)]
             while stack:
                 rel, path = stack.pop()
-                st = os.stat(path)  # before the listing: an entry added after it changes the ctime
-                dir_stats[rel] = [st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-                seen.stats[path] = st  # a real directory (a linked one ends the walk): stat is lstat
                 listing: list[str] = []
                 names = seen.listings[path] = []
                 with os.scandir(path) as it:
                     for entry in it:
-                        names.append(entry.name)
-                        name = nfc(entry.name)
-                        if ignored(name):
+                        raw = entry.name
+                        names.append(raw)
+                        name = raw if raw.isascii() else nfc(raw)  # ASCII is NFC already
+                        if name in IGNORED_DIRS:
                             continue
-                        kind = _kind(entry)
+                        child = f"{rel}/{name}"
+                        # The entry's type comes with the listing: no system call but for a link.
+                        if entry.is_dir(follow_symlinks=False):
+                            listing.append("d" + raw)
+                            stack.append((child, entry.path))
+                            seen.entries[entry.path] = entry
+                            continue
+                        kind = "f" if entry.is_file(follow_symlinks=False) else _kind(entry)
                         if kind is None:
                             return None
                         # A symlink is recorded with its target text: retargeting it changes the listing.
-                        listing.append(
-                            kind + entry.name + (f"\0{os.readlink(entry.path)}" if kind == "l" else "")
-                        )
-                        child = f"{rel}/{name}"
-                        if kind == "d":
-                            stack.append((child, entry.path))
-                        elif kind == "f" or (kind == "l" and entry.is_file()):
+                        listing.append(kind + raw + (f"\0{os.readlink(entry.path)}" if kind == "l" else ""))
+                        if kind == "f" or (kind == "l" and entry.is_file()):
                             if child in files:
                                 return None
                             st = entry.stat()  # through a symlink: the file discover reads
                             files[child] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
                             if kind == "f":  # not a link: its stat is its lstat
                                 seen.stats[entry.path] = st
-                dirs[rel] = sorted(listing)
+                listing.sort()
+                dirs[rel] = listing
     except OSError:
         return None
-    return roots, dirs, dir_stats, files, seen
+    return Snapshot(stamp, roots, dirs, files, seen)
 
 
 def _kind(entry: os.DirEntry[str]) -> str | None:
@@ -164,59 +176,13 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
     return "f" if entry.is_file(follow_symlinks=False) else "o"
 
 
-def for_inputs(snapshot: Snapshot | None, inputs: Iterable[str]) -> Snapshot | None:
-    """The snapshot cut down to these input files; None if one is missing or anything is too new to vouch for."""
-    if snapshot is None or any(st[1] >= snapshot.stamp for st in snapshot.dir_stats.values()):
-        return None
-    files: dict[str, list[int]] = {}
+def recordable(snapshot: Snapshot | None, inputs: Iterable[str]) -> bool:
+    """The snapshot can vouch for these input files: each was walked, and none changed in the
+    stamp's clock tick or after it."""
+    if snapshot is None:
+        return False
     for rel in inputs:
         st = snapshot.files.get(rel)
-        if st is None or st[2] >= snapshot.stamp:  # changed in the stamp's clock tick, or after it
-            return None
-        files[rel] = st
-    return replace(snapshot, files=files)
-
-
-def same_inputs(recorded: Snapshot, now: Snapshot) -> bool:
-    """Same config side, same roots, same directories, and every recorded input with the same stat data."""
-    return (
-        recorded.head == now.head
-        and recorded.roots == now.roots
-        and recorded.dir_stats == now.dir_stats
-        and recorded.dirs == now.dirs
-        and all(now.files.get(rel) == st for rel, st in recorded.files.items())
-    )
-
-
-def encode_snapshot(snap: Snapshot | None) -> dict[str, Any] | None:
-    # Not dataclasses.asdict: it deep-copies 30,000 lists (0.15 s at 10,000 skills).
-    if snap is None:
-        return None
-    return {
-        "head": snap.head,
-        "stamp": snap.stamp,
-        "roots": snap.roots,
-        "dirs": snap.dirs,
-        "dir_stats": snap.dir_stats,
-        "files": snap.files,
-    }
-
-
-def decode_snapshot(data: Any) -> Snapshot | None:
-    if not isinstance(data, dict):
-        return None
-    try:
-        snap = Snapshot(
-            data["head"], data["stamp"], data["roots"], data["dirs"], data["dir_stats"], data["files"]
-        )
-    except (KeyError, TypeError):
-        return None
-    shapes = (
-        (snap.head, str),
-        (snap.stamp, int),
-        (snap.roots, dict),
-        (snap.dirs, dict),
-        (snap.dir_stats, dict),
-        (snap.files, dict),
-    )
-    return snap if all(type(value) is kind for value, kind in shapes) else None
+        if st is None or st[2] >= snapshot.stamp:
+            return False
+    return True

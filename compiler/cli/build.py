@@ -120,7 +120,7 @@ def _build(
         pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
         say(
             fmt,
-            f"skillc: {result.config.output}/ {state}: {counts.skills} skills, "
+            f"skillc: {result.output_rel}/ {state}: {counts.skills} skills, "
             f"{counts.personas} personas, {counts.objects} objects{pruned} "
             f"({time.perf_counter() - started:.2f}s)",
         )

@@ -42,21 +42,28 @@ def repository_top(project: Path) -> Path:
     return here
 
 
+def outer_folders(project: Path, roots: tuple[Path, ...]) -> list[Path]:
+    """The folders above each walked root, within the repository, from its top down: where
+    `outer_files` looks (the build cache watches the same places)."""
+    top = repository_top(project)
+    folders: set[Path] = set()
+    for root in roots:
+        real = root.resolve()
+        if real != top and top in real.parents:
+            folders.update(p for p in real.parents if p == top or top in p.parents)
+    return sorted(folders, key=lambda p: len(p.parts))
+
+
 def outer_files(project: Path, roots: tuple[Path, ...]) -> tuple[tuple[OuterFile, ...], tuple[Problem, ...]]:
     """The ignore files of the folders above each walked root, from the repository's top down.
 
     A root outside the repository (a source in `~/.claude/skills`) has none: its own walk reads its
     own ignore files.
     """
-    top, base = repository_top(project), project.resolve()
-    folders: set[Path] = set()
-    for root in roots:
-        real = root.resolve()
-        if real != top and top in real.parents:
-            folders.update(p for p in real.parents if p == top or top in p.parents)
+    base = project.resolve()
     found: list[OuterFile] = []
     problems: list[Problem] = []
-    for folder in sorted(folders, key=lambda p: len(p.parts)):
+    for folder in outer_folders(project, roots):
         rel = Path(os.path.relpath(folder, base)).as_posix()
         for name in IGNORE_FILES:
             data = _read(str(folder / name), f"{rel}/{name}", problems)

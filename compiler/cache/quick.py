@@ -1,0 +1,214 @@
+"""The no-op path before the config is parsed: a build proven current from raw bytes and stat data.
+
+When nothing changed, `skillc build` must not pay for YAML, JSON Schema or Jinja2. So this path
+never imports them: it reads the recorded build (`head.json`), and checks, in order of cost,
+
+1. the compiler (`fingerprint`, from stat data), the config path and the options;
+2. every file the config side reads or looks for (the config, `pyproject.toml` beside it, the
+   template and what it includes, the ignore files above the walked roots, the `.git` that marks
+   the repository top), each by its raw bytes or its absence (`watch_list` names them);
+3. one digest of the inputs' stat walk (snapshot.py), against the one recorded;
+4. the output by its directories, index, marker and persona files (`same_output`): objects are
+   named by their hashes, so an object added or removed changes its folder's stat data.
+
+A miss hands the walk on to the Session, so the build does not walk its inputs twice.
+The limits: an object edited in place keeps its folder's stat data and is not noticed here (the
+content path, `--no-cache` and `skillc check` notice it); the rest is session.py's stat-data limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import stat
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import fs
+from ..format.layout import is_object
+from ..options import Options
+from .codec import Report
+from .memo import digest
+from .records import Quick, Record, Records, debris
+from .snapshot import Snapshot, Tops, take_snapshot
+from .store import DIRNAME, load_key
+
+if TYPE_CHECKING:
+    from ..model import Config
+
+# 6: per-skill memo buckets, the record by parts (head.json, outputs.json), the quick no-op path
+FORMAT = 6
+WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
+_LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
+
+
+def fingerprint() -> str:
+    """The compiler's own files, Python, and the parsing libraries, by stat data.
+
+    Any edit to skillc itself (it moves the file's ctime), or an upgrade of PyYAML, jsonschema or
+    Jinja2 (their package folders change), makes every cached result a miss. Nothing is imported.
+    """
+    h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0".encode())
+    here = Path(__file__).resolve().parent.parent
+    _stat_tree(h, str(here), "skillc")
+    for name in _LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None and spec.origin else ""
+        folder = os.path.dirname(origin) if spec is not None and spec.submodule_search_locations else ""
+        h.update(f"{name}\0{origin}\0".encode())
+        if folder:  # a package: its own folder (libyaml's extension module is in it)
+            _stat_tree(h, folder, name, depth=0)
+        elif origin:
+            _stat_one(h, origin, name)
+    return h.hexdigest()
+
+
+def _stat_tree(h: hashlib._Hash, top: str, label: str, depth: int = 8) -> None:
+    with os.scandir(top) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for entry in entries:
+        if entry.name == "__pycache__":
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if depth:
+                _stat_tree(h, entry.path, f"{label}/{entry.name}", depth - 1)
+        else:
+            _stat_one(h, entry.path, f"{label}/{entry.name}")
+
+
+def _stat_one(h: hashlib._Hash, path: str, label: str) -> None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        h.update(f"{label}\0-\n".encode())
+        return
+    h.update(f"{label}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
+
+
+def watch_list(config: Config, template_source: bytes) -> list[str]:
+    """Every file the config side reads or looks for, as project/config.py and stages/template.py do."""
+    from ..project import ignorefiles  # at record time only: the quick path reads the list
+    from ..project.config import DEFAULT_TEMPLATE
+    from ..project.pyproject import NAME as PYPROJECT
+
+    root = config.root
+    paths = [root / config.config_rel, root / PYPROJECT, root / DEFAULT_TEMPLATE, config.template]
+    # The template and each template it includes, imports or extends ("name\0digest" lines).
+    paths += [config.template.parent / line.split("\0")[0] for line in template_source.decode().splitlines()]
+    here = root.resolve()
+    for folder in (here, *here.parents):  # ignorefiles.repository_top looks for .git upwards
+        paths.append(folder / ".git")
+        if (folder / ".git").exists():
+            break
+    roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
+    roots += (root / config.personas,) if config.personas else ()
+    for folder in ignorefiles.outer_folders(root, roots):
+        paths += [folder / name for name in ignorefiles.IGNORE_FILES]
+    return list(dict.fromkeys(str(p) for p in paths))
+
+
+def quick_head(fingerprint: str, config_path: Path, options: Options, watched: Iterable[str]) -> str:
+    """The fingerprint, the config path, the options and each watched file's state, as one digest."""
+    flags = repr((options.strict, options.skip_invalid, options.verbose, options.ignore))
+    states = (part for path in watched for part in (path, _state(path)))
+    return digest("quick", fingerprint, str(config_path.resolve()), flags, *states)
+
+
+def _state(path: str) -> str:
+    try:
+        return hashlib.sha256(fs.read_regular(path, WATCH_CAP)).hexdigest()
+    except FileNotFoundError:
+        return "absent"
+    except fs.NotRegular:
+        return "not a file"
+    except OSError as exc:
+        return f"unreadable {exc.errno}"
+
+
+def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[str]) -> Quick:
+    """The output as the quick path checks it: every directory's stat data, and every file that is
+    no object (an incomplete Quick: the caller adds the head, the watch list and the tops)."""
+    dirs = {""} | {rel.rsplit("/", 1)[0] for rel in present if "/" in rel}
+    dirs |= {d.rsplit("/", i)[0] for d in list(dirs) for i in range(1, d.count("/") + 1)}
+    signature = {d: _dir_stat(dist / d if d else dist) for d in sorted(dirs)}
+    ours = set(files)
+    return Quick(
+        "",
+        [],
+        [],
+        "",
+        {d: s for d, s in signature.items() if s is not None},
+        {rel: st for rel, st in present.items() if not is_object(rel)},
+        any(rel not in ours for rel in present),
+    )
+
+
+def _dir_stat(path: Path) -> list[int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_ctime_ns, st.st_ino] if stat.S_ISDIR(st.st_mode) else None
+
+
+def same_output(dist: Path, quick: Quick) -> bool:
+    for rel, want in quick.dirs.items():
+        if _dir_stat(dist / rel if rel else dist) != want:
+            return False
+    for rel, want in quick.files.items():
+        try:
+            st = os.lstat(dist / rel)
+        except OSError:
+            return False
+        if [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode] != want:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Early:
+    """What the quick path found: the replayed build (`hit`), else the walk it took, for the build."""
+
+    records: Records
+    tops: Tops | None = None
+    snapshot: Snapshot | None = None
+    hit: tuple[Record, Report] | None = None
+
+
+def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
+    """The recorded build when nothing it depends on changed, checked without parsing the config;
+    None when the cache is off."""
+    directory = config_path.resolve().parent / DIRNAME
+    try:
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return None
+    except OSError:
+        return None
+    signing_key = load_key()
+    if signing_key is None:
+        return None
+    records = Records(directory, signing_key, fingerprint(), FORMAT)
+    record = records.record()
+    quick = record.quick if record is not None else None
+    if record is None or quick is None or record.inputs is None:
+        return Early(records)
+    if quick_head(records.fingerprint, config_path, options, quick.watched) != quick.head:
+        return Early(records)
+    tops = tuple((rel, where) for rel, where in quick.tops)
+    now = take_snapshot(tops, directory)
+    if now is None or now.digest != record.inputs:
+        return Early(records, tops, now)
+    dist = config_path.resolve().parent / quick.output
+    if (
+        str(dist.resolve()) != record.dist
+        or (prune and quick.extra)
+        or debris(dist)
+        or not same_output(dist, quick)
+    ):
+        return Early(records, tops, now)
+    report = records.report(record.build_key)
+    return Early(records, tops, now, None if report is None else (record, report))
