@@ -36,6 +36,9 @@ class Watcher:
             text=True,
             env=env,
             cwd=config.parent,
+            # A job started in the background inherits Ctrl-C ignored, and Python then leaves it so:
+            # the watch must see the test's SIGINT as a terminal's Ctrl-C.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

@@ -49,6 +49,8 @@ def _start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group: a terminal's Ctrl-C reaches every member
+        # not inherited from a background job, which starts with Ctrl-C ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not marker.exists():
