@@ -34,8 +34,8 @@ from ..model import (
 from ..names.confusables import skeleton
 from ..names.paths import CACHE_DIRNAME, IGNORED_DIRS, extension, ignored, nfc, sanitize_command, unsafe_name
 from ..project import ignorefiles
-from ..targets.model import Issue
-from ..targets.verdicts import suffix
+from ..targets.model import Issue, Verdict
+from ..targets.verdicts import any_verdict, suffix
 
 if TYPE_CHECKING:
     import pathspec
@@ -542,6 +542,7 @@ def _source_skills(
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
     if not skill_dirs:
         diags.append(_empty_source(config, src, hidden))
+    diags.extend(_hidden_for_targets(config, src, hidden))
     owned = _assign_files(tree.files, set(skill_dirs))
     problems = _assign_diagnostics(tree.diagnostics, src, set(skill_dirs), diags)
     return [
@@ -568,6 +569,24 @@ def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) ->
             continue
         found[d] = entry  # sorted: SKILL.md comes before skill.md
     return found
+
+
+def _hidden_for_targets(config: Config, src: str, hidden: list[str]) -> list[Diagnostic]:
+    """A skill in a hidden folder just below a source: skillc leaves it out, as the spec's clients
+    do, but a selected harness that loads it (Claude Code) would show it: say so (SKC217)."""
+    names = [t.name for t in config.targets]
+    if not any_verdict(Issue.HIDDEN_FOLDER, names, Verdict.LOADS):
+        return []
+    return [
+        dg.warning(
+            f"{src}/{d}/SKILL.md",
+            Code.TARGET_DIFFERS,
+            f"skill folder {d!r} is hidden: skillc does not compile it{suffix(Issue.HIDDEN_FOLDER, names)}."
+            " Rename the folder without its leading dot to compile it",
+        )
+        for d in hidden
+        if "/" not in d
+    ]
 
 
 def _is_hidden(d: str) -> bool:

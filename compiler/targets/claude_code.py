@@ -35,6 +35,7 @@ VERDICTS: Verdicts = {
     Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: both listed, by folder, the second without its (name) label
     Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: every odd name loaded; the label only when `Q_n` accepts it
     Issue.NAME_LENGTH: Verdict.LOADS,  # golden names: long65 listed
+    Issue.HIDDEN_FOLDER: Verdict.LOADS,  # golden discovery: .hidden1 listed (one level: .hidden2 below a folder is not)
 }
 
 

@@ -34,6 +34,7 @@ VERDICTS: Verdicts = {
     Issue.SAME_NAME: Verdict.LOADS,  # golden duplicates: `dup` listed twice; no precedence
     Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: Upper-Case, under_score, two words... listed
     Issue.NAME_LENGTH: Verdict.SKIPS,  # golden names: long65 absent
+    Issue.HIDDEN_FOLDER: Verdict.SKIPS,  # golden discovery: hidden folders skipped at any depth
 }
 INTRO = (
     "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the"

@@ -29,6 +29,7 @@ VERDICTS: Verdicts = {
     Issue.SAME_NAME: Verdict.SKIPS,  # golden duplicates: a later same-name skill replaces the earlier (a Map by name)
     Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: every odd name listed (`:\\/<>*?\"|` become -)
     Issue.NAME_LENGTH: Verdict.LOADS,  # golden names: long65 listed
+    Issue.HIDDEN_FOLDER: Verdict.SKIPS,  # golden discovery: .hidden1 absent
 }
 INTRO = (
     "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill"

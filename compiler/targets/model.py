@@ -69,6 +69,7 @@ class Issue(enum.Enum):
     LONG_COMPATIBILITY = "long-compatibility"  # over the spec's 500 characters (no harness reads it)
     LINK_OUTSIDE = "link-outside"  # a skill folder reached through a symlink out of the project
     MODEL_INVOCATION_OFF = "model-invocation-off"  # disable-model-invocation: true
+    HIDDEN_FOLDER = "hidden-folder"  # <root>/.x/SKILL.md: a skill folder whose name starts with a dot
     SAME_NAME = "same-name"  # two skills of one build share a `name` (different commands)
 
 

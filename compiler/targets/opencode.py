@@ -26,6 +26,7 @@ VERDICTS: Verdicts = {
     Issue.SAME_NAME: Verdict.SKIPS,  # docs/targets.md: one of the copies, picked at random, is loaded
     Issue.NAME_PATTERN: Verdict.LOADS,  # golden names: every odd name listed
     Issue.NAME_LENGTH: Verdict.LOADS,  # golden names: long65 listed
+    Issue.HIDDEN_FOLDER: Verdict.SKIPS,  # golden discovery: hidden folders skipped
 }
 INTRO = (
     "Skills provide specialized instructions and workflows for specific tasks.\n"

@@ -157,3 +157,20 @@ def test_two_skills_with_one_name_are_reported_with_what_each_harness_keeps(tmp_
     # skillc keys skills by command: without targets there is nothing to report
     cfg = project(tmp_path / "plain", files, "sources: [skills]\ndiagnostics:\n  SKC206: warning\n")
     assert not [d for d in build(cfg).diags if d.code == "SKC217"]
+
+
+def test_a_hidden_skill_folder_is_reported_when_a_selected_target_loads_it(tmp_path: Path) -> None:
+    files = {"skills/.hidden/SKILL.md": skill_md(".hidden"), "skills/seen/SKILL.md": skill_md("seen")}
+    cfg = project(tmp_path, files, _config("claude-code, codex"))
+    result = build(cfg)
+    assert result.exit_code == 0, result.stderr
+    assert [(d.path, d.message) for d in result.find("SKC217")] == [
+        (
+            "skills/.hidden/SKILL.md",
+            "skill folder '.hidden' is hidden: skillc does not compile it (claude-code: loads; codex: skips)."
+            " Rename the folder without its leading dot to compile it",
+        )
+    ]
+    # no selected target loads it: nothing to say
+    cfg = project(tmp_path / "codex", files, _config("codex"))
+    assert not build(cfg).find("SKC217")
