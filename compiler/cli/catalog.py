@@ -54,19 +54,31 @@ def catalog(
     project: Path | None,
 ) -> int:
     """Print the skill listing TARGET shows the model for PERSONA's export (docs/targets.md)."""
-    config = load_config(config_path)
-    setting = next((t for t in config.targets if t.name == target), TargetSetting(target))
-    dist_path = dist_path or config.root / config.output
-    try:
-        dist = reader.open(dist_path)
-    except reader.ReaderError as exc:
-        fail(f"{exc} (run `skillc build` first)", 1)
-    if persona not in dist.personas():
-        raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
-    budget = view.budget_for(target, window or setting.window, chars or setting.chars, config.budget_priority)
+    config, dist, budget = for_target(config_path, dist_path, target, window, chars)
+    known_persona(dist, persona)
     listing = view.listing_for(dist, target, persona, budget, project.absolute() if project else config.root)
     click.echo(listing.text if fmt == "text" else _json(target, persona, budget, listing))
     return 0
+
+
+def for_target(
+    config_path: Path | None, dist_path: Path | None, target: str, window: int | None, chars: int | None
+) -> tuple[Config, reader.Dist, view.Budget]:
+    """The config, the build (exit 1 when there is none) and the target's budget: the command line's
+    window or chars, else the config's `targets:` setting, else the harness's default (catalog, export)."""
+    config = load_config(config_path)
+    setting = next((t for t in config.targets if t.name == target), TargetSetting(target))
+    try:
+        dist = reader.open(dist_path or config.root / config.output)
+    except reader.ReaderError as exc:
+        fail(f"{exc} (run `skillc build` first)", 1)
+    budget = view.budget_for(target, window or setting.window, chars or setting.chars, config.budget_priority)
+    return config, dist, budget
+
+
+def known_persona(dist: reader.Dist, persona: str) -> None:
+    if persona not in dist.personas():
+        raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
 
 
 def load_config(config_path: Path | None) -> Config:

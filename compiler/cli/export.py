@@ -6,16 +6,14 @@ from pathlib import Path
 
 import click
 
-from .. import reader, targets
+from .. import targets
 from ..diagnostics import printable
 from ..errors import UsageError
-from ..model import TargetSetting
-from ..names.suggest import did_you_mean
 from ..output.export import write_export
 from ..targets import export as export_mod
 from ..targets import view
 from .boundary import fail
-from .catalog import load_config
+from .catalog import for_target, known_persona
 from .shared import CONFIG
 
 
@@ -53,17 +51,10 @@ def export(
     """Write into the project folder DEST what TARGET loads as project skills (docs/targets.md#export)."""
     if (persona is None) == (not all_personas):
         raise UsageError("give either --persona PERSONA or --all-personas")
-    config = load_config(config_path)
-    setting = next((t for t in config.targets if t.name == target), TargetSetting(target))
-    dist_path = dist_path or config.root / config.output
-    try:
-        dist = reader.open(dist_path)
-    except reader.ReaderError as exc:
-        fail(f"{exc} (run `skillc build` first)", 1)
-    if persona is not None and persona not in dist.personas():
-        raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, dist.personas())}")
+    _, dist, budget = for_target(config_path, dist_path, target, window, chars)
+    if persona is not None:
+        known_persona(dist, persona)
     personas = dist.personas() if all_personas else [persona or ""]
-    budget = view.budget_for(target, window or setting.window, chars or setting.chars, config.budget_priority)
     plan = export_mod.plan(dist, target, personas, per_persona=all_personas, budget=budget)
     for warning in plan.warnings:
         click.echo(printable(f"skillc: warning: {warning}"), err=True)
