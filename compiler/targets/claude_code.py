@@ -65,9 +65,24 @@ def shown_description(skill: Skill) -> tuple[str, bool]:
     text = description(skill)
     if skill.when_to_use:
         text = f"{text} - {skill.when_to_use}"
-    if len(text) > MAX_DESCRIPTION:
-        return text[: MAX_DESCRIPTION - 1] + "\u2026", True
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) > 2 * MAX_DESCRIPTION:  # JavaScript's length: UTF-16 code units
+        kept = units[: 2 * (MAX_DESCRIPTION - 1)].decode("utf-16-le", "surrogatepass")
+        return kept + "\u2026", True
     return text, False
+
+
+def width(text: str) -> int:
+    """The columns a line takes, as the budget counts them (`oe`: `Bun.stringWidth` with
+    `ambiguousIsNarrow`): two for wide and fullwidth characters (CJK, Hangul, most emoji), none
+    for combining marks, format and control characters, one for the rest (golden wide-<budget>)."""
+    return sum(_columns(c) for c in text)
+
+
+def _columns(c: str) -> int:
+    if unicodedata.category(c) in ("Mn", "Me", "Cf", "Cc"):
+        return 0
+    return 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
 
 
 def escape(text: str) -> str:
@@ -119,8 +134,8 @@ def name_only_for(skills: Sequence[Skill], chars: int, order: Sequence[str]) -> 
     listed = [s for s in sorted(skills, key=lambda s: s.folder) if "/" not in s.folder]
     listed = [s for s in listed if _listed_reason(s, {}) == ""]
     # escaped lengths, as the harness measures them (see _kept_descriptions)
-    full = {s.folder: len(escape(f"- {_label(s, listed)}: {shown_description(s)[0]}")) for s in listed}
-    bare = {s.folder: len(escape(f"- {s.folder}")) for s in listed}  # a name-only line: `- ${name}`
+    full = {s.folder: width(escape(f"- {_label(s, listed)}: {shown_description(s)[0]}")) for s in listed}
+    bare = {s.folder: width(escape(f"- {s.folder}")) for s in listed}  # a name-only line: `- ${name}`
     separators = max(0, len(listed) - 1)
     if sum(full.values()) + separators <= chars:
         return frozenset()
@@ -186,8 +201,8 @@ def _kept_descriptions(
     """
     # Lengths of the escaped lines: `<` and `>` count as `&lt;` and `&gt;` (golden
     # export-lead-2000: a description holding <b>bold</b> costs its escaped length).
-    full = {s.folder: len(escape(f"- {labels[s.folder]}: {shown_description(s)[0]}")) for s in flexible}
-    short = {s.folder: len(escape(f"- {labels[s.folder]}")) for s in listed}
+    full = {s.folder: width(escape(f"- {labels[s.folder]}: {shown_description(s)[0]}")) for s in flexible}
+    short = {s.folder: width(escape(f"- {labels[s.folder]}")) for s in listed}
     separators = max(0, len(listed) - 1)
     fixed = sum(short[s.folder] for s in listed if s.folder not in full)
     if sum(full.values()) + fixed + separators <= chars:

@@ -171,6 +171,26 @@ def many(project: Path, roots: Sequence[str], outside: Path) -> None:
         simple(root / f"s{i:02d}", f"s{i:02d}", text_of_length(f"s{i:02d}", length))
 
 
+# Descriptions whose display width differs from their length (Claude Code budgets by width).
+WIDE = (
+    ("w01", "Plain ASCII words that are forty chars."),
+    ("w02", "\u65e5\u672c\u8a9e\u306e\u8aac\u660e" * 5),  # CJK: two columns each
+    ("w03", "Plain ASCII again, sixty characters long, more or less here."),
+    ("w04", "e\u0301" * 20),  # a combining accent takes no column
+    ("w05", "\U0001f44d" * 10),  # an emoji: two columns, two UTF-16 units
+    ("w06", "\uff21\uff22\uff23" * 10),  # fullwidth Latin
+    ("w07", "\ud55c\uad6d\uc5b4" * 7),  # Hangul
+    ("w08", "\u00b1\u00a7" * 15),  # ambiguous width, read as narrow
+    ("w09", "Plain ASCII words once more, eighty characters long so that it weighs a lot."),
+)
+
+
+def wide(project: Path, roots: Sequence[str], outside: Path) -> None:
+    root = project / roots[0]
+    for folder, description in WIDE:
+        simple(root / folder, folder, description)
+
+
 def huge(project: Path, roots: Sequence[str], outside: Path) -> None:
     """60 skills of 1,200-character descriptions (~75,000 characters): where the default budget cuts."""
     root = project / roots[0]
@@ -286,5 +306,6 @@ FIXTURES: dict[str, Fixture] = {
     "args": args,
     "policy": policy,
     "names": names,
+    "wide": wide,
 }
 FIXTURES |= {f"export-{name}": _export(name) for name in ("lead", "ops", "guest", "ranked2000", "ranked8000")}

@@ -23,6 +23,14 @@ def test_greedy_first_fit_reproduces_the_recorded_listing(chars: int) -> None:
     assert claude_code.listing(many(), chars).text == golden("claude", f"many-{chars}")["text"]
 
 
+@pytest.mark.parametrize("chars", (150, 250, 350, 450))
+def test_the_budget_counts_display_columns(chars: int, tmp_path: Path) -> None:
+    """CJK, fullwidth and emoji take two columns, a combining accent none (golden wide-<chars>)."""
+    skills = fixture_skills("wide", ".claude/skills", tmp_path)
+    assert claude_code.listing(skills, chars).text == golden("claude", f"wide-{chars}")["text"]
+    assert claude_code.width("e\u0301\u65e5\U0001f44d\u00b1") == 6
+
+
 def test_every_name_stays_and_dropped_descriptions_are_reported() -> None:
     entries = claude_code.listing(many(), 2_000).entries
     assert all(e.listed for e in entries)
