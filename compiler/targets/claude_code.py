@@ -8,6 +8,7 @@ minified names as found there): the budget is `JZt`, the line renderer `r5n`, th
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
@@ -18,6 +19,7 @@ DEFAULT_WINDOW = 200_000  # `jws`: the window assumed when the model's is unknow
 BUDGET_FRACTION = 0.01  # `Uws`, overridable by the skillListingBudgetFraction setting
 CHARS_PER_TOKEN = 4  # `t5n`
 MAX_DESCRIPTION = 1_536  # `Gws`, overridable by the skillListingMaxDescChars setting
+_BREAKS = re.compile(r"[\r\n\t]+")
 _TRUE = frozenset({"true", "yes", "on", "1"})  # any case (golden fields: dmi-*/ui-*)
 
 # What it does with each trait graded validation reports (docs/targets.md "Field reading").
@@ -54,9 +56,10 @@ def flag(value: object) -> bool:
 
 
 def description(skill: Skill) -> str:
-    """The description, else the body's first non-empty line (golden fields: no-desc, empty-desc)."""
+    """The description, else the body's first non-empty line (golden fields: no-desc, empty-desc).
+    A run of line breaks and tabs becomes one space; spaces stay (golden spaces)."""
     if skill.description:
-        return skill.description
+        return _BREAKS.sub(" ", skill.description)
     return next((line.strip() for line in skill.body.splitlines() if line.strip()), "")
 
 

@@ -61,7 +61,9 @@ def budget(window: int | None) -> Budget:
 
 
 def loaded_description(text: str) -> str:
-    """The loader's cap (golden fields: long1100, long1600 -> 1,024 characters ending in ...)."""
+    """White space collapsed to single spaces (golden spaces), then the loader's cap (golden fields:
+    long1100, long1600 -> 1,024 characters ending in ...)."""
+    text = " ".join(text.split())
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 3] + "..."
 
 

@@ -191,6 +191,11 @@ def wide(project: Path, roots: Sequence[str], outside: Path) -> None:
         simple(root / folder, folder, description)
 
 
+def spaces(project: Path, roots: Sequence[str], outside: Path) -> None:
+    """Line breaks, tabs and runs of spaces in a description (a folded YAML block keeps them)."""
+    skill(project / roots[0] / "ws", 'name: ws\ndescription: "a  b\\nc\\td   e \\n\\n f"')
+
+
 def huge(project: Path, roots: Sequence[str], outside: Path) -> None:
     """60 skills of 1,200-character descriptions (~75,000 characters): where the default budget cuts."""
     root = project / roots[0]
@@ -307,5 +312,6 @@ FIXTURES: dict[str, Fixture] = {
     "policy": policy,
     "names": names,
     "wide": wide,
+    "spaces": spaces,
 }
 FIXTURES |= {f"export-{name}": _export(name) for name in ("lead", "ops", "guest", "ranked2000", "ranked8000")}

@@ -28,11 +28,12 @@ _RACY = ("duplicates", "shadowing")
 MATRIX: dict[str, list[tuple[str, int | None]]] = {
     "codex": [(f, None) for f in _ALL]
     + [("many", w) for w in (2_000, 8_000, 20_000, 40_000, 100_000, 400_000)]
-    + [("fields", 20_000), ("huge", None)],
+    + [("fields", 20_000), ("huge", None), ("spaces", None)],
     "claude": [(f, None) for f in (*_ALL, "args", "huge")]
     + [("many", b) for b in (300, 1_000, 2_000, 4_000, 8_000, 16_000)]
     + [("fields", 2_000)]
-    + [("wide", b) for b in (150, 250, 350, 450)],
+    + [("wide", b) for b in (150, 250, 350, 450)]
+    + [("spaces", None)],
     # Gemini's pick between two folders of one root follows the filesystem's directory order.
     "gemini": [(f, None) for f in _ALL if f != "duplicates"],
     # opencode picks among same-name skills differently from run to run (see docs/targets.md).

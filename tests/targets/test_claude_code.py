@@ -79,7 +79,7 @@ def test_flags_read_as_claude_code_reads_them(value: object, expected: bool) -> 
     assert claude_code.flag(value) is expected
 
 
-@pytest.mark.parametrize("fixture", ["fields", "discovery", "duplicates", "names"])
+@pytest.mark.parametrize("fixture", ["fields", "discovery", "duplicates", "names", "spaces"])
 def test_fixture_listing_equals_the_recorded_text(fixture: str, tmp_path: Path) -> None:
     skills = fixture_skills(fixture, ".claude/skills", tmp_path)
     assert claude_code.listing(skills, claude_code.budget(None)).text == golden("claude", fixture)["text"]

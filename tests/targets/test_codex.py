@@ -43,7 +43,8 @@ def test_loader_cuts_long_descriptions_to_1021_plus_dots() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fixture", "window"), [("fields", None), ("fields", 20_000), ("duplicates", None), ("names", None)]
+    ("fixture", "window"),
+    [("fields", None), ("fields", 20_000), ("duplicates", None), ("names", None), ("spaces", None)],
 )
 def test_fixture_listing_equals_the_recorded_text(fixture: str, window: int | None, tmp_path: Path) -> None:
     skills = [s for s in fixture_skills(fixture, ".agents/skills", tmp_path) if s.folder.count("/") < 6]
