@@ -16,7 +16,7 @@ from ..project import config as config_mod
 from ..targets import view
 from ..targets.model import Entry, Listing
 from .boundary import fail
-from .shared import CONFIG, emit, find_config
+from .shared import CONFIG, dist_option, emit, find_config
 
 
 @click.command()
@@ -28,13 +28,7 @@ from .shared import CONFIG, emit, find_config
 @click.option("--window", type=click.IntRange(min=1), help="The model's context window, in tokens.")
 @click.option("--chars", type=click.IntRange(min=1), help="claude-code: the listing budget in characters.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option(
-    "--dist",
-    "dist_path",
-    default=None,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Read this build directory instead of the project's output.",
-)
+@dist_option("Read")
 @click.option(
     "--project",
     "project",

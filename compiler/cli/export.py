@@ -14,7 +14,7 @@ from ..targets import export as export_mod
 from ..targets import view
 from .boundary import fail
 from .catalog import for_target, known_persona
-from .shared import CONFIG
+from .shared import CONFIG, dist_option
 
 
 @click.command()
@@ -30,13 +30,7 @@ from .shared import CONFIG
     help="claude-code: the model's context window, for budgets.priority.",
 )
 @click.option("--chars", type=click.IntRange(min=1), help="claude-code: the listing budget in characters.")
-@click.option(
-    "--dist",
-    "dist_path",
-    default=None,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Read this build directory instead of the project's output.",
-)
+@dist_option("Read")
 @click.argument("dest", type=click.Path(path_type=Path))
 def export(
     config_path: Path | None,

@@ -17,7 +17,7 @@ from ..project import config as config_mod
 from ..review import gitrefs
 from ..targets import view
 from .boundary import fail
-from .shared import COLOR, CONFIG, QUIET, emit, find_config
+from .shared import COLOR, CONFIG, QUIET, dist_option, emit, find_config
 
 # Exit codes, as `git diff` documents its own: 0 no change (or changes, without --exit-code or
 # --fail-on); 1 changes (with --exit-code) or a capability change (with --fail-on capabilities);
@@ -162,13 +162,7 @@ def _diff_inputs(
 
 @click.command()
 @CONFIG
-@click.option(
-    "--dist",
-    "dist_path",
-    default=None,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Audit this build directory instead of the project's output.",
-)
+@dist_option("Audit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @QUIET
 @COLOR

@@ -25,6 +25,19 @@ CONFIG_HELP = (
 CONFIG = click.option(
     "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
 )
+
+
+# A built output read in place of the project's (catalog, export, audit: their help says what for).
+def dist_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option(
+        "--dist",
+        "dist_path",
+        default=None,
+        type=click.Path(file_okay=False, path_type=Path),
+        help=f"{what} this build directory instead of the project's output.",
+    )
+
+
 FORMAT = click.option(
     "--format",
     "fmt",
