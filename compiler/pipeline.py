@@ -3,12 +3,14 @@ cache's door around it; the entry points are compile_project, build and check.""
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
 
 from . import diagnostics as dg
 from .cache import Hit, Memo, Report, Session, Stats, open_session, quick_hit, quick_replay
@@ -28,6 +30,33 @@ if TYPE_CHECKING:
     from .stages.budget import Packing
     from .stages.discover import Lstat
     from .stages.template import Template
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _uncollected(run: Callable[P, R]) -> Callable[P, R]:
+    """`run` with the cyclic garbage collector paused, as it was again after. A build's objects
+    live until it ends and form almost no cycles (418 unreachable objects after a build of 10,000
+    skills): each collection scanned the young ones for nothing, 0.1 s of a 10,000-skill build.
+    Paused, not off: a long-lived process (--watch) still collects, between builds."""
+
+    @functools.wraps(run)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return run(*args, **kwargs)
+        finally:
+            if was:
+                # The build's survivors go to the oldest generation as they are (freeze, then unfreeze:
+                # no scan); left young, the first allocation after would scan them all (0.08 s).
+                gc.freeze()
+                gc.unfreeze()
+                gc.enable()
+
+    return paused
 
 
 @dataclass(frozen=True)
@@ -120,6 +149,7 @@ class Front:
     diagnostics: tuple[Diagnostic, ...]  # config, overlap and template problems
 
 
+@_uncollected
 def compile_project(
     config_path: Path, options: Options = DEFAULTS, *, listdir: Callable[[str], Any] = os.listdir
 ) -> ConfigFailed | Compiled:
@@ -232,6 +262,7 @@ def _finish(
     return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
 
 
+@_uncollected
 def build(
     config_path: Path, options: Options = DEFAULTS, *, prune: bool = False, cache: bool = True
 ) -> tuple[Compilation, WriteResult | None]:
