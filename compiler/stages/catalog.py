@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Protocol
 
 from .. import diagnostics as dg
@@ -67,10 +68,10 @@ def catalogs(
     # A skill's candidate is the same for every persona: made once, not once per pair.
     made = {
         c: _candidate(program.skills[c], costs[c], template, config)
-        for c in dict.fromkeys(c for commands in listed.values() for c in commands)
+        for c in dict.fromkeys(chain.from_iterable(listed.values()))
     }
     for persona in program.personas.values():
-        candidates = tuple(made[c] for c in listed[persona.id])
+        candidates = tuple(map(made.__getitem__, listed[persona.id]))
         inputs = CatalogInputs(config, persona, template, entries, candidates)
         found = memo.recall(inputs) if memo else None
         if found is None:
