@@ -200,6 +200,9 @@ def _back(
     """validate -> resolve -> catalogs -> artifacts; `memo` skips unchanged per-file work.
 
     digest: the build hash when the caller already has it (hashing every input costs).
+    A caller that passes its only reference to `front` (`_back(_discovered(...))`) lets the inputs'
+    bytes go once the skills are checked and hashed: the SKILL.md files are then the program's text,
+    and the resources are held by the skills (about 220 MB fewer at 100,000 skills).
     """
     # The back end, imported here: a build the cache replays never needs it.
     from .output.assemble import artifacts
@@ -209,11 +212,12 @@ def _back(
     from .stages.skills import check_skills
     from .stages.validate import validate
 
-    config, template = front.config, front.template
+    config, template, head_diags, found = front.config, front.template, front.diagnostics, front.found
+    del front
     policy = Policy(config.severities, config.path_severities)
-    progress(f"validating {len(front.found.skills)} SKILL.md file(s)")
+    progress(f"validating {len(found.skills)} SKILL.md file(s)")
     program = validate(
-        front.found,
+        found,
         memo.check_skills(check_skills) if memo else None,
         skip_invalid=config.skip_invalid,
         policy=policy,
@@ -222,7 +226,10 @@ def _back(
     )
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
     # levelling them again would raise them back); the head's and the catalogs' are set here.
-    diags = tuple(policy.apply(front.diagnostics)) + program.diagnostics
+    diags = tuple(policy.apply(head_diags)) + program.diagnostics
+    if template is not None:
+        digest = digest or build_hash(config, found.inputs, template)
+    del found
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolved = resolve(program)
     if template is None:
@@ -234,7 +241,7 @@ def _back(
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, Code.TEMPLATE, f"template failed while rendering: {exc}")
         return _finish(config, program, resolved, {}, None, (*diags, failed))
-    digest = digest or build_hash(config, front.found.inputs, template)
+    assert digest is not None  # hashed above, with the template
     art = artifacts(config, program, resolved, template, texts, packings, digest)
     problems += over_bounds(art, config.config_rel)
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
