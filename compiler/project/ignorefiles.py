@@ -145,7 +145,10 @@ class Rules:
     _chains: dict[str, tuple[_Level, ...]] = field(default_factory=dict)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        levels = self._chain(rel.rpartition("/")[0])
+        folder = rel.rpartition("/")[0]
+        levels = self._chains.get(folder)  # known for every entry of a folder after its first
+        if levels is None:
+            levels = self._chain(folder)
         if not levels:
             return False  # the common case: no ignore file anywhere above
         path = rel + "/" if is_dir else rel

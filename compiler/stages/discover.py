@@ -280,7 +280,7 @@ class _WalkState:
         if reason:
             self.diags.append(dg.error(where, Code.UNSAFE_PATH, f"unsafe file name: {reason}"))
             return None
-        child = os.path.join(path, disk)
+        child = _under(path, disk)
         kind, st, linked = _classify(
             child, (self.confine, self.reserved, self.outside), where, ancestors, self.diags, self.lstat
         )
@@ -297,7 +297,7 @@ class _WalkState:
             return None
         # realpath lstats every component (0.4 s for 10,000 skills); a
         # plain directory's real path is its parent's plus its name.
-        real = os.path.realpath(child) if linked else os.path.join(here, disk)
+        real = os.path.realpath(child) if linked else _under(here, disk)
         first = self.seen.get(real)
         if first is not None:
             where_first = _join(self.rel_prefix, first) or "."
@@ -311,6 +311,12 @@ class _WalkState:
             return None
         self.seen[real] = child_rel
         return (child, child_rel, ancestors | {real}, real)
+
+
+def _under(folder: str, name: str) -> str:
+    """os.path.join(folder, name) for a name from a listing (never absolute, never empty), at a
+    third of its cost: it runs twice for each of the 29,000 entries of a 10,000-skill tree."""
+    return folder + name if folder.endswith(("/", os.sep)) else folder + os.sep + name
 
 
 def _unique(
