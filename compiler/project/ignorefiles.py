@@ -22,10 +22,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from ..format import files
+
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILES = (".gitignore", ".ignore")  # in this order: the later file's lines win
 IGNORE_CAP = 1024 * 1024
@@ -84,7 +86,11 @@ def _read(path: str, shown: str, problems: list[Problem]) -> bytes | None:
 
 def _spec(blobs: list[bytes]) -> pathspec.GitIgnoreSpec | None:
     lines = [line for blob in blobs for line in blob.decode("utf-8", "replace").splitlines()]
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    import pathspec  # only a tree with ignore files pays for it (14 ms of imports)
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 @dataclass(frozen=True)
