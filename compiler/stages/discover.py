@@ -272,8 +272,11 @@ class _WalkState:
         if ignored(name):
             return None
         child_rel = _join(rel, name)
-        as_file, as_dir = self.skip(child_rel, False), self.skip(child_rel, True)
-        if as_file and as_dir:
+        # Asked as a directory only when it matters: the entry is left out as a file too (then it
+        # is not even stat'ed), or it is a directory. A file, most entries, costs one question.
+        as_file = self.skip(child_rel, False)
+        as_dir = self.skip(child_rel, True) if as_file else None
+        if as_dir:
             return None
         where = _join(self.rel_prefix, child_rel)
         reason = unsafe_name(name)
@@ -293,7 +296,7 @@ class _WalkState:
             # A link is read at its target (checked above), so the read can refuse any link it meets.
             at = os.path.realpath(child) if linked else child
             self.files.append(Entry(child_rel, at, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino)))
-        if kind != "dir" or as_dir:
+        if kind != "dir" or (as_dir if as_dir is not None else self.skip(child_rel, True)):
             return None
         # realpath lstats every component (0.4 s for 10,000 skills); a
         # plain directory's real path is its parent's plus its name.
