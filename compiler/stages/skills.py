@@ -81,6 +81,8 @@ def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
 # copying it with replace().
 Packed = tuple[tuple[Any, ...] | None, tuple[Diagnostic, ...], str]
 _PACKED_FIELDS = tuple(f.name for f in fields(Skill) if f.name != "resources")
+# Where the resources go back among Skill's fields: the parent builds each Skill positionally.
+_RESOURCES_AT = [f.name for f in fields(Skill)].index("resources")
 # The sources the workers forked from this process check: a forked worker finds them here, in the
 # memory it shares with the parent until written, so no SKILL.md crosses a pipe. Set only while they run.
 _FORKED: Sequence[SkillSource] = ()
@@ -131,7 +133,8 @@ def _unpack(packed: Packed, src: SkillSource) -> SkillResult:
     vars(src.skill_md).setdefault("digest", digest)
     if row is None:
         return None, diags
-    return Skill(**dict(zip(_PACKED_FIELDS, row, strict=True)), resources=src.resources), diags
+    values: tuple[Any, ...] = (*row[:_RESOURCES_AT], src.resources, *row[_RESOURCES_AT:])
+    return Skill(*values), diags
 
 
 def _fork_context() -> Any:
