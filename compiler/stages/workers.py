@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 _TOKEN = 4  # bytes of a chunk number in the claims pipe
 # Chunks `share` takes at most: their numbers are written to the claims pipe before any process
-# reads it, so they must fit in a pipe's buffer (64 KiB on Linux, 16 KiB on some systems).
-MAX_CHUNKS = 4096
+# reads it, so they must fit in a pipe's buffer (64 KiB on Linux, at least 16 KiB on macOS): 4 KiB.
+MAX_CHUNKS = 1024
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _POLL_SECONDS = 0.5
