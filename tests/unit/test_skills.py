@@ -111,3 +111,12 @@ def test_chunks_of_a_worker_that_died_are_checked_here(monkeypatch: pytest.Monke
     monkeypatch.setattr(skills, "_check_range", dies)
     monkeypatch.setattr("os.cpu_count", lambda: 3)
     assert skills.check_skills(sources) == expected
+
+
+@pytest.mark.parametrize("count", [1, 99, 100, 101, 10_000, 102_400, 102_401, 300_000])
+def test_chunks_cover_every_file_once_within_the_claims_pipe(count: int) -> None:
+    from skillc.stages import skills, workers
+
+    ranges = skills._ranges(count)
+    assert len(ranges) <= workers.MAX_CHUNKS
+    assert [i for r in ranges for i in r] == list(range(count))
