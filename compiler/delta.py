@@ -247,38 +247,61 @@ def _delta(
         if one is None:
             return None
         checked[command] = one
-    found = _discovery(state, checked)
-    skills = dict(state.program.skills)
-    program_diags = Counter(state.program.diagnostics)
-    for command, one in checked.items():
-        skills[command] = one.skill
-        program_diags.subtract(one.old_diags)
-        program_diags.update(one.new_diags)
-    if min(program_diags.values(), default=0) < 0:
-        return None  # not the diagnostics validate reported: build in full rather than guess
-    program = replace(state.program, skills=skills, diagnostics=tuple(program_diags.elements()))
+    program = _program(state, checked)
+    if program is None:
+        return None
     resolved = dict(state.resolved)
     for command in checked:
         resolved[command] = resolve_skill(program, command)
     parts, personas = _catalog_parts(state, program, resolved, checked)
-    packings = dict(state.packings)
     texts = {
         pid: persona_catalog(state.config, program, program.personas[pid], state.template, parts)
         for pid in personas
     }
-    unordered = Counter(state.unordered)
-    for one in checked.values():
-        unordered.subtract(one.old_diags)
-        unordered.update(one.new_diags)
-    for pid, (_, packing) in texts.items():
-        unordered.subtract(policy.apply(packings[pid].diagnostics))
-        unordered.update(policy.apply(packing.diagnostics))
-        packings[pid] = packing
-    if min(unordered.values(), default=0) < 0:
+    packings = {**state.packings, **{pid: packing for pid, (_, packing) in texts.items()}}
+    unordered = _unordered(state, checked, texts, policy)
+    if unordered is None:
         return None
-    return _assemble(
-        state, found, program, resolved, packings, texts, checked, tuple(unordered.elements()), parts
-    )
+    found = _discovery(state, checked)
+    return _assemble(state, found, program, resolved, packings, texts, checked, unordered, parts)
+
+
+def _program(state: State, checked: dict[str, _Checked]) -> Program | None:
+    """The program with the edited skills, and their diagnostics in place of their old ones."""
+    skills = dict(state.program.skills)
+    for command, one in checked.items():
+        skills[command] = one.skill
+    diags = _spliced(state.program.diagnostics, [(one.old_diags, one.new_diags) for one in checked.values()])
+    return None if diags is None else replace(state.program, skills=skills, diagnostics=diags)
+
+
+def _unordered(
+    state: State, checked: dict[str, _Checked], texts: dict[str, tuple[str, Packing]], policy: Policy
+) -> tuple[Diagnostic, ...] | None:
+    """The build's diagnostics before --strict and ordering (pipeline._back's), the edited skills'
+    and the repacked catalogs' replaced."""
+    changes = [(one.old_diags, one.new_diags) for one in checked.values()]
+    changes += [
+        (tuple(policy.apply(state.packings[pid].diagnostics)), tuple(policy.apply(packing.diagnostics)))
+        for pid, (_, packing) in texts.items()
+    ]
+    return _spliced(state.unordered, changes)
+
+
+def _spliced(
+    diags: tuple[Diagnostic, ...], changes: list[tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]]
+) -> tuple[Diagnostic, ...] | None:
+    """`diags` with each change's old diagnostics taken out and its new ones put in (the same tuple
+    when nothing changes); None when an old one is not there to take out."""
+    if all(old == new for old, new in changes):
+        return diags
+    counted = Counter(diags)
+    for old, new in changes:
+        counted.subtract(old)
+        counted.update(new)
+    if min(counted.values(), default=0) < 0:
+        return None  # not the diagnostics the build reported: build in full rather than guess
+    return tuple(counted.elements())
 
 
 def _check(state: State, command: str, files: dict[int, InputFile], policy: Policy) -> _Checked | None:
@@ -424,7 +447,7 @@ def _assemble(
         resolved,
         packings,
         unordered,
-        final_diagnostics(config, program, unordered),
+        state.diagnostics if unordered is state.unordered else final_diagnostics(config, program, unordered),
         index,
         shards,
         refs,
