@@ -13,7 +13,7 @@ from support.project import skill_md, src_project
 from skillc import reader
 from skillc.delta import State, rebuild, state_of, warm
 from skillc.format import layout as fmt
-from skillc.pipeline import Compiled, build
+from skillc.pipeline import Compiled, Replayed, build
 
 FILES = {
     "src/a/SKILL.md": skill_md("a", description="First."),
@@ -140,3 +140,29 @@ def test_a_document_over_the_reader_bound_is_left_to_the_whole_build(
     target = _path(config, "src/a/SKILL.md")
     target.write_text(skill_md("a", description="First.") + "x" * 600 + "\n")
     assert rebuild(state, [target]) is None
+
+
+def test_the_cache_is_not_fooled_by_a_delta_build(
+    config: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A delta build writes dist/ but not .skillc-cache/: the next cached build still builds, and what
+    it leaves is what a clean build of the same sources writes."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    build(config)  # recorded in the cache
+    state = _state(config)
+    target = _path(config, "src/a/SKILL.md")
+    original = target.read_text()
+    for text in (original + "Edited.\n", original):  # an edit, then back to the recorded bytes
+        target.write_text(text)
+        done = rebuild(state, [target])
+        assert done is not None
+        state = done.state
+    result, written = build(config)
+    assert written is not None and isinstance(result, Compiled | Replayed)
+    clean = config.parent.parent / "clean"
+    clean.mkdir()
+    other = src_project(clean, FILES)
+    build(other, cache=False)
+    want = snapshot(clean / "dist")
+    got = snapshot(config.parent / "dist")
+    assert {rel: got.get(rel) for rel in want} == want
