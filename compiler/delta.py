@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from . import fs
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import hash_lines, input_line
 from .format import layout as fmt
@@ -435,6 +435,11 @@ def _assemble(
     problems = over_bounds(art, config.config_rel)
     if problems:
         return None  # the whole build reports them, with everything else
+    report = (
+        state.diagnostics if unordered is state.unordered else final_diagnostics(config, program, unordered)
+    )
+    if has_errors(report):  # --strict made a new warning one: the whole build fails, writing nothing
+        return None
     every = set().union(*refs.values(), nodes)
     every.update(fmt.object_path(d) for d in shards.values())
     for entry in personas.values():
@@ -447,7 +452,7 @@ def _assemble(
         resolved,
         packings,
         unordered,
-        state.diagnostics if unordered is state.unordered else final_diagnostics(config, program, unordered),
+        report,
         index,
         shards,
         refs,

@@ -166,3 +166,13 @@ def test_the_cache_is_not_fooled_by_a_delta_build(
     want = snapshot(clean / "dist")
     got = snapshot(config.parent / "dist")
     assert {rel: got.get(rel) for rel in want} == want
+
+
+def test_under_strict_a_new_warning_fails_the_whole_build_not_the_delta(tmp_path: Path) -> None:
+    config = src_project(tmp_path, FILES, "sources: [src]\noutput: dist\nstrict: true\n")
+    state = _state(config)
+    target = _path(config, "src/a/SKILL.md")
+    target.write_text(skill_md("a", description="First.", body=""))  # SKC: no body, a warning
+    before = snapshot(tmp_path / "dist")
+    assert rebuild(state, [target]) is None
+    assert snapshot(tmp_path / "dist") == before
