@@ -263,7 +263,7 @@ def _delta(
     if unordered is None:
         return None
     found = _discovery(state, checked)
-    return _assemble(state, found, program, resolved, packings, texts, checked, unordered, parts)
+    return _assemble(state, _Made(found, program, resolved, packings, texts, checked, unordered, parts))
 
 
 def _program(state: State, checked: dict[str, _Checked]) -> Program | None:
@@ -392,66 +392,70 @@ def _toggled(commands: list[str], command: str, present: bool) -> list[str]:
 # --- assembly ---------------------------------------------------------------------------------------
 
 
-def _assemble(
-    state: State,
-    found: Discovery,
-    program: Program,
-    resolved: Resolved,
-    packings: dict[str, Packing],
-    texts: dict[str, tuple[str, Packing]],
-    checked: dict[str, _Checked],
-    unordered: tuple[Diagnostic, ...],
-    parts: CatalogParts,
-) -> tuple[State, dict[str, bytes], frozenset[str]] | None:
-    config, template = state.config, state.template
-    files: dict[str, bytes] = {}
-    objects: set[str] = set()
-    documents: set[str] = set()
+@dataclass(frozen=True)
+class _Made:
+    """The stages' results for a delta build, before assembly."""
+
+    found: Discovery
+    program: Program
+    resolved: Resolved
+    packings: dict[str, Packing]
+    texts: dict[str, tuple[str, Packing]]  # the repacked personas' catalogs
+    checked: dict[str, _Checked]
+    unordered: tuple[Diagnostic, ...]
+    parts: CatalogParts
+
+
+class _Files:
+    """What a delta build writes: the files of each assembly step, gathered."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.objects: set[str] = set()
+        self.documents: set[str] = set()
+
+    def take(self, out: assemble.Objects) -> None:
+        for rel in out.files:
+            self.files[rel] = out.files[rel]
+        self.objects.update(out.objects)
+        self.documents.update(out.documents)
+
+
+def _assemble(state: State, made: _Made) -> tuple[State, dict[str, bytes], frozenset[str]] | None:
+    config, program = state.config, made.program
+    written = _Files()
     personas: dict[str, PersonaEntry] = dict(state.document["personas"])
-    for pid, (text, packing) in texts.items():
+    for pid, (text, packing) in made.texts.items():
         out = assemble.Objects()
-        personas[pid] = assemble.persona_entry(program.personas[pid], text, packing, template.suffix, out)
-        _collect(out, files, objects, documents)
-    shards, refs = dict(state.shards), dict(state.shard_refs)
-    ids = tuple(program.personas)
-    digits = fmt.shard_digits(len(program.skills))
-    for name in sorted({fmt.shard_of(c, digits) for c in checked}):
-        out = assemble.Objects()
-        shards[name] = assemble.shard(config, program, resolved, ids, name, state.shard_commands[name], out)
-        refs[name] = frozenset(out.objects - out.documents)
-        _collect(out, files, objects, documents)
+        personas[pid] = assemble.persona_entry(
+            program.personas[pid], text, packing, state.template.suffix, out
+        )
+        written.take(out)
+    shards, refs = _shards(state, made, written)
     out = assemble.Objects()
     root = assemble.table(shards, out)
     nodes = frozenset(out.objects)
-    _collect(out, files, objects, documents)
-    lines = list(state.hash_lines)
-    for one in checked.values():
-        for file in (one.new_src.skill_md, *(r.file for r in one.new_src.resources)):
-            lines[state.inputs_at[file.rel]] = input_line(file)
-    digest = hash_lines(config, template, lines)
+    written.take(out)
+    lines, digest = _build_hash(state, made.checked)
     index = assemble.encode(assemble.index_document(config, digest, personas, root))
-    files[fmt.INDEX] = index
-    art = Artifacts(files, frozenset(objects), digest, frozenset(documents))
-    problems = over_bounds(art, config.config_rel)
-    if problems:
+    written.files[fmt.INDEX] = index
+    art = Artifacts(written.files, frozenset(written.objects), digest, frozenset(written.documents))
+    if over_bounds(art, config.config_rel):
         return None  # the whole build reports them, with everything else
-    report = (
-        state.diagnostics if unordered is state.unordered else final_diagnostics(config, program, unordered)
-    )
+    same = made.unordered is state.unordered
+    report = state.diagnostics if same else final_diagnostics(config, program, made.unordered)
     if has_errors(report):  # --strict made a new warning one: the whole build fails, writing nothing
         return None
-    every = set().union(*refs.values(), nodes)
-    every.update(fmt.object_path(d) for d in shards.values())
-    for entry in personas.values():
-        every.update((fmt.object_path(entry["prompt"]), fmt.object_path(entry["meta"])))
+    every = set().union(*refs.values(), nodes, (fmt.object_path(d) for d in shards.values()))
+    every.update(fmt.object_path(e[k]) for e in personas.values() for k in ("prompt", "meta"))
     new = State(
         config,
-        template,
-        found,
+        state.template,
+        made.found,
         program,
-        resolved,
-        packings,
-        unordered,
+        made.resolved,
+        made.packings,
+        made.unordered,
         report,
         index,
         shards,
@@ -461,18 +465,35 @@ def _assemble(
     # What a delta leaves as it was (the same files, skills and shards), or made for this build,
     # goes into the new state's cached_property slots.
     kept = {k: v for k, v in vars(state).items() if k in _CARRIED}
-    vars(new).update(kept, parts=parts, hash_lines=lines)
-    return new, files, frozenset(objects)
+    vars(new).update(kept, parts=made.parts, hash_lines=lines)
+    return new, written.files, frozenset(written.objects)
 
 
 _CARRIED = ("where", "positions", "inputs_at", "shard_commands")
 
 
-def _collect(out: assemble.Objects, files: dict[str, bytes], objects: set[str], documents: set[str]) -> None:
-    for rel in out.files:
-        files[rel] = out.files[rel]
-    objects.update(out.objects)
-    documents.update(out.documents)
+def _shards(state: State, made: _Made, written: _Files) -> tuple[dict[str, str], dict[str, frozenset[str]]]:
+    """Every shard's digest and the objects it names, the edited skills' shards made again."""
+    program = made.program
+    shards, refs = dict(state.shards), dict(state.shard_refs)
+    ids = tuple(program.personas)
+    digits = fmt.shard_digits(len(program.skills))
+    for name in sorted({fmt.shard_of(c, digits) for c in made.checked}):
+        out = assemble.Objects()
+        commands = state.shard_commands[name]
+        shards[name] = assemble.shard(state.config, program, made.resolved, ids, name, commands, out)
+        refs[name] = frozenset(out.objects - out.documents)
+        written.take(out)
+    return shards, refs
+
+
+def _build_hash(state: State, checked: dict[str, _Checked]) -> tuple[list[bytes], str]:
+    """The build hash's input lines with the edited files', and the hash."""
+    lines = list(state.hash_lines)
+    for one in checked.values():
+        for file in (one.new_src.skill_md, *(r.file for r in one.new_src.resources)):
+            lines[state.inputs_at[file.rel]] = input_line(file)
+    return lines, hash_lines(state.config, state.template, lines)
 
 
 # --- reading the first state's shards ---------------------------------------------------------------
