@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,7 +19,7 @@ from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from ..format.layout import INDEX
-from ..output.write import Comparison
+from ..output.write import Comparison, WriteResult
 from .shared import (
     COLOR,
     CONFIG,
@@ -35,6 +37,9 @@ from .shared import (
     reporting,
     say,
 )
+
+if TYPE_CHECKING:
+    from ..delta import Rebuilt, State
 
 FAILED = "skillc: build failed; the output directory was left untouched"
 WATCH = click.option(
@@ -77,33 +82,102 @@ def build(
     if watch:
         from . import watch as watching
 
-        found = config_path
-        return watching.loop(lambda: _build(found, settings, prune, quiet, no_cache, fmt), found)
-    return _build(config_path, settings, prune, quiet, no_cache, fmt)
+        return watching.loop(_Watched(_Run(config_path, settings, prune, quiet, no_cache, fmt)), config_path)
+    return _build(_Run(config_path, settings, prune, quiet, no_cache, fmt))[0]
 
 
-def _build(
+Settings = tuple[bool | None, bool | None, bool, tuple[str, ...]]  # strict, skip_invalid, verbose, ignore
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What one `skillc build` was asked for."""
+
+    config_path: Path
+    settings: Settings
+    prune: bool
+    quiet: bool
+    no_cache: bool
+    fmt: str
+
+
+class _Watched:
+    """`build --watch`'s runs: a whole build, then a delta build (delta.py) from the last one for each
+    change it covers, a whole build again for any other."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        self.state: State | None = None
+
+    def __call__(self, changed: list[Path] | None) -> int:
+        run = self.run
+        quiet, fmt = run.quiet, run.fmt
+        if self.state is not None and changed:
+            started = time.perf_counter()
+            state, self.state = self.state, None  # a run that fails midway leaves no state behind
+            done = _delta(state, changed)
+            if done is not None:
+                emit(done.diagnostics, quiet, fmt)
+                if not quiet:
+                    _done(fmt, done.output_rel, done.summary, done.written, started)
+                self.state = done.state
+                return 0
+        code, result, written = _build(run)
+        if written is not None and not run.prune:  # --prune: every run is whole, to remove what it may
+            self.state = _state_for(result, run.config_path, run.settings)
+        return code
+
+
+def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
+    from ..delta import rebuild
+
+    try:
+        return rebuild(state, changed)
+    except OSError:  # the whole build that follows reports it, with everything else
+        return None
+
+
+def _state_for(
+    result: pipeline.Compilation | None,
     config_path: Path,
-    settings: tuple[bool | None, bool | None, bool, tuple[str, ...]],
-    prune: bool,
-    quiet: bool,
-    no_cache: bool,
-    fmt: str,
-) -> int:
+    settings: Settings,
+) -> State | None:
+    """The state to rebuild from: the build just written, or, when the cache replayed it (nothing in
+    memory), a compile of the same sources whose index must be the one on disk."""
+    from ..delta import state_of, warm
+
+    if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
+        made = state_of(result, result.artifacts.files[INDEX])
+        return warm(made) if made else None
+    if not isinstance(result, pipeline.Replayed):
+        return None
+    compiled = pipeline.compile_project(config_path, options(*settings))
+    if not isinstance(compiled, pipeline.Compiled) or compiled.artifacts is None:
+        return None
+    index = compiled.artifacts.files[INDEX]
+    try:
+        on_disk = (compiled.output / INDEX).read_bytes()
+    except OSError:
+        return None
+    made = state_of(compiled, index) if on_disk == index else None
+    return warm(made) if made else None
+
+
+def _build(run: _Run) -> tuple[int, pipeline.Compilation | None, WriteResult | None]:
+    """The exit status, what the build did and what it wrote (None: nothing, for its errors)."""
+    config_path, quiet, fmt = run.config_path, run.quiet, run.fmt
     started = time.perf_counter()
     progress = report.progress_for(fmt, quiet)
-    opts = options(*settings, progress)
+    opts = options(*run.settings, progress)
     try:
-        result, written = pipeline.build(config_path, opts, prune=prune, cache=not no_cache)
+        result, written = pipeline.build(config_path, opts, prune=run.prune, cache=not run.no_cache)
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
-        return _failed(
-            fmt,
-            dg.error(where, Code.CANNOT_WRITE, f"cannot write the output directory: {exc.strerror or exc}"),
-        )
+        problem = f"cannot write the output directory: {exc.strerror or exc}"
+        return _failed(fmt, dg.error(where, Code.CANNOT_WRITE, problem)), None, None
     except OutputRefused as exc:  # taken over between the early check and the lock
-        return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}"))
+        return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}")), None, None
     finally:
         progress.done()
     if isinstance(result, pipeline.Replayed) and fmt == "text" and not result.report.errors and as_recorded():
@@ -112,19 +186,23 @@ def _build(
         emit(result.diagnostics, quiet, fmt)
     if written is None:
         say(fmt, FAILED)
-        return 1
+        return 1, result, None
     if not quiet and not isinstance(result, pipeline.ConfigFailed):  # written: a build ran or was replayed
         counts = result.summary  # also set when the cache replayed the build
         assert counts is not None
-        state = "written" if written.written else "already up to date"
-        pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
-        say(
-            fmt,
-            f"skillc: {result.output_rel}/ {state}: {counts.skills} skills, "
-            f"{counts.personas} personas, {counts.objects} objects{pruned} "
-            f"({time.perf_counter() - started:.2f}s)",
-        )
-    return 0
+        _done(fmt, result.output_rel, counts, written, started)
+    return 0, result, written
+
+
+def _done(fmt: str, output_rel: str, counts: pipeline.Summary, written: WriteResult, started: float) -> None:
+    state = "written" if written.written else "already up to date"
+    pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
+    say(
+        fmt,
+        f"skillc: {output_rel}/ {state}: {counts.skills} skills, "
+        f"{counts.personas} personas, {counts.objects} objects{pruned} "
+        f"({time.perf_counter() - started:.2f}s)",
+    )
 
 
 def _emit_recorded(recorded: Report, quiet: bool) -> None:
@@ -225,13 +303,11 @@ def check(
     if watch:
         from . import watch as watching
 
-        return watching.loop(lambda: _check(found, settings, fmt), found)
+        return watching.loop(lambda _changed: _check(found, settings, fmt), found)
     return _check(found, settings, fmt)
 
 
-def _check(
-    config_path: Path, settings: tuple[bool | None, bool | None, bool, tuple[str, ...]], fmt: str
-) -> int:
+def _check(config_path: Path, settings: Settings, fmt: str) -> int:
     result, cmp = pipeline.check(config_path, options(*settings))
     if cmp is None or isinstance(result, pipeline.ConfigFailed) or result.artifacts is None:
         emit(result.diagnostics, quiet=True, fmt=fmt)
