@@ -322,10 +322,15 @@ def _place(dist: str, rel: str, data: bytes) -> None:
 
 def _put(path: str, data: bytes) -> None:
     """One new file, created (never opened through something planted there); the tests make it fail
-    midway, or kill the build here."""
+    midway, or kill the build here. Written with os.write: a file object per file costs 15,000 of
+    them a build."""
     fd = os.open(path, _CREATE, 0o666)
-    with open(fd, "wb") as f:
-        f.write(data)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def _remove_files(dist: str, rels: Iterable[str]) -> None:
