@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import diagnostics as dg
-from .cache import Hit, Memo, Report, Session, Stats, open_session, quick_hit, quick_replay
-from .cache.snapshot import Walked
+from .cache import Hit, Report, Stats, quick_hit, quick_replay
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
@@ -24,7 +23,9 @@ from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
 from .output.write import Comparison, WriteResult, compare, ownership_problem, write
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the cache's door and memo load only when the quick path misses
+    from .cache import Memo, Session
+    from .cache.snapshot import Walked
     from .stages.budget import Packing
     from .stages.discover import Lstat
     from .stages.template import Template
@@ -266,6 +267,8 @@ def build(
     door = None
     if cache and template is not None:
         config_side = (build_hash(config, (), template), head.diagnostics, template.source)
+        from .cache import open_session  # the door: past the quick path only
+
         door = open_session(config, config_side, options, prune=prune, early=early)
     if door is None or template is None:
         result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress))

@@ -19,6 +19,7 @@ from support.files import snapshot as dist_bytes
 
 from skillc import cache, pipeline
 from skillc.cache import codec, records
+from skillc.cache import report as cache_report
 from skillc.cache import memo as memo_mod
 from skillc.cache import quick as quick_mod
 from skillc.cache import session as cache_session
@@ -718,7 +719,7 @@ def test_noop_build_prints_the_recorded_report_without_decoding_it(tree, monkeyp
     def refuse(data):
         raise AssertionError("decoded")
 
-    monkeypatch.setattr(codec, "decode_report", refuse)
+    monkeypatch.setattr(cache_report, "decode_report", refuse)
     again = CliRunner().invoke(cli, ["build", "--config", str(tree)])
     assert again.exit_code == 0 and "already up to date" in again.stderr
 
@@ -801,21 +802,30 @@ def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch):
     target = skill_files(tree)[4]
     target.write_text(target.read_text() + "\nEdited.\n")
     calls: list[str] = []
-    real_listdir, real_lstat = os.listdir, os.lstat
+    real_listdir, real_lstat, real_discover = os.listdir, os.lstat, discover_stage.discover
     skills = str(tree.parent / "skills")
+    discovering = [False]  # the cache's own walk lstats every folder and file: discover must not again
 
     def listdir(path="."):
-        calls.append(f"listdir {path}")
+        calls.append(f"listdir {path}") if discovering[0] else None
         return real_listdir(path)
 
     def lstat(path, *a, **k):
-        calls.append(f"lstat {path}")
+        calls.append(f"lstat {path}") if discovering[0] else None
         return real_lstat(path, *a, **k)
+
+    def spied(*a, **k):
+        discovering[0] = True
+        try:
+            return real_discover(*a, **k)
+        finally:
+            discovering[0] = False
 
     monkeypatch.setattr(os, "listdir", listdir)
     monkeypatch.setattr(os, "lstat", lstat)
+    monkeypatch.setattr(discover_stage, "discover", spied)
     result, _ = build(tree)
-    assert result.cache.checked == 1
+    assert result.cache.checked == 1 and calls  # the spy sees discover's calls (the roots' realpath)
     # Only the sources' roots are resolved again (realpath); nothing below them is listed or stat'ed.
     below = [c for c in calls if skills + "/" in c and "/" in c.split(skills + "/", 1)[1]]
     assert below == []
