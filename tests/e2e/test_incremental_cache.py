@@ -18,10 +18,10 @@ from support.files import REPO
 from support.files import snapshot as dist_bytes
 
 from skillc import cache, pipeline
-from skillc.cache import codec, records
-from skillc.cache import report as cache_report
 from skillc.cache import memo as memo_mod
 from skillc.cache import quick as quick_mod
+from skillc.cache import records
+from skillc.cache import report as cache_report
 from skillc.cache import session as cache_session
 from skillc.cache import snapshot as snapshots
 from skillc.cache import store as cachestore
