@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import diagnostics as dg
 from ..diagnostics.codes import Code
+from ..model import Document
 
 if TYPE_CHECKING:
     import tomllib
-
-    from ..model import Document
 
 NAME = "pyproject.toml"
 TABLE = ("tool", "skillc")
