@@ -11,18 +11,23 @@ touch its directory). A root is compared through its symlinks and by its real pa
 its target text and the stat data of the file it leads to. So when everything listed here
 matches, a walk would see what the recorded one saw, and its digest is the recorded `inputs`.
 
-JSON like every cache file; the stat data is one base64 string of little-endian int64 values,
-four per path, since a list of 100,000 numbers costs more to parse than the walk saves.
+JSON like every cache file. What the quick path reads is the paths and one digest of the stat
+data per CHUNK paths, so a change stops the check early; the directories' own stat data, their
+names and kinds, which only a walk after a change needs, are strings it does not decode.
 """
 
 from __future__ import annotations
 
 import array
 import base64
+import hashlib
 import os
 import sys
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
+
+import orjson
 
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed
 
@@ -34,56 +39,71 @@ CHUNK = 4096  # paths stat'ed between two comparisons: a change stops the check 
 @dataclass(frozen=True)
 class Manifest:
     """The decoded manifest. `paths`: the roots, the other directories, the regular files, then
-    the symlinks (`counts`: how many roots, directories with the roots, files); `stats`: four
-    values per path (size, mtime_ns, ctime_ns, inode; for a symlink, those of its file or -1s)."""
+    the symlinks (`counts`: how many roots, directories with the roots, files); past the roots,
+    relative to `base` (shorter to read, and the system resolves fewer folders per lstat)."""
 
     inputs: str  # the digest of the walk it describes (the record's `inputs`)
-    reals: list[str]  # each root's real path
+    base: str  # the folder every path past the roots is relative to (the roots' common folder)
     tops: Tops  # the walked roots: (config path, where)
+    reals: list[tuple[str, Stat]]  # each root's real path and stat data (through its symlinks)
     paths: list[str]
-    stats: list[int]
     counts: tuple[int, int, int]
-    targets: list[str]  # each symlink's target text
+    digests: list[str]  # of the stat data of each CHUNK of paths past the roots, to the links
+    links: list[tuple[str, Stat]]  # each symlink's target text, and the file it leads to or NEVER
+    folders: str  # each directory's stat data (int64, little-endian), base64: for `listings` only
     names: str  # every directory's names as on disk, in order, "/"-joined (no name holds a "/")
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
 
     def unchanged(self) -> bool:
         """Every root, directory, file and symlink is as recorded: the walk would see what it saw."""
-        roots, folders, files = self.counts
-        paths, want = self.paths, self.stats
+        _roots, folders, files = self.counts
+        paths = self.paths
         try:
-            for i, real in enumerate(self.reals):  # through symlinks, as the walk lists a root
-                if os.path.realpath(paths[i]) != real or _stat(os.stat(paths[i])) != _four(want, i):
+            for i, (real, want) in enumerate(self.reals):  # through symlinks, as the walk lists a root
+                if os.path.realpath(paths[i]) != real or _stat(os.stat(paths[i])) != want:
                     return False
-            end = folders + files
-            for start in range(roots, end, CHUNK):
-                stop = min(start + CHUNK, end)
-                seen: list[int] = []
-                add = seen.extend
-                for st in map(os.lstat, paths[start:stop]):
-                    add((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-                if seen != want[4 * start : 4 * stop]:
+            fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                if not self._same(fd):
                     return False
-            for j, target in enumerate(self.targets):
-                i = end + j
-                if os.readlink(paths[i]) != target:
-                    return False
-                led = followed(paths[i])
-                if (NEVER if led is None else _stat(led)) != _four(want, i):
+            finally:
+                os.close(fd)
+            for at, (target, want) in zip(map(self.where, paths[folders + files :]), self.links, strict=True):
+                led = followed(at)
+                if os.readlink(at) != target or (NEVER if led is None else _stat(led)) != want:
                     return False
         except (OSError, CannotVouch):  # CannotVouch: a symlink that now leads to a directory
             return False
         return True
 
+    def _same(self, fd: int) -> bool:
+        """The directories and files past the roots, by the digest of each CHUNK's stat data."""
+        roots, folders, files = self.counts
+        end = folders + files
+        lstat = partial(os.lstat, dir_fd=fd)
+        for chunk, start in enumerate(range(roots, end, CHUNK)):
+            seen: list[int] = []
+            add = seen.extend
+            for st in map(lstat, self.paths[start : min(start + CHUNK, end)]):
+                add((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            if _digest(seen) != self.digests[chunk]:
+                return False
+        return True
+
+    def where(self, path: str) -> str:
+        """A path of the manifest as the walk names it."""
+        return path if os.path.isabs(path) else os.path.join(self.base, path)
+
     def listings(self) -> Listings:
         """Each recorded directory's stat data, names and kinds, for the next walk."""
         names, kinds = self.names.split("/") if self.names else [], self.kinds.split("/")
-        if len(names) != sum(map(len, kinds)):
+        stats = _unpack(self.folders)
+        if stats is None or len(stats) != 4 * len(kinds) or len(names) != sum(map(len, kinds)):
             return {}
         found = {}
         start = 0
         for i, these in enumerate(kinds):
-            found[self.paths[i]] = (_four(self.stats, i), names[start : start + len(these)], these)
+            found[self.where(self.paths[i])] = (_four(stats, i), names[start : start + len(these)], these)
             start += len(these)
         return found
 
@@ -106,23 +126,22 @@ def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None
                 at = f"{where}/{raw}"
                 paths.append(at)
                 stats += _stat(walked.stats[at])
-    files = len(paths) - len(folders)
-    for at, _target, st in walked.links:
-        paths.append(at)
-        stats += st or NEVER
-    try:
-        packed = array.array("q", stats)
-    except OverflowError:  # an inode number past 2**63 (overlayfs's xino): the walk takes over
+    packed = _pack(stats[: 4 * len(folders)])
+    if packed is None:  # an inode number past 2**63 (overlayfs's xino): the walk takes over
         return None
-    if sys.byteorder == "big":
-        packed.byteswap()
+    files = len(paths) - len(folders)
+    paths += [at for at, _target, _st in walked.links]
+    checked = stats[4 * len(roots) :]
+    base = _common([where for _rel, where in tops])
     return {
         "inputs": inputs,
-        "tops": [[f[0], f[1], snapshot.roots[f[0]]] for f in roots],
-        "paths": paths,
-        "stats": base64.b64encode(packed.tobytes()).decode("ascii"),
+        "base": base,
+        "tops": [[f[0], f[1], snapshot.roots[f[0]], *(f[2] or NEVER)] for f in roots],
+        "paths": paths[: len(roots)] + _relative(paths[len(roots) :], base),
         "counts": [len(roots), len(folders), files],
-        "targets": [target for _at, target, _st in walked.links],
+        "digests": [_digest(checked[i : i + 4 * CHUNK]) for i in range(0, len(checked), 4 * CHUNK)],
+        "links": [[target, *(st or NEVER)] for _at, target, st in walked.links],
+        "folders": packed,
         "names": "/".join(name for f in folders for name in f[3]),
         "kinds": "/".join(f[4] for f in folders),
     }
@@ -133,32 +152,76 @@ def decode(data: Any, inputs: str) -> Manifest | None:
     try:
         if data["inputs"] != inputs:
             return None
-        packed = array.array("q")
-        packed.frombytes(base64.b64decode(data["stats"], validate=True))
-        if sys.byteorder == "big":
-            packed.byteswap()
+        base = str(data["base"])
         roots, folders, files = (int(n) for n in data["counts"])
-        tops = tuple((str(rel), str(where)) for rel, where, _real in data["tops"])
-        reals = [str(real) for _rel, _where, real in data["tops"]]
-        targets = [str(t) for t in data["targets"]]
-        paths = data["paths"]  # a path that is no string only fails to match (it is signed, too)
-        names, kinds = str(data["names"]), str(data["kinds"])
-    except (KeyError, TypeError, ValueError):
+        tops = tuple((str(rel), str(where)) for rel, where, *_ in data["tops"])
+        reals = [(str(real), _four(stat, 0)) for _rel, _where, real, *stat in data["tops"]]
+        links = [(str(target), _four(stat, 0)) for target, *stat in data["links"]]
+        paths, digests = data["paths"], data["digests"]  # signed: a wrong type only fails to match
+        folder_stats, names, kinds = str(data["folders"]), str(data["names"]), str(data["kinds"])
+    except (KeyError, TypeError, ValueError, IndexError):
         return None
-    count = folders + files + len(targets)
+    count = folders + files + len(links)
     shapes_ok = (
         0 <= roots == len(tops) <= folders <= count
         and isinstance(paths, list)
         and len(paths) == count
-        and len(packed) == 4 * count
+        and isinstance(digests, list)
+        and len(digests) == -(-(folders + files - roots) // CHUNK)
         and kinds.count("/") == folders - 1
         and all(paths[i] == where for i, (_rel, where) in enumerate(tops))
+        and os.path.isabs(base)
     )
     if not shapes_ok:
         return None
     return Manifest(
-        inputs, reals, tops, paths, packed.tolist(), (roots, folders, files), targets, names, kinds
+        inputs, base, tops, reals, paths, (roots, folders, files), digests, links, folder_stats, names, kinds
     )
+
+
+def _common(wheres: list[str]) -> str:
+    """The roots' deepest common folder, by their text (os.path.commonpath drops "." and "//")."""
+    if not wheres:
+        return "/"
+    parts = [where.split("/") for where in wheres]
+    keep = 0
+    for names in zip(*parts, strict=False):
+        if len(set(names)) > 1:
+            break
+        keep += 1
+    return "/".join(parts[0][:keep]) or "/"
+
+
+def _relative(paths: list[str], base: str) -> list[str]:
+    """Each path below `base` without it; any other stays absolute (os.lstat then ignores dir_fd)."""
+    prefix = base if base.endswith("/") else base + "/"
+    cut = len(prefix)
+    return [at[cut:] if at.startswith(prefix) and len(at) > cut else at for at in paths]
+
+
+def _digest(values: list[int]) -> str:
+    return hashlib.sha256(orjson.dumps(values)).hexdigest()
+
+
+def _pack(values: list[int]) -> str | None:
+    try:
+        packed = array.array("q", values)
+    except OverflowError:
+        return None
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return base64.b64encode(packed.tobytes()).decode("ascii")
+
+
+def _unpack(text: str) -> list[int] | None:
+    packed = array.array("q")
+    try:
+        packed.frombytes(base64.b64decode(text, validate=True))
+    except ValueError:
+        return None
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tolist()
 
 
 def _four(values: list[int], i: int) -> Stat:

@@ -56,9 +56,11 @@ def load_key() -> bytes | None:
         return None
 
 
-def _mac(key: bytes, name: str, payload: bytes) -> bytes:
+def _mac(key: bytes, name: str, payload: bytes | memoryview) -> bytes:
     # The file name is signed too, so a memo cannot pass for a build record.
-    return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
+    mac = hmac.new(key, name.encode() + b"\0", hashlib.sha256)
+    mac.update(payload)
+    return mac.hexdigest().encode()
 
 
 def read_signed(directory: Path, name: str, key: bytes) -> Any:
@@ -67,8 +69,14 @@ def read_signed(directory: Path, name: str, key: bytes) -> Any:
         raw = fs.read_regular(directory / name, FILE_CAP, follow=False)
     except OSError:
         return None
-    head, _, payload = raw.partition(b"\n")
-    if not head.startswith(_MAGIC) or not hmac.compare_digest(head[len(_MAGIC) :], _mac(key, name, payload)):
+    end = raw.find(b"\n")
+    head = raw[: max(end, 0)]
+    payload = memoryview(raw)[end + 1 :]  # not a copy: walk.json is megabytes
+    if (
+        end < 0
+        or not head.startswith(_MAGIC)
+        or not hmac.compare_digest(head[len(_MAGIC) :], _mac(key, name, payload))
+    ):
         return None
     try:
         return orjson.loads(payload)
