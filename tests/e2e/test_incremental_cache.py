@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from support.cli import run
 from support.dist import expand
-from support.files import REPO
+from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 
 from skillc import cache, pipeline
@@ -252,24 +251,6 @@ def test_strict_is_part_of_the_key(tree):
 
 
 # --- the no-op fast path: inputs by their stat data -----------------------------------
-
-
-def settle(root: Path) -> None:
-    """Wait until the file system clock is past the ctime of everything below root.
-
-    A build records stat data only when every input is older than its stamp:
-    a file changed in the stamp's clock tick could change again unseen.
-    """
-    newest = max(p.lstat().st_ctime_ns for p in [root, *root.rglob("*")])
-    probe = root.parent / f".probe-{root.name}"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        probe.write_bytes(b"")
-        now = probe.stat().st_ctime_ns
-        probe.unlink()
-        if now > newest:
-            return
-        time.sleep(0.002)
 
 
 def primed(tree: Path):
