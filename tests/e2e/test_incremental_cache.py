@@ -200,11 +200,12 @@ def test_reverting_an_edit_reuses_the_memo(tree, monkeypatch):
 # --- when the output is not what the record says ------------------------------------
 
 
+@pytest.mark.parametrize("vouched", [False, True], ids=["content path", "quick path"])
 @pytest.mark.parametrize(
     "damage", ["edit prompt", "delete object", "stray file", "delete dist", "replace index"]
 )
-def test_changed_output_is_rebuilt(tree, tmp_path, damage):
-    build(tree)
+def test_changed_output_is_rebuilt(tree, tmp_path, damage, vouched):
+    primed(tree) if vouched else build(tree)
     dist = tree.parent / "dist"
     good = dist_bytes(dist)
     if damage == "edit prompt":
@@ -348,9 +349,22 @@ def add_ignored_then_real(root: Path) -> None:
     (root / "skills" / "src-a" / "notes.txt").write_text("not in any skill\n")
 
 
+def chmod_resource(root: Path) -> None:
+    """The executable bit is in the index: a chmod moves the file's ctime, not its folder's."""
+    resource = next(p for p in sorted(root.glob("skills/**/*")) if p.is_file() and p.name != "SKILL.md")
+    resource.chmod(resource.stat().st_mode | 0o111)
+
+
+def rename_resource(root: Path) -> None:
+    resource = next(p for p in sorted(root.glob("skills/**/*")) if p.is_file() and p.name != "SKILL.md")
+    resource.rename(resource.with_name("renamed-" + resource.name))
+
+
 CHANGES = {
     "add skill": add_skill,
     "add resource": add_resource,
+    "chmod resource": chmod_resource,
+    "rename resource": rename_resource,
     "remove resource": remove_resource,
     "remove skill": remove_skill,
     "add overlay": add_overlay,
@@ -366,6 +380,58 @@ def test_added_and_removed_files_are_noticed(tree, tmp_path, how):
     assert not result.cache.unread
     want, diags = cold(tree, tmp_path)
     assert dist_bytes(tree.parent / "dist") == want and result.diagnostics == diags
+
+
+def no_listing(monkeypatch, root: Path) -> None:
+    """Fail on any listing of a folder of the inputs (skillc lists its own files for its
+    fingerprint, and the output's folder for a killed build's debris)."""
+    inputs = (str(root / "skills"), str(root / "personas"))
+    for name in ("scandir", "listdir"):
+        real = getattr(os, name)
+
+        def refuse(path=".", real=real):
+            assert not str(path).startswith(inputs), f"listed {path}"
+            return real(path)
+
+        monkeypatch.setattr(os, name, refuse)
+
+
+def test_a_no_op_build_lists_no_folder(tree, monkeypatch):
+    """The inputs are checked by the stat data of every folder and file the last walk saw
+    (walk.json): one lstat each, no scandir."""
+    primed(tree)
+    no_listing(monkeypatch, tree.parent)
+    result, written = build(tree)
+    assert result.cache.quick and written is not None and not written.written
+
+
+def test_a_touched_folder_is_listed_once_then_checked_by_its_stat_data_again(tree, monkeypatch):
+    """A file made and removed again leaves its folder's listing as it was, and its stat data new:
+    the next build lists that folder (only), finds the walk unchanged, replays without parsing the
+    config, and keeps the folder's new stat data; the one after lists nothing."""
+    primed(tree)
+    folder = skill_files(tree)[3].parent
+    (folder / "scratch.tmp").write_text("x")
+    (folder / "scratch.tmp").unlink()
+    settle(tree.parent)
+    listed: list[str] = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(str(path)) or real(path))
+    result, _ = build(tree)
+    assert result.cache.quick and [p for p in listed if p.startswith(str(tree.parent))] == [str(folder)]
+    no_listing(monkeypatch, tree.parent)  # not monkeypatch.undo(): that would drop this test's key
+    again, _ = build(tree)
+    assert again.cache.quick
+
+
+def test_a_name_that_is_not_utf8_after_a_recorded_build_is_reported(tree):
+    """The walk cannot take the digest of such a name: the build reads the inputs, and discover
+    refuses the name (it once crashed the cached build instead)."""
+    primed(tree)
+    folder = skill_files(tree)[0].parent
+    (folder / os.fsdecode(b"notes-\xff.md")).write_text("x\n")
+    code, out = run("build", "--config", str(tree))
+    assert code == 1 and "SKC301" in out and "internal error" not in out
 
 
 def test_a_touched_file_is_read_once_then_vouched_for_again(tree, monkeypatch):
@@ -513,6 +579,7 @@ def skill_bucket(tree: Path, index: int = 0) -> str:
 
 CACHE_FILES = [
     "head.json",
+    "walk.json",
     "outputs.json",
     "report.json",
     "rows.json",
