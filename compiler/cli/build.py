@@ -6,6 +6,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,7 +18,6 @@ from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from ..format.layout import INDEX
-from ..output.write import Comparison
 from .shared import (
     COLOR,
     CONFIG,
@@ -35,6 +35,9 @@ from .shared import (
     reporting,
     say,
 )
+
+if TYPE_CHECKING:  # the write stage: not on a no-op build
+    from ..output.write import Comparison
 
 FAILED = "skillc: build failed; the output directory was left untouched"
 WATCH = click.option(

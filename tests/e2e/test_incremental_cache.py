@@ -28,6 +28,7 @@ from skillc.cli import cli
 from skillc.format.jsonio import dumps
 from skillc.options import Options
 from skillc.output import assemble
+from skillc.output import write as write_stage
 from skillc.pipeline import build
 from skillc.project import config as config_mod
 from skillc.stages import catalog as catalog_stage
@@ -137,7 +138,7 @@ def test_no_op_rebuild_runs_no_stage_after_discover(tree, monkeypatch):
         (resolve_stage, "resolve"),
         (catalog_stage, "catalogs"),
         (assemble, "artifacts"),
-        (pipeline, "write"),
+        (write_stage, "write"),
     )
     for module, stage in stages:
         monkeypatch.setattr(module, stage, lambda *a, **k: pytest.fail("stage ran on a no-op rebuild"))
@@ -913,18 +914,42 @@ try:
     runpy.run_module("skillc", run_name="__main__")
 except SystemExit as exc:
     assert not exc.code, exc.code
-print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in {names})))
+print(",".join(sorted(m for m in sys.modules if m in {names} or m.split(".")[0] in {names})))
 """
 
 
-def loaded_parsers(tree: Path) -> list[str]:
+def loaded_parsers(tree: Path, names: tuple[str, ...] = PARSERS) -> list[str]:
+    """Which of these modules (or packages) a `skillc build` in a new process imported."""
     import subprocess
 
-    code = IMPORTS.replace("{names}", repr(set(PARSERS)))
+    code = IMPORTS.replace("{names}", repr(set(names)))
     out = subprocess.run(
         [sys.executable, "-c", code, str(tree)], capture_output=True, text=True, check=True
     ).stdout
     return [m for m in out.strip().split(",") if m]
+
+
+# What a no-op build does not need: the model and the stages, the write stage (ctypes and
+# subprocess with it), the cache's door and memo, and the init code a named config skips.
+NOT_ON_A_NO_OP = (
+    "skillc.model",
+    "skillc.output.write",
+    "skillc.output.ownership",
+    "skillc.cache.session",
+    "skillc.cache.memo",
+    "skillc.cache.codec",
+    "skillc.project.init",
+    "skillc.stages",
+    "ctypes",
+    "subprocess",
+)
+
+
+def test_a_no_op_build_imports_nothing_it_does_not_use(tree):
+    primed(tree)
+    assert loaded_parsers(tree, NOT_ON_A_NO_OP) == []
+    tree.write_text(tree.read_text() + "\n# new bytes, the same config\n")
+    assert "skillc.model" in loaded_parsers(tree, NOT_ON_A_NO_OP)  # a build that runs needs them
 
 
 def test_a_no_op_build_imports_no_parser(tree):
