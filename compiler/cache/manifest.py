@@ -19,7 +19,7 @@ names and kinds, which only a walk after a change needs, are strings it does not
 from __future__ import annotations
 
 import array
-import base64
+import binascii
 import hashlib
 import os
 import sys
@@ -210,13 +210,13 @@ def _pack(values: list[int]) -> str | None:
         return None
     if sys.byteorder == "big":
         packed.byteswap()
-    return base64.b64encode(packed.tobytes()).decode("ascii")
+    return binascii.b2a_base64(packed.tobytes(), newline=False).decode("ascii")
 
 
 def _unpack(text: str) -> list[int] | None:
     packed = array.array("q")
     try:
-        packed.frombytes(base64.b64decode(text, validate=True))
+        packed.frombytes(binascii.a2b_base64(text, strict_mode=True))
     except ValueError:
         return None
     if sys.byteorder == "big":

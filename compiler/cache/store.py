@@ -9,7 +9,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,7 @@ def load_key() -> bytes | None:
             except FileExistsError:  # another build made it first
                 data = fs.read_regular(path, KEY_CAP)
             else:
-                data = secrets.token_bytes(32)
+                data = os.urandom(32)  # what secrets.token_bytes is; secrets costs a no-op its import
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
         return data if len(data) >= 16 else None
@@ -86,7 +85,7 @@ def read_signed(directory: Path, name: str, key: bytes) -> Any:
 
 def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
     """Atomically replace a cache file; failures are ignored (a cache is optional)."""
-    tmp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp = directory / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         payload = orjson.dumps(data)
         fs.ensure_dir(directory, ignore_all=True)
