@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.gen import generate, skill_dirs  # noqa: E402
 
-DEBOUNCE_MS = 80  # compiler/cli/watch.py DEBOUNCE_MS: the quiet time before a run
+DEBOUNCE_MS = 30  # compiler/cli/watch.py DEBOUNCE_MS: the quiet time before a run
 
 
 def _env(poll: bool) -> dict[str, str]:

@@ -34,6 +34,17 @@ def sha256_hex(data: bytes) -> str:
 
 
 def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
+    return hash_lines(config, template, [input_line(f) for f in inputs])
+
+
+def input_line(f: InputFile) -> bytes:
+    """One input's share of the build hash: `build --watch` keeps the lines and replaces an edited one."""
+    mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
+    return f"{f.rel}\0{f.digest}{mode}\n".encode()
+
+
+def hash_lines(config: Config, template: Template, lines: list[bytes]) -> str:
+    """The build hash: the generator, the config and the template, then each input's line in order."""
     h = hashlib.sha256()
     for label, data in (
         ("generator", GENERATOR.encode()),
@@ -41,7 +52,5 @@ def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template
         ("template", template.source),
     ):
         h.update(f"{label}\0{sha256_hex(data)}\n".encode())
-    for f in inputs:
-        mode = "\0x" if f.executable else ""  # a chmod +x changes the index, so the hash too
-        h.update(f"{f.rel}\0{f.digest}{mode}\n".encode())
+    h.update(b"".join(lines))
     return h.hexdigest()

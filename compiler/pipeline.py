@@ -76,6 +76,11 @@ class Compiled:
     artifacts: Artifacts | None
     diagnostics: tuple[Diagnostic, ...]
     cache: Stats | None = None  # what the build cache did, when it was on
+    # What the build was made from, for `build --watch` to rebuild from (delta.py): the discovery, the
+    # template, and the diagnostics before _finish levelled (--strict), completed and ordered them.
+    found: Discovery | None = None
+    template: Template | None = None
+    unordered: tuple[Diagnostic, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -218,18 +223,18 @@ def _back(
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolved = resolve(program)
     if template is None:
-        return _finish(config, program, resolved, {}, None, diags)
+        return _finish(config, program, resolved, {}, None, diags, front)
     cost = memo.entry_cost(entry_cost) if memo else entry_cost
     progress(f"rendering {len(program.personas)} catalog(s) and the index")
     try:
         texts, packings, problems = catalogs(config, program, resolved, template, cost, memo)
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, Code.TEMPLATE, f"template failed while rendering: {exc}")
-        return _finish(config, program, resolved, {}, None, (*diags, failed))
+        return _finish(config, program, resolved, {}, None, (*diags, failed), front)
     digest = digest or build_hash(config, front.found.inputs, template)
     art = artifacts(config, program, resolved, template, texts, packings, digest)
     problems += over_bounds(art, config.config_rel)
-    return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
+    return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)), front)
 
 
 _EMPTY = "the build holds no skills: check `sources` (an error under --strict)"
@@ -242,16 +247,25 @@ def _finish(
     packings: dict[str, Packing],
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
+    front: Front | None = None,
 ) -> Compiled:
-    """`diags` are at their levels already, but for the empty-build warning: then --strict."""
+    found, template = (front.found, front.template) if front else (None, None)
+    final = final_diagnostics(config, program, diags)
+    return Compiled(config, program, resolved, packings, art, final, None, found, template, diags)
+
+
+def final_diagnostics(
+    config: Config, program: Program, diags: tuple[Diagnostic, ...]
+) -> tuple[Diagnostic, ...]:
+    """A build's report: `diags` are at their levels already, but for the empty-build warning; then
+    --strict, and the report's order (delta.py makes its report here too)."""
     if not program.skills and not dg.has_errors(diags):  # a build serving nothing is never silently green
         diags += tuple(
             Policy(config.severities, config.path_severities).apply(
                 [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
             )
         )
-    diags = dg.apply_policy(diags, {}, config.strict)
-    return Compiled(config, program, resolved, packings, art, dg.ordered(diags))
+    return dg.ordered(dg.apply_policy(diags, {}, config.strict))
 
 
 def build(

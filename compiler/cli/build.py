@@ -36,7 +36,8 @@ from .shared import (
     say,
 )
 
-if TYPE_CHECKING:  # the write stage: not on a no-op build
+if TYPE_CHECKING:  # the write stage and the delta builds: not on a no-op build
+    from ..delta import Rebuilt, State
     from ..output.write import Comparison
 
 FAILED = "skillc: build failed; the output directory was left untouched"
@@ -80,9 +81,77 @@ def build(
     if watch:
         from . import watch as watching
 
-        found = config_path
-        return watching.loop(lambda: _build(found, settings, prune, quiet, no_cache, fmt), found)
-    return _build(config_path, settings, prune, quiet, no_cache, fmt)
+        return watching.loop(_Watched(config_path, settings, prune, quiet, no_cache, fmt), config_path)
+    return _build(config_path, settings, prune, quiet, no_cache, fmt)[0]
+
+
+class _Watched:
+    """`build --watch`'s runs: a whole build, then a delta build (delta.py) from the last one for each
+    change it covers, a whole build again for any other."""
+
+    def __init__(
+        self,
+        config_path: Path,
+        settings: tuple[bool | None, bool | None, bool, tuple[str, ...]],
+        prune: bool,
+        quiet: bool,
+        no_cache: bool,
+        fmt: str,
+    ) -> None:
+        self.args = (config_path, settings, prune, quiet, no_cache, fmt)
+        self.state: State | None = None
+
+    def __call__(self, changed: list[Path] | None) -> int:
+        config_path, settings, prune, quiet, no_cache, fmt = self.args
+        if self.state is not None and changed:
+            started = time.perf_counter()
+            state, self.state = self.state, None  # a run that fails midway leaves no state behind
+            done = _delta(state, changed)
+            if done is not None:
+                emit(done.diagnostics, quiet, fmt)
+                if not quiet:
+                    _done(fmt, done.output_rel, done.summary, done.written, started)
+                self.state = done.state
+                return 0
+        code, result, written = _build(config_path, settings, prune, quiet, no_cache, fmt)
+        if written is not None and not prune:  # --prune: every run is whole, to remove what it may
+            self.state = _state_for(result, config_path, settings)
+        return code
+
+
+def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
+    from ..delta import rebuild
+
+    try:
+        return rebuild(state, changed)
+    except OSError:  # the whole build that follows reports it, with everything else
+        return None
+
+
+def _state_for(
+    result: pipeline.Compilation | None,
+    config_path: Path,
+    settings: tuple[bool | None, bool | None, bool, tuple[str, ...]],
+) -> State | None:
+    """The state to rebuild from: the build just written, or, when the cache replayed it (nothing in
+    memory), a compile of the same sources whose index must be the one on disk."""
+    from ..delta import state_of, warm
+
+    if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
+        made = state_of(result, result.artifacts.files[INDEX])
+        return warm(made) if made else None
+    if not isinstance(result, pipeline.Replayed):
+        return None
+    compiled = pipeline.compile_project(config_path, options(*settings))
+    if not isinstance(compiled, pipeline.Compiled) or compiled.artifacts is None:
+        return None
+    index = compiled.artifacts.files[INDEX]
+    try:
+        on_disk = (compiled.output / INDEX).read_bytes()
+    except OSError:
+        return None
+    made = state_of(compiled, index) if on_disk == index else None
+    return warm(made) if made else None
 
 
 def _build(
@@ -92,7 +161,8 @@ def _build(
     quiet: bool,
     no_cache: bool,
     fmt: str,
-) -> int:
+) -> tuple[int, pipeline.Compilation | None, pipeline.Written | None]:
+    """The exit status, what the build did and what it wrote (None: nothing, for its errors)."""
     started = time.perf_counter()
     progress = report.progress_for(fmt, quiet)
     opts = options(*settings, progress)
@@ -101,12 +171,10 @@ def _build(
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
-        return _failed(
-            fmt,
-            dg.error(where, Code.CANNOT_WRITE, f"cannot write the output directory: {exc.strerror or exc}"),
-        )
+        problem = f"cannot write the output directory: {exc.strerror or exc}"
+        return _failed(fmt, dg.error(where, Code.CANNOT_WRITE, problem)), None, None
     except OutputRefused as exc:  # taken over between the early check and the lock
-        return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}"))
+        return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}")), None, None
     finally:
         progress.done()
     if isinstance(result, pipeline.Replayed) and fmt == "text" and not result.report.errors and as_recorded():
@@ -115,19 +183,25 @@ def _build(
         emit(result.diagnostics, quiet, fmt)
     if written is None:
         say(fmt, FAILED)
-        return 1
+        return 1, result, None
     if not quiet and not isinstance(result, pipeline.ConfigFailed):  # written: a build ran or was replayed
         counts = result.summary  # also set when the cache replayed the build
         assert counts is not None
-        state = "written" if written.written else "already up to date"
-        pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
-        say(
-            fmt,
-            f"skillc: {result.output_rel}/ {state}: {counts.skills} skills, "
-            f"{counts.personas} personas, {counts.objects} objects{pruned} "
-            f"({time.perf_counter() - started:.2f}s)",
-        )
-    return 0
+        _done(fmt, result.output_rel, counts, written, started)
+    return 0, result, written
+
+
+def _done(
+    fmt: str, output_rel: str, counts: pipeline.Summary, written: pipeline.Written, started: float
+) -> None:
+    state = "written" if written.written else "already up to date"
+    pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
+    say(
+        fmt,
+        f"skillc: {output_rel}/ {state}: {counts.skills} skills, "
+        f"{counts.personas} personas, {counts.objects} objects{pruned} "
+        f"({time.perf_counter() - started:.2f}s)",
+    )
 
 
 def _emit_recorded(recorded: Report, quiet: bool) -> None:
@@ -228,7 +302,7 @@ def check(
     if watch:
         from . import watch as watching
 
-        return watching.loop(lambda: _check(found, settings, fmt), found)
+        return watching.loop(lambda _changed: _check(found, settings, fmt), found)
     return _check(found, settings, fmt)
 
 

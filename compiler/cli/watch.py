@@ -20,9 +20,10 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -30,7 +31,7 @@ from ..diagnostics import printable
 from ..errors import SkillcError
 from ..format.errors import ReaderError
 
-DEBOUNCE_MS = 80  # quiet time before a run: editors save in bursts of a few events
+DEBOUNCE_MS = 30  # quiet time before a run: editors save in bursts of a few events, within milliseconds
 POLL_SECONDS = 0.5
 _READY_MS = 200  # the notifier's first timeout: it is watching by then
 _MAX_WAIT_MS = 2000  # a run starts after this long even if the inputs never go quiet
@@ -73,12 +74,15 @@ def plan_for(config_path: Path) -> Plan:
     return Plan(tuple(sorted(set(folders))), files, ((config.root / config.output).resolve(),))
 
 
-def loop(run: Callable[[], int], config_path: Path) -> int:
-    """Run, then run again after every change, until Ctrl-C (KeyboardInterrupt reaches the boundary)."""
+def loop(run: Callable[[list[Path] | None], int], config_path: Path) -> int:
+    """Run, then run again after every change, until Ctrl-C (KeyboardInterrupt reaches the boundary).
+    `run` is given the paths that changed (None the first time; empty when they are not known)."""
+    changed: list[Path] | None = None
+    notifier = _Notifier(config_path)
     while True:
-        _guarded(run)
+        _guarded(run, changed)
         plan = plan_for(config_path)
-        changed = _next_change(plan, config_path)
+        changed = notifier.next_change(plan) if notifier.available() else _polled(plan)
         click.echo(f"\nskillc: {_describe(changed)}; running again", err=True)
 
 
@@ -87,10 +91,10 @@ def _ready() -> None:
     click.echo("skillc: watching for changes (Ctrl-C to stop)", err=True)
 
 
-def _guarded(run: Callable[[], int]) -> None:
+def _guarded(run: Callable[[list[Path] | None], int], changed: list[Path] | None) -> None:
     """One run under the same rules as the CLI's boundary, except that the watch goes on."""
     try:
-        run()
+        run(changed)
     except SystemExit:  # a command that leaves through sys.exit still only ends this run
         pass
     except (SkillcError, ReaderError) as exc:
@@ -107,46 +111,77 @@ def _describe(changed: list[Path]) -> str:
     return f"{first}{more} changed"
 
 
-def _next_change(plan: Plan, config_path: Path) -> list[Path]:
-    """Block until an input changes and the burst is over; the changed paths, sorted."""
-    if not os.environ.get("SKILLC_WATCH_POLL"):
+class _Notifier:
+    """File-system notifications (watchfiles), one watcher kept from run to run: what changes while a
+    run builds waits in the watcher for the next wait, so no change falls between two runs, and a
+    run is followed by neither a new watcher over every folder nor a stat walk of every input. A
+    new one is made only when the config names other folders."""
+
+    def __init__(self, config_path: Path) -> None:
+        self.config_path = config_path
+        self.plan: Plan | None = None
+        self.roots: tuple[str, ...] = ()
+        self.batches: Generator[set[tuple[Any, str]], None, None] | None = None
+
+    @staticmethod
+    def available() -> bool:
+        if os.environ.get("SKILLC_WATCH_POLL"):
+            return False
         try:
             import watchfiles  # noqa: F401  (optional: the skillc[watch] extra)
         except ImportError:
-            pass
-        else:
-            return _notified(plan, config_path)
-    return _polled(plan)
+            return False
+        return True
 
+    def next_change(self, plan: Plan) -> list[Path]:
+        """Block until an input changes and the burst is over; the changed paths, sorted."""
+        self.plan = plan  # the filter reads the latest plan
+        roots = self._roots(plan)
+        if self.batches is None or roots != self.roots:
+            return self._start(plan, roots)
+        _ready()
+        return self._wait()
 
-def _notified(plan: Plan, config_path: Path) -> list[Path]:
-    import watchfiles
+    def _roots(self, plan: Plan) -> tuple[str, ...]:
+        # The config's folder is watched too: an editor replaces the config by a rename, which a watch
+        # on the file itself would lose; `plan.wants` keeps only the inputs.
+        roots = {str(p) for p in plan.folders if p.exists()} | {str(self.config_path.resolve().parent)}
+        roots |= {str(f.parent) for f in plan.files if f.parent.exists()}
+        return tuple(sorted(roots))
 
-    # The config's folder is watched too: an editor replaces the config by a rename, which a watch
-    # on the file itself would lose; `plan.wants` keeps only the inputs.
-    roots = {str(p) for p in plan.folders if p.exists()} | {str(config_path.resolve().parent)}
-    roots |= {str(f.parent) for f in plan.files if f.parent.exists()}
-    # The notifier says nothing when it is in place; its first timeout is the sign. What changed
-    # between the snapshot and then is found by comparing snapshots, so no edit falls in the gap.
-    before: dict[Path, tuple[int, int, int, int]] | None = _snapshot(plan)
-    for batch in watchfiles.watch(
-        *sorted(roots),
-        watch_filter=lambda _change, path: plan.wants(Path(path)),
-        debounce=_MAX_WAIT_MS,
-        step=DEBOUNCE_MS,
-        rust_timeout=_READY_MS,
-        yield_on_timeout=True,
-    ):
-        changed = sorted({Path(path) for _change, path in batch})
-        if changed:
-            return changed
-        if before is not None:
-            _ready()
-            missed = _difference(before, _snapshot(plan))
-            if missed:
-                return missed
-            before = None
-    return []  # the generator ends only when stopped: treat it as a change and run again
+    def _start(self, plan: Plan, roots: tuple[str, ...]) -> list[Path]:
+        """A new watcher. It says nothing when it is in place; its first timeout is the sign. What
+        changed between the snapshot and then is found by comparing snapshots, so no edit falls in
+        the gap."""
+        import watchfiles
+
+        if self.batches is not None:
+            self.batches.close()  # its watcher stops
+        before = _snapshot(plan)
+        self.roots = roots
+        self.batches = watchfiles.watch(
+            *roots,
+            watch_filter=lambda _change, path: self.plan is not None and self.plan.wants(Path(path)),
+            debounce=_MAX_WAIT_MS,
+            step=DEBOUNCE_MS,
+            rust_timeout=_READY_MS,
+            yield_on_timeout=True,
+        )
+        for batch in self.batches:
+            changed = {Path(path) for _change, path in batch} | set(_difference(before, _snapshot(plan)))
+            if changed:
+                return sorted(changed)
+            _ready()  # the watcher was in place before the snapshot: nothing is missed from here on
+            return self._wait()
+        return []  # the generator ends only when stopped: treat it as a change and run again
+
+    def _wait(self) -> list[Path]:
+        assert self.batches is not None
+        for batch in self.batches:
+            if batch:  # an empty batch is the notifier's timeout: nothing changed yet
+                return sorted({Path(path) for _change, path in batch})
+        self.batches = None
+        return []
 
 
 def _polled(plan: Plan) -> list[Path]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import orjson
@@ -59,33 +59,69 @@ def artifacts(
 
     digest: build_hash of the inputs, computed once by the caller (the cache keys on it too).
     """
-    out = _Objects()
-    personas: dict[str, PersonaEntry] = {}
-    for pid, persona in program.personas.items():
-        prompt = texts[pid].encode("utf-8")
-        copy = fmt.prompt_path(pid, template.suffix)
-        out.files[copy] = prompt
-        meta = _persona_meta(persona, packings[pid])
-        personas[pid] = {
-            "prompt": out.put(prompt),
-            "chars": len(texts[pid]),
-            "meta": out.put_document(encode(meta)),
-            "copy": copy,
-        }
+    out = Objects()
+    personas = {
+        pid: persona_entry(persona, texts[pid], packings[pid], template.suffix, out)
+        for pid, persona in program.personas.items()
+    }
     ids = tuple(program.personas)
-    digits = fmt.shard_digits(len(program.skills))
-    commands: dict[str, list[str]] = {}  # per shard, its commands in the program's order
-    for command in program.skills:
-        commands.setdefault(fmt.shard_of(command, digits), []).append(command)
-    shards: dict[str, str] = {}
-    for name in sorted(commands):
-        # One shard's entries at a time: encoded, spooled and dropped before the next is made.
-        skills: dict[str, SkillDoc] = {}
-        for command in commands[name]:
-            default, exceptions = _default_and_exceptions(ids, resolved[command].outcomes, out.put_text)
-            skills[command] = _skill_entry(config, program.skills[command], out, default, exceptions)
-        shards[name] = out.put_document(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
-    index: IndexDoc = {
+    shards = {
+        name: shard(config, program, resolved, ids, name, commands, out)
+        for name, commands in sorted(shard_commands(program.skills).items())
+    }
+    out.files[fmt.INDEX] = encode(index_document(config, digest, personas, table(shards, out)))
+    out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
+    return Artifacts(out.files.sorted(), frozenset(out.objects), digest, frozenset(out.documents))
+
+
+def shard_commands(commands: Iterable[str]) -> dict[str, list[str]]:
+    """Shard name -> its commands, in the order given (the program's)."""
+    found: list[str] = list(commands)
+    digits = fmt.shard_digits(len(found))
+    by_shard: dict[str, list[str]] = {}
+    for command in found:
+        by_shard.setdefault(fmt.shard_of(command, digits), []).append(command)
+    return by_shard
+
+
+def persona_entry(persona: Persona, text: str, packing: Packing, suffix: str, out: Objects) -> PersonaEntry:
+    """One persona's line of the index: its catalog and meta stored in `out`, the readable copy too."""
+    prompt = text.encode("utf-8")
+    copy = fmt.prompt_path(persona.id, suffix)
+    out.files[copy] = prompt
+    return {
+        "prompt": out.put(prompt),
+        "chars": len(text),
+        "meta": out.put_document(encode(_persona_meta(persona, packing))),
+        "copy": copy,
+    }
+
+
+def shard(
+    config: Config,
+    program: Program,
+    resolved: Resolved,
+    ids: tuple[str, ...],
+    name: str,
+    commands: list[str],
+    out: Objects,
+) -> str:
+    """One shard's entries, encoded and stored in `out` (spooled, then dropped); its digest."""
+    skills: dict[str, SkillDoc] = {}
+    for command in commands:
+        default, exceptions = _default_and_exceptions(ids, resolved[command].outcomes, out.put_text)
+        skills[command] = _skill_entry(config, program.skills[command], out, default, exceptions)
+    return out.put_document(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
+
+
+def table(shards: dict[str, str], out: Objects) -> str:
+    """The shard table over `shards` (name -> digest), its nodes stored in `out`; the root's digest.
+    The table is a tree of objects of its own: open() and catalog() never read it."""
+    return build_table(shards, lambda node: out.put_document(encode(node)))
+
+
+def index_document(config: Config, digest: str, personas: dict[str, PersonaEntry], root: str) -> IndexDoc:
+    return {
         "format": fmt.VERSION,
         "generator": GENERATOR,
         "build_hash": digest,
@@ -96,12 +132,8 @@ def artifacts(
             "catalog_chars": config.catalog_chars,
         },
         "personas": personas,
-        # The shard table is a tree of objects of its own: open() and catalog() never read it.
-        "shards": build_table(shards, lambda node: out.put_document(encode(node))),
+        "shards": root,
     }
-    out.files[fmt.INDEX] = encode(index)
-    out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
-    return Artifacts(out.files.sorted(), frozenset(out.objects), digest, frozenset(out.documents))
 
 
 class Files(Mapping[str, bytes]):
@@ -176,7 +208,7 @@ class Spool:
         return data
 
 
-class _Objects:
+class Objects:
     """The files of a build being assembled; objects stored once under their hash."""
 
     def __init__(self) -> None:
@@ -274,7 +306,7 @@ def encode(value: Mapping[str, Any]) -> bytes:
 def _skill_entry(
     config: Config,
     skill: Skill,
-    out: _Objects,
+    out: Objects,
     default: ResolutionDoc | None,
     exceptions: dict[str, ResolutionDoc | None],
 ) -> SkillDoc:

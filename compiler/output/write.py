@@ -213,6 +213,43 @@ def write(
         return WriteResult(True, pruned)
 
 
+def write_delta(dist: Path, files: Mapping[str, bytes], objects: frozenset[str], previous: bytes) -> bool:
+    """`skillc build --watch`'s write of a delta build (delta.py): the objects among `files` not yet
+    in the output, then its other files, the index last, in place as `write` does. False, with
+    nothing written, when the output's index is not `previous`, the one the watch wrote last (another
+    build wrote since, or the output was damaged or taken over): the caller then builds in full.
+
+    An object already there is not read again: objects are named by their content, and the full
+    builds and `skillc check` compare them byte for byte."""
+    with lock(dist), fs.interrupt_deferred():
+        if ownership_problem(dist) or _index_bytes(dist, len(previous)) != previous:
+            return False
+        folders = _Folders(dist_str := str(dist))
+        try:
+            for rel in _commit_order(set(files), objects):
+                if rel in objects and _exists(os.path.join(dist_str, rel)):
+                    continue
+                folders.make(rel.rpartition("/")[0])
+                _place(dist_str, rel, files[rel])
+        except _Blocked:
+            return False  # only objects were written (the index comes last): the full build repairs
+        return True
+
+
+def _index_bytes(dist: Path, size: int) -> bytes | None:
+    try:
+        return fs.read_regular(dist / INDEX, size + 1, follow=False)
+    except OSError:
+        return None
+
+
+def _exists(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 # --- in place: new objects beside the old ones, the index renamed over last -------------------------
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
@@ -69,6 +70,10 @@ def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[
     """always, then the first matching priority entry, then command order."""
 
     matches = _priority_matchers(priority)
+    if not matches:  # the same order, without a key tuple per candidate (12 x 10,000 of them a build)
+        by_command = attrgetter("command")
+        first = sorted((c for c in candidates if c.always), key=by_command)
+        return (*first, *sorted((c for c in candidates if not c.always), key=by_command))
 
     def key(c: Candidate) -> tuple[int, int, str]:
         hit = next((i for i, match in enumerate(matches) if match(c.command)), len(priority))

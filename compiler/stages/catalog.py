@@ -45,11 +45,53 @@ def catalogs(
     `cost` stands in for entry_cost, and `memo` gives back the catalogs of earlier builds whose
     entries, persona and budget are unchanged: the build cache passes both.
     """
-    entries = {c: catalog_skill(s, template) for c, s in program.skills.items()}
-    costs = {c: cost(e, template) for c, e in entries.items()}
+    parts = catalog_parts(config, program, resolved, template, cost)
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
-    diags: list[Diagnostic] = [
+    diags = budget_warnings(config, program)
+    for persona in program.personas.values():
+        texts[persona.id], packings[persona.id] = persona_catalog(
+            config, program, persona, template, parts, memo
+        )
+        diags.extend(packings[persona.id].diagnostics)
+    return texts, packings, tuple(diags)
+
+
+@dataclass(frozen=True)
+class CatalogParts:
+    """What every persona's catalog is made from, made once per build: each skill's catalog entry and
+    budget candidate, and which skills each persona's model may invoke. `skillc build --watch` keeps
+    them and replaces an edited skill's (delta.py)."""
+
+    entries: dict[str, dict[str, Any]]  # command -> catalog_skill(...), every skill
+    candidates: dict[str, Candidate]  # command -> its budget candidate, for the skills some persona lists
+    listed: dict[str, list[str]]  # persona id -> the commands its model may invoke, in command order
+
+
+def catalog_parts(
+    config: Config,
+    program: Program,
+    resolved: Resolved,
+    template: Template,
+    cost: Callable[[dict[str, Any], Template], int] = entry_cost,
+) -> CatalogParts:
+    entries = {c: catalog_skill(s, template) for c, s in program.skills.items()}
+    listed: dict[str, list[str]] = {pid: [] for pid in program.personas}  # commands the model may invoke
+    for command, res in resolved.items():
+        for pid, outcome in res.outcomes.items():
+            if outcome.model:
+                listed[pid].append(command)
+    # A skill's candidate is the same for every persona: made once, not once per pair.
+    made = {
+        c: candidate(program.skills[c], cost(entries[c], template), template, config)
+        for c in dict.fromkeys(c for commands in listed.values() for c in commands)
+    }
+    return CatalogParts(entries, made, listed)
+
+
+def budget_warnings(config: Config, program: Program) -> list[Diagnostic]:
+    """One per persona `budgets.personas` names that the program does not have."""
+    return [
         dg.warning(
             config.config_rel,
             Code.BUDGET_UNKNOWN_PERSONA,
@@ -59,27 +101,25 @@ def catalogs(
         for pid, _ in config.persona_budgets
         if pid not in program.personas
     ]
-    listed: dict[str, list[str]] = {pid: [] for pid in program.personas}  # commands the model may invoke
-    for command, res in resolved.items():
-        for pid, outcome in res.outcomes.items():
-            if outcome.model:
-                listed[pid].append(command)
-    # A skill's candidate is the same for every persona: made once, not once per pair.
-    made = {
-        c: _candidate(program.skills[c], costs[c], template, config)
-        for c in dict.fromkeys(c for commands in listed.values() for c in commands)
-    }
-    for persona in program.personas.values():
-        candidates = tuple(made[c] for c in listed[persona.id])
-        inputs = CatalogInputs(config, persona, template, entries, candidates)
-        found = memo.recall(inputs) if memo else None
-        if found is None:
-            found = _fit_catalog(config, program, persona, template, candidates)
-            if memo:
-                memo.remember(inputs, *found)
-        texts[persona.id], packings[persona.id] = found
-        diags.extend(packings[persona.id].diagnostics)
-    return texts, packings, tuple(diags)
+
+
+def persona_catalog(
+    config: Config,
+    program: Program,
+    persona: Persona,
+    template: Template,
+    parts: CatalogParts,
+    memo: CatalogMemo | None = None,
+) -> tuple[str, Packing]:
+    """One persona's catalog text and packing; `memo` as for catalogs()."""
+    candidates = tuple(parts.candidates[c] for c in parts.listed[persona.id])
+    inputs = CatalogInputs(config, persona, template, parts.entries, candidates)
+    found = memo.recall(inputs) if memo else None
+    if found is None:
+        found = _fit_catalog(config, program, persona, template, candidates)
+        if memo:
+            memo.remember(inputs, *found)
+    return found
 
 
 @dataclass(frozen=True)
@@ -101,7 +141,7 @@ class CatalogMemo(Protocol):
     def remember(self, inputs: CatalogInputs, text: str, packing: Packing) -> None: ...
 
 
-def _candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
+def candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:
     bare = -1
     if config.budget_strategy is Strategy.NAMES_ONLY:  # one more render per skill, only for this strategy
         bare = len(template.entry(catalog_skill(skill, template, "")))

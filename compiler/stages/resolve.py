@@ -92,6 +92,13 @@ def resolve(program: Program) -> Resolved:
     }
 
 
+def resolve_skill(program: Program, command: str) -> SkillResolutions:
+    """One skill's resolutions, as resolve() makes them: `build --watch` resolves an edited skill alone."""
+    return SkillResolutions(
+        command, _outcomes(program, program.skills[command], _visibility(program)(command))
+    )
+
+
 def _visibility(program: Program) -> Callable[[str], tuple[str, ...]]:
     """command -> the ids of the personas that see it, in persona order."""
     everyone = tuple(program.personas)

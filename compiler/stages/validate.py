@@ -42,7 +42,7 @@ def validate(
     parsed, per_skill = _skills(discovery.skills, checks or check_skills)
     for src in discovery.skills:
         built = src.command in parsed  # one that could not be built never loses all its errors
-        per_skill[src.command] = _settle(src, per_skill[src.command], policy or Policy(), built)
+        per_skill[src.command] = settle(src, per_skill[src.command], policy or Policy(), built)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
     personas = personas_mod.personas(discovery.personas, parsed, diags)
     exclusive = personas_mod.exclusives(
@@ -117,7 +117,7 @@ def _skills(
     return parsed, per_skill
 
 
-def _settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bool) -> list[Diagnostic]:
+def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bool) -> list[Diagnostic]:
     """One skill's diagnostics at their levels: the config's, then its own `# skillc: ignore[...]`."""
     inline: set[str] = set()
     refused: list[Diagnostic] = []

@@ -1,0 +1,184 @@
+"""Edits a random test makes to a bench/gen.py tree, one step at a time: the cache's and the
+watch's random edit sequences share them (tests/property/test_incremental_sequences.py and
+test_delta_sequences.py)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from skillc.pipeline import build
+from support.files import REPO
+from support.files import snapshot as dist_bytes
+
+BUILTIN = REPO / "compiler" / "templates" / "catalog.xml.j2"
+
+
+def skills(root: Path) -> list[Path]:
+    return sorted(root.glob("skills/**/SKILL.md"))
+
+
+def leaves(root: Path) -> list[Path]:
+    """Skill folders holding no other skill: removing or renaming one moves nothing else."""
+    return [p.parent for p in skills(root) if not any(p.parent.glob("*/SKILL.md"))]
+
+
+def body_edit(root: Path, rng: random.Random) -> None:
+    target = rng.choice(skills(root))
+    target.write_text(target.read_text() + f"\nStep {rng.random()}.\n")
+
+
+def description_edit(root: Path, rng: random.Random) -> None:
+    target = rng.choice(skills(root))
+    text = target.read_text()
+    target.write_text(
+        re.sub(r"^description: \"?", lambda m: f"{m[0]}Now {rng.randint(0, 99)}. ", text, count=1, flags=re.M)
+    )
+
+
+def add_skill(root: Path, rng: random.Random) -> None:
+    name = f"late-{rng.randint(0, 10**6)}"
+    new = root / "skills" / rng.choice(["src-a", "src-b"]) / name / "SKILL.md"
+    new.parent.mkdir(parents=True, exist_ok=True)
+    new.write_text(f"---\nname: {name}\ndescription: Added at a step.\n---\nNew {name}.\n")
+
+
+def delete_skill(root: Path, rng: random.Random) -> None:
+    shutil.rmtree(rng.choice(leaves(root)))
+
+
+def rename_skill(root: Path, rng: random.Random) -> None:
+    old = rng.choice(leaves(root))
+    new = old.with_name(f"{old.name}-r{rng.randint(0, 999)}")
+    old.rename(new)
+    text = (new / "SKILL.md").read_text()
+    (new / "SKILL.md").write_text(
+        re.sub(rf"^name: {re.escape(old.name)}$", f"name: {new.name}", text, count=1, flags=re.M)
+    )
+
+
+def persona_edit(root: Path, rng: random.Random) -> None:
+    manifest = rng.choice(sorted(root.glob("personas/*/manifest.yaml")))
+    text = manifest.read_text()
+    manifest.write_text(
+        re.sub(r"^name: (.*)$", lambda m: f"{m[0]} {rng.randint(0, 9)}", text, count=1, flags=re.M)
+    )
+
+
+def overlay_edit(root: Path, rng: random.Random) -> None:
+    overlays = sorted(root.glob("personas/*/skill-overlays/**/*.md"))
+    if overlays and rng.random() < 0.7:
+        target = rng.choice(overlays)
+        target.write_text(target.read_text() + "\nAlso this, at a step.\n")
+        return
+    persona = rng.choice(sorted(p.parent for p in root.glob("personas/*/manifest.yaml")))
+    command = rng.choice(leaves(root)).name
+    target = persona / "skill-overlays" / f"{command}.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("An overlay added at a step.\n")
+
+
+def config_edit(root: Path, rng: random.Random) -> None:
+    config = root / "skillc.yaml"
+    text = config.read_text()
+    config.write_text(re.sub(r"catalog_chars: \d+", f"catalog_chars: {rng.choice([800, 3000, 30000])}", text))
+
+
+def template_edit(root: Path, rng: random.Random) -> None:
+    """The project's own template: its first appearance replaces the built-in one."""
+    local = root / "templates" / "catalog.xml.j2"
+    if not local.exists():
+        local.parent.mkdir(exist_ok=True)
+        local.write_text(BUILTIN.read_text())
+    local.write_text(local.read_text() + f"<!-- step {rng.randint(0, 99)} -->\n")
+
+
+def touch(root: Path, rng: random.Random) -> None:
+    target = rng.choice(skills(root))
+    st = target.stat()
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def nothing(root: Path, rng: random.Random) -> None:
+    pass
+
+
+STEPS_BY_NAME: dict[str, Callable[[Path, random.Random], None]] = {
+    f.__name__: f
+    for f in (
+        body_edit,
+        description_edit,
+        add_skill,
+        delete_skill,
+        rename_skill,
+        persona_edit,
+        overlay_edit,
+        config_edit,
+        template_edit,
+        touch,
+        nothing,
+    )
+}
+
+
+# --- what an author does while writing one skill (the watch's delta builds take these) --------------
+
+
+def resource_edit(root: Path, rng: random.Random) -> None:
+    """A file of a skill other than its SKILL.md: edited, or its executable bit flipped."""
+    files = sorted(p for d in leaves(root) for p in d.rglob("*") if p.is_file() and p.name != "SKILL.md")
+    if not files:
+        return body_edit(root, rng)
+    target = rng.choice(files)
+    if rng.random() < 0.3:
+        target.chmod(target.stat().st_mode ^ 0o111)
+    else:
+        target.write_bytes(target.read_bytes() + f"\n# step {rng.random()}\n".encode())
+
+
+def flag_edit(root: Path, rng: random.Random) -> None:
+    """A frontmatter flag that moves a skill in or out of catalogs, or changes how it is shown."""
+    target = rng.choice(skills(root))
+    text = target.read_text()
+    line = rng.choice(["always: true", "disable-model-invocation: true", "user-invocable: false"])
+    if f"\n{line}\n" in text:
+        target.write_text(text.replace(f"\n{line}\n", "\n", 1))
+    else:
+        target.write_text(text.replace("\n---\n", f"\n{line}\n---\n", 1))
+
+
+def body_cleared(root: Path, rng: random.Random) -> None:
+    """A body emptied (a warning comes), or given back."""
+    target = rng.choice(skills(root))
+    head, sep, body = target.read_text().partition("\n---\n")
+    target.write_text(head + sep + ("" if body.strip() else "Written again.\n"))
+
+
+def frontmatter_broken(root: Path, rng: random.Random) -> None:
+    """Bad input mid-edit: a frontmatter that does not parse, mended at a later step."""
+    broken = [p for p in skills(root) if "name: [" in p.read_text()]
+    if broken:
+        target = rng.choice(broken)
+        target.write_text(target.read_text().replace("name: [", "name: ", 1))
+        return
+    target = rng.choice(skills(root))
+    target.write_text(target.read_text().replace("name: ", "name: [", 1))
+
+
+WRITING_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
+    f.__name__: f
+    for f in (body_edit, description_edit, resource_edit, flag_edit, body_cleared, frontmatter_broken, touch)
+}
+
+
+def clean_build(root: Path, where: Path) -> tuple[dict[str, bytes], tuple[str, ...]]:
+    """The reference: the same sources copied to `where` and built there without the cache."""
+    shutil.rmtree(where, ignore_errors=True)
+    shutil.copytree(root, where, ignore=shutil.ignore_patterns("dist", ".skillc-cache"))
+    result, _ = build(where / "skillc.yaml", cache=False)
+    files = dist_bytes(where / "dist") if (where / "dist").exists() else {}
+    return files, tuple(d.format() for d in result.diagnostics)
