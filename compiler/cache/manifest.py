@@ -23,8 +23,9 @@ import binascii
 import hashlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -53,6 +54,9 @@ class Manifest:
     folders: str  # each directory's stat data (int64, little-endian), base64: for `listings` only
     names: str  # every directory's names as on disk, in order, "/"-joined (no name holds a "/")
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
+    # The lstat results `unchanged` took, of the paths past the roots in order: a walk after a
+    # change takes them instead of asking again (they are as new as its stamp needs, see `taken`).
+    seen: list[os.stat_result] = field(default_factory=list, compare=False, repr=False)
 
     def unchanged(self) -> bool:
         """Every root, directory, file and symlink is as recorded: the walk would see what it saw."""
@@ -81,14 +85,26 @@ class Manifest:
         roots, folders, files = self.counts
         end = folders + files
         lstat = partial(os.lstat, dir_fd=fd)
+        self.seen.clear()
         for chunk, start in enumerate(range(roots, end, CHUNK)):
-            seen: list[int] = []
-            add = seen.extend
-            for st in map(lstat, self.paths[start : min(start + CHUNK, end)]):
+            taken = list(map(lstat, self.paths[start : min(start + CHUNK, end)]))
+            self.seen.extend(taken)
+            values: list[int] = []
+            add = values.extend
+            for st in taken:
                 add((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-            if _digest(seen) != self.digests[chunk]:
+            if _digest(values) != self.digests[chunk]:
                 return False
         return True
+
+    def taken(self) -> dict[str, os.stat_result]:
+        """What `unchanged` saw, by path as the walk names it. Taken before the walk's stamp, which
+        is sound as the walk's own are: a change after one was taken moves its ctime, so the next
+        check sees it, and a walk records nothing whose ctime is as new as its stamp."""
+        roots = self.counts[0]
+        prefix = self.base if self.base.endswith("/") else self.base + "/"
+        where = (p if p.startswith("/") else prefix + p for p in self.paths[roots : roots + len(self.seen)])
+        return dict(zip(where, self.seen, strict=False))
 
     def where(self, path: str) -> str:
         """A path of the manifest as the walk names it."""
@@ -100,12 +116,13 @@ class Manifest:
         stats = _unpack(self.folders)
         if stats is None or len(stats) != 4 * len(kinds) or len(names) != sum(map(len, kinds)):
             return {}
-        found = {}
-        start = 0
-        for i, these in enumerate(kinds):
-            found[self.where(self.paths[i])] = (_four(stats, i), names[start : start + len(these)], these)
-            start += len(these)
-        return found
+        prefix = self.base if self.base.endswith("/") else self.base + "/"
+        where = [p if p.startswith("/") else prefix + p for p in self.paths[: len(kinds)]]
+        values = iter(stats)
+        fours = zip(values, values, values, values, strict=False)  # four at a time, from one iterator
+        ends = list(accumulate(map(len, kinds)))
+        listed = [names[end - len(these) : end] for end, these in zip(ends, kinds, strict=True)]
+        return dict(zip(where, zip(fours, listed, kinds, strict=True), strict=True))
 
 
 def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None:

@@ -210,7 +210,8 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
         manifest = None
     now = None  # no walk: every directory and file has the recorded stat data
     if manifest is None or not manifest.unchanged():
-        now = take_snapshot(tops, directory, manifest.listings() if manifest else None)
+        known = (manifest.listings(), manifest.taken()) if manifest else (None, None)
+        now = take_snapshot(tops, directory, *known)
         if now is None or now.digest != record.inputs:
             return Early(records, tops, now, manifest=manifest)
     dist = config_path.resolve().parent / quick.output

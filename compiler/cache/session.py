@@ -113,11 +113,12 @@ class Session:
         sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
         self.tops = walk_tops(sources, config.personas, config.root)
         snapshot, tops, manifest = walked  # the quick path's walk, when it walked these very roots
-        known = manifest.listings() if manifest is not None and manifest.tops == self.tops else None
+        usable = manifest is not None and manifest.tops == self.tops
+        known = (manifest.listings(), manifest.taken()) if manifest is not None and usable else (None, None)
         self.now = (
             snapshot
             if snapshot is not None and tops == self.tops
-            else take_snapshot(self.tops, directory, known)
+            else take_snapshot(self.tops, directory, *known)
         )
         self.build_key = ""
         self.vouched = False  # the walk can vouch for every input this build read

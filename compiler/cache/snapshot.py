@@ -84,7 +84,12 @@ def walk_tops(sources: Iterable[tuple[str, Path]], personas: str | None, root: P
     return (*tops, (personas, str(root / personas))) if personas else tuple(tops)
 
 
-def take_snapshot(tops: Tops, directory: Path, known: Listings | None = None) -> Snapshot | None:
+def take_snapshot(
+    tops: Tops,
+    directory: Path,
+    known: Listings | None = None,
+    taken: Mapping[str, os.stat_result] | None = None,
+) -> Snapshot | None:
     """Stamp the file system's clock, then stat the inputs; None when either fails.
 
     The stamp comes first, then each file's stat, and only then does discover
@@ -100,11 +105,12 @@ def take_snapshot(tops: Tops, directory: Path, known: Listings | None = None) ->
     recorded there holds the entries recorded there, and is not listed again: adding, removing
     or renaming an entry sets the directory's mtime and ctime, and a directory recorded with a
     ctime as new as that walk's stamp is never taken as known (its stat data is None).
+    `taken`: lstat results the manifest's check has just taken, by path, used instead of asking again.
     """
     stamp = _fs_now(directory)
     if stamp is None:
         return None
-    return _stat_walk(tops, stamp, known or {})
+    return _stat_walk(tops, stamp, known or {}, taken or {})
 
 
 def _fs_now(directory: Path) -> int | None:
@@ -129,7 +135,9 @@ class CannotVouch(ValueError):
     """A tree this walk cannot vouch for (see _stat_walk)."""
 
 
-def _stat_walk(tops: Tops, stamp: int, known: Listings) -> Snapshot | None:
+def _stat_walk(
+    tops: Tops, stamp: int, known: Listings, taken: Mapping[str, os.stat_result] | None = None
+) -> Snapshot | None:
     """Listings and stat data below every source and the personas directory, as discover walks them.
 
     One lstat per directory and per file; one os.scandir per directory not in `known` as it is
@@ -153,7 +161,7 @@ def _stat_walk(tops: Tops, stamp: int, known: Listings) -> Snapshot | None:
                 names, kinds = old[1:] if old is not None and old[0] == now else _scan(path)
                 seen.folders.append((rel, path, now if st.st_ctime_ns < stamp else None, names, kinds))
                 seen.listings[path] = names
-                dirs[rel] = _entries(rel, path, names, kinds, stack, files, seen)
+                dirs[rel] = _entries(rel, path, names, kinds, stack, files, seen, taken or {})
     except (OSError, CannotVouch):
         return None
     return Snapshot(stamp, roots, dirs, files, seen)
@@ -167,33 +175,39 @@ def _entries(
     stack: list[tuple[str, str, os.stat_result]],
     files: dict[str, list[int]],
     seen: Walked,
+    taken: Mapping[str, os.stat_result],
 ) -> list[str]:
-    """One directory's listing ("<kind><name>", sorted), its files stat'ed, its folders stacked."""
+    """One directory's listing ("<kind><name>", sorted), its files stat'ed, its folders stacked.
+    The hot loop of a walk (30,000 entries at 10,000 skills): locals, files first, no calls."""
     listing: list[str] = []
-    lstat = os.lstat
+    add, lstat, stats, known = listing.append, os.lstat, seen.stats, taken.get
     for raw, kind in zip(names, kinds, strict=True):
         if kind == "i":
             continue
-        name = raw if raw.isascii() else nfc(raw)  # ASCII is NFC already
-        child, at = f"{rel}/{name}", f"{path}/{raw}"
-        if kind == "d":
-            listing.append("d" + raw)
-            st = seen.stats[at] = lstat(at)
+        at = path + "/" + raw
+        child = rel + "/" + (raw if raw.isascii() else nfc(raw))  # ASCII is NFC already
+        if kind == "f":
+            st = stats[at] = known(at) or lstat(at)
+            if child in files:  # two names with one NFC form
+                raise CannotVouch(child)
+            files[child] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+            add("f" + raw)
+        elif kind == "d":
+            add("d" + raw)
+            st = stats[at] = known(at) or lstat(at)
             stack.append((child, at, st))
-        elif kind == "f":
-            st = seen.stats[at] = lstat(at)
-            _add(files, child, st)
-            listing.append("f" + raw)
         elif kind == "l":
             # A symlink is recorded with its target text: retargeting it changes the listing.
             target = _utf8(os.readlink(at))
-            listing.append(f"l{raw}\0{target}")
+            add(f"l{raw}\0{target}")
             led = followed(at)
-            if led is not None:
-                _add(files, child, led)  # through the link: the file discover reads
+            if led is not None:  # through the link: the file discover reads
+                if child in files:
+                    raise CannotVouch(child)
+                files[child] = [led.st_size, led.st_mtime_ns, led.st_ctime_ns, led.st_ino]
             seen.links.append((at, target, None if led is None else _stat(led)))
         else:
-            listing.append("o" + raw)
+            add("o" + raw)
     listing.sort()
     return listing
 
@@ -228,12 +242,6 @@ def followed(path: str) -> os.stat_result | None:
     if stat.S_ISDIR(st.st_mode):
         raise CannotVouch(path)
     return st if stat.S_ISREG(st.st_mode) else None
-
-
-def _add(files: dict[str, list[int]], child: str, st: os.stat_result) -> None:
-    if child in files:  # two names with one NFC form
-        raise CannotVouch(child)
-    files[child] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
 def _stat(st: os.stat_result) -> Stat:

@@ -105,8 +105,9 @@ def test_every_change_is_seen(tops, tmp_path, change):
 def test_a_walk_reusing_the_listings_sees_what_a_new_walk_sees(tops, tmp_path, change):
     _snap, found = recorded(tops, tmp_path)
     CHANGES[change](root_of(tops))
+    assert not found.unchanged()  # what it took on the way is reused too
     new = take_snapshot(tops, tmp_path / "cache")
-    reused = take_snapshot(tops, tmp_path / "cache", found.listings())
+    reused = take_snapshot(tops, tmp_path / "cache", found.listings(), found.taken())
     assert (new is None) == (reused is None)
     if new is not None and reused is not None:
         assert (reused.roots, reused.dirs, reused.files) == (new.roots, new.dirs, new.files)
@@ -129,6 +130,21 @@ def test_only_the_changed_folder_is_listed_again(tops, tmp_path, monkeypatch):
     monkeypatch.setattr(os, "scandir", counting)
     assert take_snapshot(tops, tmp_path / "cache", found.listings()) is not None
     assert listed == [str(root / "src/beta")]
+
+
+def test_what_the_check_took_is_not_asked_again(tops, tmp_path, monkeypatch):
+    monkeypatch.setattr(manifest_mod, "CHUNK", 3)
+    _snap, found = recorded(tops, tmp_path)
+    *_, last = sorted(root_of(tops).rglob("*.*"), key=lambda p: found.paths.index(found_rel(found, p)))
+    last.write_text(last.read_text() + "more\n")  # the check stops at the last chunk
+    assert not found.unchanged()
+    taken = found.taken()
+    assert len(taken) == len(found.paths) - found.counts[0] - len(found.links)
+    asked: list[str] = []
+    real = os.lstat
+    monkeypatch.setattr(os, "lstat", lambda path, *a, **k: asked.append(str(path)) or real(path, *a, **k))
+    take_snapshot(tops, tmp_path / "cache", found.listings(), taken)
+    assert not set(asked) & set(taken)
 
 
 def test_a_listing_is_taken_on_its_folder_stat_data(tops, tmp_path):
