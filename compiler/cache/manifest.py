@@ -23,9 +23,11 @@ import binascii
 import hashlib
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -35,6 +37,7 @@ from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed
 NAME = "walk.json"
 NEVER = (-1, -1, -1, -1)  # the stat data of a directory whose listing cannot be vouched for
 CHUNK = 4096  # paths stat'ed between two comparisons: a change stops the check early
+_STAT = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # what a path is compared by
 
 
 @dataclass(frozen=True)
@@ -89,11 +92,7 @@ class Manifest:
         for chunk, start in enumerate(range(roots, end, CHUNK)):
             taken = list(map(lstat, self.paths[start : min(start + CHUNK, end)]))
             self.seen.extend(taken)
-            values: list[int] = []
-            add = values.extend
-            for st in taken:
-                add((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-            if _digest(values) != self.digests[chunk]:
+            if _digest(list(map(_STAT, taken))) != self.digests[chunk]:  # no bytecode per path
                 return False
         return True
 
@@ -102,13 +101,11 @@ class Manifest:
         is sound as the walk's own are: a change after one was taken moves its ctime, so the next
         check sees it, and a walk records nothing whose ctime is as new as its stamp."""
         roots = self.counts[0]
-        prefix = self.base if self.base.endswith("/") else self.base + "/"
-        where = (p if p.startswith("/") else prefix + p for p in self.paths[roots : roots + len(self.seen)])
-        return dict(zip(where, self.seen, strict=False))
+        return dict(zip(map(self.where, self.paths[roots : roots + len(self.seen)]), self.seen, strict=True))
 
     def where(self, path: str) -> str:
-        """A path of the manifest as the walk names it."""
-        return path if os.path.isabs(path) else os.path.join(self.base, path)
+        """A path of the manifest as the walk names it (`base` and the relative path, as text)."""
+        return path if path.startswith("/") else self.base.rstrip("/") + "/" + path
 
     def listings(self) -> Listings:
         """Each recorded directory's stat data, names and kinds, for the next walk."""
@@ -116,8 +113,7 @@ class Manifest:
         stats = _unpack(self.folders)
         if stats is None or len(stats) != 4 * len(kinds) or len(names) != sum(map(len, kinds)):
             return {}
-        prefix = self.base if self.base.endswith("/") else self.base + "/"
-        where = [p if p.startswith("/") else prefix + p for p in self.paths[: len(kinds)]]
+        where = map(self.where, self.paths[: len(kinds)])
         values = iter(stats)
         fours = zip(values, values, values, values, strict=False)  # four at a time, from one iterator
         ends = list(accumulate(map(len, kinds)))
@@ -148,7 +144,8 @@ def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None
         return None
     files = len(paths) - len(folders)
     paths += [at for at, _target, _st in walked.links]
-    checked = stats[4 * len(roots) :]
+    values = iter(stats[4 * len(roots) :])
+    checked = list(zip(values, values, values, values, strict=False))  # as _STAT gives them
     base = _common([where for _rel, where in tops])
     return {
         "inputs": inputs,
@@ -156,7 +153,7 @@ def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None
         "tops": [[f[0], f[1], snapshot.roots[f[0]], *(f[2] or NEVER)] for f in roots],
         "paths": paths[: len(roots)] + _relative(paths[len(roots) :], base),
         "counts": [len(roots), len(folders), files],
-        "digests": [_digest(checked[i : i + 4 * CHUNK]) for i in range(0, len(checked), 4 * CHUNK)],
+        "digests": [_digest(checked[i : i + CHUNK]) for i in range(0, len(checked), CHUNK)],
         "links": [[target, *(st or NEVER)] for _at, target, st in walked.links],
         "folders": packed,
         "names": "/".join(name for f in folders for name in f[3]),
@@ -216,7 +213,7 @@ def _relative(paths: list[str], base: str) -> list[str]:
     return [at[cut:] if at.startswith(prefix) and len(at) > cut else at for at in paths]
 
 
-def _digest(values: list[int]) -> str:
+def _digest(values: Sequence[tuple[int, ...]]) -> str:
     return hashlib.sha256(orjson.dumps(values)).hexdigest()
 
 
