@@ -80,12 +80,16 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
+    import gc
+
     from skillc.cache import quick as q
     from skillc.cache import quick_hit, quick_replay
     from skillc.cache.records import Records, debris
     from skillc.cache.snapshot import take_snapshot
+    from skillc.cli import GC_THRESHOLD
     from skillc.options import Options
 
+    gc.set_threshold(*GC_THRESHOLD)  # as the CLI runs
     mark("import")
     early = quick_replay(config_path, Options(), prune=False)
     hit = quick_hit(early)
