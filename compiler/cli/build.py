@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,28 +82,36 @@ def build(
     if watch:
         from . import watch as watching
 
-        return watching.loop(_Watched(config_path, settings, prune, quiet, no_cache, fmt), config_path)
-    return _build(config_path, settings, prune, quiet, no_cache, fmt)[0]
+        return watching.loop(_Watched(_Run(config_path, settings, prune, quiet, no_cache, fmt)), config_path)
+    return _build(_Run(config_path, settings, prune, quiet, no_cache, fmt))[0]
+
+
+Settings = tuple[bool | None, bool | None, bool, tuple[str, ...]]  # strict, skip_invalid, verbose, ignore
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What one `skillc build` was asked for."""
+
+    config_path: Path
+    settings: Settings
+    prune: bool
+    quiet: bool
+    no_cache: bool
+    fmt: str
 
 
 class _Watched:
     """`build --watch`'s runs: a whole build, then a delta build (delta.py) from the last one for each
     change it covers, a whole build again for any other."""
 
-    def __init__(
-        self,
-        config_path: Path,
-        settings: tuple[bool | None, bool | None, bool, tuple[str, ...]],
-        prune: bool,
-        quiet: bool,
-        no_cache: bool,
-        fmt: str,
-    ) -> None:
-        self.args = (config_path, settings, prune, quiet, no_cache, fmt)
+    def __init__(self, run: _Run) -> None:
+        self.run = run
         self.state: State | None = None
 
     def __call__(self, changed: list[Path] | None) -> int:
-        config_path, settings, prune, quiet, no_cache, fmt = self.args
+        run = self.run
+        quiet, fmt = run.quiet, run.fmt
         if self.state is not None and changed:
             started = time.perf_counter()
             state, self.state = self.state, None  # a run that fails midway leaves no state behind
@@ -113,9 +122,9 @@ class _Watched:
                     _done(fmt, done.output_rel, done.summary, done.written, started)
                 self.state = done.state
                 return 0
-        code, result, written = _build(config_path, settings, prune, quiet, no_cache, fmt)
-        if written is not None and not prune:  # --prune: every run is whole, to remove what it may
-            self.state = _state_for(result, config_path, settings)
+        code, result, written = _build(run)
+        if written is not None and not run.prune:  # --prune: every run is whole, to remove what it may
+            self.state = _state_for(result, run.config_path, run.settings)
         return code
 
 
@@ -131,7 +140,7 @@ def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
 def _state_for(
     result: pipeline.Compilation | None,
     config_path: Path,
-    settings: tuple[bool | None, bool | None, bool, tuple[str, ...]],
+    settings: Settings,
 ) -> State | None:
     """The state to rebuild from: the build just written, or, when the cache replayed it (nothing in
     memory), a compile of the same sources whose index must be the one on disk."""
@@ -154,20 +163,14 @@ def _state_for(
     return warm(made) if made else None
 
 
-def _build(
-    config_path: Path,
-    settings: tuple[bool | None, bool | None, bool, tuple[str, ...]],
-    prune: bool,
-    quiet: bool,
-    no_cache: bool,
-    fmt: str,
-) -> tuple[int, pipeline.Compilation | None, pipeline.Written | None]:
+def _build(run: _Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written | None]:
     """The exit status, what the build did and what it wrote (None: nothing, for its errors)."""
+    config_path, quiet, fmt = run.config_path, run.quiet, run.fmt
     started = time.perf_counter()
     progress = report.progress_for(fmt, quiet)
-    opts = options(*settings, progress)
+    opts = options(*run.settings, progress)
     try:
-        result, written = pipeline.build(config_path, opts, prune=prune, cache=not no_cache)
+        result, written = pipeline.build(config_path, opts, prune=run.prune, cache=not run.no_cache)
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
@@ -306,9 +309,7 @@ def check(
     return _check(found, settings, fmt)
 
 
-def _check(
-    config_path: Path, settings: tuple[bool | None, bool | None, bool, tuple[str, ...]], fmt: str
-) -> int:
+def _check(config_path: Path, settings: Settings, fmt: str) -> int:
     result, cmp = pipeline.check(config_path, options(*settings))
     if cmp is None or isinstance(result, pipeline.ConfigFailed) or result.artifacts is None:
         emit(result.diagnostics, quiet=True, fmt=fmt)

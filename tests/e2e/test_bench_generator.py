@@ -84,3 +84,12 @@ def test_corpus_report_counts_a_small_collection(tmp_path, capsys):
     assert corpus.main([str(tmp_path)]) == 0
     row = capsys.readouterr().out.splitlines()[2]
     assert row.startswith("| c1 | skills/.curated | 2 | 1 | b (SKC216) | 2 | 1 | 0 |"), row
+
+
+def test_the_delta_bench_runs_its_cases_on_a_small_tree(tmp_path, capsys):
+    """bench/delta.py takes every case as a delta (it exits when the delta declines one)."""
+    from bench import delta
+
+    assert delta.main(["--skills", "40", "--personas", "3", "--edits", "2", "--workdir", str(tmp_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert any(r.startswith("| one description edit: delta build") for r in rows), rows

@@ -13,6 +13,7 @@ from support.project import skill_md, src_project
 from skillc import reader
 from skillc.delta import State, rebuild, state_of, warm
 from skillc.format import layout as fmt
+from skillc.model import SKILL_MD_CAP
 from skillc.pipeline import Compiled, Replayed, build
 
 FILES = {
@@ -87,6 +88,10 @@ def test_a_save_without_a_change_writes_nothing(config: Path) -> None:
         "renamed",
         "error",
         "link",
+        "fifo",
+        "directory",
+        "too large",
+        "not utf-8",
         "foreign build",
     ],
 )
@@ -111,6 +116,20 @@ def test_other_changes_are_declined_and_nothing_is_written(config: Path, change:
     elif change == "link":
         target.unlink()
         target.symlink_to(_path(config, "src/b/SKILL.md"))
+    elif change == "fifo":  # discover refuses what is not a regular file: so does the delta
+        script = _path(config, "src/a/scripts/run")
+        script.unlink()
+        os.mkfifo(script)
+        changed = [script]
+    elif change == "directory":
+        script = _path(config, "src/a/scripts/run")
+        script.unlink()
+        script.mkdir()
+        changed = [script]
+    elif change == "too large":
+        target.write_bytes(b"x" * (SKILL_MD_CAP + 1))
+    elif change == "not utf-8":
+        target.write_bytes(skill_md("a").encode() + b"\xff\xfe\n")
     elif change == "foreign build":  # another build wrote the output since
         (root / "src/b/SKILL.md").write_text(skill_md("b", description="Other."))
         build(config, cache=False)
