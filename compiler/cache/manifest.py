@@ -100,8 +100,9 @@ class Manifest:
         """What `unchanged` saw, by path as the walk names it. Taken before the walk's stamp, which
         is sound as the walk's own are: a change after one was taken moves its ctime, so the next
         check sees it, and a walk records nothing whose ctime is as new as its stamp."""
-        roots = self.counts[0]
-        return dict(zip(map(self.where, self.paths[roots : roots + len(self.seen)]), self.seen, strict=True))
+        roots, prefix = self.counts[0], self.base.rstrip("/") + "/"
+        where = [p if p.startswith("/") else prefix + p for p in self.paths[roots : roots + len(self.seen)]]
+        return dict(zip(where, self.seen, strict=True))
 
     def where(self, path: str) -> str:
         """A path of the manifest as the walk names it (`base` and the relative path, as text)."""
@@ -113,7 +114,8 @@ class Manifest:
         stats = _unpack(self.folders)
         if stats is None or len(stats) != 4 * len(kinds) or len(names) != sum(map(len, kinds)):
             return {}
-        where = map(self.where, self.paths[: len(kinds)])
+        prefix = self.base.rstrip("/") + "/"  # as `where`, inline: 14,000 calls at 10,000 skills
+        where = [p if p.startswith("/") else prefix + p for p in self.paths[: len(kinds)]]
         values = iter(stats)
         fours = zip(values, values, values, values, strict=False)  # four at a time, from one iterator
         ends = list(accumulate(map(len, kinds)))

@@ -3,8 +3,9 @@
 Four levels:
 
 - The quick no-op (quick.py), before the config is parsed: the config side by its raw bytes, the
-  inputs by one digest of a stat walk, the output by its folders, index, marker and the files
-  that are not objects. Nothing is parsed; YAML, JSON Schema and Jinja2 are not imported.
+  inputs by the stat data of every folder and file of the last walk (manifest.py; when one
+  differs, a walk and its digest), the output by its folders, index, marker and the files that
+  are not objects. Nothing is parsed; YAML, JSON Schema and Jinja2 are not imported.
 - The no-op path (`head.json`), after the config is parsed: when the walk's digest and the
   head key (config, template, flags, compiler, their diagnostics) are those of the last
   successful build, the inputs are taken to be unchanged without reading them, as git's index

@@ -66,7 +66,7 @@ class Walked:
 
     listings: dict[str, list[str]]  # directory -> its entries' names as on disk
     stats: dict[str, os.stat_result]  # regular file or directory below a root -> its lstat
-    folders: list[Folder]  # every walked directory, each root first (the manifest's order)
+    folders: list[Folder]  # every walked directory, in walk order (each root before its folders)
     links: list[tuple[str, str, Stat | None]]  # each symlink: where, its target, the file it leads to
 
     def listdir(self, path: str) -> list[str]:
@@ -150,6 +150,7 @@ def _stat_walk(
     dirs: dict[str, list[str]] = {}
     files: dict[str, list[int]] = {}
     seen = Walked({}, {}, [], [])
+    folder, listed, recorded = seen.folders.append, seen.listings, known.get
     try:
         for top, where in tops:
             roots[top] = _utf8(os.path.realpath(where))
@@ -157,10 +158,10 @@ def _stat_walk(
             while stack:
                 rel, path, st = stack.pop()
                 now = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-                old = known.get(path)
+                old = recorded(path)
                 names, kinds = old[1:] if old is not None and old[0] == now else _scan(path)
-                seen.folders.append((rel, path, now if st.st_ctime_ns < stamp else None, names, kinds))
-                seen.listings[path] = names
+                folder((rel, path, now if st.st_ctime_ns < stamp else None, names, kinds))
+                listed[path] = names
                 dirs[rel] = _entries(rel, path, names, kinds, stack, files, seen, taken or {})
     except (OSError, CannotVouch):
         return None
