@@ -909,7 +909,7 @@ def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
 PARSERS = ("yaml", "_yaml", "jsonschema", "jinja2")
 IMPORTS = """
 import runpy, sys
-sys.argv = ["skillc", "build", "-q", "--config", sys.argv[1]]
+sys.argv = ["skillc", "build", "-q", "--config", sys.argv[1]] if sys.argv[1:] else ["skillc", "build", "-q"]
 try:
     runpy.run_module("skillc", run_name="__main__")
 except SystemExit as exc:
@@ -918,19 +918,19 @@ print(",".join(sorted(m for m in sys.modules if m in {names} or m.split(".")[0] 
 """
 
 
-def loaded_parsers(tree: Path, names: tuple[str, ...] = PARSERS) -> list[str]:
-    """Which of these modules (or packages) a `skillc build` in a new process imported."""
+def loaded_parsers(tree: Path, names: tuple[str, ...] = PARSERS, *, named: bool = True) -> list[str]:
+    """Which of these modules (or packages) a `skillc build` in a new process imported; with the
+    config named (--config), else found from the project's folder."""
     import subprocess
 
     code = IMPORTS.replace("{names}", repr(set(names)))
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(tree)], capture_output=True, text=True, check=True
-    ).stdout
+    argv = [sys.executable, "-c", code, *([str(tree)] if named else [])]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tree.parent).stdout
     return [m for m in out.strip().split(",") if m]
 
 
 # What a no-op build does not need: the model and the stages, the write stage (ctypes and
-# subprocess with it), the cache's door and memo, and the init code a named config skips.
+# subprocess with it), the cache's door and memo.
 NOT_ON_A_NO_OP = (
     "skillc.model",
     "skillc.output.write",
@@ -938,7 +938,6 @@ NOT_ON_A_NO_OP = (
     "skillc.cache.session",
     "skillc.cache.memo",
     "skillc.cache.codec",
-    "skillc.project.init",
     "skillc.stages",
     "ctypes",
     "subprocess",
@@ -947,7 +946,8 @@ NOT_ON_A_NO_OP = (
 
 def test_a_no_op_build_imports_nothing_it_does_not_use(tree):
     primed(tree)
-    assert loaded_parsers(tree, NOT_ON_A_NO_OP) == []
+    assert loaded_parsers(tree, (*NOT_ON_A_NO_OP, "skillc.project.init")) == []  # --config
+    assert loaded_parsers(tree, NOT_ON_A_NO_OP, named=False) == []  # found from its folder
     tree.write_text(tree.read_text() + "\n# new bytes, the same config\n")
     assert "skillc.model" in loaded_parsers(tree, NOT_ON_A_NO_OP)  # a build that runs needs them
 
