@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     target = skill_dirs(tree)[len(skill_dirs(tree)) // 3] / "SKILL.md"
     (target.parent / "notes.txt").write_text("A resource of the edited skill.\n")
     start = time.perf_counter()
-    result, written = build(tree / "skillc.yaml", cache=False)
+    result, written = build(tree / "skillc.yaml", cache=False, keep=True)
     full = time.perf_counter() - start
     assert isinstance(result, Compiled) and result.artifacts is not None and written is not None
     start = time.perf_counter()

@@ -82,7 +82,9 @@ def build(
     if watch:
         from . import watch as watching
 
-        return watching.loop(_Watched(_Run(config_path, settings, prune, quiet, no_cache, fmt)), config_path)
+        return watching.loop(
+            _Watched(_Run(config_path, settings, prune, quiet, no_cache, fmt, watch=True)), config_path
+        )
     return _build(_Run(config_path, settings, prune, quiet, no_cache, fmt))[0]
 
 
@@ -99,6 +101,7 @@ class _Run:
     quiet: bool
     no_cache: bool
     fmt: str
+    watch: bool = False  # the build keeps what it was made from, for the watch's delta builds
 
 
 class _Watched:
@@ -151,7 +154,7 @@ def _state_for(
         return warm(made) if made else None
     if not isinstance(result, pipeline.Replayed):
         return None
-    compiled = pipeline.compile_project(config_path, options(*settings))
+    compiled = pipeline.compile_project(config_path, options(*settings), keep=True)
     if not isinstance(compiled, pipeline.Compiled) or compiled.artifacts is None:
         return None
     index = compiled.artifacts.files[INDEX]
@@ -170,7 +173,9 @@ def _build(run: _Run) -> tuple[int, pipeline.Compilation | None, pipeline.Writte
     progress = report.progress_for(fmt, quiet)
     opts = options(*run.settings, progress)
     try:
-        result, written = pipeline.build(config_path, opts, prune=run.prune, cache=not run.no_cache)
+        result, written = pipeline.build(
+            config_path, opts, prune=run.prune, cache=not run.no_cache, keep=run.watch
+        )
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."

@@ -37,12 +37,43 @@ _FOLDS: dict[str, str] = {}  # non-ASCII code point -> its fold ("" = dropped), 
 
 def delimiter_positions(text: str) -> list[int]:
     """Index in text of the `<` (or its look-alike) of every delimiter spelling, in order."""
-    if "<" not in text and text.isascii():  # nothing can read as `<`: the common case, no scan
-        return []
+    if text.isascii():
+        return _ascii_positions(text)
     import re  # cached by re itself after the first call
 
     chars, origin = _fold(text)
     return [origin[m.start()] for m in re.finditer(_FOLDED, chars)]
+
+
+def _ascii_positions(text: str) -> list[int]:
+    """delimiter_positions of ASCII text, where the fold drops white space and lowercases the rest:
+    only what follows each `<` is read (folding every character cost 0.7 ms an overlay)."""
+    found = []
+    at = text.find("<")
+    while at >= 0:
+        if _spells_tag(text, at + 1):
+            found.append(at)
+        at = text.find("<", at + 1)  # a spelling holds one `<`: spellings never overlap
+    return found
+
+
+def _spells_tag(text: str, i: int) -> bool:
+    """The folded text from i reads `/?untrusted-data` (white space dropped, case ignored)."""
+    matched, slash = 0, True
+    while matched < len(DELIMITER_TAG):
+        if i >= len(text):
+            return False
+        ch = text[i].lower()
+        i += 1
+        if ch in _ASCII_SPACE:
+            continue
+        if slash and ch == "/":
+            slash = False
+            continue
+        if ch != DELIMITER_TAG[matched]:
+            return False
+        slash, matched = False, matched + 1
+    return True
 
 
 def _folds() -> dict[str, str]:

@@ -22,10 +22,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from ..format import files
+
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILES = (".gitignore", ".ignore")  # in this order: the later file's lines win
 IGNORE_CAP = 1024 * 1024
@@ -84,7 +86,11 @@ def _read(path: str, shown: str, problems: list[Problem]) -> bytes | None:
 
 def _spec(blobs: list[bytes]) -> pathspec.GitIgnoreSpec | None:
     lines = [line for blob in blobs for line in blob.decode("utf-8", "replace").splitlines()]
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    import pathspec  # only a tree with ignore files pays for it (14 ms of imports)
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 @dataclass(frozen=True)
@@ -145,7 +151,10 @@ class Rules:
     _chains: dict[str, tuple[_Level, ...]] = field(default_factory=dict)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        levels = self._chain(rel.rpartition("/")[0])
+        folder = rel.rpartition("/")[0]
+        levels = self._chains.get(folder)  # known for every entry of a folder after its first
+        if levels is None:
+            levels = self._chain(folder)
         if not levels:
             return False  # the common case: no ignore file anywhere above
         path = rel + "/" if is_dir else rel

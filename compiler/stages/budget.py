@@ -69,6 +69,10 @@ class Packing:
 def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[Candidate, ...]:
     """always, then the first matching priority entry, then command order."""
 
+    if not priority:  # the same order, without a key tuple per candidate (1.1 million at 100,000 x 12)
+        by_command = attrgetter("command")
+        first = sorted((c for c in candidates if c.always), key=by_command)
+        return (*first, *sorted((c for c in candidates if not c.always), key=by_command))
     matches = _priority_matchers(priority)
     if not matches:  # the same order, without a key tuple per candidate (12 x 10,000 of them a build)
         by_command = attrgetter("command")
@@ -125,11 +129,14 @@ def pack(
     """
     ranked = rank(candidates, priority)
     fit = {Strategy.DROP: _drop, Strategy.SHORTEN: _shorten, Strategy.NAMES_ONLY: _names_only}[strategy]
-    included, left_out, descriptions = fit(budget - slack - frame_cost(0), ranked)
-    if left_out:
+    room = budget - slack - frame_cost(0)
+    # First fit leaves a skill out exactly when the entries together do not fit: then no first pass
+    # is needed to learn it (at 100,000 x 12 each pass walks 95,000 candidates a persona).
+    over = strategy is Strategy.DROP and sum(c.cost for c in ranked) > room
+    included, left_out, descriptions = ([], [], {}) if over else fit(room, ranked)
+    if over or left_out:
         # The truncation notice costs room too; pack again with it reserved.
         included, left_out, descriptions = fit(budget - slack - frame_cost(len(candidates)), ranked)
-    order = {c.command: i for i, c in enumerate(sorted(candidates, key=lambda c: c.command))}
     diags = _report(
         persona,
         budget,
@@ -152,7 +159,7 @@ def pack(
     return Packing(
         persona,
         budget,
-        tuple(sorted(included, key=order.__getitem__)),
+        _in_command_order(candidates, included),
         tuple(sorted(left_out)),
         tuple(diags),
         strategy,
@@ -160,6 +167,11 @@ def pack(
         candidates,
         priority,
     )
+
+
+def _in_command_order(candidates: tuple[Candidate, ...], commands: list[str]) -> tuple[str, ...]:
+    chosen = set(commands)
+    return tuple(c.command for c in sorted(candidates, key=attrgetter("command")) if c.command in chosen)
 
 
 def _report(

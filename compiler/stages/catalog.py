@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Protocol
 
 from .. import diagnostics as dg
@@ -84,7 +85,7 @@ def catalog_parts(
     # A skill's candidate is the same for every persona: made once, not once per pair.
     made = {
         c: candidate(program.skills[c], cost(entries[c], template), template, config)
-        for c in dict.fromkeys(c for commands in listed.values() for c in commands)
+        for c in dict.fromkeys(chain.from_iterable(listed.values()))
     }
     return CatalogParts(entries, made, listed)
 
@@ -112,7 +113,7 @@ def persona_catalog(
     memo: CatalogMemo | None = None,
 ) -> tuple[str, Packing]:
     """One persona's catalog text and packing; `memo` as for catalogs()."""
-    candidates = tuple(parts.candidates[c] for c in parts.listed[persona.id])
+    candidates = tuple(map(parts.candidates.__getitem__, parts.listed[persona.id]))
     inputs = CatalogInputs(config, persona, template, parts.entries, candidates)
     found = memo.recall(inputs) if memo else None
     if found is None:

@@ -272,15 +272,18 @@ class _WalkState:
         if ignored(name):
             return None
         child_rel = _join(rel, name)
-        as_file, as_dir = self.skip(child_rel, False), self.skip(child_rel, True)
-        if as_file and as_dir:
+        # Asked as a directory only when it matters: the entry is left out as a file too (then it
+        # is not even stat'ed), or it is a directory. A file, most entries, costs one question.
+        as_file = self.skip(child_rel, False)
+        as_dir = self.skip(child_rel, True) if as_file else None
+        if as_dir:
             return None
         where = _join(self.rel_prefix, child_rel)
         reason = unsafe_name(name)
         if reason:
             self.diags.append(dg.error(where, Code.UNSAFE_PATH, f"unsafe file name: {reason}"))
             return None
-        child = os.path.join(path, disk)
+        child = _under(path, disk)
         kind, st, linked = _classify(
             child, (self.confine, self.reserved, self.outside), where, ancestors, self.diags, self.lstat
         )
@@ -293,11 +296,11 @@ class _WalkState:
             # A link is read at its target (checked above), so the read can refuse any link it meets.
             at = os.path.realpath(child) if linked else child
             self.files.append(Entry(child_rel, at, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino)))
-        if kind != "dir" or as_dir:
+        if kind != "dir" or (as_dir if as_dir is not None else self.skip(child_rel, True)):
             return None
         # realpath lstats every component (0.4 s for 10,000 skills); a
         # plain directory's real path is its parent's plus its name.
-        real = os.path.realpath(child) if linked else os.path.join(here, disk)
+        real = os.path.realpath(child) if linked else _under(here, disk)
         first = self.seen.get(real)
         if first is not None:
             where_first = _join(self.rel_prefix, first) or "."
@@ -311,6 +314,12 @@ class _WalkState:
             return None
         self.seen[real] = child_rel
         return (child, child_rel, ancestors | {real}, real)
+
+
+def _under(folder: str, name: str) -> str:
+    """os.path.join(folder, name) for a name from a listing (never absolute, never empty), at a
+    third of its cost: it runs twice for each of the 29,000 entries of a 10,000-skill tree."""
+    return folder + name if folder.endswith(("/", os.sep)) else folder + os.sep + name
 
 
 def _unique(

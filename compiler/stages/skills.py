@@ -28,7 +28,9 @@ SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
 SkillChecks = Callable[[Sequence[SkillSource]], list[SkillResult]]
 # Below this many files a process pool costs more than it saves (start-up, pickling).
 PARALLEL_THRESHOLD = 1500
-_CHUNK = 200
+# SKILL.md files per chunk: small enough that the processes finish together (the last chunk is the
+# wait), large enough that claiming one costs nothing (one 4-byte read).
+_CHUNK = 100
 
 
 def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
@@ -37,10 +39,39 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
     if len(sources) < PARALLEL_THRESHOLD or workers < 2:
         return [check_skill(src) for src in sources]
     try:
+        if _fork_context().get_start_method() == "fork":
+            return _shared(workers, sources)
         packed = _in_pool(workers, sources)
     except (OSError, BrokenProcessPool):  # no processes here (sandbox, limits): do it in this one
         return [check_skill(src) for src in sources]
     return [_unpack(result, src) for result, src in zip(packed, sources, strict=True)]
+
+
+def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
+    """This process and workers - 1 forked ones, each checking the next chunk as it is free
+    (workers.share): the forked ones read the sources from the memory they share with this one and
+    send back Packed rows; this one's own chunks need no packing."""
+    global _FORKED
+    ranges = _ranges(len(sources))
+    _FORKED = sources
+    try:
+        mine, theirs = worker.share(
+            len(ranges),
+            workers - 1,
+            lambda k: [check_skill(sources[i]) for i in ranges[k]],
+            lambda k: _check_range(ranges[k]),
+        )
+    finally:
+        _FORKED = ()
+    results: list[SkillResult] = []
+    for k, indices in enumerate(ranges):
+        if k in mine:
+            results.extend(mine[k])
+        elif k in theirs:
+            results.extend(_unpack(p, sources[i]) for p, i in zip(theirs[k], indices, strict=True))
+        else:  # its worker died: checked here, where an error in the check shows itself
+            results.extend(check_skill(sources[i]) for i in indices)
+    return results
 
 
 # What a worker sends back for one SKILL.md: the Skill's fields but its resources (the parent holds
@@ -50,33 +81,31 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
 # copying it with replace().
 Packed = tuple[tuple[Any, ...] | None, tuple[Diagnostic, ...], str]
 _PACKED_FIELDS = tuple(f.name for f in fields(Skill) if f.name != "resources")
-# The sources a pool forked from this process checks: a forked worker finds them here, in the memory
-# it shares with the parent until written, so no SKILL.md crosses a pipe. Set only while a pool runs.
+# Where the resources go back among Skill's fields: the parent builds each Skill positionally.
+_RESOURCES_AT = [f.name for f in fields(Skill)].index("resources")
+# The sources the workers forked from this process check: a forked worker finds them here, in the
+# memory it shares with the parent until written, so no SKILL.md crosses a pipe. Set only while they run.
 _FORKED: Sequence[SkillSource] = ()
 
 
 def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed]:
-    global _FORKED
+    """Where processes are spawned, not forked: they start empty, so the sources travel, without
+    the resources the check never reads."""
     context = _fork_context()
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start, initargs=(os.getpid(),))
     try:
-        if context.get_start_method() == "fork":
-            _FORKED = sources
-            chunks = pool.map(_check_range, _ranges(len(sources)))
-        else:  # spawned workers start empty: the sources travel, without the resources the check never reads
-            chunks = pool.map(_check_many, _chunks([replace(src, resources=()) for src in sources]))
+        chunks = pool.map(_check_many, _chunks([replace(src, resources=()) for src in sources]))
         results = [packed for chunk in chunks for packed in chunk]
     except BaseException:  # Ctrl-C above all: kill the workers now, never wait for their chunks
         worker.stop(pool)
         raise
-    finally:
-        _FORKED = ()
     pool.shutdown()
     return results
 
 
 def _ranges(count: int) -> list[range]:
-    return [range(i, min(i + _CHUNK, count)) for i in range(0, count, _CHUNK)]
+    size = max(_CHUNK, -(-count // worker.MAX_CHUNKS))
+    return [range(i, min(i + size, count)) for i in range(0, count, size)]
 
 
 def _chunks(sources: Sequence[SkillSource]) -> list[Sequence[SkillSource]]:
@@ -104,7 +133,8 @@ def _unpack(packed: Packed, src: SkillSource) -> SkillResult:
     vars(src.skill_md).setdefault("digest", digest)
     if row is None:
         return None, diags
-    return Skill(**dict(zip(_PACKED_FIELDS, row, strict=True)), resources=src.resources), diags
+    values: tuple[Any, ...] = (*row[:_RESOURCES_AT], src.resources, *row[_RESOURCES_AT:])
+    return Skill(*values), diags
 
 
 def _fork_context() -> Any:

@@ -1,4 +1,5 @@
-"""The process pool's workers: they never outlive the build that started them.
+"""The process pool's workers: they never outlive the build that started them; and `share`, the
+pool of forked helpers that the parent works in too.
 
 Ctrl-C in a terminal sends SIGINT to the whole process group. Workers ignore it, so none prints a
 KeyboardInterrupt traceback; the parent alone handles it, stops the pool and kills its workers
@@ -11,11 +12,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_TOKEN = 4  # bytes of a chunk number in the claims pipe
+# Chunks `share` takes at most: their numbers are written to the claims pipe before any process
+# reads it, so they must fit in a pipe's buffer (64 KiB on Linux, at least 16 KiB on macOS): 4 KiB.
+MAX_CHUNKS = 1024
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _POLL_SECONDS = 0.5
@@ -58,3 +68,105 @@ def stop(pool: ProcessPoolExecutor) -> None:
     for pid in processes:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+
+
+def share(
+    chunks: int, helpers: int, here: Callable[[int], T], there: Callable[[int], Any]
+) -> tuple[dict[int, T], dict[int, Any]]:
+    """Chunks 0 to chunks - 1, done by this process (`here`) and by `helpers` forked processes
+    (`there`, whose results are pickled back), each taking the next chunk as it becomes free.
+
+    Why not concurrent.futures: its parent only waits, and a thread of it unpickles the results while
+    the workers run; here the parent works too (on two cores: the parent and one helper), takes what
+    a helper made at the end, in one read, and builds its own chunks' results without pickling them.
+    Whoever has a core does the work, so a helper that gets none under load costs its chunk, not the
+    build. A chunk is claimed by reading its number from one pipe that every process reads
+    (`_TOKEN`-byte reads from a pipe written in full beforehand: each read gets one whole number).
+
+    Returns (this process's results, the helpers'), by chunk; a chunk of a helper that died is in
+    neither. Raises OSError when no process can be forked (then nothing ran); Ctrl-C kills the helpers.
+    """
+    if chunks > MAX_CHUNKS:
+        raise ValueError(f"{chunks} chunks; share takes at most {MAX_CHUNKS}")
+    claims_r, claims_w = os.pipe()
+    try:
+        _write_all(claims_w, b"".join(k.to_bytes(_TOKEN, "little") for k in range(chunks)))
+    finally:
+        os.close(claims_w)  # read to its end, the pipe says: no chunk left
+    crew: list[tuple[int, int]] = []  # (pid, the read end of its results)
+    try:
+        for _ in range(helpers):
+            crew.append(_fork(claims_r, there, crew))
+        mine = _claim(claims_r, here)
+        theirs: dict[int, Any] = {}
+        while crew:
+            pid, fd = crew[0]
+            crew[0] = (pid, -1)  # the read closes it, whatever happens
+            theirs.update(_results(pid, fd))
+            crew.pop(0)
+    except BaseException:  # Ctrl-C above all: the helpers die now, their work unwanted
+        for pid, fd in crew:
+            _kill(pid, fd)
+        raise
+    finally:
+        os.close(claims_r)
+    return mine, theirs
+
+
+def _claim(claims: int, do: Callable[[int], T]) -> dict[int, T]:
+    done: dict[int, T] = {}
+    while token := os.read(claims, _TOKEN):
+        k = int.from_bytes(token, "little")
+        done[k] = do(k)
+    return done
+
+
+def _fork(claims: int, there: Callable[[int], Any], crew: list[tuple[int, int]]) -> tuple[int, int]:
+    results_r, results_w = os.pipe()
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(results_r)
+        os.close(results_w)
+        raise
+    if pid == 0:  # the helper: it never returns into the parent's code
+        code = 1
+        try:
+            os.close(results_r)
+            for _, fd in crew:
+                os.close(fd)
+            start(parent)
+            _write_all(results_w, pickle.dumps(_claim(claims, there), pickle.HIGHEST_PROTOCOL))
+            code = 0
+        finally:
+            os._exit(code)  # an error here leaves its chunks to the parent, which meets it again
+    os.close(results_w)
+    return pid, results_r
+
+
+def _results(pid: int, fd: int) -> dict[int, Any]:
+    """What one helper made (it writes once, when no chunk is left), and the helper reaped."""
+    with os.fdopen(fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        return {}
+    done: dict[int, Any] = pickle.loads(data)
+    return done
+
+
+def _kill(pid: int, fd: int) -> None:
+    if fd >= 0:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)  # reaped: no zombie left behind
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

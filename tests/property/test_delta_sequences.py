@@ -45,7 +45,7 @@ def stats(root: Path) -> dict[Path, Stat]:
 
 def full(root: Path) -> State | None:
     """A whole build, written, and the state the watch keeps of it (None when it failed)."""
-    result, written = build(root / "skillc.yaml", cache=False)
+    result, written = build(root / "skillc.yaml", cache=False, keep=True)
     if written is None or not isinstance(result, Compiled) or result.artifacts is None:
         return None
     return state_of(result, result.artifacts.files[INDEX])

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from hypothesis import example, given
+from hypothesis import strategies as st
 from support.project import skill_md, src_project
 
+from skillc.model import Strategy
 from skillc.pipeline import compile_project
-from skillc.stages.budget import Candidate, pack
+from skillc.stages import budget as budget_mod
+from skillc.stages.budget import Candidate, pack, rank
 
 
 def test_budget_first_fit_keeps_always_and_reserves_the_notice() -> None:
@@ -43,3 +48,52 @@ def test_rendered_catalog_never_exceeds_the_budget(tmp_path: Path) -> None:
 def test_frame_alone_over_budget_warns_without_candidates() -> None:
     packing = pack("p", 100, (), lambda n: 150)
     assert packing.included == () and [d.code for d in packing.diagnostics] == ["SKC602"]
+
+
+@given(st.lists(st.tuples(st.text("ab/-", min_size=1, max_size=4), st.booleans()), max_size=12))
+def test_rank_without_a_priority_is_always_first_then_command_order(rows: list[tuple[str, bool]]) -> None:
+    """The fast path without `budgets.priority` orders as the matched one does: (always, no
+    priority hit, command); a priority list that matches nothing gives that order too."""
+    cands = tuple(Candidate(c, a, 1, c) for c, a in rows)
+    expected = tuple(sorted(cands, key=lambda c: (0 if c.always else 1, c.command)))
+    assert rank(cands, ()) == expected
+    assert [c.command for c in rank(cands, ("zzz-none",))] == [c.command for c in expected]
+
+
+def _reference_pack(
+    budget: int, cands: tuple[Candidate, ...], frame: Callable[[int], int], strategy: Strategy
+) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
+    """pack's choice as it was made before its shortcuts: fit once, again with the notice when
+    something was left out, the included in command order through an index of every candidate."""
+    fit = {Strategy.DROP: budget_mod._drop, Strategy.SHORTEN: budget_mod._shorten}[strategy]
+    ranked = budget_mod.rank(cands, ())
+    included, left_out, descriptions = fit(budget - frame(0), ranked)
+    if left_out:
+        included, left_out, descriptions = fit(budget - frame(len(cands)), ranked)
+    order = {c.command: i for i, c in enumerate(sorted(cands, key=lambda c: c.command))}
+    return tuple(sorted(included, key=order.__getitem__)), tuple(sorted(left_out)), descriptions
+
+
+@given(
+    st.dictionaries(
+        st.text("abc", min_size=1, max_size=3),
+        st.tuples(st.booleans(), st.integers(0, 60), st.text("xy ", max_size=30)),
+        max_size=10,
+    ),
+    st.integers(0, 300),
+    st.sampled_from([Strategy.DROP, Strategy.SHORTEN]),
+)
+@example({"a": (False, 10, "")}, 30, Strategy.DROP)  # the entries fill the room exactly: all fit
+@example({"a": (True, 50, "")}, 30, Strategy.DROP)  # always-on alone over the room: nothing left out
+def test_pack_chooses_as_before_its_shortcuts(
+    rows: dict[str, tuple[bool, int, str]], budget: int, strategy: Strategy
+) -> None:
+    cands = tuple(Candidate(c, a, cost, c, d) for c, (a, cost, d) in sorted(rows.items()))
+
+    def frame(omitted: int) -> int:
+        return 20 + (15 if omitted else 0)
+
+    packing = pack("p", budget, cands, frame, strategy=strategy)
+    assert (packing.included, packing.left_out, packing.descriptions) == _reference_pack(
+        budget, cands, frame, strategy
+    )

@@ -24,7 +24,7 @@ FILES = {
 
 
 def _state(config: Path) -> State:
-    result, written = build(config, cache=False)
+    result, written = build(config, cache=False, keep=True)
     assert written is not None and isinstance(result, Compiled) and result.artifacts is not None
     state = state_of(result, result.artifacts.files[fmt.INDEX])
     assert state is not None

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from skillc import reader
+from skillc.format import escape
 from skillc.format.escape import delimiter_positions
 from skillc.stages.lint import escape_delimiter, lint_overlay, wrap_overlay
 
@@ -53,3 +56,25 @@ def test_ordinary_text_is_untouched():
         "日本語 <tag>",
     ]:
         assert escape_delimiter(text) == text
+
+
+def _through_the_fold(text: str) -> list[int]:
+    """delimiter_positions the general way: every character folded, the regex over the fold."""
+    import re
+
+    chars, origin = escape._fold(text)
+    return [origin[m.start()] for m in re.finditer(escape._FOLDED, chars)]
+
+
+_PIECES = st.sampled_from(
+    ["<", "/", " ", "\t", "\x1c", "untrusted", "UNTRUSTED", "-", "data", "Data", "x", ">"]
+)
+
+
+@given(st.lists(_PIECES, max_size=40).map("".join))
+@example("< / UNTRUSTED-DATA > and <untrusted-data and </ untrusted - data")
+@example("<//untrusted-data <untrusted-dat <<untrusted-data")
+@example("<untrusted/-data <u/ntrusted-data")  # a `/` only right after the `<`
+def test_ascii_text_is_read_after_each_lt_as_the_fold_reads_it(text: str) -> None:
+    assert escape._ascii_positions(text) == _through_the_fold(text)
+    assert delimiter_positions(text) == _through_the_fold(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -59,8 +60,9 @@ def test_allowed_tools_spec_and_pegasus_forms(text: str, tools: list[str]) -> No
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_the_pool_gives_what_the_serial_check_gives(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forked workers read the sources from shared memory, spawned ones receive them; either way the
-    results equal check_skill's, and the parent takes the digest the worker computed."""
+    """Forked workers read the sources from shared memory (this process checks its share too), spawned
+    ones receive them; either way the results equal check_skill's, and the parent takes the digest a
+    worker computed."""
     import hashlib
     import multiprocessing
 
@@ -79,5 +81,42 @@ def test_the_pool_gives_what_the_serial_check_gives(method: str, monkeypatch: py
     monkeypatch.setattr(skills, "_fork_context", lambda: multiprocessing.get_context(method))
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     assert skills.check_skills(fresh) == expected
-    assert all(vars(s.skill_md)["digest"] == hashlib.sha256(s.skill_md.data).hexdigest() for s in fresh)
+    # a digest a worker computed is adopted (forked: this process checks chunks too, hashing on demand)
+    adopted = [vars(s.skill_md).get("digest") for s in fresh]
+    assert method == "fork" or None not in adopted
+    assert all(
+        d in (None, hashlib.sha256(s.skill_md.data).hexdigest()) for d, s in zip(adopted, fresh, strict=True)
+    )
     assert skills._FORKED == ()  # nothing kept past the pool
+
+
+def test_chunks_of_a_worker_that_died_are_checked_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The forked workers fail (a bug, a kill): this process checks their chunks, same results."""
+    import multiprocessing
+
+    from support.values import skill_source
+
+    from skillc.stages import skills
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    sources = [skill_source(f"s{i}", skill_md(f"s{i}", body=f"Body {i}.\n")) for i in range(9)]
+    expected = [skills.check_skill(src) for src in sources]
+
+    def dies(indices: range) -> list[skills.Packed]:
+        os._exit(3)
+
+    monkeypatch.setattr(skills, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(skills, "_CHUNK", 2)
+    monkeypatch.setattr(skills, "_check_range", dies)
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    assert skills.check_skills(sources) == expected
+
+
+@pytest.mark.parametrize("count", [1, 99, 100, 101, 10_000, 102_400, 102_401, 300_000])
+def test_chunks_cover_every_file_once_within_the_claims_pipe(count: int) -> None:
+    from skillc.stages import skills, workers
+
+    ranges = skills._ranges(count)
+    assert len(ranges) <= workers.MAX_CHUNKS
+    assert [i for r in ranges for i in r] == list(range(count))
