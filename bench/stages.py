@@ -7,7 +7,8 @@ wall time per stage. With --noop, times instead what a no-op rebuild with the
 cache does (run `skillc build` first; twice if the tree changed in the moment
 before, so that the record vouches for the inputs' stat data): the quick path
 as a whole, then each of its checks (fingerprint, head.json, the watched files,
-the stat walk and its digest, the output, report.json) one by one. With --edit,
+walk.json and the stat data of every folder and file in it, the output,
+report.json) one by one, and the walks a build after a change takes. With --edit,
 appends a line to one SKILL.md and times each stage of the rebuild with the
 cache (build once first). With --profile, the run is also recorded with
 cProfile for `python -m pstats OUT.pstats`.
@@ -80,12 +81,16 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     def mark(label: str) -> None:
         t.append((label, time.perf_counter()))
 
+    import gc
+
     from skillc.cache import quick as q
     from skillc.cache import quick_hit, quick_replay
     from skillc.cache.records import Records, debris
     from skillc.cache.snapshot import take_snapshot
+    from skillc.cli import GC_THRESHOLD
     from skillc.options import Options
 
+    gc.set_threshold(*GC_THRESHOLD)  # as the CLI runs
     mark("import")
     early = quick_replay(config_path, Options(), prune=False)
     hit = quick_hit(early)
@@ -104,11 +109,12 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     mark("  read head.json")
     q.quick_head(print_, config_path, Options(), record.quick.watched)
     mark(f"  hash the {len(record.quick.watched)} watched files (config, template, ignore files)")
-    now = take_snapshot(tuple((a, b) for a, b in record.quick.tops), directory)
-    assert now is not None
-    mark(f"  stat walk: {len(now.dirs)} directories, {len(now.files)} files")
-    assert now.digest == record.inputs
-    mark("  its digest")
+    manifest = records.walk()
+    assert manifest is not None, "no walk.json for this build (run `skillc build` again)"
+    mark(f"  read walk.json: {len(manifest.paths)} paths")
+    assert manifest.unchanged()
+    roots, folders, files = manifest.counts
+    mark(f"  lstat {folders - roots} folders and {files} files, {len(manifest.digests)} digests")
     dist = config_path.resolve().parent / record.quick.output
     assert not debris(dist) and q.same_output(dist, record.quick)
     mark(
@@ -116,6 +122,13 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
     )
     records.report(record.build_key)
     mark("  read and verify report.json")
+    tops = tuple((a, b) for a, b in record.quick.tops)
+    now = take_snapshot(tops, directory, manifest.listings())
+    assert now is not None and now.digest == record.inputs
+    mark("(not on the no-op path) a walk after a change, nothing listed again, and its digest")
+    now = take_snapshot(tops, directory)
+    assert now is not None and now.digest == record.inputs
+    mark(f"(not on the no-op path) a walk that lists all {len(now.dirs)} folders, and its digest")
     rows = hit.report.diagnostics()
     mark(f"(not on the no-op path) read and decode {len(rows)} diagnostics")
     return [(label, t1 - t0) for (_, t0), (label, t1) in itertools.pairwise(t)]

@@ -1,4 +1,4 @@
-"""The compiler's digests: the build hash, and sha256.
+"""The compiler's digests: the build hash, the cache's keys, and sha256.
 
 sha256 is hashlib's (OpenSSL), 2.5-5.5x faster than the `_sha2` module the reader uses
 (bench/RESULTS.md). The reader keeps `_sha2` (format/layout.py) because importing hashlib loads
@@ -16,6 +16,17 @@ if TYPE_CHECKING:
     from .stages.template import Template
 
 GENERATOR = f"skillc {__version__}"  # in every index, and in every build hash
+
+
+def digest(*parts: str | bytes) -> str:
+    """sha256 of length-prefixed parts: no two different lists of parts join to the same bytes
+    (the cache's keys)."""
+    h = hashlib.sha256()
+    for part in parts:
+        # surrogatepass: file names that are not UTF-8 reach diagnostics as surrogates
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
 
 
 def sha256_hex(data: bytes) -> str:

@@ -10,26 +10,46 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeVar
 
 from . import diagnostics as dg
-from .cache import Hit, Memo, Report, Session, Stats, open_session, quick_hit, quick_replay
-from .cache.snapshot import Walked
+from .cache import Hit, Report, Stats, quick_hit, quick_replay
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
 from .digests import build_hash
 from .errors import TemplateFailure
-from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved, pairs
 from .options import DEFAULTS, Options, Progress, silent
-from .output.ownership import foreign_files, refusal
 from .output.placement import placement_problems
-from .output.write import Comparison, WriteResult, compare, ownership_problem, write
 
+# A build the quick path replays imports neither the model nor the write stage (ctypes, subprocess):
+# a quarter of a no-op build's imports. They are imported where a build that runs uses them.
 if TYPE_CHECKING:
+    from .cache import Memo, Session
+    from .cache.snapshot import Walked
+    from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
+    from .output.write import Comparison
     from .stages.budget import Packing
     from .stages.discover import Lstat
     from .stages.template import Template
+
+
+class Written(Protocol):
+    """What the write stage did (output/write.py's WriteResult), as a build's callers read it."""
+
+    @property
+    def written(self) -> bool: ...
+
+    @property
+    def pruned(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class _Unwritten:
+    """What a replayed build wrote: nothing (WriteResult(False, 0), without the write stage)."""
+
+    written: bool = False
+    pruned: int = 0
 
 
 P = ParamSpec("P")
@@ -98,6 +118,8 @@ class Compiled:
     @cached_property
     def resolutions(self) -> tuple[Resolution, ...]:
         """Every persona x skill pair, ordered by persona then command (made on demand: a build needs none)."""
+        from .model import pairs
+
         return pairs(self.resolved, tuple(self.program.personas))
 
     @property
@@ -302,7 +324,7 @@ def build(
     prune: bool = False,
     cache: bool = True,
     keep: bool = False,
-) -> tuple[Compilation, WriteResult | None]:
+) -> tuple[Compilation, Written | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
     the output is byte-identical either way. keep: as for compile_project (`build --watch`)."""
     progress = options.progress
@@ -317,12 +339,14 @@ def build(
         root = Path(config_path).resolve().parent
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
-        return Replayed(root, quick.output, summary, hit.report, stats), WriteResult(False, 0)
+        return Replayed(root, quick.output, summary, hit.report, stats), _Unwritten()
     if cache:
         progress("loading the config and the template")
     head = _head(config_path, options)
     if isinstance(head, ConfigFailed):
         return head, None
+    from .output.write import ownership_problem
+
     config, template = head.config, head.template
     dist = config.root / config.output
     problem = ownership_problem(dist)
@@ -334,6 +358,8 @@ def build(
     door = None
     if cache and template is not None:
         config_side = (build_hash(config, (), template), head.diagnostics, template.source)
+        from .cache import open_session  # the door: past the quick path only
+
         door = open_session(config, config_side, options, prune=prune, early=early)
     if door is None or template is None:
         result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress, keep=keep))
@@ -362,7 +388,7 @@ class _Keyed:
 
 def _build_cached(
     head: Head, template: Template, door: Session, prune: bool, progress: Progress, keep: bool
-) -> tuple[Compilation, WriteResult | None]:
+) -> tuple[Compilation, Written | None]:
     """The one place the pipeline uses the cache: replay, memo, finish."""
 
     def discovered(walked: Walked | None) -> _Keyed:
@@ -379,7 +405,7 @@ def _build_cached(
     if isinstance(found, Hit):
         summary = Summary(found.skills, found.personas, found.objects)
         replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
-        return replayed, WriteResult(False, 0)
+        return replayed, _Unwritten()
     memo = door.memo
     result = _owned(replace(_back(found.front, memo, found.build_hash, progress, keep), cache=door.stats))
     written = _write(result, prune, progress, memo.output_files)
@@ -399,6 +425,8 @@ def check(
     config_path: Path, options: Options = DEFAULTS
 ) -> tuple[ConfigFailed | Compiled, Comparison | None]:
     """Compile without the cache and compare with the output on disk; nothing is written."""
+    from .output.write import compare
+
     result = compile_project(config_path, options)
     if isinstance(result, ConfigFailed) or not result.ok or result.artifacts is None:
         return result, None
@@ -408,6 +436,8 @@ def check(
 def _owned(result: Compiled) -> Compiled:
     """The build, with an error per file in the output that skillc did not write (nothing is then
     written, so nothing is removed); see output/ownership.py."""
+    from .output.ownership import foreign_files, refusal
+
     if result.artifacts is None:
         return result
     foreign = foreign_files(result.output, result.artifacts)
@@ -424,8 +454,10 @@ def _owned(result: Compiled) -> Compiled:
 
 def _write(
     result: Compiled, prune: bool, progress: Progress = silent, known: Mapping[str, list[int]] | None = None
-) -> WriteResult | None:
+) -> Written | None:
     """Write a build without errors; None (nothing written) otherwise. known: see write.compare."""
+    from .output.write import write
+
     if not result.ok or result.artifacts is None:
         return None
     progress(f"writing {len(result.artifacts.files)} file(s) to {result.config.output}/")

@@ -3,13 +3,26 @@
 The pipeline uses it through one door, `Session` (session.py, which also states the guarantee and
 its limits), and its front step, `quick_replay` (quick.py: a no-op proven before the config is
 parsed). Storage (store.py) is apart from policy (session.py, quick.py, records.py, memo.py).
+
+The front step loads alone: the door, the memo and what they need (the model, the stages' types)
+are imported on first use (`__getattr__`), so a no-op build never loads them.
 """
 
-from .codec import Report
-from .memo import Memo, Stats
-from .quick import Early, quick_replay
-from .session import Hit, Session, open_session, quick_hit
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .outcome import Hit, Stats
+from .quick import Early, quick_hit, quick_replay
+from .report import Report
 from .store import DIRNAME
+
+if TYPE_CHECKING:
+    from .memo import Memo
+    from .session import Session, open_session
+
+_LATER = {"Memo": "memo", "Session": "session", "open_session": "session"}
 
 __all__ = [
     "DIRNAME",
@@ -23,3 +36,10 @@ __all__ = [
     "quick_hit",
     "quick_replay",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

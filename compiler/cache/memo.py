@@ -27,8 +27,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..diagnostics import Diagnostic
+from ..digests import digest
 from ..model import Skill, SkillSource, Strategy
 from .codec import decode_diags, decode_skill, encode_diags, encode_skill, json_exact
+from .outcome import Stats
 from .store import read_signed, write_signed
 
 if TYPE_CHECKING:  # the stages' types: a replayed build loads no stage
@@ -39,30 +41,6 @@ if TYPE_CHECKING:  # the stages' types: a replayed build loads no stage
 SKILLS_PREFIX, COSTS_FILE, CATALOGS_FILE = "skill-", "costs.json", "catalogs.json"
 SkillResult = tuple[Skill | None, tuple[Diagnostic, ...]]
 Bucket = dict[str, list[Any]]  # SKILL.md path -> [skill key, {"skill", "diags"}]
-
-
-@dataclass
-class Stats:
-    """What the cache did in one build (tests and the benchmark read it)."""
-
-    checked: int = 0  # SKILL.md files parsed and validated (memo misses)
-    reused: int = 0  # SKILL.md results taken from the memo
-    measured: int = 0  # catalog entries rendered to measure their cost
-    rendered: int = 0  # persona catalogs packed and rendered (memo misses)
-    replayed: bool = False  # the whole build was skipped
-    unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
-    quick: bool = False  # ... and so were the config and the template, neither was parsed
-    buckets_written: int = 0  # skill bucket files written or removed
-
-
-def digest(*parts: str | bytes) -> str:
-    """sha256 of length-prefixed parts: no two different lists of parts join to the same bytes."""
-    h = hashlib.sha256()
-    for part in parts:
-        # surrogatepass: file names that are not UTF-8 reach diagnostics as surrogates
-        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
-        h.update(len(data).to_bytes(8, "little") + data)
-    return h.hexdigest()
 
 
 def bucket_of(path: str) -> str:

@@ -7,7 +7,9 @@ never imports them: it reads the recorded build (`head.json`), and checks, in or
 2. every file the config side reads or looks for (the config, `pyproject.toml` beside it, the
    template and what it includes, the ignore files above the walked roots, the `.git` that marks
    the repository top), each by its raw bytes or its absence (`watch_list` names them);
-3. one digest of the inputs' stat walk (snapshot.py), against the one recorded;
+3. the inputs: every directory and file of the recorded stat walk by its stat data (manifest.py),
+   without listing a directory; when one differs, a walk (snapshot.py, listing again only the
+   directories that changed) and its digest, against the one recorded;
 4. the output by its directories, index, marker and persona files (`same_output`): objects are
    named by their hashes, so an object added or removed changes its folder's stat data.
 
@@ -29,11 +31,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import fs
+from ..digests import digest
 from ..format.layout import is_object
 from ..options import Options
-from .codec import Report
-from .memo import digest
+from .manifest import Manifest, encode
+from .outcome import Hit, hit
 from .records import Quick, Record, Records, debris
+from .report import Report
 from .snapshot import Snapshot, Tops, take_snapshot
 from .store import DIRNAME, load_key
 
@@ -41,7 +45,8 @@ if TYPE_CHECKING:
     from ..model import Config
 
 # 6: per-skill memo buckets, the record by parts (head.json, outputs.json), the quick no-op path
-FORMAT = 6
+# 7: the walk's manifest (walk.json), the walk's digest over sorted keys
+FORMAT = 7
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
 
@@ -177,6 +182,7 @@ class Early:
     tops: Tops | None = None
     snapshot: Snapshot | None = None
     hit: tuple[Record, Report] | None = None
+    manifest: Manifest | None = None  # the recorded walk's, for a walk to reuse its listings
 
 
 def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
@@ -199,9 +205,15 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
     if quick_head(records.fingerprint, config_path, options, quick.watched) != quick.head:
         return Early(records)
     tops = tuple((rel, where) for rel, where in quick.tops)
-    now = take_snapshot(tops, directory)
-    if now is None or now.digest != record.inputs:
-        return Early(records, tops, now)
+    manifest = records.walk()
+    if manifest is not None and manifest.tops != tops:
+        manifest = None
+    now = None  # no walk: every directory and file has the recorded stat data
+    if manifest is None or not manifest.unchanged():
+        known = (manifest.listings(), manifest.taken()) if manifest else (None, None)
+        now = take_snapshot(tops, directory, *known)
+        if now is None or now.digest != record.inputs:
+            return Early(records, tops, now, manifest=manifest)
     dist = config_path.resolve().parent / quick.output
     if (
         str(dist.resolve()) != record.dist
@@ -209,6 +221,13 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
         or debris(dist)
         or not same_output(dist, quick)
     ):
-        return Early(records, tops, now)
+        return Early(records, tops, now, manifest=manifest)
     report = records.report(record.build_key)
-    return Early(records, tops, now, None if report is None else (record, report))
+    if report is not None and now is not None:  # the same inputs, some directory touched: keep its stat
+        records.keep_walk(encode(now, tops, record.inputs))
+    return Early(records, tops, now, None if report is None else (record, report), manifest)
+
+
+def quick_hit(early: Early | None) -> Hit | None:
+    """The quick path's replayed build, if it had one."""
+    return None if early is None or early.hit is None else hit(early.hit)

@@ -4,6 +4,8 @@
   of the inputs' stat walk; and what the no-op path checks before the config is even parsed
   (`Quick`): the files the config side reads, by their bytes, and the output by its directories,
   index, marker and persona files;
+- `walk.json`: the inputs' stat walk by path (manifest.py), which the no-op path checks instead of
+  walking;
 - `outputs.json`: the stat data of every file the build left in the output, read only when the
   no-op path missed (the content path compares it, and the write stage trusts it to skip objects);
 - `report.json` and `rows.json`: the build's diagnostics, as printed text and as records.
@@ -15,17 +17,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Diagnostic
+from ..digests import digest
 from ..format.layout import is_object
 from ..fs import scan_tree
-from ..model import Config
-from .codec import Report, encode_report, encode_text, report_of
-from .memo import digest
+from .manifest import NAME as WALK_FILE
+from .manifest import Manifest, decode
+from .report import Report, encode_report, encode_text, report_of
 from .store import read_signed, write_signed
+
+if TYPE_CHECKING:  # a no-op build loads no model
+    from ..diagnostics import Diagnostic
+    from ..model import Config
 
 BUILD_FILE, OUTPUTS_FILE, REPORT_FILE, ROWS_FILE = "head.json", "outputs.json", "report.json", "rows.json"
 OBSOLETE = ("build.json", "memo.json")  # what earlier formats kept: removed by the next recorded build
@@ -86,6 +92,7 @@ class Records:
     format: int
     _loaded: tuple[Record | None] | None = field(default=None)  # head.json, once read
     _outputs: tuple[dict[str, list[int]] | None] | None = field(default=None)  # outputs.json, once read
+    _walk: tuple[Any] | None = field(default=None)  # walk.json's data, once read
     scanned: dict[str, list[int]] | None = field(default=None)  # the output, as `replay` found it
 
     def record(self) -> Record | None:
@@ -104,6 +111,21 @@ class Records:
             files = data.get("files") if ok else None
             self._outputs = (files if isinstance(files, dict) else None,)
         return self._outputs[0]
+
+    def walk(self) -> Manifest | None:
+        """The manifest of the recorded build's stat walk (walk.json, keyed by its digest)."""
+        record = self.record()
+        if record is None or record.inputs is None:
+            return None
+        if self._walk is None:
+            self._walk = (read_signed(self.directory, WALK_FILE, self.signing_key),)
+        return decode(self._walk[0], record.inputs)
+
+    def keep_walk(self, data: dict[str, Any] | None) -> None:
+        """Keep a walk's manifest, unless it is the one kept (the record must name its digest)."""
+        if data is not None and (self._walk is None or data != self._walk[0]):
+            write_signed(self.directory, WALK_FILE, self.signing_key, data)
+            self._walk = (data,)
 
     def report(self, key: str) -> Report | None:
         """The recorded build's diagnostics, when they are those of the build `key`."""
@@ -153,9 +175,14 @@ class Records:
         return record if ok else None
 
     def save(
-        self, record: Record, files: dict[str, list[int]] | None, diagnostics: tuple[Diagnostic, ...] | None
+        self,
+        record: Record,
+        files: dict[str, list[int]] | None,
+        diagnostics: tuple[Diagnostic, ...] | None,
+        walk: dict[str, Any] | None = None,
     ) -> None:
-        """Keep `record`; `files` and `diagnostics` too, unless they are those already kept (None)."""
+        """Keep `record`; `files`, `diagnostics` and the walk's manifest too, unless they are those
+        already kept (None). `head.json` is written last: until then the others name another key."""
         key = record.build_key
         if diagnostics is not None:  # the report carries the key too, so a record never replays another's
             write_signed(
@@ -166,6 +193,7 @@ class Records:
             )
         if files is not None:
             write_signed(self.directory, OUTPUTS_FILE, self.signing_key, {"key": key, "files": files})
+        self.keep_walk(walk)
         quick = record.quick
         write_signed(
             self.directory,
@@ -188,11 +216,6 @@ class Records:
         for name in OBSOLETE:
             with contextlib.suppress(OSError):
                 os.unlink(self.directory / name)
-
-    def keep_inputs(self, record: Record, inputs: str | None, quick: Quick | None) -> None:
-        """After a replay that had to read the inputs: keep their digest, so the next one need not."""
-        if inputs is not None and (inputs, quick) != (record.inputs, record.quick):
-            self.save(replace(record, inputs=inputs, quick=quick), None, None)
 
 
 def _quick(data: Any) -> Quick | None:

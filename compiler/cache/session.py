@@ -3,8 +3,9 @@
 Four levels:
 
 - The quick no-op (quick.py), before the config is parsed: the config side by its raw bytes, the
-  inputs by one digest of a stat walk, the output by its folders, index, marker and the files
-  that are not objects. Nothing is parsed; YAML, JSON Schema and Jinja2 are not imported.
+  inputs by the stat data of every folder and file of the last walk (manifest.py; when one
+  differs, a walk and its digest), the output by its folders, index, marker and the files that
+  are not objects. Nothing is parsed; YAML, JSON Schema and Jinja2 are not imported.
 - The no-op path (`head.json`), after the config is parsed: when the walk's digest and the
   head key (config, template, flags, compiler, their diagnostics) are those of the last
   successful build, the inputs are taken to be unchanged without reading them, as git's index
@@ -53,7 +54,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Protocol, TypeVar
 
 from .. import fs
@@ -61,22 +62,13 @@ from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config
 from ..options import Options
-from .codec import Report
-from .memo import Memo, Stats
+from .manifest import Manifest, encode
+from .memo import Memo
+from .outcome import Hit, Stats, hit
 from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, watch_list
 from .records import Quick, Record, Records, build_key, head_key
 from .snapshot import Snapshot, Walked, recordable, take_snapshot, walk_tops
 from .store import DIRNAME, load_key
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A build the cache proved current: its counts and the diagnostics it reported."""
-
-    skills: int
-    personas: int
-    objects: int
-    report: Report
 
 
 class Discovered(Protocol):
@@ -108,7 +100,7 @@ class Session:
         head: tuple[str, tuple[Diagnostic, ...], bytes],
         options: Options,
         prune: bool,
-        walked: tuple[Snapshot | None, tuple[tuple[str, str], ...] | None],
+        walked: tuple[Snapshot | None, tuple[tuple[str, str], ...] | None, Manifest | None],
     ):
         config_hash, head_diags, self.template_source = head
         self.config, self.options, self.prune = config, options, prune
@@ -121,9 +113,13 @@ class Session:
         self.head_key = head_key(records.fingerprint, config_hash, config, head_diags)
         sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
         self.tops = walk_tops(sources, config.personas, config.root)
-        snapshot, tops = walked  # the quick path's walk, when it walked these very roots
+        snapshot, tops, manifest = walked  # the quick path's walk, when it walked these very roots
+        usable = manifest is not None and manifest.tops == self.tops
+        known = (manifest.listings(), manifest.taken()) if manifest is not None and usable else (None, None)
         self.now = (
-            snapshot if snapshot is not None and tops == self.tops else take_snapshot(self.tops, directory)
+            snapshot
+            if snapshot is not None and tops == self.tops
+            else take_snapshot(self.tops, directory, *known)
         )
         self.build_key = ""
         self.vouched = False  # the walk can vouch for every input this build read
@@ -147,18 +143,18 @@ class Session:
             if found is not None:
                 self.stats.replayed = self.stats.unread = True
                 self._keep(found[0], True)
-                return _hit(found)
+                return hit(found)
         found_inputs = discover(now.walked if now else None)
         self.vouched = recordable(now, found_inputs.input_paths)
         self.build_key = build_key(
             self.records.fingerprint, found_inputs.build_hash, self.config, found_inputs.early
         )
-        hit = self.records.replay(self.build_key, self.dist, prune=self.prune)
-        if hit is None:
+        same = self.records.replay(self.build_key, self.dist, prune=self.prune)
+        if same is None:
             return found_inputs
         self.stats.replayed = True
-        self._keep(hit[0], self.vouched)  # so that the next no-op build need not read the inputs
-        return _hit(hit)
+        self._keep(same[0], self.vouched)  # so that the next no-op build need not read the inputs
+        return hit(same)
 
     @property
     def memo(self) -> Memo:
@@ -203,7 +199,7 @@ class Session:
             return
         inputs, quick = self._vouch(present, files)
         record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary, inputs, quick)
-        self.records.save(record, {rel: present[rel] for rel in files}, diagnostics)
+        self.records.save(record, {rel: present[rel] for rel in files}, diagnostics, self._manifest(inputs))
 
     def _keep(self, record: Record, vouched: bool) -> None:
         """After a replay the quick path missed: record what lets the next one hit."""
@@ -214,8 +210,15 @@ class Session:
         if present is None or files is None:
             return
         inputs, quick = self._vouch(present, files)
+        walk = self._manifest(inputs)
         if (inputs, quick) != (record.inputs, record.quick):
-            self.records.save(replace(record, inputs=inputs, quick=quick), None, None)
+            self.records.save(replace(record, inputs=inputs, quick=quick), None, None, walk)
+        else:
+            self.records.keep_walk(walk)  # the same walk, some directory touched: keep its stat data
+
+    def _manifest(self, inputs: str | None) -> dict[str, object] | None:
+        """The walk's manifest, when the walk can vouch for the inputs (`inputs`, its digest)."""
+        return None if inputs is None or self.now is None else encode(self.now, self.tops, inputs)
 
     def _vouch(self, present: dict[str, list[int]], files: Iterable[str]) -> tuple[str | None, Quick | None]:
         """The inputs' digest and the quick path's record, when the walk can vouch for the inputs."""
@@ -231,16 +234,6 @@ class Session:
             output=self.config.output,
         )
         return self.now.digest, quick
-
-
-def _hit(found: tuple[Record, Report]) -> Hit:
-    record, report = found
-    return Hit(record.skills, record.personas, record.objects, report)
-
-
-def quick_hit(early: Early | None) -> Hit | None:
-    """The quick path's replayed build, if it had one."""
-    return None if early is None or early.hit is None else _hit(early.hit)
 
 
 def open_session(
@@ -270,5 +263,5 @@ def open_session(
         if signing_key is None:
             return None
         records = Records(directory, signing_key, fingerprint(), FORMAT)
-    walked = (early.snapshot, early.tops) if early is not None else (None, None)
+    walked = (early.snapshot, early.tops, early.manifest) if early is not None else (None, None, None)
     return Session(config, records, head, options, prune, walked)

@@ -9,7 +9,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,7 @@ def load_key() -> bytes | None:
             except FileExistsError:  # another build made it first
                 data = fs.read_regular(path, KEY_CAP)
             else:
-                data = secrets.token_bytes(32)
+                data = os.urandom(32)  # what secrets.token_bytes is; secrets costs a no-op its import
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
         return data if len(data) >= 16 else None
@@ -56,9 +55,11 @@ def load_key() -> bytes | None:
         return None
 
 
-def _mac(key: bytes, name: str, payload: bytes) -> bytes:
+def _mac(key: bytes, name: str, payload: bytes | memoryview) -> bytes:
     # The file name is signed too, so a memo cannot pass for a build record.
-    return hmac.new(key, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
+    mac = hmac.new(key, name.encode() + b"\0", hashlib.sha256)
+    mac.update(payload)
+    return mac.hexdigest().encode()
 
 
 def read_signed(directory: Path, name: str, key: bytes) -> Any:
@@ -67,8 +68,14 @@ def read_signed(directory: Path, name: str, key: bytes) -> Any:
         raw = fs.read_regular(directory / name, FILE_CAP, follow=False)
     except OSError:
         return None
-    head, _, payload = raw.partition(b"\n")
-    if not head.startswith(_MAGIC) or not hmac.compare_digest(head[len(_MAGIC) :], _mac(key, name, payload)):
+    end = raw.find(b"\n")
+    head = raw[: max(end, 0)]
+    payload = memoryview(raw)[end + 1 :]  # not a copy: walk.json is megabytes
+    if (
+        end < 0
+        or not head.startswith(_MAGIC)
+        or not hmac.compare_digest(head[len(_MAGIC) :], _mac(key, name, payload))
+    ):
         return None
     try:
         return orjson.loads(payload)
@@ -78,7 +85,7 @@ def read_signed(directory: Path, name: str, key: bytes) -> Any:
 
 def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
     """Atomically replace a cache file; failures are ignored (a cache is optional)."""
-    tmp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp = directory / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         payload = orjson.dumps(data)
         fs.ensure_dir(directory, ignore_all=True)

@@ -19,7 +19,6 @@ from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from ..format.layout import INDEX
-from ..output.write import Comparison, WriteResult
 from .shared import (
     COLOR,
     CONFIG,
@@ -38,8 +37,9 @@ from .shared import (
     say,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the write stage and the delta builds: not on a no-op build
     from ..delta import Rebuilt, State
+    from ..output.write import Comparison
 
 FAILED = "skillc: build failed; the output directory was left untouched"
 WATCH = click.option(
@@ -166,7 +166,7 @@ def _state_for(
     return warm(made) if made else None
 
 
-def _build(run: _Run) -> tuple[int, pipeline.Compilation | None, WriteResult | None]:
+def _build(run: _Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written | None]:
     """The exit status, what the build did and what it wrote (None: nothing, for its errors)."""
     config_path, quiet, fmt = run.config_path, run.quiet, run.fmt
     started = time.perf_counter()
@@ -199,7 +199,9 @@ def _build(run: _Run) -> tuple[int, pipeline.Compilation | None, WriteResult | N
     return 0, result, written
 
 
-def _done(fmt: str, output_rel: str, counts: pipeline.Summary, written: WriteResult, started: float) -> None:
+def _done(
+    fmt: str, output_rel: str, counts: pipeline.Summary, written: pipeline.Written, started: float
+) -> None:
     state = "written" if written.written else "already up to date"
     pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
     say(

@@ -14,7 +14,6 @@ from ..diagnostics import Diagnostic, relative, statistics
 from ..diagnostics import formats as report
 from ..errors import UsageError
 from ..options import Options, Progress, silent
-from ..project import init as init_mod
 
 _ROOT = "skillc.project_root"  # key of the project root in the click context's meta
 _CWD = "skillc.start_directory"  # key of the working directory find_config saw
@@ -168,7 +167,12 @@ def find_config(config_path: Path | None) -> Path:
         # process in a removed directory, where a relative path no longer names anything.
         cwd = working_directory()
         click.get_current_context().meta[_CWD] = cwd
-        found = cwd / named if named is not None else init_mod.find_config(cwd)
+        if named is not None:
+            found = cwd / named
+        else:
+            from ..project.init import find_config as nearest  # not when --config names it
+
+            found = nearest(cwd)
     if found is None:
         raise UsageError(
             "no skillc.yaml, and no pyproject.toml with [tool.skillc], in this directory or its parents "

@@ -22,7 +22,9 @@ def rebase(diags: tuple[Diagnostic, ...], root: Path, cwd: Path) -> tuple[Diagno
     root, cwd = root.resolve(), cwd.resolve()
     if root == cwd:
         return diags
-    return tuple(replace(d, path=shown(d.path, root, cwd)) for d in diags)
+    # By text, each path once: a replayed build prints hundreds of diagnostics on a few paths.
+    paths = {d.path: shown(d.path, root, cwd) for d in diags}
+    return tuple(replace(d, path=paths[d.path]) for d in diags)
 
 
 def shown(path: str, root: Path, cwd: Path) -> str:
@@ -31,8 +33,11 @@ def shown(path: str, root: Path, cwd: Path) -> str:
     A source outside the project keeps its label (`~/...` or absolute), as the config spells it."""
     if path.startswith(("~", "/")):
         return path
-    full = Path(os.path.normpath(root / path))
-    return full.relative_to(cwd).as_posix() if full.is_relative_to(cwd) else full.as_posix()
+    full, here = os.path.normpath(os.path.join(root, path)), str(cwd)
+    if full == here:
+        return "."
+    below = here if here.endswith("/") else here + "/"
+    return full[len(below) :] if full.startswith(below) else full
 
 
 def root_uri(root: Path) -> str:

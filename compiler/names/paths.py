@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..format.escape import hidden
-from ..model import Document
+
+if TYPE_CHECKING:  # the cache's quick path imports this module, and no model
+    from ..model import Document
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})

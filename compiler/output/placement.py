@@ -5,12 +5,15 @@ checked before anything is read or written."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import diagnostics as dg
 from ..cache.store import DIRNAME as CACHE_DIRNAME
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
-from ..model import Config
+
+if TYPE_CHECKING:  # the pipeline imports this module on a no-op build, which loads no model
+    from ..model import Config
 
 
 def placement_problems(config: Config) -> tuple[Diagnostic, ...]:

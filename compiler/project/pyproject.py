@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import diagnostics as dg
 from ..diagnostics.codes import Code
-from ..model import Document
 
 if TYPE_CHECKING:
     import tomllib
+
+    from ..model import Document
 
 NAME = "pyproject.toml"
 TABLE = ("tool", "skillc")
@@ -78,6 +79,8 @@ def document(rel: str, raw: bytes) -> Document:
         data = data.get(key) if isinstance(data, dict) else None
     if not isinstance(data, dict):
         return _failed(rel, "pyproject.toml has no [tool.skillc] table", 1, 1)
+    from ..model import Document  # not at import: a no-op build finds its config here, loading no model
+
     return Document(rel, data, positions(text), "", 1, ())
 
 
@@ -97,6 +100,8 @@ def _where(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, int]:
 
 
 def _failed(rel: str, message: str, line: int, col: int) -> Document:
+    from ..model import Document
+
     return Document(rel, None, {}, "", 1, (dg.error(rel, Code.CONFIG_SYNTAX, message, line, col),))
 
 

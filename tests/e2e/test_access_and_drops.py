@@ -141,7 +141,7 @@ def test_source_listed_twice_is_one_config_warning(tmp_path):
 
 
 def test_write_failure_path_is_relative_to_the_config(tmp_path, monkeypatch):
-    from skillc import pipeline
+    from skillc.output import write as write_stage
 
     proj = tmp_path / "proj"
     cfg = project(proj, {"skills/a/SKILL.md": skill_md()})
@@ -149,7 +149,7 @@ def test_write_failure_path_is_relative_to_the_config(tmp_path, monkeypatch):
     def full(*_a, **_k):
         raise OSError(28, "No space left on device", str(proj / "dist" / "objects" / "ab"))
 
-    monkeypatch.setattr(pipeline, "write", full)
+    monkeypatch.setattr(write_stage, "write", full)
     monkeypatch.chdir(tmp_path)
     r = invoke("build", config=cfg)
     assert r.exit_code == 1

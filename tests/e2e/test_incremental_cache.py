@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,13 +13,14 @@ import pytest
 from click.testing import CliRunner
 from support.cli import run
 from support.dist import expand
-from support.files import REPO
+from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 
 from skillc import cache, pipeline
-from skillc.cache import codec, records
 from skillc.cache import memo as memo_mod
 from skillc.cache import quick as quick_mod
+from skillc.cache import records
+from skillc.cache import report as cache_report
 from skillc.cache import session as cache_session
 from skillc.cache import snapshot as snapshots
 from skillc.cache import store as cachestore
@@ -28,6 +28,7 @@ from skillc.cli import cli
 from skillc.format.jsonio import dumps
 from skillc.options import Options
 from skillc.output import assemble
+from skillc.output import write as write_stage
 from skillc.pipeline import build
 from skillc.project import config as config_mod
 from skillc.stages import catalog as catalog_stage
@@ -137,7 +138,7 @@ def test_no_op_rebuild_runs_no_stage_after_discover(tree, monkeypatch):
         (resolve_stage, "resolve"),
         (catalog_stage, "catalogs"),
         (assemble, "artifacts"),
-        (pipeline, "write"),
+        (write_stage, "write"),
     )
     for module, stage in stages:
         monkeypatch.setattr(module, stage, lambda *a, **k: pytest.fail("stage ran on a no-op rebuild"))
@@ -200,11 +201,12 @@ def test_reverting_an_edit_reuses_the_memo(tree, monkeypatch):
 # --- when the output is not what the record says ------------------------------------
 
 
+@pytest.mark.parametrize("vouched", [False, True], ids=["content path", "quick path"])
 @pytest.mark.parametrize(
     "damage", ["edit prompt", "delete object", "stray file", "delete dist", "replace index"]
 )
-def test_changed_output_is_rebuilt(tree, tmp_path, damage):
-    build(tree)
+def test_changed_output_is_rebuilt(tree, tmp_path, damage, vouched):
+    primed(tree) if vouched else build(tree)
     dist = tree.parent / "dist"
     good = dist_bytes(dist)
     if damage == "edit prompt":
@@ -251,24 +253,6 @@ def test_strict_is_part_of_the_key(tree):
 
 
 # --- the no-op fast path: inputs by their stat data -----------------------------------
-
-
-def settle(root: Path) -> None:
-    """Wait until the file system clock is past the ctime of everything below root.
-
-    A build records stat data only when every input is older than its stamp:
-    a file changed in the stamp's clock tick could change again unseen.
-    """
-    newest = max(p.lstat().st_ctime_ns for p in [root, *root.rglob("*")])
-    probe = root.parent / f".probe-{root.name}"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        probe.write_bytes(b"")
-        now = probe.stat().st_ctime_ns
-        probe.unlink()
-        if now > newest:
-            return
-        time.sleep(0.002)
 
 
 def primed(tree: Path):
@@ -366,9 +350,22 @@ def add_ignored_then_real(root: Path) -> None:
     (root / "skills" / "src-a" / "notes.txt").write_text("not in any skill\n")
 
 
+def chmod_resource(root: Path) -> None:
+    """The executable bit is in the index: a chmod moves the file's ctime, not its folder's."""
+    resource = next(p for p in sorted(root.glob("skills/**/*")) if p.is_file() and p.name != "SKILL.md")
+    resource.chmod(resource.stat().st_mode | 0o111)
+
+
+def rename_resource(root: Path) -> None:
+    resource = next(p for p in sorted(root.glob("skills/**/*")) if p.is_file() and p.name != "SKILL.md")
+    resource.rename(resource.with_name("renamed-" + resource.name))
+
+
 CHANGES = {
     "add skill": add_skill,
     "add resource": add_resource,
+    "chmod resource": chmod_resource,
+    "rename resource": rename_resource,
     "remove resource": remove_resource,
     "remove skill": remove_skill,
     "add overlay": add_overlay,
@@ -384,6 +381,58 @@ def test_added_and_removed_files_are_noticed(tree, tmp_path, how):
     assert not result.cache.unread
     want, diags = cold(tree, tmp_path)
     assert dist_bytes(tree.parent / "dist") == want and result.diagnostics == diags
+
+
+def no_listing(monkeypatch, root: Path) -> None:
+    """Fail on any listing of a folder of the inputs (skillc lists its own files for its
+    fingerprint, and the output's folder for a killed build's debris)."""
+    inputs = (str(root / "skills"), str(root / "personas"))
+    for name in ("scandir", "listdir"):
+        real = getattr(os, name)
+
+        def refuse(path=".", real=real):
+            assert not str(path).startswith(inputs), f"listed {path}"
+            return real(path)
+
+        monkeypatch.setattr(os, name, refuse)
+
+
+def test_a_no_op_build_lists_no_folder(tree, monkeypatch):
+    """The inputs are checked by the stat data of every folder and file the last walk saw
+    (walk.json): one lstat each, no scandir."""
+    primed(tree)
+    no_listing(monkeypatch, tree.parent)
+    result, written = build(tree)
+    assert result.cache.quick and written is not None and not written.written
+
+
+def test_a_touched_folder_is_listed_once_then_checked_by_its_stat_data_again(tree, monkeypatch):
+    """A file made and removed again leaves its folder's listing as it was, and its stat data new:
+    the next build lists that folder (only), finds the walk unchanged, replays without parsing the
+    config, and keeps the folder's new stat data; the one after lists nothing."""
+    primed(tree)
+    folder = skill_files(tree)[3].parent
+    (folder / "scratch.tmp").write_text("x")
+    (folder / "scratch.tmp").unlink()
+    settle(tree.parent)
+    listed: list[str] = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(str(path)) or real(path))
+    result, _ = build(tree)
+    assert result.cache.quick and [p for p in listed if p.startswith(str(tree.parent))] == [str(folder)]
+    no_listing(monkeypatch, tree.parent)  # not monkeypatch.undo(): that would drop this test's key
+    again, _ = build(tree)
+    assert again.cache.quick
+
+
+def test_a_name_that_is_not_utf8_after_a_recorded_build_is_reported(tree):
+    """The walk cannot take the digest of such a name: the build reads the inputs, and discover
+    refuses the name (it once crashed the cached build instead)."""
+    primed(tree)
+    folder = skill_files(tree)[0].parent
+    (folder / os.fsdecode(b"notes-\xff.md")).write_text("x\n")
+    code, out = run("build", "--config", str(tree))
+    assert code == 1 and "SKC301" in out and "internal error" not in out
 
 
 def test_a_touched_file_is_read_once_then_vouched_for_again(tree, monkeypatch):
@@ -531,6 +580,7 @@ def skill_bucket(tree: Path, index: int = 0) -> str:
 
 CACHE_FILES = [
     "head.json",
+    "walk.json",
     "outputs.json",
     "report.json",
     "rows.json",
@@ -718,7 +768,7 @@ def test_noop_build_prints_the_recorded_report_without_decoding_it(tree, monkeyp
     def refuse(data):
         raise AssertionError("decoded")
 
-    monkeypatch.setattr(codec, "decode_report", refuse)
+    monkeypatch.setattr(cache_report, "decode_report", refuse)
     again = CliRunner().invoke(cli, ["build", "--config", str(tree)])
     assert again.exit_code == 0 and "already up to date" in again.stderr
 
@@ -801,21 +851,30 @@ def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch):
     target = skill_files(tree)[4]
     target.write_text(target.read_text() + "\nEdited.\n")
     calls: list[str] = []
-    real_listdir, real_lstat = os.listdir, os.lstat
+    real_listdir, real_lstat, real_discover = os.listdir, os.lstat, discover_stage.discover
     skills = str(tree.parent / "skills")
+    discovering = [False]  # the cache's own walk lstats every folder and file: discover must not again
 
     def listdir(path="."):
-        calls.append(f"listdir {path}")
+        calls.append(f"listdir {path}") if discovering[0] else None
         return real_listdir(path)
 
     def lstat(path, *a, **k):
-        calls.append(f"lstat {path}")
+        calls.append(f"lstat {path}") if discovering[0] else None
         return real_lstat(path, *a, **k)
+
+    def spied(*a, **k):
+        discovering[0] = True
+        try:
+            return real_discover(*a, **k)
+        finally:
+            discovering[0] = False
 
     monkeypatch.setattr(os, "listdir", listdir)
     monkeypatch.setattr(os, "lstat", lstat)
+    monkeypatch.setattr(discover_stage, "discover", spied)
     result, _ = build(tree)
-    assert result.cache.checked == 1
+    assert result.cache.checked == 1 and calls  # the spy sees discover's calls (the roots' realpath)
     # Only the sources' roots are resolved again (realpath); nothing below them is listed or stat'ed.
     below = [c for c in calls if skills + "/" in c and "/" in c.split(skills + "/", 1)[1]]
     assert below == []
@@ -850,23 +909,47 @@ def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
 PARSERS = ("yaml", "_yaml", "jsonschema", "jinja2")
 IMPORTS = """
 import runpy, sys
-sys.argv = ["skillc", "build", "-q", "--config", sys.argv[1]]
+sys.argv = ["skillc", "build", "-q", "--config", sys.argv[1]] if sys.argv[1:] else ["skillc", "build", "-q"]
 try:
     runpy.run_module("skillc", run_name="__main__")
 except SystemExit as exc:
     assert not exc.code, exc.code
-print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in {names})))
+print(",".join(sorted(m for m in sys.modules if m in {names} or m.split(".")[0] in {names})))
 """
 
 
-def loaded_parsers(tree: Path) -> list[str]:
+def loaded_parsers(tree: Path, names: tuple[str, ...] = PARSERS, *, named: bool = True) -> list[str]:
+    """Which of these modules (or packages) a `skillc build` in a new process imported; with the
+    config named (--config), else found from the project's folder."""
     import subprocess
 
-    code = IMPORTS.replace("{names}", repr(set(PARSERS)))
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(tree)], capture_output=True, text=True, check=True
-    ).stdout
+    code = IMPORTS.replace("{names}", repr(set(names)))
+    argv = [sys.executable, "-c", code, *([str(tree)] if named else [])]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tree.parent).stdout
     return [m for m in out.strip().split(",") if m]
+
+
+# What a no-op build does not need: the model and the stages, the write stage (ctypes and
+# subprocess with it), the cache's door and memo.
+NOT_ON_A_NO_OP = (
+    "skillc.model",
+    "skillc.output.write",
+    "skillc.output.ownership",
+    "skillc.cache.session",
+    "skillc.cache.memo",
+    "skillc.cache.codec",
+    "skillc.stages",
+    "ctypes",
+    "subprocess",
+)
+
+
+def test_a_no_op_build_imports_nothing_it_does_not_use(tree):
+    primed(tree)
+    assert loaded_parsers(tree, (*NOT_ON_A_NO_OP, "skillc.project.init")) == []  # --config
+    assert loaded_parsers(tree, NOT_ON_A_NO_OP, named=False) == []  # found from its folder
+    tree.write_text(tree.read_text() + "\n# new bytes, the same config\n")
+    assert "skillc.model" in loaded_parsers(tree, NOT_ON_A_NO_OP)  # a build that runs needs them
 
 
 def test_a_no_op_build_imports_no_parser(tree):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import textwrap
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -74,3 +75,21 @@ def served(got: dict[str, bytes], old: dict[str, bytes], new: dict[str, bytes]) 
         if got.get(INDEX) == build[INDEX] and objects_intact:
             return name
     return None
+
+
+def settle(root: Path) -> None:
+    """Wait until the file system clock is past the ctime of everything below root.
+
+    A build records stat data only when every input is older than its stamp:
+    a file changed in the stamp's clock tick could change again unseen.
+    """
+    newest = max(p.lstat().st_ctime_ns for p in [root, *root.rglob("*")])
+    probe = root.parent / f".probe-{root.name}"
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        probe.write_bytes(b"")
+        now = probe.stat().st_ctime_ns
+        probe.unlink()
+        if now > newest:
+            return
+        time.sleep(0.002)

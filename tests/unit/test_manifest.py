@@ -1,0 +1,260 @@
+"""cache/manifest.py: the recorded walk checked by stat data alone, and its listings reused by the
+next walk (snapshot.py), on small trees built here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+from support.files import settle, write_tree
+
+from skillc.cache import manifest as manifest_mod
+from skillc.cache import snapshot as snapshot_mod
+from skillc.cache.manifest import Manifest, decode, encode
+from skillc.cache.snapshot import Snapshot, Tops, take_snapshot
+
+FILES = {
+    "src/alpha/SKILL.md": "alpha\n",
+    "src/alpha/references/guide.md": "guide\n",
+    "src/beta/SKILL.md": "beta\n",
+    "src/beta/scripts/run.sh": "#!/bin/sh\n",
+    "personas/base/manifest.yaml": "name: base\n",
+}
+
+
+@pytest.fixture
+def tops(tmp_path: Path) -> Tops:
+    root = write_tree(tmp_path / "p", FILES)
+    return (("src", str(root / "src")), ("personas", str(root / "personas")))
+
+
+def root_of(tops: Tops) -> Path:
+    return Path(tops[0][1]).parent
+
+
+def recorded(tops: Tops, tmp_path: Path) -> tuple[Snapshot, Manifest]:
+    """A walk taken when the tree is older than its stamp, its manifest through JSON and back."""
+    settle(root_of(tops))
+    snap = take_snapshot(tops, tmp_path / "cache")
+    assert snap is not None
+    data = encode(snap, tops, snap.digest)
+    assert data is not None
+    found = decode(orjson.loads(orjson.dumps(data)), snap.digest)
+    assert found is not None
+    return snap, found
+
+
+def fresh(tops: Tops, tmp_path: Path) -> Snapshot:
+    snap = take_snapshot(tops, tmp_path / "cache")
+    assert snap is not None
+    return snap
+
+
+def same_size_edit(p: Path) -> None:
+    st = p.stat()
+    data = p.read_bytes()
+    p.write_bytes(data.upper())
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # mtime put back: the ctime still moves
+
+
+# Every change a build must see, at the level of the walk.
+CHANGES: dict[str, Callable[[Path], None]] = {
+    "append to a file": lambda r: (r / "src/alpha/SKILL.md").write_text("alpha, edited\n"),
+    "same size, mtime put back": lambda r: same_size_edit(r / "src/beta/SKILL.md"),
+    "chmod +x": lambda r: (r / "src/alpha/references/guide.md").chmod(0o755),
+    "touch": lambda r: os.utime(r / "src/beta/scripts/run.sh", ns=(1, 10**18)),
+    "add a file": lambda r: (r / "src/beta/notes.md").write_text("new\n"),
+    "remove a file": lambda r: (r / "src/alpha/references/guide.md").unlink(),
+    "rename a file": lambda r: (r / "src/beta/scripts/run.sh").rename(r / "src/beta/scripts/go.sh"),
+    "add a folder": lambda r: (r / "src/gamma").mkdir(),
+    "rename a folder": lambda r: (r / "src/alpha").rename(r / "src/alpha2"),
+    "remove a folder": lambda r: shutil.rmtree(r / "src/beta/scripts"),
+    "an ignored .git folder": lambda r: (r / "src/alpha/.git").mkdir(),
+    "a file replaced by a folder": lambda r: (
+        (r / "src/beta/SKILL.md").unlink(),
+        (r / "src/beta/SKILL.md").mkdir(),
+    ),
+    "a root replaced by a link to its copy": lambda r: (
+        shutil.copytree(r / "personas", r / "personas-copy", copy_function=shutil.copy2),
+        shutil.rmtree(r / "personas"),
+        (r / "personas").symlink_to("personas-copy"),
+    ),
+    "a root removed": lambda r: shutil.rmtree(r / "personas"),
+}
+
+
+def test_an_untouched_tree_is_unchanged_without_listing_a_folder(tops, tmp_path, monkeypatch):
+    _snap, found = recorded(tops, tmp_path)
+    monkeypatch.setattr(os, "scandir", lambda *a: pytest.fail("listed a folder"))
+    assert found.unchanged()
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_every_change_is_seen(tops, tmp_path, change):
+    _snap, found = recorded(tops, tmp_path)
+    assert found.unchanged()
+    CHANGES[change](root_of(tops))
+    assert not found.unchanged()
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_walk_reusing_the_listings_sees_what_a_new_walk_sees(tops, tmp_path, change):
+    _snap, found = recorded(tops, tmp_path)
+    CHANGES[change](root_of(tops))
+    assert not found.unchanged()  # what it took on the way is reused too
+    new = take_snapshot(tops, tmp_path / "cache")
+    reused = take_snapshot(tops, tmp_path / "cache", found.listings(), found.taken())
+    assert (new is None) == (reused is None)
+    if new is not None and reused is not None:
+        assert (reused.roots, reused.dirs, reused.files) == (new.roots, new.dirs, new.files)
+        assert reused.digest == new.digest
+        assert reused.walked is not None and new.walked is not None
+        assert reused.walked.listings == new.walked.listings
+
+
+def test_only_the_changed_folder_is_listed_again(tops, tmp_path, monkeypatch):
+    _snap, found = recorded(tops, tmp_path)
+    root = root_of(tops)
+    (root / "src/beta/notes.md").write_text("new\n")
+    listed: list[str] = []
+    real = os.scandir
+
+    def counting(path):
+        listed.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    assert take_snapshot(tops, tmp_path / "cache", found.listings()) is not None
+    assert listed == [str(root / "src/beta")]
+
+
+def test_what_the_check_took_is_not_asked_again(tops, tmp_path, monkeypatch):
+    monkeypatch.setattr(manifest_mod, "CHUNK", 3)
+    _snap, found = recorded(tops, tmp_path)
+    *_, last = sorted(root_of(tops).rglob("*.*"), key=lambda p: found.paths.index(found_rel(found, p)))
+    last.write_text(last.read_text() + "more\n")  # the check stops at the last chunk
+    assert not found.unchanged()
+    taken = found.taken()
+    assert len(taken) == len(found.paths) - found.counts[0] - len(found.links)
+    asked: list[str] = []
+    real = os.lstat
+    monkeypatch.setattr(os, "lstat", lambda path, *a, **k: asked.append(str(path)) or real(path, *a, **k))
+    take_snapshot(tops, tmp_path / "cache", found.listings(), taken)
+    assert not set(asked) & set(taken)
+
+
+def test_a_listing_is_taken_on_its_folder_stat_data(tops, tmp_path):
+    """What makes the shortcut: an unchanged folder is not listed, its recorded entries are used."""
+    _snap, found = recorded(tops, tmp_path)
+    known = dict(found.listings())
+    alpha = str(root_of(tops) / "src/alpha")
+    stat, names, kinds = known[alpha]
+    known[alpha] = (stat, [*names, "phantom"], kinds + "o")
+    snap = take_snapshot(tops, tmp_path / "cache", known)
+    assert snap is not None and "ophantom" in snap.dirs["src/alpha"]
+
+
+def test_a_folder_changed_in_the_stamps_tick_is_never_taken_as_unchanged(tops, tmp_path, monkeypatch):
+    """Its stat data could stay the same through a second change in the same tick."""
+    settle(root_of(tops))
+    monkeypatch.setattr(snapshot_mod, "_fs_now", lambda directory: 0)  # every ctime is as new
+    snap = take_snapshot(tops, tmp_path / "cache")
+    assert snap is not None and snap.walked is not None
+    assert all(folder[2] is None for folder in snap.walked.folders)
+    found = decode(orjson.loads(orjson.dumps(encode(snap, tops, snap.digest))), snap.digest)
+    assert found is not None and not found.unchanged()
+    monkeypatch.undo()
+    listed: list[str] = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(str(path)) or real(path))
+    take_snapshot(tops, tmp_path / "cache", found.listings())
+    assert len(listed) == len(snap.walked.folders)  # every folder listed again
+
+
+def test_each_chunk_is_checked(tops, tmp_path, monkeypatch):
+    monkeypatch.setattr(manifest_mod, "CHUNK", 2)
+    _snap, found = recorded(tops, tmp_path)
+    assert len(found.digests) > 3 and found.unchanged()
+    *_, last = sorted(root_of(tops).rglob("*.*"), key=lambda p: found.paths.index(found_rel(found, p)))
+    last.write_text(last.read_text() + "more\n")
+    assert not found.unchanged()
+
+
+def found_rel(found: Manifest, path: Path) -> str:
+    return os.path.relpath(path, found.base)
+
+
+def link_tree(tops: Tops) -> Path:
+    """A symlink to a file outside the walked roots: no walked folder or file changes with it."""
+    root = root_of(tops)
+    write_tree(root, {"outside/shared-a.md": "A\n", "outside/shared-b.md": "B\n"})  # same size
+    (root / "src/alpha/shared.md").symlink_to("../../outside/shared-a.md")
+    return root
+
+
+LINK_CHANGES: dict[str, Callable[[Path], None]] = {
+    "retargeted": lambda r: (
+        (r / "src/alpha/shared.md").unlink(),
+        (r / "src/alpha/shared.md").symlink_to("../../outside/shared-b.md"),
+    ),
+    "its file edited": lambda r: (r / "outside/shared-a.md").write_text("A, edited\n"),
+    "its file chmod +x": lambda r: (r / "outside/shared-a.md").chmod(0o755),
+    "its file removed": lambda r: (r / "outside/shared-a.md").unlink(),
+    "its file replaced by a folder": lambda r: (
+        (r / "outside/shared-a.md").unlink(),
+        (r / "outside/shared-a.md").mkdir(),
+    ),
+    "its file replaced by another": lambda r: (r / "outside/shared-b.md").rename(r / "outside/shared-a.md"),
+}
+
+
+@pytest.mark.parametrize("change", sorted(LINK_CHANGES))
+def test_a_symlink_is_checked_by_its_target_and_its_file(tops, tmp_path, change):
+    root = link_tree(tops)
+    _snap, found = recorded(tops, tmp_path)
+    assert found.links and found.unchanged()
+    LINK_CHANGES[change](root)
+    assert not found.unchanged()
+
+
+def test_a_name_that_is_not_utf8_is_not_vouched_for(tops, tmp_path):
+    """discover refuses it; the walk cannot take its digest (JSON holds no lone surrogate)."""
+    root = root_of(tops)
+    (root / "src/alpha" / os.fsdecode(b"bad\xff.md")).write_text("x\n")
+    assert take_snapshot(tops, tmp_path / "cache") is None
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda d: d.update(inputs="another walk"),
+        lambda d: d.pop("digests"),
+        lambda d: d.update(digests=d["digests"][:-1]),
+        lambda d: d.update(counts=[d["counts"][0], d["counts"][1] + 1, d["counts"][2]]),
+        lambda d: d.update(base="relative/base"),
+        lambda d: d.update(tops=[]),
+        lambda d: d.update(paths=d["paths"][:-1]),
+        lambda d: d.update(kinds=d["kinds"] + "/"),
+        lambda d: d.update(links=[["x", 1]]),
+    ],
+)
+def test_a_manifest_that_does_not_fit_is_not_used(tops, tmp_path, spoil):
+    snap, _found = recorded(tops, tmp_path)
+    data = orjson.loads(orjson.dumps(encode(snap, tops, snap.digest)))
+    spoil(data)
+    assert decode(data, snap.digest) is None
+
+
+def test_listings_that_do_not_fit_are_not_used(tops, tmp_path):
+    _snap, found = recorded(tops, tmp_path)
+    assert found.listings()
+    for broken in (
+        Manifest(**{**found.__dict__, "names": found.names + "/extra"}),
+        Manifest(**{**found.__dict__, "folders": "not base64!"}),
+        Manifest(**{**found.__dict__, "folders": ""}),
+    ):
+        assert broken.listings() == {}
