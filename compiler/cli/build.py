@@ -14,7 +14,7 @@ import click
 from .. import diagnostics as dg
 from .. import pipeline
 from ..cache import Report
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, printable
 from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
@@ -137,6 +137,14 @@ def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
     try:
         return rebuild(state, changed)
     except OSError:  # the whole build that follows reports it, with everything else
+        return None
+    except Exception as exc:  # a bug of skillc's: said, and the whole build still runs
+        click.echo(
+            printable(
+                f"skillc: internal error in the delta build, building in full (please report it): {exc!r}"
+            ),
+            err=True,
+        )
         return None
 
 

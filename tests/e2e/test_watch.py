@@ -152,3 +152,35 @@ def test_notifications_from_watchfiles(tmp_path: Path) -> None:
         assert _description(tmp_path / "dist") == "Second."
     finally:
         assert w.stop() == 130
+
+
+def test_a_delta_build_is_taken_and_a_failing_one_said_and_built_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The watch's runs in this process: the first builds and keeps its state, an edit is a delta
+    build; a delta that fails (a bug) is said, and the whole build still runs."""
+    from skillc import delta
+    from skillc.cli import build as build_cli
+
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
+    run = build_cli._Watched(build_cli._Run(config, (None, None, False, ()), False, True, True, "text", True))
+    assert run(None) == 0 and run.state is not None
+    target = (tmp_path / "src/a/SKILL.md").resolve()
+    target.write_text(skill_md("a", description="Second."))
+    taken: list[object] = []
+    real = delta.rebuild
+    monkeypatch.setattr(
+        delta, "rebuild", lambda state, changed: taken.append(real(state, changed)) or taken[-1]
+    )
+    assert run([target]) == 0 and run.state is not None
+    assert taken and taken[0] is not None and run.state is getattr(taken[0], "state", None)
+    assert _description(tmp_path / "dist") == "Second."
+
+    def boom(state: object, changed: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(delta, "rebuild", boom)
+    target.write_text(skill_md("a", description="Third."))
+    assert run([target]) == 0
+    assert "internal error in the delta build" in capsys.readouterr().err
+    assert _description(tmp_path / "dist") == "Third."
