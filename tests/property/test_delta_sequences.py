@@ -28,7 +28,17 @@ from skillc.pipeline import Compiled, build
 sys.path.insert(0, str(REPO))
 from bench.gen import generate
 
-SEEDS = int(os.environ.get("SKILLC_DELTA_SEEDS", "3"))
+SEEDS = int(os.environ.get("SKILLC_DELTA_SEEDS", "4"))
+# Appended to the generated config, one per seed in turn: none; targets (graded validation, names
+# shared between skills); skip_invalid with a small budget (skills left out, catalogs that cut);
+# names-only with priorities, at a budget that bites. --strict: tests/unit/test_delta.py.
+SETTINGS = (
+    "",
+    "targets: [claude-code, codex, gemini, opencode]\n",
+    "skip_invalid: true\nbudgets:\n  catalog_chars: 1500\n",
+    "budgets:\n  catalog_chars: 2500\n  strategy: names-only\n  priority: ['audit-*', 'deploy-*']\n",
+)
+BUDGETS = "budgets:\n  catalog_chars: 30000\n"  # bench/gen.py's: a setting with its own replaces it
 STEPS = 14
 Stat = tuple[int, int, int, int]
 
@@ -65,6 +75,10 @@ def test_every_delta_builds_what_a_clean_build_does(tmp_path, seed):
     rng = random.Random(seed)
     root = tmp_path / "p"
     generate(root, 30, n_personas=4, seed=seed)
+    config = root / "skillc.yaml"  # settings that change how diagnostics are made
+    setting = SETTINGS[seed % len(SETTINGS)]
+    text = config.read_text()
+    config.write_text((text.replace(BUDGETS, "") if "budgets:" in setting else text) + setting)
     state = full(root)
     before = stats(root)
     trail: list[str] = []
