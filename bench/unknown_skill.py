@@ -39,6 +39,10 @@ from io import BytesIO
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.reader_calls import CARGO_OFFLINE  # noqa: E402 (after the path it is found on)
+
 NODE_MODULES = REPO / "readers" / "typescript" / "node_modules"
 TARGET_MS, TARGET_MIB = 50.0, 30.0
 
@@ -125,14 +129,6 @@ fn main() {
     );
 }
 """
-
-CARGO_OFFLINE = [
-    "--offline",
-    "--config",
-    'source.crates-io.replace-with="debian"',
-    "--config",
-    'source.debian.directory="/usr/share/cargo/registry"',
-]
 
 
 def extract(ref: str, dest: Path) -> Path:

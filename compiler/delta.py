@@ -12,7 +12,7 @@ added, removed, renamed or replaced by a link; a persona, overlay, exclusive bod
 or ignore file; a shadowed skill's file; a skill whose `name`, `persona_exclusive` or
 `has_persona_overlay` changes; a change that brings an error, or a document over the reader's
 bounds; an output another build wrote since. The result is byte for byte the whole build's:
-tests/property/test_delta.py compares the two after random edit sequences.
+tests/property/test_delta_sequences.py compares the two after random edit sequences.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from . import fs
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import hash_lines, input_line
@@ -42,6 +41,7 @@ from .output.write import WriteResult, write_delta
 from .pipeline import Compiled, Summary, final_diagnostics
 from .stages.budget import Packing
 from .stages.catalog import CatalogParts, candidate, catalog_parts, catalog_skill, entry_cost, persona_catalog
+from .stages.discover import Entry, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
 from .stages.validate import settle
@@ -211,16 +211,18 @@ def _edits(state: State, changed: Iterable[Path]) -> dict[str, dict[int, InputFi
 
 
 def _read(path: str, rel: str, cap: int) -> InputFile | None:
-    """The file as discover reads it (a regular file, never through a link, at most `cap` bytes), or
-    None for anything discover would report or skip."""
+    """The file as discover reads it (`discover.read_input`: a regular file, never through a link,
+    at most `cap` bytes), or None for anything discover would report or skip."""
     try:
         st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        data = fs.read_regular(path, cap, follow=False, identity=(st.st_dev, st.st_ino))
     except OSError:
         return None
-    return InputFile(rel, data, bool(st.st_mode & 0o111))
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    problems: list[Diagnostic] = []
+    entry = Entry(rel, path, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino))
+    found = read_input(entry, rel, cap, problems)
+    return None if problems else found
 
 
 # --- the stages, for the edited skills only ---------------------------------------------------------
@@ -230,7 +232,6 @@ def _read(path: str, rel: str, cap: int) -> InputFile | None:
 class _Checked:
     """One edited skill, checked before and after."""
 
-    old_src: SkillSource
     new_src: SkillSource
     skill: Skill  # the new one, linked like the old one
     old_diags: tuple[Diagnostic, ...]  # its settled diagnostics, as validate reported them
@@ -307,6 +308,9 @@ def _spliced(
 def _check(state: State, command: str, files: dict[int, InputFile], policy: Policy) -> _Checked | None:
     """The skill with its new files, checked as validate checks it; None when the change reaches
     beyond the skill (its name, exclusivity, overlay flag) or brings an error."""
+    served = state.program.skills.get(command)
+    if served is None:  # left out of the build (it had errors)
+        return None
     old_src = state.found.skills[state.positions[command]]
     new_src = replace(
         old_src,
@@ -319,13 +323,10 @@ def _check(state: State, command: str, files: dict[int, InputFile], policy: Poli
         return None
     old_diags = settle(old_src, [*old_src.problems, *before[1]], policy, True)
     new_diags = settle(new_src, [*new_src.problems, *after[1]], policy, True)
-    if any(d.severity.value == "error" for d in new_diags):
-        return None
-    served = state.program.skills.get(command)
-    if served is None:  # left out of the build (it had errors)
+    if has_errors(new_diags):
         return None
     linked = replace(new, parent=served.parent, children=served.children)
-    return _Checked(old_src, new_src, linked, tuple(old_diags), tuple(new_diags))
+    return _Checked(new_src, linked, tuple(old_diags), tuple(new_diags))
 
 
 def _reach(skill: Skill) -> tuple[Any, ...]:
@@ -343,9 +344,14 @@ def _discovery(state: State, checked: dict[str, _Checked]) -> Discovery:
     inputs = list(state.found.inputs)
     for command, one in checked.items():
         skills[state.positions[command]] = one.new_src
-        for file in (one.new_src.skill_md, *(r.file for r in one.new_src.resources)):
+        for file in _files(one.new_src):
             inputs[state.inputs_at[file.rel]] = file
     return replace(state.found, skills=tuple(skills), inputs=tuple(inputs))
+
+
+def _files(src: SkillSource) -> tuple[InputFile, ...]:
+    """A served skill's input files: its SKILL.md, then its resources."""
+    return (src.skill_md, *(r.file for r in src.resources))
 
 
 def _catalog_parts(
@@ -491,7 +497,7 @@ def _build_hash(state: State, checked: dict[str, _Checked]) -> tuple[list[bytes]
     """The build hash's input lines with the edited files', and the hash."""
     lines = list(state.hash_lines)
     for one in checked.values():
-        for file in (one.new_src.skill_md, *(r.file for r in one.new_src.resources)):
+        for file in _files(one.new_src):
             lines[state.inputs_at[file.rel]] = input_line(file)
     return lines, hash_lines(state.config, state.template, lines)
 

@@ -428,7 +428,9 @@ def _join(a: str, b: str) -> str:
     return f"{a}/{b}" if a and b else a or b
 
 
-def _read(entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: str = "") -> InputFile | None:
+def read_input(
+    entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: str = ""
+) -> InputFile | None:
     """setting: the config key that sets `cap`, named in the message when there is one.
 
     Checked again on the open file: the walk's lstat is older than this read. No symlink is
@@ -676,7 +678,7 @@ def _load_skill(
     diags = list(problems)
     dir_rel = f"{src}/{d}"
     skill_rel = f"{src}/{skill_entry.rel}"
-    skill_md = _read(skill_entry, skill_rel, SKILL_MD_CAP, diags)
+    skill_md = read_input(skill_entry, skill_rel, SKILL_MD_CAP, diags)
     if skill_entry.rel.endswith("/skill.md"):
         diags.append(
             dg.warning(
@@ -687,7 +689,9 @@ def _load_skill(
     for entry in entries:
         if entry is skill_entry:
             continue
-        data = _read(entry, f"{src}/{entry.rel}", config.max_resource_bytes, diags, "resources.max_bytes")
+        data = read_input(
+            entry, f"{src}/{entry.rel}", config.max_resource_bytes, diags, "resources.max_bytes"
+        )
         if data is not None:
             resources.append(Resource(entry.rel[len(d) + 1 :], data))
     inputs.extend(([skill_md] if skill_md else []) + [r.file for r in resources])
@@ -810,7 +814,7 @@ def _persona(
     manifest = None
     for entry in entries:
         if entry.rel == f"{name}/manifest.yaml":
-            manifest = _read(entry, f"{config.personas}/{entry.rel}", SKILL_MD_CAP, diags)
+            manifest = read_input(entry, f"{config.personas}/{entry.rel}", SKILL_MD_CAP, diags)
             if manifest:
                 inputs.append(manifest)
     if manifest is None and not any(d.path == f"{dir_rel}/manifest.yaml" for d in diags):
@@ -850,7 +854,7 @@ def _persona_files(
                 )
             )
             continue
-        data = _read(entry, rel, SKILL_MD_CAP, diags)
+        data = read_input(entry, rel, SKILL_MD_CAP, diags)
         if data:
             found[command] = data
             inputs.append(data)
