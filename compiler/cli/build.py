@@ -148,29 +148,17 @@ def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
         return None
 
 
-def _state_for(
-    result: pipeline.Compilation | None,
-    config_path: Path,
-    settings: Settings,
-) -> State | None:
+def _state_for(result: pipeline.Compilation | None, config_path: Path, settings: Settings) -> State | None:
     """The state to rebuild from: the build just written, or, when the cache replayed it (nothing in
-    memory), a compile of the same sources whose index must be the one on disk."""
+    memory), a compile of the same sources. Its index is the one a delta build expects on disk:
+    `write.write_delta` declines one that finds another, and the whole build runs instead."""
     from ..delta import state_of, warm
 
-    if isinstance(result, pipeline.Compiled) and result.artifacts is not None:
-        made = state_of(result, result.artifacts.files[INDEX])
-        return warm(made) if made else None
-    if not isinstance(result, pipeline.Replayed):
+    if isinstance(result, pipeline.Replayed):
+        result = pipeline.compile_project(config_path, options(*settings), keep=True)
+    if not isinstance(result, pipeline.Compiled) or result.artifacts is None:
         return None
-    compiled = pipeline.compile_project(config_path, options(*settings), keep=True)
-    if not isinstance(compiled, pipeline.Compiled) or compiled.artifacts is None:
-        return None
-    index = compiled.artifacts.files[INDEX]
-    try:
-        on_disk = (compiled.output / INDEX).read_bytes()
-    except OSError:
-        return None
-    made = state_of(compiled, index) if on_disk == index else None
+    made = state_of(result, result.artifacts.files[INDEX])
     return warm(made) if made else None
 
 

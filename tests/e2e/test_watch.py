@@ -184,3 +184,36 @@ def test_a_delta_build_is_taken_and_a_failing_one_said_and_built_in_full(
     assert run([target]) == 0
     assert "internal error in the delta build" in capsys.readouterr().err
     assert _description(tmp_path / "dist") == "Third."
+
+
+def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache replays the first run (nothing in memory): the watch compiles the sources to rebuild
+    from, and the first edit is a delta build."""
+    from skillc import delta
+    from skillc.cli import build as build_cli
+    from skillc.pipeline import Replayed, build
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
+    build(config)
+    build(config)  # recorded twice: the next one is replayed
+    taken: list[object] = []
+    real = delta.rebuild
+    monkeypatch.setattr(
+        delta, "rebuild", lambda state, changed: taken.append(real(state, changed)) or taken[-1]
+    )
+    replayed = build_cli.pipeline.build
+    results: list[object] = []
+    monkeypatch.setattr(
+        build_cli.pipeline, "build", lambda *a, **k: results.append(replayed(*a, **k)) or results[-1]
+    )
+    run = build_cli._Watched(
+        build_cli._Run(config, (None, None, False, ()), False, True, False, "text", True)
+    )
+    assert run(None) == 0 and isinstance(results[0][0], Replayed) and run.state is not None  # type: ignore[index]
+    target = (tmp_path / "src/a/SKILL.md").resolve()
+    target.write_text(skill_md("a", description="Second."))
+    assert run([target]) == 0 and taken and taken[0] is not None
+    assert _description(tmp_path / "dist") == "Second."
