@@ -167,21 +167,27 @@ class _Notifier:
             rust_timeout=_READY_MS,
             yield_on_timeout=True,
         )
-        for batch in self.batches:
-            changed = {Path(path) for _change, path in batch} | set(_difference(before, _snapshot(plan)))
-            if changed:
-                return sorted(changed)
-            _ready()  # the watcher was in place before the snapshot: nothing is missed from here on
-            return self._wait()
-        return []  # the generator ends only when stopped: treat it as a change and run again
+        batch = next(self.batches, None)
+        if batch is None:  # the generator ends only when stopped: treat it as a change and run again
+            self.batches = None
+            return []
+        changed = _paths(batch) | set(_difference(before, _snapshot(plan)))
+        if changed:
+            return sorted(changed)
+        _ready()  # the watcher was in place before the snapshot: nothing is missed from here on
+        return self._wait()
 
     def _wait(self) -> list[Path]:
         assert self.batches is not None
         for batch in self.batches:
             if batch:  # an empty batch is the notifier's timeout: nothing changed yet
-                return sorted({Path(path) for _change, path in batch})
+                return sorted(_paths(batch))
         self.batches = None
         return []
+
+
+def _paths(batch: set[tuple[Any, str]]) -> set[Path]:
+    return {Path(path) for _change, path in batch}
 
 
 def _polled(plan: Plan) -> list[Path]:
