@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from . import diagnostics as dg
 from .cache import Hit, Report, Stats, quick_hit, quick_replay
@@ -26,7 +26,9 @@ from .output.placement import placement_problems
 # a quarter of a no-op build's imports. They are imported where a build that runs uses them.
 if TYPE_CHECKING:
     from .cache import Memo, Session
+    from .cache.carry import Carry, Catalog
     from .cache.snapshot import Walked
+    from .edit import Edited
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
     from .output.write import Comparison
     from .stages.budget import Packing
@@ -163,7 +165,7 @@ class Replayed:
         return self.root / self.output_rel
 
 
-Compilation = ConfigFailed | Compiled | Replayed  # what a build did
+Compilation: TypeAlias = "ConfigFailed | Compiled | Replayed | Edited"  # what a build did
 
 
 @dataclass(frozen=True)
@@ -298,16 +300,15 @@ def _finish(
     front: Front | None = None,
 ) -> Compiled:
     found, template = (front.found, front.template) if front else (None, None)
-    final = final_diagnostics(config, program, diags)
+    final = final_diagnostics(config, not program.skills, diags)
     return Compiled(config, program, resolved, packings, art, final, None, found, template, diags)
 
 
-def final_diagnostics(
-    config: Config, program: Program, diags: tuple[Diagnostic, ...]
-) -> tuple[Diagnostic, ...]:
-    """A build's report: `diags` are at their levels already, but for the empty-build warning; then
-    --strict, and the report's order (delta.py makes its report here too)."""
-    if not program.skills and not dg.has_errors(diags):  # a build serving nothing is never silently green
+def final_diagnostics(config: Config, empty: bool, diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+    """A build's report: `diags` are at their levels already, but for the empty-build warning (`empty`:
+    the build serves no skill); then --strict, and the report's order (the delta and edit builds make
+    their reports here too)."""
+    if empty and not dg.has_errors(diags):  # a build serving nothing is never silently green
         diags += tuple(
             Policy(config.severities, config.path_severities).apply(
                 [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
@@ -355,6 +356,14 @@ def build(
         refused = dg.error(config.output, Code.OUTPUT_NOT_OURS, f"output directory {problem}")
         result = _back(_discovered(head, os.listdir), None)
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
+    if cache and early is not None and early.changes is not None and not prune and not keep:
+        # Files were edited in place: maybe no other input need be read. (The watch, keeping the
+        # build to rebuild from, needs all of it in memory.)
+        from .edit import edit_build
+
+        edited = edit_build(head, early, options)
+        if edited is not None:
+            return edited
     door = None
     if cache and template is not None:
         config_side = (build_hash(config, (), template), head.diagnostics, template.source)
@@ -412,12 +421,25 @@ def _build_cached(
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     progress("recording the build in the cache")
-    door.finish(
-        files,
-        found.build_hash,
-        (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0),
-        result.diagnostics,
-    )
+    made_counts = (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0)
+
+    def carry(key: str) -> tuple[Carry, Catalog]:
+        from .cache.carry import made
+
+        assert result.artifacts is not None  # written
+        front = found.front
+        return made(
+            key,
+            result.program,
+            result.packings,
+            result.unordered,
+            result.artifacts,
+            front.found,
+            found.early,
+            made_counts,
+        )
+
+    door.finish(files, found.build_hash, made_counts, result.diagnostics, carry)
     return result, written
 
 

@@ -1,0 +1,222 @@
+"""What a build leaves for the next one to edit: `carry.json`, and `carry-catalog.json` beside it.
+
+An edit build (edit.py) takes one changed skill from here instead of discovering, checking and
+resolving every other: the input lines of the build hash, where each skill is, its own diagnostics
+and discover's problems, the shard digests, how many skill entries name each object, the personas
+and exclusive bodies, each catalog's packing diagnostics and the build's report before ordering.
+The other skills' entries are read from their shard in the output (content-addressed, checked by
+digest). What only a catalog change needs (every skill's catalog row and which personas list it)
+is in `carry-catalog.json`, read only then.
+
+Both are signed JSON like every cache file, and keyed: `carry.json` by the build key of the build
+it describes (head.json's), the catalog file by a digest `carry.json` names. A carry whose key is
+not the record's is not used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..digests import digest as digest_of
+from ..digests import input_line, sha256_hex
+from ..format.layout import INDEX
+from ..model import Artifacts, Discovery, Persona, Program
+from ..stages.budget import Packing
+from .codec import decode_diags, encode_diags
+from .store import read_signed, write_signed
+
+NAME, CATALOG = "carry.json", "carry-catalog.json"
+
+Row = tuple[str, str, str, bool, int, int]  # a catalog row: name, description, path, always, cost, bare cost
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every skill's catalog row (what catalog_skill and the budget read of it), and for each, the
+    personas whose model may invoke it, as bits in persona order."""
+
+    rows: dict[str, Row]
+    listed: dict[str, int]
+
+    def digest(self) -> str:
+        return digest_of(repr(sorted(self.rows.items())), repr(sorted(self.listed.items())))
+
+
+@dataclass(frozen=True)
+class Carry:
+    """One build, as an edit build starts from it."""
+
+    key: str  # the build key of the build it describes
+    index: str  # sha256 of that build's _index.json
+    lines: str  # the build hash's input lines (digests.input_line), in order
+    skills: dict[str, tuple[str, str, int, int]]  # command -> SKILL.md path, dir, `name`'s line and col
+    own: dict[str, tuple[Diagnostic, ...]]  # command -> Program.own
+    problems: dict[str, tuple[Diagnostic, ...]]  # command -> discover's problems (SkillSource.problems)
+    shards: dict[str, str]  # shard name -> digest
+    refs: dict[str, int]  # object digest -> the skill entries that name it
+    personas: dict[str, Persona]
+    exclusive: dict[tuple[str, str], tuple[str, str]]  # Program.exclusive_bodies
+    packings: dict[str, tuple[Diagnostic, ...]]  # persona -> its packing's diagnostics
+    unordered: tuple[Diagnostic, ...]  # the report before --strict and ordering (pipeline._back's)
+    early: tuple[Diagnostic, ...]  # what the build key covers beside the inputs (session.Discovered)
+    counts: tuple[int, int, int]  # skills, personas, objects
+    catalog: str  # the digest of carry-catalog.json's Catalog
+
+    def skill_at(self) -> dict[str, str]:
+        """A skill's directory -> its command."""
+        return {where[1]: command for command, where in self.skills.items()}
+
+
+def made(
+    key: str,
+    program: Program,
+    packings: Mapping[str, Packing],
+    unordered: tuple[Diagnostic, ...],
+    art: Artifacts,
+    found: Discovery,
+    early: tuple[Diagnostic, ...],
+    counts: tuple[int, int, int],
+) -> tuple[Carry, Catalog]:
+    """The carry of a build written whole (`key`: its build key), and its catalog rows."""
+    ids = tuple(program.personas)
+    rows: dict[str, Row] = {}
+    listed: dict[str, int] = {}
+    for i, pid in enumerate(ids):
+        for c in packings[pid].candidates:
+            rows[c.command] = (
+                program.skills[c.command].name,
+                c.description,
+                c.path,
+                c.always,
+                c.cost,
+                c.bare_cost,
+            )
+            listed[c.command] = listed.get(c.command, 0) | 1 << i
+    catalog = Catalog(rows, listed)
+    skills = {c: (s.path, s.dir_rel, *s.anchors.get("name", (0, 0))) for c, s in program.skills.items()}
+    carry = Carry(
+        key,
+        sha256_hex(art.files[INDEX]),
+        b"".join(map(input_line, found.inputs)).decode(),
+        skills,
+        dict(program.own),
+        {s.command: s.problems for s in found.skills if s.problems and s.command in program.skills},
+        dict(art.shards),
+        dict(art.refs),
+        dict(program.personas),
+        dict(program.exclusive_bodies),
+        {pid: p.diagnostics for pid, p in packings.items()},
+        unordered,
+        early,
+        counts,
+        catalog.digest(),
+    )
+    return carry, catalog
+
+
+def save(directory: Path, signing_key: bytes, carry: Carry, catalog: Catalog | None) -> None:
+    """Keep `carry`, and `catalog` when given (else the one kept is the carry's)."""
+    if catalog is not None:
+        write_signed(directory, CATALOG, signing_key, _encode_catalog(carry.catalog, catalog))
+    write_signed(directory, NAME, signing_key, _encode(carry))
+
+
+def load(directory: Path, signing_key: bytes, key: str) -> Carry | None:
+    """The carry of the build `key`; None when there is none or it does not decode."""
+    data = read_signed(directory, NAME, signing_key)
+    try:
+        return _decode(data) if isinstance(data, dict) and data.get("key") == key else None
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog | None:
+    data = read_signed(directory, CATALOG, signing_key)
+    try:
+        if not isinstance(data, dict) or data.get("id") != carry.catalog:
+            return None
+        rows = {c: (r[0], r[1], r[2], bool(r[3]), int(r[4]), int(r[5])) for c, r in data["rows"].items()}
+        return Catalog(rows, {c: int(bits) for c, bits in data["listed"].items()})
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def _encode_catalog(name: str, catalog: Catalog) -> dict[str, Any]:
+    return {"id": name, "rows": catalog.rows, "listed": catalog.listed}
+
+
+def _encode(carry: Carry) -> dict[str, Any]:
+    return {
+        "key": carry.key,
+        "index": carry.index,
+        "lines": carry.lines,
+        "skills": carry.skills,
+        "own": {c: encode_diags(d) for c, d in carry.own.items()},
+        "problems": {c: encode_diags(d) for c, d in carry.problems.items()},
+        "shards": carry.shards,
+        "refs": carry.refs,
+        "personas": [_encode_persona(p) for p in carry.personas.values()],
+        "exclusive": [[*key, *value] for key, value in carry.exclusive.items()],
+        "packings": {pid: encode_diags(d) for pid, d in carry.packings.items()},
+        "unordered": encode_diags(carry.unordered),
+        "early": encode_diags(carry.early),
+        "counts": list(carry.counts),
+        "catalog": carry.catalog,
+    }
+
+
+def _decode(data: dict[str, Any]) -> Carry:
+    personas = [_decode_persona(p) for p in data["personas"]]
+    skills = {c: (str(s[0]), str(s[1]), int(s[2]), int(s[3])) for c, s in data["skills"].items()}
+    return Carry(
+        str(data["key"]),
+        str(data["index"]),
+        str(data["lines"]),
+        skills,
+        {c: decode_diags(d) for c, d in data["own"].items()},
+        {c: decode_diags(d) for c, d in data["problems"].items()},
+        dict(data["shards"]),
+        dict(data["refs"]),
+        {p.id: p for p in personas},
+        {(e[0], e[1]): (e[2], e[3]) for e in data["exclusive"]},
+        {pid: decode_diags(d) for pid, d in data["packings"].items()},
+        decode_diags(data["unordered"]),
+        decode_diags(data["early"]),
+        (int(data["counts"][0]), int(data["counts"][1]), int(data["counts"][2])),
+        str(data["catalog"]),
+    )
+
+
+def _encode_persona(p: Persona) -> list[Any]:
+    overlays = {c: list(v) for c, v in p.overlays.items()}
+    allow = None if p.allowlist is None else list(p.allowlist)
+    return [
+        p.id,
+        p.name,
+        p.fallback,
+        list(p.chain),
+        p.unrestricted,
+        p.faction,
+        allow,
+        p.manifest_rel,
+        overlays,
+    ]
+
+
+def _decode_persona(row: list[Any]) -> Persona:
+    pid, name, fallback, chain, unrestricted, faction, allow, manifest_rel, overlays = row
+    return Persona(
+        pid,
+        name,
+        fallback,
+        tuple(chain),
+        bool(unrestricted),
+        faction,
+        None if allow is None else tuple(allow),
+        manifest_rel,
+        {c: (v[0], v[1]) for c, v in overlays.items()},
+    )
