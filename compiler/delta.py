@@ -523,7 +523,7 @@ def _build_hash(state: State, checked: dict[str, Checked]) -> tuple[list[bytes],
     for one in checked.values():
         for file in _files(one.new_src):
             lines[state.inputs_at[file.rel]] = input_line(file)
-    return lines, hash_lines(state.config, state.template, lines)
+    return lines, hash_lines(state.config, state.template.source, lines)
 
 
 # --- reading the first state's shards ---------------------------------------------------------------

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -35,7 +37,6 @@ from .cache.outcome import Stats
 from .cache.quick import Early, output_signature, same_output
 from .cache.records import Record, build_key, debris
 from .cache.snapshot import _fs_now, _scan
-from .cache.store import DIRNAME
 from .delta import Checked, check_edit, owned, spliced
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
@@ -46,7 +47,7 @@ from .names.paths import nfc
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
-from .pipeline import Head, Summary, final_diagnostics
+from .pipeline import Summary, final_diagnostics
 from .stages.budget import Candidate, Packing
 from .stages.catalog import CatalogParts, candidate, catalog_skill, entry_cost, persona_catalog
 from .stages.discover import Entry, read_input
@@ -55,7 +56,6 @@ from .stages.resolve import resolve_skill
 if TYPE_CHECKING:
     from .format.shapes import PersonaEntry, SkillDoc
     from .model import Outcome
-    from .options import Options
     from .stages.template import Template
 
 SKILL_MD = -1  # the slot of a skill's SKILL.md among its files (delta.SKILL_MD)
@@ -81,16 +81,19 @@ class Edited:
 
 
 class _Declined(Exception):
-    """The edit build cannot make this build: the cached build makes it."""
+    """The edit build cannot make this build (the message says why): the cached build makes it."""
 
 
-def edit_build(head: Head, early: Early, options: Options) -> tuple[Edited, WriteResult] | None:
-    """The build after the files `early.changes` names, written and recorded; None when the cached
-    build must make it (nothing written then)."""
+def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
+    """The build after the files `early.changes` names, written and recorded; or why the cached build
+    must make it (nothing written then). Before the config is loaded: the quick path has checked
+    the bytes of the config and everything it reads, and the carry holds the config they make."""
     try:
-        return _Edit(head, early).run()
-    except (_Declined, OSError):
-        return None
+        return _Edit(early).run()
+    except _Declined as declined:
+        return str(declined)
+    except OSError as exc:
+        return f"cannot read or write: {exc}"
 
 
 @dataclass(frozen=True)
@@ -106,20 +109,19 @@ class _Skill:
 class _Edit:
     """One edit build, step by step; every step may decline (`_Declined`)."""
 
-    def __init__(self, head: Head, early: Early) -> None:
-        self.config = head.config
-        template = head.template
+    def __init__(self, early: Early) -> None:
         record = early.records.record()
         manifest, changes = early.manifest, early.changes
-        if template is None or record is None or record.quick is None or manifest is None or changes is None:
-            raise _Declined
-        self.template: Template = template
+        if record is None or record.quick is None or manifest is None or changes is None:
+            raise _Declined("no record or walk")
         self.records, self.record, self.manifest, self.changes = early.records, record, manifest, changes
-        self.directory = self.config.root / DIRNAME
+        self.directory = early.records.directory
         carry = load(self.directory, early.records.signing_key, record.build_key)
         if carry is None:
-            raise _Declined
-        self.carry = carry
+            raise _Declined("no carry for the recorded build")
+        if carry.config is None:
+            raise _Declined("a config the carry cannot hold")
+        self.carry, self.config = carry, carry.config
         self.dist = self.config.root / self.config.output
         self.policy = Policy(self.config.severities, self.config.path_severities)
         self.ids = tuple(carry.personas)
@@ -128,9 +130,7 @@ class _Edit:
 
     def run(self) -> tuple[Edited, WriteResult]:
         index = self._output()
-        stamp = _fs_now(self.directory)
-        if stamp is None:
-            raise _Declined
+        stamp = self._stamp()
         self._folders(stamp)
         edits = self._edits(stamp)
         if not edits:  # saved without a change: the build is the recorded one, its walk is new
@@ -139,6 +139,21 @@ class _Edit:
         return self._rebuild(edits, index)
 
     # --- what changed ------------------------------------------------------------------------------
+
+    def _stamp(self) -> int:
+        """A file-system time stamp later than the ctime of every path that moved. Taken before they
+        are read, it makes the stat data recorded for them safe (snapshot.py): a change after sets a
+        ctime the next check sees. A file saved within the clock's last tick has the stamp's ctime,
+        so the stamp is taken again until the clock moves on (a coarse clock ticks in milliseconds)."""
+        newest = max(os.lstat(p).st_ctime_ns for p in (*self.changes.files, *self.changes.folders))
+        for wait in (0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032):
+            time.sleep(wait)
+            stamp = _fs_now(self.directory)
+            if stamp is None:
+                raise _Declined("no file-system stamp")
+            if stamp > newest:
+                return stamp
+        raise _Declined("a file changed while the build started")
 
     def _output(self) -> bytes:
         """The output's index, when the output is as the last build left it."""
@@ -149,10 +164,10 @@ class _Edit:
             or debris(self.dist)
             or not same_output(self.dist, quick)
         ):
-            raise _Declined
+            raise _Declined("the output is not the one recorded")
         index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
         if sha256_hex(index) != self.carry.index:
-            raise _Declined
+            raise _Declined("the output's index is not the recorded one")
         return index
 
     def _folders(self, stamp: int) -> None:
@@ -163,7 +178,7 @@ class _Edit:
             recorded = listings.get(where)
             st = os.lstat(where)
             if recorded is None or st.st_ctime_ns >= stamp or _scan(where) != tuple(recorded[1:]):
-                raise _Declined
+                raise _Declined("a folder's entries changed")
 
     def _edits(self, stamp: int) -> dict[str, _Skill]:
         """command -> the skill with the files whose bytes or mode changed."""
@@ -189,7 +204,9 @@ class _Edit:
         for i, r in enumerate(entry["resources"]):
             if rel == f"{dir_rel}/{r['path']}":
                 return i, self.config.max_resource_bytes
-        raise _Declined  # no file of the skill: it would be if discover took it (a walk decides)
+        raise _Declined(
+            "a file that is no input of the skill"
+        )  # no file of the skill: it would be if discover took it (a walk decides)
 
     def _rel(self, where: str) -> str:
         """A walked path as the inputs name it: below a source, with the source's label."""
@@ -198,7 +215,7 @@ class _Edit:
             if where.startswith(root):
                 rest = where[len(root) :]
                 return f"{label}/{rest if rest.isascii() else nfc(rest)}"
-        raise _Declined  # a persona's file, an overlay, an exclusive body
+        raise _Declined("a file outside the sources")  # a persona's file, an overlay, an exclusive body
 
     def _line(self, rel: str) -> str:
         """The input's line of the last build hash (digests.input_line, as text)."""
@@ -206,7 +223,9 @@ class _Edit:
         head = rel + "\0"
         at = 0 if lines.startswith(head) else lines.find("\n" + head) + 1
         if at == 0 and not lines.startswith(head):
-            raise _Declined  # no input of the last build (excluded, ignored, shadowed)
+            raise _Declined(
+                "a file that is no input"
+            )  # no input of the last build (excluded, ignored, shadowed)
         return lines[at : lines.index("\n", at) + 1]
 
     def _doc(self, shard: str) -> dict[str, Any]:
@@ -214,7 +233,7 @@ class _Edit:
         if shard not in self.docs:
             digest_ = self.carry.shards.get(shard)
             if digest_ is None:
-                raise _Declined
+                raise _Declined("a shard is not the recorded one")
             data = self._object(digest_)
             self.docs[shard] = orjson.loads(data)
         return self.docs[shard]
@@ -222,7 +241,9 @@ class _Edit:
     def _object(self, digest_: str) -> bytes:
         data = fs.read_regular(self.dist / fmt.object_path(digest_), 1 << 40, follow=False)
         if sha256_hex(data) != digest_:
-            raise _Declined  # damaged since: the cached build writes it again
+            raise _Declined(
+                "an object in the output was changed"
+            )  # damaged since: the cached build writes it again
         return data
 
     # --- the stages, for the edited skills only ----------------------------------------------------
@@ -236,31 +257,29 @@ class _Edit:
         out = assemble.Objects()
         personas: dict[str, PersonaEntry] = dict(orjson.loads(index)["personas"])
         for pid, (text, packing) in texts.items():
-            personas[pid] = assemble.persona_entry(
-                carry.personas[pid], text, packing, self.template.suffix, out
-            )
+            personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
         shards, refs = self._shards(edits, checked, outcomes, out)
         before = set(out.objects)
         root = assemble.table(shards, out)
         nodes = {_digest_of(rel) for rel in out.objects - before}
         lines = self._lines(edits)
-        build_hash = hash_lines(config, self.template, [lines.encode()])
+        build_hash = hash_lines(config, carry.template[0], [lines.encode()])
         new_index = assemble.encode(assemble.index_document(config, build_hash, personas, root))
         out.files[fmt.INDEX] = new_index
         art = Artifacts(out.files, frozenset(out.objects), build_hash, frozenset(out.documents))
         if over_bounds(art, config.config_rel):
-            raise _Declined
+            raise _Declined("an over-bounds document")
         unordered = self._unordered(checked, texts)
         report = final_diagnostics(config, carry.counts[0] == 0, unordered)
         if has_errors(
             report
         ):  # --strict made a new warning one: the cached build reports it, writing nothing
-            raise _Declined
+            raise _Declined("an error in the report")
         live = set(refs) | set(shards.values()) | nodes
         live.update(e[k] for e in personas.values() for k in ("prompt", "meta"))
         counts = (carry.counts[0], carry.counts[1], len(live))
         if not write_delta(self.dist, out.files, frozenset(out.objects), index):
-            raise _Declined
+            raise _Declined("another build wrote the output")
         key = build_key(self.records.fingerprint, build_hash, config, carry.early)
         new = replace(
             carry,
@@ -330,7 +349,7 @@ class _Edit:
         )
         made = check_edit(served, own, src, self.policy)
         if made is None:
-            raise _Declined
+            raise _Declined("the edit reaches beyond the skill, or brings an error")
         return made
 
     def _catalogs(
@@ -351,7 +370,7 @@ class _Edit:
             return {}, None
         catalog = load_catalog(self.directory, self.records.signing_key, self.carry)
         if catalog is None:
-            raise _Declined
+            raise _Declined("no catalog rows")
         rows, listed = dict(catalog.rows), dict(catalog.listed)
         for command, one in checked.items():
             bits = sum(1 << i for i, pid in enumerate(self.ids) if _model(outcomes[command].get(pid)))
@@ -363,6 +382,16 @@ class _Edit:
                 rows.pop(command, None)
         rows_now = Catalog(rows, listed)
         return self._render(rows_now, [pid for pid in self.ids if pid in touched]), rows_now
+
+    @cached_property
+    def template(self) -> Template:
+        """The catalog template, loaded when a catalog is rendered again (Jinja2 is imported then)."""
+        from .stages.template import load_template
+
+        template, problems = load_template(self.config)
+        if template is None or problems or template.source != self.carry.template[0]:
+            raise _Declined("a template that does not load as it did")
+        return template
 
     def _row(self, skill: Skill) -> Row:
         made = candidate(
@@ -427,7 +456,7 @@ class _Edit:
         ]
         found = spliced(self.carry.unordered, changes)
         if found is None:
-            raise _Declined
+            raise _Declined("diagnostics that are not the recorded ones")
         return found
 
     # --- recording it --------------------------------------------------------------------------------
@@ -484,7 +513,7 @@ def _owner(at: dict[str, str], rel: str) -> str:
         folder = folder.rsplit("/", 1)[0]
         if folder in at:
             return at[folder]
-    raise _Declined
+    raise _Declined("a file outside every served skill")
 
 
 def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
@@ -492,13 +521,13 @@ def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
     recorded for it vouches for these bytes)."""
     st = os.lstat(where)
     if not stat.S_ISREG(st.st_mode) or st.st_ctime_ns >= stamp:
-        raise _Declined
+        raise _Declined("not a regular file older than the stamp")
     problems: list[Diagnostic] = []
     found = read_input(
         Entry(rel, where, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino)), rel, cap, problems
     )
     if found is None or problems:
-        raise _Declined
+        raise _Declined("a file discover would report")
     return found
 
 

@@ -341,6 +341,16 @@ def build(
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
         return Replayed(root, quick.output, summary, hit.report, stats), _Unwritten()
+    declined = ""
+    if cache and early is not None and early.changes is not None and not prune and not keep:
+        # Files were edited in place: maybe no other input need be read, nor the config parsed. (The
+        # watch, keeping the build to rebuild from, needs all of it in memory.)
+        from .edit import edit_build
+
+        edited = edit_build(early)
+        if not isinstance(edited, str):
+            return edited
+        declined = edited
     if cache:
         progress("loading the config and the template")
     head = _head(config_path, options)
@@ -356,20 +366,14 @@ def build(
         refused = dg.error(config.output, Code.OUTPUT_NOT_OURS, f"output directory {problem}")
         result = _back(_discovered(head, os.listdir), None)
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
-    if cache and early is not None and early.changes is not None and not prune and not keep:
-        # Files were edited in place: maybe no other input need be read. (The watch, keeping the
-        # build to rebuild from, needs all of it in memory.)
-        from .edit import edit_build
-
-        edited = edit_build(head, early, options)
-        if edited is not None:
-            return edited
     door = None
     if cache and template is not None:
         config_side = (build_hash(config, (), template), head.diagnostics, template.source)
         from .cache import open_session  # the door: past the quick path only
 
         door = open_session(config, config_side, options, prune=prune, early=early)
+        if door is not None:
+            door.stats.declined = declined
     if door is None or template is None:
         result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress, keep=keep))
         return result, _write(result, prune, progress)
@@ -437,6 +441,8 @@ def _build_cached(
             front.found,
             found.early,
             made_counts,
+            head.config,
+            (template.source, template.suffix),
         )
 
     door.finish(files, found.build_hash, made_counts, result.diagnostics, carry)

@@ -15,16 +15,19 @@ not the record's is not used.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ..diagnostics import Diagnostic
 from ..digests import digest as digest_of
 from ..digests import input_line, sha256_hex
 from ..format.layout import INDEX
-from ..model import Artifacts, Discovery, Persona, Program
+from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, TargetSetting
 from ..stages.budget import Packing
 from .codec import decode_diags, encode_diags
 from .store import read_signed, write_signed
@@ -65,6 +68,11 @@ class Carry:
     early: tuple[Diagnostic, ...]  # what the build key covers beside the inputs (session.Discovered)
     counts: tuple[int, int, int]  # skills, personas, objects
     catalog: str  # the digest of carry-catalog.json's Catalog
+    # The config as the build loaded it, and of the template what a build needs but the rendering (its
+    # sources' digests, the prompt copies' suffix): an edit build loads neither the YAML nor the
+    # template (the quick path has checked their bytes). None: the config does not round-trip.
+    config: Config | None = None
+    template: tuple[bytes, str] = (b"", "")
 
     def skill_at(self) -> dict[str, str]:
         """A skill's directory -> its command."""
@@ -80,6 +88,8 @@ def made(
     found: Discovery,
     early: tuple[Diagnostic, ...],
     counts: tuple[int, int, int],
+    config: Config,
+    template: tuple[bytes, str],
 ) -> tuple[Carry, Catalog]:
     """The carry of a build written whole (`key`: its build key), and its catalog rows."""
     ids = tuple(program.personas)
@@ -114,8 +124,17 @@ def made(
         early,
         counts,
         catalog.digest(),
+        config if _round_trips(config) else None,
+        template,
     )
     return carry, catalog
+
+
+def _round_trips(config: Config) -> bool:
+    try:
+        return decode_config(orjson.loads(orjson.dumps(encode_config(config)))) == config
+    except (TypeError, ValueError, KeyError, orjson.JSONEncodeError):
+        return False
 
 
 def save(directory: Path, signing_key: bytes, carry: Carry, catalog: Catalog | None) -> None:
@@ -166,6 +185,8 @@ def _encode(carry: Carry) -> dict[str, Any]:
         "early": encode_diags(carry.early),
         "counts": list(carry.counts),
         "catalog": carry.catalog,
+        "config": None if carry.config is None else encode_config(carry.config),
+        "template": [carry.template[0].decode("utf-8", "surrogateescape"), carry.template[1]],
     }
 
 
@@ -188,6 +209,69 @@ def _decode(data: dict[str, Any]) -> Carry:
         decode_diags(data["early"]),
         (int(data["counts"][0]), int(data["counts"][1]), int(data["counts"][2])),
         str(data["catalog"]),
+        None if data["config"] is None else decode_config(data["config"]),
+        (str(data["template"][0]).encode("utf-8", "surrogateescape"), str(data["template"][1])),
+    )
+
+
+def encode_config(config: Config) -> dict[str, Any]:
+    """A config as JSON data (`decode_config` gives it back; `made` keeps it only when it does)."""
+    return {
+        "root": str(config.root),
+        "config_rel": config.config_rel,
+        "sources": list(config.sources),
+        "personas": config.personas,
+        "output": config.output,
+        "template": str(config.template),
+        "template_rel": config.template_rel,
+        "strict": config.strict,
+        "catalog_chars": config.catalog_chars,
+        "persona_budgets": [list(b) for b in config.persona_budgets],
+        "max_resource_bytes": config.max_resource_bytes,
+        "config_bytes": base64.b64encode(config.config_bytes).decode("ascii"),
+        "source_dirs": [str(d) for d in config.source_dirs],
+        "exclude": list(config.exclude),
+        "skip_invalid": config.skip_invalid,
+        "symlinks_outside": config.symlinks_outside,
+        "budget_strategy": config.budget_strategy.value,
+        "budget_priority": list(config.budget_priority),
+        "verbose": config.verbose,
+        "severities": [list(s) for s in config.severities],
+        "ignore_outer": [[d, n, base64.b64encode(b).decode("ascii")] for d, n, b in config.ignore_outer],
+        "path_severities": [[p, [list(lv) for lv in levels]] for p, levels in config.path_severities],
+        "anchors": [[list(keys), list(at)] for keys, at in config.anchors],
+        "targets": [[t.name, t.window, t.chars] for t in config.targets],
+    }
+
+
+def decode_config(data: dict[str, Any]) -> Config:
+    return Config(
+        root=Path(data["root"]),
+        config_rel=data["config_rel"],
+        sources=tuple(data["sources"]),
+        personas=data["personas"],
+        output=data["output"],
+        template=Path(data["template"]),
+        template_rel=data["template_rel"],
+        strict=data["strict"],
+        catalog_chars=data["catalog_chars"],
+        persona_budgets=tuple((p, b) for p, b in data["persona_budgets"]),
+        max_resource_bytes=data["max_resource_bytes"],
+        config_bytes=base64.b64decode(data["config_bytes"]),
+        source_dirs=tuple(Path(d) for d in data["source_dirs"]),
+        exclude=tuple(data["exclude"]),
+        skip_invalid=data["skip_invalid"],
+        symlinks_outside=data["symlinks_outside"],
+        budget_strategy=Strategy(data["budget_strategy"]),
+        budget_priority=tuple(data["budget_priority"]),
+        verbose=data["verbose"],
+        severities=tuple((c, lv) for c, lv in data["severities"]),
+        ignore_outer=tuple((d, n, base64.b64decode(b)) for d, n, b in data["ignore_outer"]),
+        path_severities=tuple(
+            (p, tuple((c, lv) for c, lv in levels)) for p, levels in data["path_severities"]
+        ),
+        anchors=tuple((tuple(keys), (at[0], at[1])) for keys, at in data["anchors"]),
+        targets=tuple(TargetSetting(n, w, c) for n, w, c in data["targets"]),
     )
 
 

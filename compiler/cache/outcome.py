@@ -24,6 +24,7 @@ class Stats:
     quick: bool = False  # ... and so were the config and the template, neither was parsed
     buckets_written: int = 0  # skill bucket files written or removed
     edited: bool = False  # an edit build made it from the last one (edit.py): only the edited skills ran
+    declined: str = ""  # why the edit build, tried first, left this build to the stages
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import fields, replace
 from typing import Any
 
@@ -19,7 +17,6 @@ from ..names.suggest import did_you_mean
 from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix, tolerated
 from . import frontmatter, schema
-from . import workers as worker
 from .parse import decode, parse_document
 
 SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
@@ -38,6 +35,9 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
     workers = min(os.cpu_count() or 1, 8)
     if len(sources) < PARALLEL_THRESHOLD or workers < 2:
         return [check_skill(src) for src in sources]
+    # Imported here: a build that checks a few files (an edit build) never starts a process.
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         if _fork_context().get_start_method() == "fork":
             return _shared(workers, sources)
@@ -55,6 +55,8 @@ def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
     ranges = _ranges(len(sources))
     _FORKED = sources
     try:
+        from . import workers as worker  # processes: not for the few files of an edit build
+
         mine, theirs = worker.share(
             len(ranges),
             workers - 1,
@@ -91,6 +93,10 @@ _FORKED: Sequence[SkillSource] = ()
 def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed]:
     """Where processes are spawned, not forked: they start empty, so the sources travel, without
     the resources the check never reads."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from . import workers as worker
+
     context = _fork_context()
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start, initargs=(os.getpid(),))
     try:
@@ -104,7 +110,9 @@ def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed]:
 
 
 def _ranges(count: int) -> list[range]:
-    size = max(_CHUNK, -(-count // worker.MAX_CHUNKS))
+    from .workers import MAX_CHUNKS
+
+    size = max(_CHUNK, -(-count // MAX_CHUNKS))
     return [range(i, min(i + size, count)) for i in range(0, count, size)]
 
 

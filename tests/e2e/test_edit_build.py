@@ -135,9 +135,11 @@ def test_a_touched_file_is_read_and_the_build_replayed(tree):
     assert again.cache.quick
 
 
-def declined(config: Path, tmp_path: Path, **options) -> None:
+def declined(config: Path, tmp_path: Path, why: str, **options) -> None:
     result, written = build(config, **options)
     assert not (result.cache and result.cache.edited)
+    if why:
+        assert result.cache.declined == why
     if written is not None:
         same_as_clean(config, tmp_path, result)
 
@@ -146,13 +148,13 @@ def test_a_new_file_in_a_skill_goes_to_the_cached_build(tree, tmp_path):
     target = served(tree)[0]
     (target.parent / "notes.md").write_text("New notes.\n")
     target.write_text(target.read_text() + "\nSee notes.md.\n")
-    declined(tree, tmp_path)
+    declined(tree, tmp_path, "a folder's entries changed")
 
 
 def test_an_overlay_edit_goes_to_the_cached_build(tree, tmp_path):
     overlay = next(tree.parent.glob("personas/*/skill-overlays/**/*.md"))
     overlay.write_text(overlay.read_text() + "\nAlso this.\n")
-    declined(tree, tmp_path)
+    declined(tree, tmp_path, "a file outside the sources")
 
 
 def test_a_shadowed_skill_edit_goes_to_the_cached_build(tree, tmp_path):
@@ -161,7 +163,7 @@ def test_a_shadowed_skill_edit_goes_to_the_cached_build(tree, tmp_path):
         f for f in sorted(a.glob("**/SKILL.md")) if (b / f.parent.relative_to(a) / "SKILL.md").exists()
     )
     shadowed.write_text(shadowed.read_text() + "\nNot served.\n")
-    declined(tree, tmp_path)
+    declined(tree, tmp_path, "a file outside every served skill")
 
 
 def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
@@ -169,7 +171,8 @@ def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
     text = target.read_text()
     name = target.parent.name
     target.write_text(text.replace(f"name: {name}", f"name: {name}-x", 1))
-    declined(tree, tmp_path)  # the name does not match its folder: an error, reported as a clean build does
+    # The name does not match its folder: an error, reported as a clean build reports it.
+    declined(tree, tmp_path, "the edit reaches beyond the skill, or brings an error")
 
 
 def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path):
@@ -180,13 +183,13 @@ def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path)
     result, written = build(tree)
     assert written is None and not result.ok and dist_bytes(dist) == before
     target.write_text(target.read_text().replace("name: [", "name: ", 1))
-    declined(tree, tmp_path)
+    declined(tree, tmp_path, "")  # the failed build recorded nothing: the content path, not an edit
 
 
 def test_prune_goes_to_the_cached_build(tree, tmp_path):
     target = served(tree)[7]
     target.write_text(target.read_text() + "\nPruned.\n")
-    declined(tree, tmp_path, prune=True)
+    declined(tree, tmp_path, "", prune=True)  # never tried: --prune removes what only a full build knows
 
 
 @pytest.mark.parametrize("damage", ["carry", "catalog", "index", "shard"])
@@ -207,7 +210,12 @@ def test_a_damaged_start_goes_to_the_cached_build(tree, tmp_path, damage):
     target.write_text(target.read_text().replace("description: ", "description: Damaged. ", 1))
     result, written = build(tree)
     assert written is not None
-    if damage != "catalog":
-        assert not result.cache.edited
+    why = {
+        "carry": "no carry for the recorded build",
+        "catalog": "no catalog rows",
+        "index": "the output is not the one recorded",
+        "shard": "an object in the output was changed",
+    }
+    assert not result.cache.edited and result.cache.declined == why[damage]
     if damage != "shard":  # an object edited in place is check's to find (docs/cache.md)
         same_as_clean(tree, tmp_path, result)
