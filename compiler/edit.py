@@ -34,7 +34,7 @@ import orjson
 from . import fs
 from .cache.carry import Carry, Catalog, Row, load, load_catalog, save
 from .cache.outcome import Stats
-from .cache.quick import Early, output_signature, same_output
+from .cache.quick import Early, same_output, signature_after
 from .cache.records import Record, build_key, debris
 from .cache.snapshot import _fs_now, _scan
 from .delta import Checked, check_edit, owned, spliced
@@ -182,39 +182,49 @@ class _Edit:
 
     def _edits(self, stamp: int) -> dict[str, _Skill]:
         """command -> the skill with the files whose bytes or mode changed."""
-        at = self.carry.skill_at()
         edits: dict[str, _Skill] = {}
         for where in self.changes.files:
-            rel = self._rel(where)
-            command = _owner(at, rel)
-            shard = fmt.shard_of(command, self.digits)
-            entry = self._doc(shard)["skills"][command]
-            slot, cap = self._slot(command, entry, rel)
+            label, rest = self._rel(where)
+            command, shard, entry = self._owner(label, rest)
+            slot, cap = self._slot(entry, f"{label}/{command}", rest[len(command) + 1 :])
+            rel = f"{label}/{rest}"
             now = _read(where, rel, cap, stamp)
             if self._line(rel) != input_line(now).decode():
                 edits.setdefault(command, _Skill(command, shard, entry, {})).files[slot] = now
         return edits
 
-    def _slot(self, command: str, entry: SkillDoc, rel: str) -> tuple[int, int]:
-        """Which of the skill's files `rel` is (SKILL_MD, or a resource's place in its entry), and
-        the cap discover reads it with."""
-        path, dir_rel, _line, _col = self.carry.skills[command]
-        if rel == path:
+    def _owner(self, label: str, rest: str) -> tuple[str, str, SkillDoc]:
+        """The served skill of source `label` whose folder holds `rest` (a command is its folder below
+        the source: the deepest that is one), its shard and its entry there."""
+        folder = rest
+        while "/" in folder:
+            folder = folder.rsplit("/", 1)[0]
+            shard = fmt.shard_of(folder, self.digits)
+            entry = self._doc(shard)["skills"].get(folder) if shard in self.carry.shards else None
+            if entry is not None:
+                if entry["source"] != label:  # served from another source: this one's is shadowed
+                    break
+                return folder, shard, entry
+        raise _Declined("a file outside every served skill")
+
+    def _slot(self, entry: SkillDoc, dir_rel: str, inside: str) -> tuple[int, int]:
+        """Which of the skill's files `inside` (its path in the skill's folder) is: SKILL_MD, or a
+        resource's place in its entry; and the cap discover reads it with."""
+        if f"{dir_rel}/{inside}" == entry["path"]:
             return SKILL_MD, SKILL_MD_CAP
         for i, r in enumerate(entry["resources"]):
-            if rel == f"{dir_rel}/{r['path']}":
+            if inside == r["path"]:
                 return i, self.config.max_resource_bytes
-        raise _Declined(
-            "a file that is no input of the skill"
-        )  # no file of the skill: it would be if discover took it (a walk decides)
+        # Not one of its files now: discover would say whether it is one (an excluded or hidden file).
+        raise _Declined("a file that is no input of the skill")
 
-    def _rel(self, where: str) -> str:
-        """A walked path as the inputs name it: below a source, with the source's label."""
+    def _rel(self, where: str) -> tuple[str, str]:
+        """A walked path as the inputs name it: the source's label, and the path below the source."""
         for i, label in enumerate(self.config.sources):
             root = str(self.config.source_dir(i)) + "/"
             if where.startswith(root):
                 rest = where[len(root) :]
-                return f"{label}/{rest if rest.isascii() else nfc(rest)}"
+                return label, rest if rest.isascii() else nfc(rest)
         raise _Declined("a file outside the sources")  # a persona's file, an overlay, an exclusive body
 
     def _line(self, rel: str) -> str:
@@ -302,14 +312,14 @@ class _Edit:
     def _served(self, one: _Skill) -> Skill:
         """The skill as the last build served it, from its entry (what delta.check_edit compares)."""
         entry = one.entry
-        path, dir_rel, line, col = self.carry.skills[one.command]
+        line, col = self.carry.name_at(one.command)
         return Skill(
             command=one.command,
             name=entry["name"],
             description=entry["description"],
             source=self.config.sources.index(entry["source"]),
-            path=path,
-            dir_rel=dir_rel,
+            path=entry["path"],
+            dir_rel=f"{entry['source']}/{one.command}",
             body="",  # not compared: the edited skill's body is its new one
             fields=entry["frontmatter"],
             resources=(),
@@ -483,9 +493,8 @@ class _Edit:
         for rel in files:
             st = os.lstat(self.dist / rel)
             ours[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
-        signature = output_signature(self.dist, ours, ours)
         extra = quick.extra or len(ours) < len(outputs.keys() | files.keys())
-        new_quick = replace(quick, dirs=signature.dirs, files=signature.files, extra=extra)
+        new_quick = replace(signature_after(self.dist, quick, files, ours), extra=extra)
         counts = written[0].counts if written else self.carry.counts
         new_record = Record(key, record.head_key, record.dist, *counts, inputs, new_quick)
         if written is None:
@@ -504,16 +513,6 @@ class _Edit:
 
 def _digest_of(rel: str) -> str:
     return rel.rsplit("/", 1)[1]
-
-
-def _owner(at: dict[str, str], rel: str) -> str:
-    """The command of the served skill whose folder holds `rel`."""
-    folder = rel
-    while "/" in folder:
-        folder = folder.rsplit("/", 1)[0]
-        if folder in at:
-            return at[folder]
-    raise _Declined("a file outside every served skill")
 
 
 def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:

@@ -16,6 +16,7 @@ not the record's is not used.
 from __future__ import annotations
 
 import base64
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,10 @@ class Carry:
     key: str  # the build key of the build it describes
     index: str  # sha256 of that build's _index.json
     lines: str  # the build hash's input lines (digests.input_line), in order
-    skills: dict[str, tuple[str, str, int, int]]  # command -> SKILL.md path, dir, `name`'s line and col
+    # Where each skill's `name` value is (line, col; (0, 0): none): the most common place, and each
+    # skill's that differs. (The rest of a served skill is its entry in its shard.)
+    anchor: tuple[int, int]
+    anchors: dict[str, tuple[int, int]]
     own: dict[str, tuple[Diagnostic, ...]]  # command -> Program.own
     problems: dict[str, tuple[Diagnostic, ...]]  # command -> discover's problems (SkillSource.problems)
     shards: dict[str, str]  # shard name -> digest
@@ -74,9 +78,8 @@ class Carry:
     config: Config | None = None
     template: tuple[bytes, str] = (b"", "")
 
-    def skill_at(self) -> dict[str, str]:
-        """A skill's directory -> its command."""
-        return {where[1]: command for command, where in self.skills.items()}
+    def name_at(self, command: str) -> tuple[int, int]:
+        return self.anchors.get(command, self.anchor)
 
 
 def made(
@@ -107,12 +110,14 @@ def made(
             )
             listed[c.command] = listed.get(c.command, 0) | 1 << i
     catalog = Catalog(rows, listed)
-    skills = {c: (s.path, s.dir_rel, *s.anchors.get("name", (0, 0))) for c, s in program.skills.items()}
+    at = {c: s.anchors.get("name", (0, 0)) for c, s in program.skills.items()}
+    anchor = Counter(at.values()).most_common(1)[0][0] if at else (0, 0)
     carry = Carry(
         key,
         sha256_hex(art.files[INDEX]),
         b"".join(map(input_line, found.inputs)).decode(),
-        skills,
+        anchor,
+        {c: where for c, where in at.items() if where != anchor},
         dict(program.own),
         {s.command: s.problems for s in found.skills if s.problems and s.command in program.skills},
         dict(art.shards),
@@ -173,7 +178,8 @@ def _encode(carry: Carry) -> dict[str, Any]:
         "key": carry.key,
         "index": carry.index,
         "lines": carry.lines,
-        "skills": carry.skills,
+        "anchor": list(carry.anchor),
+        "anchors": carry.anchors,
         "own": {c: encode_diags(d) for c, d in carry.own.items()},
         "problems": {c: encode_diags(d) for c, d in carry.problems.items()},
         "shards": carry.shards,
@@ -192,12 +198,12 @@ def _encode(carry: Carry) -> dict[str, Any]:
 
 def _decode(data: dict[str, Any]) -> Carry:
     personas = [_decode_persona(p) for p in data["personas"]]
-    skills = {c: (str(s[0]), str(s[1]), int(s[2]), int(s[3])) for c, s in data["skills"].items()}
     return Carry(
         str(data["key"]),
         str(data["index"]),
         str(data["lines"]),
-        skills,
+        (int(data["anchor"][0]), int(data["anchor"][1])),
+        {c: (int(a[0]), int(a[1])) for c, a in data["anchors"].items()},
         {c: decode_diags(d) for c, d in data["own"].items()},
         {c: decode_diags(d) for c, d in data["problems"].items()},
         dict(data["shards"]),

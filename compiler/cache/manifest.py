@@ -79,9 +79,8 @@ class Manifest:
                     return None
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                lstat = partial(os.lstat, dir_fd=fd)
                 self.seen.clear()
-                self.seen.extend(map(lstat, self.paths[roots : folders + files]))
+                self.seen.extend(map(partial(os.lstat, dir_fd=fd), self.paths[roots : folders + files]))
             finally:
                 os.close(fd)
             for at, (target, want) in zip(

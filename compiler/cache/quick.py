@@ -26,7 +26,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -150,6 +150,25 @@ def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[
         {d: s for d, s in signature.items() if s is not None},
         {rel: st for rel, st in present.items() if not is_object(rel)},
         any(rel not in ours for rel in present),
+    )
+
+
+def signature_after(dist: Path, quick: Quick, written: Iterable[str], present: dict[str, list[int]]) -> Quick:
+    """`quick` for the output after a build wrote `written` into it in place (an edit build):
+    the directories recorded and those of the files written, each stat'ed again, and the files
+    that are no object as they are now (`present`: their stat data). What `output_signature` gives
+    after a scan of the whole output, without the scan."""
+    dirs = set(quick.dirs)
+    for rel in written:
+        while "/" in rel:
+            rel = rel.rsplit("/", 1)[0]
+            dirs.add(rel)
+    stats = {d: _dir_stat(dist / d if d else dist) for d in sorted(dirs)}
+    plain = quick.files.keys() | {rel for rel in written if not is_object(rel)}
+    return replace(
+        quick,
+        dirs={d: s for d, s in stats.items() if s is not None},
+        files={rel: present[rel] for rel in sorted(plain) if rel in present},
     )
 
 
