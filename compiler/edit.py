@@ -19,6 +19,7 @@ overlay or exclusive body; a file that is no input; an output that is not the on
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 import time
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import orjson
 
 from . import fs
-from .cache.carry import Carry, Catalog, Row, load, load_catalog, save
+from .cache.carry import Carry, Catalog, Row, load, load_catalog, new_catalog_id, save
 from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
 from .cache.records import Record, build_key, debris
@@ -173,11 +174,10 @@ class _Edit:
     def _folders(self, stamp: int) -> None:
         """Each directory whose stat data moved lists what it listed (an editor saved through a new
         file and a rename), and is older than the stamp."""
-        listings = self.manifest.listings() if self.changes.folders else {}
         for where in self.changes.folders:
-            recorded = listings.get(where)
+            recorded = self.manifest.entries(where)
             st = os.lstat(where)
-            if recorded is None or st.st_ctime_ns >= stamp or _scan(where) != tuple(recorded[1:]):
+            if recorded is None or st.st_ctime_ns >= stamp or _entries(*_scan(where)) != _entries(*recorded):
                 raise _Declined("a folder's entries changed")
 
     def _edits(self, stamp: int) -> dict[str, _Skill]:
@@ -302,7 +302,7 @@ class _Edit:
             packings={**carry.packings, **{pid: p.diagnostics for pid, (_, p) in texts.items()}},
             unordered=unordered,
             counts=counts,
-            catalog=catalog.digest() if catalog is not None else carry.catalog,
+            catalog=new_catalog_id() if catalog is not None else carry.catalog,
         )
         self._record(key, (new, catalog, report), live, out.files)
         checks = sum(SKILL_MD in one.files for one in edits.values())
@@ -381,17 +381,16 @@ class _Edit:
         catalog = load_catalog(self.directory, self.records.signing_key, self.carry)
         if catalog is None:
             raise _Declined("no catalog rows")
-        rows, listed = dict(catalog.rows), dict(catalog.listed)
+        rows, listed = catalog.rows, catalog.listed  # read for this build alone: changed in place
         for command, one in checked.items():
-            bits = sum(1 << i for i, pid in enumerate(self.ids) if _model(outcomes[command].get(pid)))
-            if bits:
-                listed[command] = bits
+            wanted = [pid for pid in self.ids if _model(outcomes[command].get(pid))]
+            for pid in self.ids:
+                listed[pid] = _toggled(listed[pid], command, pid in wanted)
+            if wanted:
                 rows[command] = self._row(one.skill)
             else:
-                listed.pop(command, None)
                 rows.pop(command, None)
-        rows_now = Catalog(rows, listed)
-        return self._render(rows_now, [pid for pid in self.ids if pid in touched]), rows_now
+        return self._render(catalog, [pid for pid in self.ids if pid in touched]), catalog
 
     @cached_property
     def template(self) -> Template:
@@ -407,16 +406,14 @@ class _Edit:
         made = candidate(
             skill, entry_cost(catalog_skill(skill, self.template), self.template), self.template, self.config
         )
-        return (skill.name, made.description, made.path, made.always, made.cost, made.bare_cost)
+        return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost]
 
     def _render(self, catalog: Catalog, personas: list[str]) -> dict[str, tuple[str, Packing]]:
         candidates = {
             c: Candidate(c, always, cost, path, description, bare)
             for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
         }
-        bit = {pid: 1 << self.ids.index(pid) for pid in personas}
-        listed = {pid: sorted(c for c, bits in catalog.listed.items() if bits & bit[pid]) for pid in personas}
-        parts = CatalogParts({}, candidates, listed)
+        parts = CatalogParts({}, candidates, catalog.listed)
         program = Program(_Rows(catalog.rows), self.carry.personas, self.carry.exclusive, ())
         return {
             pid: persona_catalog(self.config, program, self.carry.personas[pid], self.template, parts)
@@ -515,6 +512,11 @@ def _digest_of(rel: str) -> str:
     return rel.rsplit("/", 1)[1]
 
 
+def _entries(names: list[str], kinds: str) -> list[tuple[str, str]]:
+    """A folder's listing in name order: a rename over a name may move it in the system's order."""
+    return sorted(zip(names, kinds, strict=True))
+
+
 def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
     """The file as discover reads it, stat'ed after the stamp and older than it (so that the walk
     recorded for it vouches for these bytes)."""
@@ -528,6 +530,17 @@ def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
     if found is None or problems:
         raise _Declined("a file discover would report")
     return found
+
+
+def _toggled(commands: list[str], command: str, present: bool) -> list[str]:
+    """`commands` (in command order) with `command` in or out."""
+    at = bisect.bisect_left(commands, command)
+    there = at < len(commands) and commands[at] == command
+    if present and not there:
+        commands.insert(at, command)
+    elif there and not present:
+        del commands[at]
+    return commands
 
 
 def _row_fields(skill: Skill) -> tuple[Any, ...]:

@@ -16,6 +16,7 @@ not the record's is not used.
 from __future__ import annotations
 
 import base64
+import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,7 +26,6 @@ from typing import Any
 import orjson
 
 from ..diagnostics import Diagnostic
-from ..digests import digest as digest_of
 from ..digests import input_line, sha256_hex
 from ..format.layout import INDEX
 from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, TargetSetting
@@ -35,19 +35,17 @@ from .store import read_signed, write_signed
 
 NAME, CATALOG = "carry.json", "carry-catalog.json"
 
-Row = tuple[str, str, str, bool, int, int]  # a catalog row: name, description, path, always, cost, bare cost
+Row = list[Any]  # a catalog row: name, description, path, always, cost, bare cost
 
 
 @dataclass(frozen=True)
 class Catalog:
-    """Every skill's catalog row (what catalog_skill and the budget read of it), and for each, the
-    personas whose model may invoke it, as bits in persona order."""
+    """Every listed skill's catalog row (what catalog_skill and the budget read of it), and each
+    persona's listed commands in command order (CatalogParts.listed). Kept as JSON gives them back:
+    a description edit at 10,000 skills reads them all, and converting costs more than reading."""
 
     rows: dict[str, Row]
-    listed: dict[str, int]
-
-    def digest(self) -> str:
-        return digest_of(repr(sorted(self.rows.items())), repr(sorted(self.listed.items())))
+    listed: dict[str, list[str]]
 
 
 @dataclass(frozen=True)
@@ -71,7 +69,7 @@ class Carry:
     unordered: tuple[Diagnostic, ...]  # the report before --strict and ordering (pipeline._back's)
     early: tuple[Diagnostic, ...]  # what the build key covers beside the inputs (session.Discovered)
     counts: tuple[int, int, int]  # skills, personas, objects
-    catalog: str  # the digest of carry-catalog.json's Catalog
+    catalog: str  # the id carry-catalog.json holds beside its Catalog (new_catalog_id)
     # The config as the build loaded it, and of the template what a build needs but the rendering (its
     # sources' digests, the prompt copies' suffix): an edit build loads neither the YAML nor the
     # template (the quick path has checked their bytes). None: the config does not round-trip.
@@ -95,21 +93,15 @@ def made(
     template: tuple[bytes, str],
 ) -> tuple[Carry, Catalog]:
     """The carry of a build written whole (`key`: its build key), and its catalog rows."""
-    ids = tuple(program.personas)
     rows: dict[str, Row] = {}
-    listed: dict[str, int] = {}
-    for i, pid in enumerate(ids):
+    listed: dict[str, list[str]] = {}
+    for pid in program.personas:
+        listed[pid] = [c.command for c in packings[pid].candidates]
         for c in packings[pid].candidates:
-            rows[c.command] = (
-                program.skills[c.command].name,
-                c.description,
-                c.path,
-                c.always,
-                c.cost,
-                c.bare_cost,
-            )
-            listed[c.command] = listed.get(c.command, 0) | 1 << i
-    catalog = Catalog(rows, listed)
+            if c.command not in rows:
+                name = program.skills[c.command].name
+                rows[c.command] = [name, c.description, c.path, c.always, c.cost, c.bare_cost]
+    catalog = Catalog(dict(sorted(rows.items())), listed)
     at = {c: s.anchors.get("name", (0, 0)) for c, s in program.skills.items()}
     anchor = Counter(at.values()).most_common(1)[0][0] if at else (0, 0)
     carry = Carry(
@@ -128,7 +120,7 @@ def made(
         unordered,
         early,
         counts,
-        catalog.digest(),
+        new_catalog_id(),
         config if _round_trips(config) else None,
         template,
     )
@@ -163,10 +155,16 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
     try:
         if not isinstance(data, dict) or data.get("id") != carry.catalog:
             return None
-        rows = {c: (r[0], r[1], r[2], bool(r[3]), int(r[4]), int(r[5])) for c, r in data["rows"].items()}
-        return Catalog(rows, {c: int(bits) for c, bits in data["listed"].items()})
+        rows, listed = data["rows"], data["listed"]  # signed: a wrong shape only fails to match
+        return Catalog(rows, listed) if isinstance(rows, dict) and isinstance(listed, dict) else None
     except (KeyError, TypeError, ValueError, IndexError):
         return None
+
+
+def new_catalog_id() -> str:
+    """What ties carry.json to the carry-catalog.json written with it: unique, not a digest (a
+    digest of 10,000 rows costs more than the rows' JSON)."""
+    return os.urandom(16).hex()
 
 
 def _encode_catalog(name: str, catalog: Catalog) -> dict[str, Any]:

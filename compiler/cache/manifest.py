@@ -146,6 +146,21 @@ class Manifest:
         """A path of the manifest as the walk names it (`base` and the relative path, as text)."""
         return path if path.startswith("/") else self.base.rstrip("/") + "/" + path
 
+    def entries(self, where: str) -> tuple[list[str], str] | None:
+        """One recorded directory's names and kinds (`where` as the walk names it), without decoding
+        the others' (an edit build asks for the few whose stat data moved)."""
+        roots, folders, _files = self.counts
+        prefix = self.base.rstrip("/") + "/"
+        rel = where[len(prefix) :] if where.startswith(prefix) else where
+        at = _find(self.paths, where, 0, roots)  # a root is named as it is; the others past `base`
+        at = _find(self.paths, rel, roots, folders) if at is None else at
+        if at is None:
+            return None
+        kinds = self.kinds.split("/")
+        start = sum(map(len, kinds[:at]))
+        names = self.names.split("/") if self.names else []
+        return names[start : start + len(kinds[at])], kinds[at]
+
     def listings(self) -> Listings:
         """Each recorded directory's stat data, names and kinds, for the next walk."""
         names, kinds = self.names.split("/") if self.names else [], self.kinds.split("/")
@@ -284,6 +299,13 @@ def _pack(values: list[int]) -> str | None:
     if sys.byteorder == "big":
         packed.byteswap()
     return binascii.b2a_base64(packed.tobytes(), newline=False).decode("ascii")
+
+
+def _find(paths: list[str], path: str, start: int, end: int) -> int | None:
+    try:
+        return paths.index(path, start, end)
+    except ValueError:
+        return None
 
 
 def _array(text: str) -> array.array[int] | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
+from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
 from skillc.format.layout import is_object
 from skillc.pipeline import build
@@ -126,6 +129,19 @@ def test_a_save_through_a_new_file_and_a_rename_is_an_edit_build(tree, tmp_path)
     same_as_clean(tree, tmp_path, result)
 
 
+def test_a_folder_listed_in_another_order_is_the_same_folder(tree, tmp_path, monkeypatch):
+    """A rename over a name may move it in the order the system lists a folder (tmpfs does)."""
+    target = served(tree)[2]
+    temporary = target.with_name("sedXYZ")
+    temporary.write_text(target.read_text() + "\nSaved by sed -i.\n")
+    os.replace(temporary, target)
+    real = edit_mod._scan
+    monkeypatch.setattr(edit_mod, "_scan", lambda where: tuple(reversed(x) for x in real(where)))
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+
+
 def test_a_touched_file_is_read_and_the_build_replayed(tree):
     target = served(tree)[1]
     target.write_bytes(target.read_bytes())
@@ -219,3 +235,65 @@ def test_a_damaged_start_goes_to_the_cached_build(tree, tmp_path, damage):
     assert not result.cache.edited and result.cache.declined == why[damage]
     if damage != "shard":  # an object edited in place is check's to find (docs/cache.md)
         same_as_clean(tree, tmp_path, result)
+
+
+# Runs `skillc build` in a new process, killed with SIGKILL at the chosen call (counted across both)
+# of write._put (each file the write puts into the output) and of the cache's write_signed (each
+# file the build keeps in .skillc-cache/), or prints how many there were.
+KILLER = """
+import atexit, os, signal, sys
+from skillc.cache import carry, records
+from skillc.output import write
+
+config, at = sys.argv[1], int(sys.argv[2])
+calls = [0]
+
+def counted(real):
+    def call(*args):
+        calls[0] += 1
+        if calls[0] == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args)
+    return call
+
+write._put = counted(write._put)
+records.write_signed = counted(records.write_signed)
+carry.write_signed = counted(carry.write_signed)
+if at == 0:
+    atexit.register(lambda: print(calls[0]))
+from skillc.cli import main
+sys.argv = ["skillc", "build", "-q", "--config", config]
+main()
+"""
+
+
+def killed(config: Path, at: int) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run(
+        [sys.executable, "-c", KILLER, str(config), str(at)], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_sigkill_at_any_write_of_an_edit_build_leaves_a_build_the_next_one_repairs(tree, tmp_path):
+    root = tree.parent
+    target = served(tree)[9]
+    target.write_text(target.read_text().replace("description: ", "description: Killed. ", 1))
+    saved = tmp_path / "saved"
+    shutil.copytree(root, saved, copy_function=os.link)  # a build never edits a file in place
+    counted = killed(tree, 0)
+    assert counted.returncode == 0, counted.stderr
+    writes = int(counted.stdout.split()[-1])
+    assert writes > 4
+    want = dist_bytes(root / "dist")
+    for at in range(1, writes + 1):
+        shutil.rmtree(root)
+        shutil.copytree(saved, root, copy_function=os.link)
+        done = killed(tree, at)
+        assert done.returncode == -signal.SIGKILL, (at, done.stderr)
+        result, written = build(tree)  # an edit build again, or the cached build: the new bytes
+        assert written is not None, at
+        got = dist_bytes(root / "dist")
+        assert {rel: got.get(rel) for rel in want} == want, at
+        again, _ = build(tree)
+        assert again.cache.replayed, at
+    same_as_clean(tree, tmp_path, result)

@@ -274,3 +274,11 @@ def test_listings_that_do_not_fit_are_not_used(tops, tmp_path):
         Manifest(**{**found.__dict__, "folders": ""}),
     ):
         assert broken.listings() == {}
+
+
+def test_one_folders_entries_are_its_listing(tops, tmp_path):
+    _snap, found = recorded(tops, tmp_path)
+    listings = found.listings()
+    for where, (_stat, names, kinds) in listings.items():
+        assert found.entries(where) == (names, kinds)
+    assert found.entries(str(root_of(tops) / "nowhere")) is None
