@@ -1,20 +1,21 @@
-"""An edit build: `skillc build` after files of served skills were edited in place, made from what
-the last build left (cache/carry.py) instead of from every input.
+"""An edit build: `skillc build` after skills were edited, added or removed, made from what the last
+build left (cache/carry.py) instead of from every input.
 
 The quick path's one lstat of every recorded path (cache/manifest.py `changes`) names the files
-whose stat data moved. When each is a SKILL.md or a resource of a skill the last build served, and
-every directory whose stat data moved still lists what it listed (an editor's save through a new
-file and a rename), this reads those files alone and does for their skills what `build --watch`'s
-delta builds do (delta.py): checks the skill again (`delta.check_edit`: declined when the change
-reaches beyond the skill or brings an error), resolves it, packs and renders again the catalogs of
-the personas whose entry changed, puts its entry into its shard (the other entries are read back
-from the shard object in the output), and makes the table, the index and the build hash again. It
-writes with `write.write_delta` and records the build in the cache as a full build would: the next
-no-op is quick, the next edit starts from this one.
+and folders whose stat data moved and the paths that are gone. When each moved file is a SKILL.md
+or a resource of a skill the last build served, each folder whose entries changed gained or lost
+skill folders only, and nothing else moved but folders that list what they listed, this reads the
+changed files and the new folders alone and does for their skills what `build --watch`'s delta
+builds do (delta.py): checks each skill again (`delta.check_edit`: declined when the change reaches
+beyond the skill or brings an error), discovers and checks a new one (`discover.discover_skill`),
+resolves them, packs and renders again the catalogs of the personas whose listing changed, puts
+their entries into their shards or takes them out (the other entries are read back from the shard
+objects in the output), and makes the table, the index and the build hash again. It writes with
+`write.write_delta` and records the build in the cache as a full build would: the next no-op is
+quick, the next edit starts from this one.
 
-Anything else returns None and the cached build runs: a file added, removed or renamed; a persona,
-overlay or exclusive body; a file that is no input; an output that is not the one recorded;
-`--prune`. tests/property/test_incremental_sequences.py compares its results with clean builds.
+Anything else returns the reason, and the cached build runs (docs/cache.md lists the cases).
+tests/property/test_incremental_sequences.py compares its results with clean builds.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from .cache.records import Record, build_key, debris
 from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan
 from .delta import Checked, check_edit, owned, spliced
 from .diagnostics import Diagnostic, has_errors
-from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
 from .errors import TemplateFailure
@@ -48,6 +48,7 @@ from .format import layout as fmt
 from .model import SKILL_MD_CAP, Artifacts, Config, InputFile, Program, Resource, Skill, SkillSource
 from .names.confusables import skeleton
 from .names.paths import nfc, sanitize_command
+from .names.suggest import close_matches
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
@@ -435,25 +436,20 @@ class _Edit:
 
     def _alone(self, command: str) -> None:
         """Decline unless adding or removing `command` changes no other skill's entry and no
-        diagnostic but its own: no parent or child skill, no persona naming it, no look-alike or
-        same-id command, no diagnostic whose suggestion reads the set of skills, no `targets:`
+        diagnostic but its own: no parent or child skill, no persona naming it or a command close
+        enough for a "did you mean" to name it, no look-alike or same-id command, no `targets:`
         (names shared between skills are reported there), no --skip-invalid."""
         config, carry = self.config, self.carry
-        if config.targets or config.skip_invalid or _levels_set_for(config, _SET_READERS):
+        if config.targets or config.skip_invalid:
             raise _Declined("settings that read the set of skills")
-        if any(d.code in _SET_READERS for d in carry.unordered):
-            raise _Declined("a diagnostic that reads the set of skills")
         everyone = set().union(*self.commands.values()) - {command}
         parts = command.split("/")
         if any("/".join(parts[:i]) in everyone for i in range(1, len(parts))) or any(
             c.startswith(command + "/") for c in everyone
         ):
             raise _Declined("a parent or child skill")
-        for p in carry.personas.values():
-            if command in (p.allowlist or ()) or command in p.overlays:
-                raise _Declined("a persona names the skill")
-        if any(c == command for _pid, c in carry.exclusive):
-            raise _Declined("a persona names the skill")
+        if command in carry.lookups or any(close_matches(word, [command]) for word in carry.lookups):
+            raise _Declined("a persona names the skill, or one like it")
         folded, sanitized, look = command.casefold(), sanitize_command(command), skeleton(command)
         for other in everyone:
             if other.casefold() == folded or sanitize_command(other) == sanitized or skeleton(other) == look:
@@ -464,6 +460,8 @@ class _Edit:
         label = self.config.sources[index]
         if any(command in cmds for cmds in self.commands.values()):
             raise _Declined("a command another source has")
+        if not self.commands[label]:
+            raise _Declined("the first skill of a source")  # its SKC313 goes
         self._alone(command)
         found = discover_skill(self.config, index, command)
         if found is None:
@@ -719,27 +717,6 @@ class _Edit:
     ) -> tuple[Edited, WriteResult]:
         report = final_diagnostics(self.config, counts[0] == 0, unordered)
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
-
-
-# Diagnostics whose text reads the set of skills (a suggestion from every command, a source with
-# none): adding or removing a skill could change them, so an edit build then leaves it to discover.
-_SET_READERS = frozenset(
-    {
-        Code.ALLOWLIST_UNKNOWN,
-        Code.OVERLAY_NO_SKILL,
-        Code.EXCLUSIVE_NO_SKILL,
-        Code.EMPTY_SOURCE,
-        Code.COLLISION,
-        Code.CONFUSABLE,
-    }
-)
-
-
-def _levels_set_for(config: Config, codes: frozenset[str]) -> bool:
-    """The config sets the level of one of `codes` (an ignored diagnostic is not in the report)."""
-    named = {code for code, _level in config.severities}
-    named.update(code for _pattern, levels in config.path_severities for code, _level in levels)
-    return bool(named & codes)
 
 
 def _below(path: str, folder: str) -> bool:

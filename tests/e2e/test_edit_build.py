@@ -413,8 +413,16 @@ def top_level(config: Path) -> list[Path]:
     return [f for f in served(config) if f.parent.parent.name.startswith("src-")]
 
 
+def unnamed(config: Path) -> list[Path]:
+    """Top-level leaves no persona names, nor anything like them (no "did you mean" reaches them)."""
+    named = " ".join(
+        p.read_text(errors="replace") + str(p) for p in (config.parent / "personas").rglob("*") if p.is_file()
+    )
+    return [f for f in top_level(config) if f.parent.name.rsplit("-", 1)[0] not in named]
+
+
 def test_a_removed_skill_is_an_edit_build(tree, tmp_path):
-    shutil.rmtree(top_level(tree)[6].parent)
+    shutil.rmtree(unnamed(tree)[0].parent)
     result, written = build(tree)
     assert result.cache.edited and written.written
     same_as_clean(tree, tmp_path, result)
@@ -422,7 +430,7 @@ def test_a_removed_skill_is_an_edit_build(tree, tmp_path):
 
 
 def test_a_renamed_skill_is_an_edit_build(tree, tmp_path):
-    old = top_level(tree)[7].parent
+    old = unnamed(tree)[1].parent
     new = old.with_name(old.name + "-renamed")
     old.rename(new)
     text = (new / "SKILL.md").read_text()
@@ -443,7 +451,21 @@ def test_a_skill_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
     (persona / "skill-overlays" / "named-later.md").write_text("An overlay for a skill to come.\n")
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "named-later", "named-later")
-    declined(tree, tmp_path, "a diagnostic that reads the set of skills")
+    declined(tree, tmp_path, "a persona names the skill, or one like it")
+
+
+def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
+    """An overlay for a skill that is not there says "did you mean" with the closest commands."""
+    persona = next((tree.parent / "personas").glob("*/manifest.yaml")).parent
+    (persona / "skill-overlays").mkdir(exist_ok=True)
+    (persona / "skill-overlays" / "reconcile-widgets.md").write_text("For a skill not written yet.\n")
+    build(tree)
+    new_skill(tree.parent / "skills" / "src-a" / "reconcile-widget", "reconcile-widget")
+    declined(tree, tmp_path, "a persona names the skill, or one like it")
+    new_skill(tree.parent / "skills" / "src-a" / "unrelated-thing", "unrelated-thing")
+    result, _ = build(tree)
+    assert result.cache.edited  # far from every name a persona looks up
+    same_as_clean(tree, tmp_path, result)
 
 
 def records_of(config: Path):
