@@ -116,7 +116,8 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
 
     described, _ = median(build, env, repeat, describe)
     # A skill added at a source's root, and top-level skills removed that no other source has (a
-    # skill that another overrides, or a parent, touches more than itself: docs/cache.md).
+    # skill that another overrides, a parent, or one a persona names touches more than itself, and
+    # goes to the stages: docs/cache.md).
     sources = sorted((tree / "skills").iterdir())
     source = sources[0]
 
@@ -128,7 +129,11 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
 
     added, _ = median(build, env, repeat, add)
     tops = [{d.name for d in s.iterdir() if (d / "SKILL.md").exists()} for s in sources]
-    alone = sorted(tops[0] - set().union(*tops[1:]))
+    # ... and that no persona names (an allowlist, an overlay: removing one changes its diagnostics)
+    named = " ".join(
+        p.read_text(errors="replace") + p.name for p in (tree / "personas").rglob("*") if p.is_file()
+    )
+    alone = sorted(n for n in tops[0] - set().union(*tops[1:]) if n not in named)
     doomed = [source / n for n in alone if not any((source / n).glob("*/SKILL.md"))][: repeat + 1]
 
     def delete(i: int) -> None:

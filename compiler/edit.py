@@ -448,7 +448,10 @@ class _Edit:
             c.startswith(command + "/") for c in everyone
         ):
             raise _Declined("a parent or child skill")
-        if command in carry.lookups or any(close_matches(word, [command]) for word in carry.lookups):
+        # A name no skill has is reported with the commands close to it ("did you mean"): one the
+        # change would add to or take from those is declined too.
+        unknown = carry.lookups - everyone - {command}
+        if command in carry.lookups or any(close_matches(word, [command]) for word in unknown):
             raise _Declined("a persona names the skill, or one like it")
         folded, sanitized, look = command.casefold(), sanitize_command(command), skeleton(command)
         for other in everyone:
