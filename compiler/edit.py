@@ -448,11 +448,13 @@ class _Edit:
             c.startswith(command + "/") for c in everyone
         ):
             raise _Declined("a parent or child skill")
-        # A name no skill has is reported with the commands close to it ("did you mean"): one the
-        # change would add to or take from those is declined too.
-        unknown = carry.lookups - everyone - {command}
-        if command in carry.lookups or any(close_matches(word, [command]) for word in unknown):
-            raise _Declined("a persona names the skill, or one like it")
+        if command in carry.lookups:
+            raise _Declined("a persona names the skill")
+        # A name no skill has is reported with the commands closest to it ("did you mean"): the
+        # change must not add the command to those, or take it from them.
+        for word in carry.lookups - everyone:
+            if close_matches(word, [command]) and command in close_matches(word, everyone | {command}):
+                raise _Declined("a persona names a skill like it")
         folded, sanitized, look = command.casefold(), sanitize_command(command), skeleton(command)
         for other in everyone:
             if other.casefold() == folded or sanitize_command(other) == sanitized or skeleton(other) == look:

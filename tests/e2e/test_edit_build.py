@@ -451,7 +451,7 @@ def test_a_skill_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
     (persona / "skill-overlays" / "named-later.md").write_text("An overlay for a skill to come.\n")
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "named-later", "named-later")
-    declined(tree, tmp_path, "a persona names the skill, or one like it")
+    declined(tree, tmp_path, "a persona names the skill")
 
 
 def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
@@ -461,7 +461,7 @@ def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_pat
     (persona / "skill-overlays" / "reconcile-widgets.md").write_text("For a skill not written yet.\n")
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "reconcile-widget", "reconcile-widget")
-    declined(tree, tmp_path, "a persona names the skill, or one like it")
+    declined(tree, tmp_path, "a persona names a skill like it")
     new_skill(tree.parent / "skills" / "src-a" / "unrelated-thing", "unrelated-thing")
     result, _ = build(tree)
     assert result.cache.edited  # far from every name a persona looks up
