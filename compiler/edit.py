@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import stat
 import time
 from collections import Counter
@@ -426,12 +427,10 @@ class _Edit:
         that is a SKILL.md names one (a command is its folder below the source)."""
         labels = sorted(self.config.sources, key=len, reverse=True)  # a nested source's label first
         found: dict[str, set[str]] = {label: set() for label in labels}
-        for line in self.carry.lines.split("\n"):
-            rel = line.partition("\0")[0]
-            if rel.endswith(("/SKILL.md", "/skill.md")):
-                label = next((lb for lb in labels if rel.startswith(lb + "/")), None)
-                if label is not None and rel.count("/") > label.count("/") + 1:
-                    found[label].add(rel[len(label) + 1 : -len("/SKILL.md")])
+        for rel in _SKILL_MD.findall(self.carry.lines):
+            label = next((lb for lb in labels if rel.startswith(lb + "/")), None)
+            if label is not None and rel.count("/") > label.count("/") + 1:
+                found[label].add(rel[len(label) + 1 : -len("/SKILL.md")])
         return found
 
     def _alone(self, command: str) -> None:
@@ -722,6 +721,10 @@ class _Edit:
     ) -> tuple[Edited, WriteResult]:
         report = final_diagnostics(self.config, counts[0] == 0, unordered)
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
+
+
+# Each input line's path when it is a SKILL.md (digests.input_line: "rel\0digest...\n").
+_SKILL_MD = re.compile(r"^([^\0\n]*/(?:SKILL|skill)\.md)\0", re.MULTILINE)
 
 
 def _below(path: str, folder: str) -> bool:

@@ -338,20 +338,22 @@ def _pack(values: list[int]) -> str | None:
     return binascii.b2a_base64(packed.tobytes(), newline=False).decode("ascii")
 
 
-def _lstat_each(paths: list[str], fd: int) -> list[os.stat_result | None]:
+def _lstat_each(paths: list[str], fd: int, step: int = 1024) -> list[os.stat_result | None]:
     """lstat of each path (relative to `fd`); None for one that is not there (a folder or file
-    removed: asked one at a time only then, the common case is one map in C)."""
+    removed). A slice at a time in C; one at a time only in a slice that has a missing path."""
     lstat = partial(os.lstat, dir_fd=fd)
-    try:
-        return list(map(lstat, paths))
-    except (FileNotFoundError, NotADirectoryError):
-        found: list[os.stat_result | None] = []
-        for path in paths:
-            try:
-                found.append(lstat(path))
-            except (FileNotFoundError, NotADirectoryError):
-                found.append(None)
-        return found
+    found: list[os.stat_result | None] = []
+    for start in range(0, len(paths), step):
+        chunk = paths[start : start + step]
+        try:
+            found.extend(map(lstat, chunk))
+        except (FileNotFoundError, NotADirectoryError):
+            for path in chunk:
+                try:
+                    found.append(lstat(path))
+                except (FileNotFoundError, NotADirectoryError):
+                    found.append(None)
+    return found
 
 
 def _inside(base: str, where: str) -> str:
