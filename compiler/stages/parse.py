@@ -86,6 +86,23 @@ def parse_document(
     YAML refuses only because top-level plain values hold ': ' is read with those values as strings.
     """
     text, diags = decode(file)
+    return _document(file, text, diags, frontmatter, colon_fallback)
+
+
+def parse_text(file: InputFile, *, colon_fallback: str | None = None) -> tuple[str, Document]:
+    """parse_document of a SKILL.md (frontmatter required), and its decoded text ("" when it does
+    not decode): the checks that quote what was written read it without decoding the file again."""
+    text, diags = decode(file)
+    return text or "", _document(file, text, diags, "required", colon_fallback)
+
+
+def _document(
+    file: InputFile,
+    text: str | None,
+    diags: tuple[Diagnostic, ...],
+    frontmatter: str,
+    colon_fallback: str | None,
+) -> Document:
     if text is None:
         return Document(file.rel, None, {}, "", 1, diags)
     if frontmatter == "whole":

@@ -20,7 +20,7 @@ from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix, tolerated
 from . import frontmatter, schema
 from . import workers as worker
-from .parse import decode, parse_document
+from .parse import parse_text
 
 SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
 
@@ -154,12 +154,11 @@ def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]
 def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     targets = src.targets
     colon = suffix(Issue.UNQUOTED_COLON, targets) if tolerated(Issue.UNQUOTED_COLON, targets) else None
-    doc = parse_document(src.skill_md, colon_fallback=colon)
+    text, doc = parse_text(src.skill_md, colon_fallback=colon)
     diags.extend(doc.diagnostics)
     if doc.data is None:
         return None
     data = _merge_sven(doc, dict(doc.data), diags)
-    text = decode(src.skill_md)[0] or ""
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
     data, read = frontmatter.harness_values(doc, data, text, targets)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillc.model import Document
+from skillc.stages import frontmatter
 from skillc.stages.frontmatter import harness_values
 
 
@@ -60,3 +63,9 @@ def test_an_empty_description_is_filled_when_every_target_loads_it() -> None:
 
 def test_no_body_line_leaves_the_description_missing() -> None:
     assert harness_values(_doc(""), {}, "", ("claude-code",)) == ({}, ())
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("ab09-zAÉé_ ."), max_size=70) | st.sampled_from(["a" * 64, "a" * 65, "a-b"]))
+def test_the_plain_name_shortcut_answers_as_every_check(name: str) -> None:
+    assert frontmatter.name_problems(name) == frontmatter.name_checks(name)
