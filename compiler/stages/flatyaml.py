@@ -113,8 +113,19 @@ def _value(text: str) -> tuple[Any] | None:
 
 
 def _resolve(text: str) -> str:
+    if _IMPLICIT_FIRST is not None and text and text[0] not in _IMPLICIT_FIRST:
+        return _STR  # what the resolver answers when no implicit type starts with this character
     tag: str = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return tag
+
+
+# The first characters the resolver has implicit types for (bool, int, float, null, timestamp, merge,
+# value, and `!&*` it never matches); every other plain scalar is a string, as Resolver.resolve reads
+# it. None (no shortcut) where a resolver for any first character (a None key) or by path is added.
+_IMPLICIT = _RESOLVER.yaml_implicit_resolvers
+_IMPLICIT_FIRST = (
+    frozenset(_IMPLICIT) if None not in _IMPLICIT and not _RESOLVER.yaml_path_resolvers else None
+)
 
 
 def _positions(keys: list[_Key], off: int) -> Positions:
