@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import fields, replace
 from typing import Any
 
@@ -39,12 +37,20 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
     if len(sources) < PARALLEL_THRESHOLD or workers < 2:
         return [check_skill(src) for src in sources]
     try:
-        if _fork_context().get_start_method() == "fork":
+        if _forks():
             return _shared(workers, sources)
-        packed = _in_pool(workers, sources)
-    except (OSError, BrokenProcessPool):  # no processes here (sandbox, limits): do it in this one
+    except OSError:  # no processes here (sandbox, limits): do it in this one
+        return [check_skill(src) for src in sources]
+    packed = _in_pool(workers, sources)
+    if packed is None:
         return [check_skill(src) for src in sources]
     return [_unpack(result, src) for result, src in zip(packed, sources, strict=True)]
+
+
+def _forks() -> bool:
+    """Whether the workers are forked: where `fork` is one of multiprocessing's start methods (every
+    platform but Windows; _fork_context picks it there too), without importing multiprocessing."""
+    return hasattr(os, "fork")
 
 
 def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
@@ -88,14 +94,26 @@ _RESOURCES_AT = [f.name for f in fields(Skill)].index("resources")
 _FORKED: Sequence[SkillSource] = ()
 
 
-def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed]:
+def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed] | None:
     """Where processes are spawned, not forked: they start empty, so the sources travel, without
-    the resources the check never reads."""
+    the resources the check never reads. None when no pool can run here (sandbox, limits)."""
+    # Imported here: a forked build never needs them (concurrent.futures, logging, multiprocessing).
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     context = _fork_context()
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start, initargs=(os.getpid(),))
+    try:
+        pool = ProcessPoolExecutor(
+            workers, mp_context=context, initializer=worker.start, initargs=(os.getpid(),)
+        )
+    except OSError:
+        return None
     try:
         chunks = pool.map(_check_many, _chunks([replace(src, resources=()) for src in sources]))
         results = [packed for chunk in chunks for packed in chunk]
+    except (OSError, BrokenProcessPool):
+        worker.stop(pool)
+        return None
     except BaseException:  # Ctrl-C above all: kill the workers now, never wait for their chunks
         worker.stop(pool)
         raise

@@ -18,8 +18,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # a forked build never makes one: concurrent.futures is not imported for it
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 _TOKEN = 4  # bytes of a chunk number in the claims pipe
