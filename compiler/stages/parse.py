@@ -193,13 +193,22 @@ def _requote_warning(found: re.Match[str], rel: str, line_no: int, note: str) ->
 
 
 def _split(text: str) -> tuple[str, str, int] | None:
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return None
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return "\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1 :]), i + 2
-    return None
+    """(frontmatter lines with a final newline, the body after the closing line, the body's first
+    line number), or None. Line by line through the frontmatter only: the body, most of the file,
+    is sliced off, never split into lines and joined again."""
+    end = text.find("\n")
+    if end < 0 or text[:end].rstrip() != "---":
+        return None  # one line alone is never frontmatter: it has no closing line
+    start = pos = end + 1
+    number = 2  # of the line at pos
+    while True:
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        if line.rstrip() in ("---", "..."):
+            return text[start:pos] or "\n", "" if end < 0 else text[end + 1 :], number + 1
+        if end < 0:
+            return None
+        pos, number = end + 1, number + 1
 
 
 def _is_mapping_block(block: str) -> bool:

@@ -236,8 +236,9 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     diags.extend(_invocation(doc, data, targets, dirname))
     if name is not None:
         data["name"] = name
+    known = schema.properties("frontmatter")
     fields = _normalise(
-        {k: v for k, v in data.items() if k in schema.properties("frontmatter") and k != "sven"}
+        {k: v for k, v in data.items() if k in known and k != "sven"}
     )
     return Skill(
         command=src.command,
@@ -251,7 +252,8 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         resources=src.resources,
         parent=None,
         children=(),
-        anchors={key: doc.pos(key) for key in fields},
+        # doc.pos(key), its first step inline: every top-level key of flat frontmatter has its own
+        anchors={key: doc.positions.get(("v", key)) or doc.pos(key) for key in fields},
         origin=src.origin,
     )
 
@@ -378,15 +380,16 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
 
 
 def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
+    known = schema.properties("frontmatter")
     return [
         dg.warning(
             doc.rel,
             Code.UNKNOWN_FIELD,
-            f"unknown frontmatter field {key!r}{did_you_mean(key, schema.properties('frontmatter'))}",
+            f"unknown frontmatter field {key!r}{did_you_mean(key, known)}",
             *doc.key_pos(key),
         )
         for key in data
-        if key not in schema.properties("frontmatter")
+        if key not in known
     ]
 
 
