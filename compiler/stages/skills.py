@@ -237,9 +237,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     if name is not None:
         data["name"] = name
     known = schema.properties("frontmatter")
-    fields = _normalise(
-        {k: v for k, v in data.items() if k in known and k != "sven"}
-    )
+    fields = _normalise({k: v for k, v in data.items() if k in known and k != "sven"})
     return Skill(
         command=src.command,
         name=name or dirname,
