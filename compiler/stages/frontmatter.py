@@ -81,6 +81,15 @@ def normalise(
 
     source: the decoded SKILL.md text, to quote what was written.
     """
+    if all(map(_text, data.values())):
+        return data, ()  # most frontmatter: nothing below applies to a string or a map of strings
+    return normalise_each(doc, data, source)
+
+
+def normalise_each(
+    doc: Document, data: dict[str, Any], source: str
+) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
+    """normalise, every rule asked (a test holds the shortcut to it)."""
     diags: list[Diagnostic] = []
     hint = data.get("argument-hint")
     if isinstance(hint, list):
@@ -151,6 +160,11 @@ def _metadata(
             )
         )
     return fixed, diags
+
+
+def _text(value: Any) -> bool:
+    """A string, or a mapping of strings (metadata): a value `normalise` leaves as it is."""
+    return type(value) is str or (type(value) is dict and all(type(v) is str for v in value.values()))
 
 
 def _number(value: Any) -> bool:
