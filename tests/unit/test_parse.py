@@ -103,3 +103,11 @@ def _split_by_lines(text: str) -> tuple[str, str, int] | None:
 def test_the_frontmatter_split_slices_what_the_lines_say(lines: list[str], newline: bool) -> None:
     text = "\n".join(lines) + ("\n" if newline else "")
     assert _split(text) == _split_by_lines(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(max_codepoint=0xA0), max_size=12))
+def test_the_ascii_shortcut_finds_the_control_characters_the_pattern_finds(text: str) -> None:
+    from skillc.stages.parse import _RAW_CONTROL, control_characters
+
+    assert bool(control_characters("x", text, 1)) == bool(_RAW_CONTROL.search(text))
