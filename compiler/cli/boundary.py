@@ -8,7 +8,6 @@ is not a build (errors.NoBuild); 130 interrupted
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -75,14 +74,6 @@ def guarded(cli: click.Group, argv: list[str] | None) -> None:
     except SystemExit as exc:
         if exc.code == INTERRUPTED:  # interrupted, and already said so
             exit_now(INTERRUPTED)
-        if exc.code is None or isinstance(exc.code, int):
-            # Leave without tearing the interpreter down (as mypy does): freeing a build's objects
-            # one by one and the modules' costs 50-100 ms of a 2-second build. Not when the output
-            # cannot be flushed (a closed pipe): then Python's own shutdown says so, as before.
-            with contextlib.suppress(OSError):
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(exc.code or 0)
         raise
     except Exception as exc:  # a bug, never bad input: say so instead of a traceback
         if os.environ.get("SKILLC_DEBUG"):

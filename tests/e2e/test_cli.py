@@ -131,24 +131,6 @@ def test_console_entry_point_never_shows_a_traceback(tmp_path: Path) -> None:
     assert "src/a/SKILL.md:2:14: error[SKC201]: not valid UTF-8 (byte 0xff)" in proc.stderr
 
 
-@pytest.mark.parametrize(("argv", "code"), [(["codes"], 0), (["build", "--config", "missing.yaml"], 2)])
-def test_the_console_entry_point_leaves_without_tearing_the_interpreter_down(
-    tmp_path: Path, argv: list[str], code: int
-) -> None:
-    """Its exit code and output, but no interpreter shutdown (freeing a build's objects costs
-    50-100 ms): an atexit hook never runs."""
-    script = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('torn down', file=sys.stderr))\n"
-        "from skillc.cli import main\n"
-        f"main({argv!r})\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == code
-    assert "torn down" not in proc.stderr
-    assert proc.stdout or proc.stderr  # what it said is flushed before it leaves
-
-
 def test_write_failure_reports_skc703(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from skillc.output import write as write_mod
 
