@@ -229,7 +229,7 @@ def _read(path: str, rel: str, cap: int) -> InputFile | None:
 
 
 @dataclass(frozen=True)
-class _Checked:
+class Checked:
     """One edited skill, checked before and after."""
 
     new_src: SkillSource
@@ -267,17 +267,32 @@ def _delta(
     return _assemble(state, _Made(found, program, resolved, packings, texts, checked, unordered, parts))
 
 
-def _program(state: State, checked: dict[str, _Checked]) -> Program | None:
+def _program(state: State, checked: dict[str, Checked]) -> Program | None:
     """The program with the edited skills, and their diagnostics in place of their old ones."""
     skills = dict(state.program.skills)
     for command, one in checked.items():
         skills[command] = one.skill
-    diags = _spliced(state.program.diagnostics, [(one.old_diags, one.new_diags) for one in checked.values()])
-    return None if diags is None else replace(state.program, skills=skills, diagnostics=diags)
+    diags = spliced(state.program.diagnostics, [(one.old_diags, one.new_diags) for one in checked.values()])
+    if diags is None:
+        return None
+    return replace(state.program, skills=skills, diagnostics=diags, own=owned(state.program.own, checked))
+
+
+def owned(
+    own: Mapping[str, tuple[Diagnostic, ...]], checked: Mapping[str, Checked]
+) -> dict[str, tuple[Diagnostic, ...]]:
+    """`Program.own` with the edited skills' diagnostics."""
+    new = dict(own)
+    for command, one in checked.items():
+        if one.new_diags:
+            new[command] = one.new_diags
+        else:
+            new.pop(command, None)
+    return new
 
 
 def _unordered(
-    state: State, checked: dict[str, _Checked], texts: dict[str, tuple[str, Packing]], policy: Policy
+    state: State, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]], policy: Policy
 ) -> tuple[Diagnostic, ...] | None:
     """The build's diagnostics before --strict and ordering (pipeline._back's), the edited skills'
     and the repacked catalogs' replaced."""
@@ -286,10 +301,10 @@ def _unordered(
         (tuple(policy.apply(state.packings[pid].diagnostics)), tuple(policy.apply(packing.diagnostics)))
         for pid, (_, packing) in texts.items()
     ]
-    return _spliced(state.unordered, changes)
+    return spliced(state.unordered, changes)
 
 
-def _spliced(
+def spliced(
     diags: tuple[Diagnostic, ...], changes: list[tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]]
 ) -> tuple[Diagnostic, ...] | None:
     """`diags` with each change's old diagnostics taken out and its new ones put in (the same tuple
@@ -305,28 +320,37 @@ def _spliced(
     return tuple(counted.elements())
 
 
-def _check(state: State, command: str, files: dict[int, InputFile], policy: Policy) -> _Checked | None:
+def _check(state: State, command: str, files: dict[int, InputFile], policy: Policy) -> Checked | None:
     """The skill with its new files, checked as validate checks it; None when the change reaches
     beyond the skill (its name, exclusivity, overlay flag) or brings an error."""
     served = state.program.skills.get(command)
     if served is None:  # left out of the build (it had errors)
         return None
+    return check_edit(served, state.program.own.get(command, ()), _with(state, command, files), policy)
+
+
+def check_edit(
+    served: Skill, old_diags: tuple[Diagnostic, ...], new_src: SkillSource, policy: Policy
+) -> Checked | None:
+    """A served skill (`served`, with its settled diagnostics) checked again from its new files; None
+    when the change reaches beyond the skill or brings an error. The edit build (edit.py) shares it."""
+    new, found = check_skill(new_src)
+    if new is None or _reach(served) != _reach(new):
+        return None
+    new_diags = settle(new_src, [*new_src.problems, *found], policy, True)
+    if has_errors(new_diags):
+        return None
+    linked = replace(new, parent=served.parent, children=served.children)
+    return Checked(new_src, linked, old_diags, tuple(new_diags))
+
+
+def _with(state: State, command: str, files: dict[int, InputFile]) -> SkillSource:
     old_src = state.found.skills[state.positions[command]]
-    new_src = replace(
+    return replace(
         old_src,
         skill_md=files.get(SKILL_MD, old_src.skill_md),
         resources=tuple(Resource(r.path, files.get(i, r.file)) for i, r in enumerate(old_src.resources)),
     )
-    before, after = check_skill(old_src), check_skill(new_src)
-    old, new = before[0], after[0]
-    if old is None or new is None or _reach(old) != _reach(new):
-        return None
-    old_diags = settle(old_src, [*old_src.problems, *before[1]], policy, True)
-    new_diags = settle(new_src, [*new_src.problems, *after[1]], policy, True)
-    if has_errors(new_diags):
-        return None
-    linked = replace(new, parent=served.parent, children=served.children)
-    return _Checked(new_src, linked, tuple(old_diags), tuple(new_diags))
 
 
 def _reach(skill: Skill) -> tuple[Any, ...]:
@@ -339,7 +363,7 @@ def _reach(skill: Skill) -> tuple[Any, ...]:
     )
 
 
-def _discovery(state: State, checked: dict[str, _Checked]) -> Discovery:
+def _discovery(state: State, checked: dict[str, Checked]) -> Discovery:
     skills = list(state.found.skills)
     inputs = list(state.found.inputs)
     for command, one in checked.items():
@@ -355,7 +379,7 @@ def _files(src: SkillSource) -> tuple[InputFile, ...]:
 
 
 def _catalog_parts(
-    state: State, program: Program, resolved: Resolved, checked: dict[str, _Checked]
+    state: State, program: Program, resolved: Resolved, checked: dict[str, Checked]
 ) -> tuple[CatalogParts, list[str]]:
     """The catalog parts with the edited skills' entries, and the personas whose catalog they change."""
     parts = state.parts
@@ -407,7 +431,7 @@ class _Made:
     resolved: Resolved
     packings: dict[str, Packing]
     texts: dict[str, tuple[str, Packing]]  # the repacked personas' catalogs
-    checked: dict[str, _Checked]
+    checked: dict[str, Checked]
     unordered: tuple[Diagnostic, ...]
     parts: CatalogParts
 
@@ -449,7 +473,7 @@ def _assemble(state: State, made: _Made) -> tuple[State, dict[str, bytes], froze
     if over_bounds(art, config.config_rel):
         return None  # the whole build reports them, with everything else
     same = made.unordered is state.unordered
-    report = state.diagnostics if same else final_diagnostics(config, program, made.unordered)
+    report = state.diagnostics if same else final_diagnostics(config, not program.skills, made.unordered)
     if has_errors(report):  # --strict made a new warning one: the whole build fails, writing nothing
         return None
     every = set().union(*refs.values(), nodes, (fmt.object_path(d) for d in shards.values()))
@@ -493,13 +517,13 @@ def _shards(state: State, made: _Made, written: _Files) -> tuple[dict[str, str],
     return shards, refs
 
 
-def _build_hash(state: State, checked: dict[str, _Checked]) -> tuple[list[bytes], str]:
+def _build_hash(state: State, checked: dict[str, Checked]) -> tuple[list[bytes], str]:
     """The build hash's input lines with the edited files', and the hash."""
     lines = list(state.hash_lines)
     for one in checked.values():
         for file in _files(one.new_src):
             lines[state.inputs_at[file.rel]] = input_line(file)
-    return lines, hash_lines(state.config, state.template, lines)
+    return lines, hash_lines(state.config, state.template.source, lines)
 
 
 # --- reading the first state's shards ---------------------------------------------------------------

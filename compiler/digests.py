@@ -34,7 +34,7 @@ def sha256_hex(data: bytes) -> str:
 
 
 def build_hash(config: Config, inputs: tuple[InputFile, ...], template: Template) -> str:
-    return hash_lines(config, template, [input_line(f) for f in inputs])
+    return hash_lines(config, template.source, [input_line(f) for f in inputs])
 
 
 def input_line(f: InputFile) -> bytes:
@@ -43,13 +43,14 @@ def input_line(f: InputFile) -> bytes:
     return f"{f.rel}\0{f.digest}{mode}\n".encode()
 
 
-def hash_lines(config: Config, template: Template, lines: list[bytes]) -> str:
-    """The build hash: the generator, the config and the template, then each input's line in order."""
+def hash_lines(config: Config, template_source: bytes, lines: list[bytes]) -> str:
+    """The build hash: the generator, the config and the template (`Template.source`), then each
+    input's line in order."""
     h = hashlib.sha256()
     for label, data in (
         ("generator", GENERATOR.encode()),
         ("config", config.config_bytes),
-        ("template", template.source),
+        ("template", template_source),
     ):
         h.update(f"{label}\0{sha256_hex(data)}\n".encode())
     h.update(b"".join(lines))

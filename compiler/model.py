@@ -240,6 +240,9 @@ class Program:
     diagnostics: tuple[Diagnostic, ...]
     # each skill left out for its errors, with their codes (with --skip-invalid the build goes on)
     invalid: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Each served skill's own diagnostics at their levels (its files' problems and its check's), for
+    # those that have any: what an edit build takes out of the report when the skill changes.
+    own: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -298,3 +301,7 @@ class Artifacts:
     objects: frozenset[str]  # relative paths of object files among `files`
     build_hash: str
     documents: frozenset[str] = frozenset()  # objects that are JSON documents (the reader parses them)
+    # What an edit build starts from (cache/carry.py): each shard's name -> its object's digest, and
+    # each object a skill's entry names (body, resolved bodies, resources) -> how many entries do.
+    shards: Mapping[str, str] = field(default_factory=dict)
+    refs: Mapping[str, int] = field(default_factory=dict)

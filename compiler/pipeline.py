@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from . import diagnostics as dg
 from .cache import Hit, Report, Stats, quick_hit, quick_replay
@@ -26,7 +26,9 @@ from .output.placement import placement_problems
 # a quarter of a no-op build's imports. They are imported where a build that runs uses them.
 if TYPE_CHECKING:
     from .cache import Memo, Session
+    from .cache.carry import Carry, Catalog
     from .cache.snapshot import Walked
+    from .edit import Edited
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
     from .output.write import Comparison
     from .stages.budget import Packing
@@ -163,7 +165,7 @@ class Replayed:
         return self.root / self.output_rel
 
 
-Compilation = ConfigFailed | Compiled | Replayed  # what a build did
+Compilation: TypeAlias = "ConfigFailed | Compiled | Replayed | Edited"  # what a build did
 
 
 @dataclass(frozen=True)
@@ -298,16 +300,15 @@ def _finish(
     front: Front | None = None,
 ) -> Compiled:
     found, template = (front.found, front.template) if front else (None, None)
-    final = final_diagnostics(config, program, diags)
+    final = final_diagnostics(config, not program.skills, diags)
     return Compiled(config, program, resolved, packings, art, final, None, found, template, diags)
 
 
-def final_diagnostics(
-    config: Config, program: Program, diags: tuple[Diagnostic, ...]
-) -> tuple[Diagnostic, ...]:
-    """A build's report: `diags` are at their levels already, but for the empty-build warning; then
-    --strict, and the report's order (delta.py makes its report here too)."""
-    if not program.skills and not dg.has_errors(diags):  # a build serving nothing is never silently green
+def final_diagnostics(config: Config, empty: bool, diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+    """A build's report: `diags` are at their levels already, but for the empty-build warning (`empty`:
+    the build serves no skill); then --strict, and the report's order (the delta and edit builds make
+    their reports here too)."""
+    if empty and not dg.has_errors(diags):  # a build serving nothing is never silently green
         diags += tuple(
             Policy(config.severities, config.path_severities).apply(
                 [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
@@ -340,6 +341,16 @@ def build(
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
         return Replayed(root, quick.output, summary, hit.report, stats), _Unwritten()
+    declined = ""
+    if cache and early is not None and early.changes is not None and not prune and not keep:
+        # Files were edited in place: maybe no other input need be read, nor the config parsed. (The
+        # watch, keeping the build to rebuild from, needs all of it in memory.)
+        from .edit import edit_build
+
+        edited = edit_build(early)
+        if not isinstance(edited, str):
+            return edited
+        declined = edited
     if cache:
         progress("loading the config and the template")
     head = _head(config_path, options)
@@ -361,6 +372,8 @@ def build(
         from .cache import open_session  # the door: past the quick path only
 
         door = open_session(config, config_side, options, prune=prune, early=early)
+        if door is not None:
+            door.stats.declined = declined
     if door is None or template is None:
         result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress, keep=keep))
         return result, _write(result, prune, progress)
@@ -412,12 +425,27 @@ def _build_cached(
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     progress("recording the build in the cache")
-    door.finish(
-        files,
-        found.build_hash,
-        (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0),
-        result.diagnostics,
-    )
+    made_counts = (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0)
+
+    def carry(key: str) -> tuple[Carry, Catalog]:
+        from .cache.carry import made
+
+        assert result.artifacts is not None  # written
+        front = found.front
+        return made(
+            key,
+            result.program,
+            result.packings,
+            result.unordered,
+            result.artifacts,
+            front.found,
+            found.early,
+            made_counts,
+            head.config,
+            (template.source, template.suffix),
+        )
+
+    door.finish(files, found.build_hash, made_counts, result.diagnostics, carry)
     return result, written
 
 

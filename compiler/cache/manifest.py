@@ -11,32 +11,29 @@ touch its directory). A root is compared through its symlinks and by its real pa
 its target text and the stat data of the file it leads to. So when everything listed here
 matches, a walk would see what the recorded one saw, and its digest is the recorded `inputs`.
 
-JSON like every cache file. What the quick path reads is the paths and one digest of the stat
-data per CHUNK paths, so a change stops the check early; the directories' own stat data, their
-names and kinds, which only a walk after a change needs, are strings it does not decode.
+JSON like every cache file. The stat data is packed (int64, base64): the quick path decodes the
+paths and two strings, lstats every path once and compares; the directories' names and kinds,
+which only a walk after a change needs, are strings it does not decode. When only files moved
+(`changes`), an edit build (edit.py) takes it from there and records the new stat data (`renewed`).
 """
 
 from __future__ import annotations
 
 import array
 import binascii
-import hashlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import attrgetter
 from typing import Any
-
-import orjson
 
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed
 
 NAME = "walk.json"
 NEVER = (-1, -1, -1, -1)  # the stat data of a directory whose listing cannot be vouched for
-CHUNK = 4096  # paths stat'ed between two comparisons: a change stops the check early
 _STAT = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # what a path is compared by
 
 
@@ -52,49 +49,90 @@ class Manifest:
     reals: list[tuple[str, Stat]]  # each root's real path and stat data (through its symlinks)
     paths: list[str]
     counts: tuple[int, int, int]
-    digests: list[str]  # of the stat data of each CHUNK of paths past the roots, to the links
     links: list[tuple[str, Stat]]  # each symlink's target text, and the file it leads to or NEVER
     folders: str  # each directory's stat data (int64, little-endian), base64: for `listings` only
+    files: str  # each file's stat data, the same way: for `changes` only (which files an edit touched)
     names: str  # every directory's names as on disk, in order, "/"-joined (no name holds a "/")
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
     # The lstat results `unchanged` took, of the paths past the roots in order: a walk after a
     # change takes them instead of asking again (they are as new as its stamp needs, see `taken`).
     seen: list[os.stat_result] = field(default_factory=list, compare=False, repr=False)
+    # ... and their stat data as `changes` compared it (four int64 per path), for `renewed`.
+    now: array.array[int] = field(default_factory=lambda: array.array("q"), compare=False, repr=False)
 
     def unchanged(self) -> bool:
         """Every root, directory, file and symlink is as recorded: the walk would see what it saw."""
-        _roots, folders, files = self.counts
-        paths = self.paths
+        found = self.changes()
+        return found is not None and found.none
+
+    def changes(self) -> Changes | None:
+        """The directories and files whose stat data is not the recorded one, from one lstat of each
+        path (kept in `seen`, as `unchanged` keeps them); None when a root or a symlink changed,
+        or the recorded stat data cannot be read (a walk must then tell)."""
+        roots, folders, files = self.counts
+        folder_stats, file_stats = _array(self.folders), _array(self.files)
+        if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
+            return None
         try:
-            for i, (real, want) in enumerate(self.reals):  # through symlinks, as the walk lists a root
-                if os.path.realpath(paths[i]) != real or _stat(os.stat(paths[i])) != want:
-                    return False
+            for i, (real, want) in enumerate(self.reals):
+                if os.path.realpath(self.paths[i]) != real or _stat(os.stat(self.paths[i])) != want:
+                    return None
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                if not self._same(fd):
-                    return False
+                self.seen.clear()
+                self.seen.extend(map(partial(os.lstat, dir_fd=fd), self.paths[roots : folders + files]))
             finally:
                 os.close(fd)
-            for at, (target, want) in zip(map(self.where, paths[folders + files :]), self.links, strict=True):
+            for at, (target, want) in zip(
+                map(self.where, self.paths[folders + files :]), self.links, strict=True
+            ):
                 led = followed(at)
                 if os.readlink(at) != target or (NEVER if led is None else _stat(led)) != want:
-                    return False
-        except (OSError, CannotVouch):  # CannotVouch: a symlink that now leads to a directory
-            return False
-        return True
+                    return None
+        except (OSError, CannotVouch):
+            return None
+        now = self.now
+        del now[:]
+        try:
+            now.extend(chain.from_iterable(map(_STAT, self.seen)))
+        except OverflowError:  # an inode number past 2**63 (overlayfs's xino): a walk tells
+            return None
+        recorded = folder_stats[4 * roots :] + file_stats
+        if now == recorded:
+            return Changes((), ())
+        moved = list(_differing(now, recorded))
+        where = [self.where(self.paths[roots + i]) for i in moved]
+        inside = folders - roots
+        return Changes(
+            tuple(w for i, w in zip(moved, where, strict=True) if i < inside),
+            tuple(w for i, w in zip(moved, where, strict=True) if i >= inside),
+        )
 
-    def _same(self, fd: int) -> bool:
-        """The directories and files past the roots, by the digest of each CHUNK's stat data."""
+    def renewed(self, inputs: str) -> dict[str, Any] | None:
+        """This manifest as JSON data with the stat data `changes` saw in place of the recorded,
+        describing the walk `inputs`: what an edit build records when every directory still lists
+        what it listed (the caller checks that, and that each path is older than its stamp)."""
         roots, folders, files = self.counts
-        end = folders + files
-        lstat = partial(os.lstat, dir_fd=fd)
-        self.seen.clear()
-        for chunk, start in enumerate(range(roots, end, CHUNK)):
-            taken = list(map(lstat, self.paths[start : min(start + CHUNK, end)]))
-            self.seen.extend(taken)
-            if _digest(list(map(_STAT, taken))) != self.digests[chunk]:  # no bytecode per path
-                return False
-        return True
+        now, recorded = self.now, _array(self.folders)
+        if recorded is None or len(now) != 4 * (folders + files - roots):
+            return None
+        inside = 4 * (folders - roots)
+        packed, packed_files = _packed(recorded[: 4 * roots] + now[:inside]), _packed(now[inside:])
+        return {
+            "inputs": inputs,
+            "base": self.base,
+            "tops": [
+                [rel, where, real, *st]
+                for (rel, where), (real, st) in zip(self.tops, self.reals, strict=True)
+            ],
+            "paths": self.paths,
+            "counts": list(self.counts),
+            "links": [[target, *st] for target, st in self.links],
+            "folders": packed,
+            "files": packed_files,
+            "names": self.names,
+            "kinds": self.kinds,
+        }
 
     def taken(self) -> dict[str, os.stat_result]:
         """What `unchanged` saw, by path as the walk names it. Taken before the walk's stamp, which
@@ -107,6 +145,21 @@ class Manifest:
     def where(self, path: str) -> str:
         """A path of the manifest as the walk names it (`base` and the relative path, as text)."""
         return path if path.startswith("/") else self.base.rstrip("/") + "/" + path
+
+    def entries(self, where: str) -> tuple[list[str], str] | None:
+        """One recorded directory's names and kinds (`where` as the walk names it), without decoding
+        the others' (an edit build asks for the few whose stat data moved)."""
+        roots, folders, _files = self.counts
+        prefix = self.base.rstrip("/") + "/"
+        rel = where[len(prefix) :] if where.startswith(prefix) else where
+        at = _find(self.paths, where, 0, roots)  # a root is named as it is; the others past `base`
+        at = _find(self.paths, rel, roots, folders) if at is None else at
+        if at is None:
+            return None
+        kinds = self.kinds.split("/")
+        start = sum(map(len, kinds[:at]))
+        names = self.names.split("/") if self.names else []
+        return names[start : start + len(kinds[at])], kinds[at]
 
     def listings(self) -> Listings:
         """Each recorded directory's stat data, names and kinds, for the next walk."""
@@ -121,6 +174,20 @@ class Manifest:
         ends = list(accumulate(map(len, kinds)))
         listed = [names[end - len(these) : end] for end, these in zip(ends, kinds, strict=True)]
         return dict(zip(where, zip(fours, listed, kinds, strict=True), strict=True))
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What `Manifest.changes` found: the directories and files (as the walk names them) whose stat
+    data moved. An edit in place moves a file's; adding, removing or renaming an entry moves its
+    directory's, and so does an editor that saves through a new file and a rename."""
+
+    folders: tuple[str, ...]
+    files: tuple[str, ...]
+
+    @property
+    def none(self) -> bool:
+        return not self.folders and not self.files
 
 
 def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None:
@@ -142,12 +209,11 @@ def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None
                 paths.append(at)
                 stats += _stat(walked.stats[at])
     packed = _pack(stats[: 4 * len(folders)])
-    if packed is None:  # an inode number past 2**63 (overlayfs's xino): the walk takes over
+    packed_files = _pack(stats[4 * len(folders) :])
+    if packed is None or packed_files is None:  # an inode number past 2**63 (overlayfs's xino)
         return None
     files = len(paths) - len(folders)
     paths += [at for at, _target, _st in walked.links]
-    values = iter(stats[4 * len(roots) :])
-    checked = list(zip(values, values, values, values, strict=False))  # as _STAT gives them
     base = _common([where for _rel, where in tops])
     return {
         "inputs": inputs,
@@ -155,9 +221,9 @@ def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None
         "tops": [[f[0], f[1], snapshot.roots[f[0]], *(f[2] or NEVER)] for f in roots],
         "paths": paths[: len(roots)] + _relative(paths[len(roots) :], base),
         "counts": [len(roots), len(folders), files],
-        "digests": [_digest(checked[i : i + CHUNK]) for i in range(0, len(checked), CHUNK)],
         "links": [[target, *(st or NEVER)] for _at, target, st in walked.links],
         "folders": packed,
+        "files": packed_files,
         "names": "/".join(name for f in folders for name in f[3]),
         "kinds": "/".join(f[4] for f in folders),
     }
@@ -173,8 +239,9 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         tops = tuple((str(rel), str(where)) for rel, where, *_ in data["tops"])
         reals = [(str(real), _four(stat, 0)) for _rel, _where, real, *stat in data["tops"]]
         links = [(str(target), _four(stat, 0)) for target, *stat in data["links"]]
-        paths, digests = data["paths"], data["digests"]  # signed: a wrong type only fails to match
+        paths = data["paths"]  # signed: a wrong type only fails to match
         folder_stats, names, kinds = str(data["folders"]), str(data["names"]), str(data["kinds"])
+        file_stats = str(data["files"])
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     count = folders + files + len(links)
@@ -182,16 +249,25 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         0 <= roots == len(tops) <= folders <= count
         and isinstance(paths, list)
         and len(paths) == count
-        and isinstance(digests, list)
-        and len(digests) == -(-(folders + files - roots) // CHUNK)
         and kinds.count("/") == folders - 1
+        and len(file_stats) == 4 * -(-(32 * files) // 3)  # base64 of four int64 per file
         and all(paths[i] == where for i, (_rel, where) in enumerate(tops))
         and os.path.isabs(base)
     )
     if not shapes_ok:
         return None
     return Manifest(
-        inputs, base, tops, reals, paths, (roots, folders, files), digests, links, folder_stats, names, kinds
+        inputs,
+        base,
+        tops,
+        reals,
+        paths,
+        (roots, folders, files),
+        links,
+        folder_stats,
+        file_stats,
+        names,
+        kinds,
     )
 
 
@@ -215,10 +291,6 @@ def _relative(paths: list[str], base: str) -> list[str]:
     return [at[cut:] if at.startswith(prefix) and len(at) > cut else at for at in paths]
 
 
-def _digest(values: Sequence[tuple[int, ...]]) -> str:
-    return hashlib.sha256(orjson.dumps(values)).hexdigest()
-
-
 def _pack(values: list[int]) -> str | None:
     try:
         packed = array.array("q", values)
@@ -227,6 +299,41 @@ def _pack(values: list[int]) -> str | None:
     if sys.byteorder == "big":
         packed.byteswap()
     return binascii.b2a_base64(packed.tobytes(), newline=False).decode("ascii")
+
+
+def _find(paths: list[str], path: str, start: int, end: int) -> int | None:
+    try:
+        return paths.index(path, start, end)
+    except ValueError:
+        return None
+
+
+def _array(text: str) -> array.array[int] | None:
+    packed = array.array("q")
+    try:
+        packed.frombytes(binascii.a2b_base64(text, strict_mode=True))
+    except ValueError:
+        return None
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed
+
+
+def _packed(values: array.array[int]) -> str:
+    if sys.byteorder == "big":
+        values = array.array("q", values)
+        values.byteswap()
+    return binascii.b2a_base64(values.tobytes(), newline=False).decode("ascii")
+
+
+def _differing(now: array.array[int], recorded: array.array[int], step: int = 1024) -> Iterator[int]:
+    """The places (in paths) whose four values differ, a slice at a time (the slices compare in C)."""
+    for start in range(0, len(now), 4 * step):
+        end = start + 4 * step
+        if now[start:end] != recorded[start:end]:
+            for at in range(start, min(end, len(now)), 4):
+                if now[at : at + 4] != recorded[at : at + 4]:
+                    yield at // 4
 
 
 def _unpack(text: str) -> list[int] | None:

@@ -23,6 +23,8 @@ class Stats:
     unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
     quick: bool = False  # ... and so were the config and the template, neither was parsed
     buckets_written: int = 0  # skill bucket files written or removed
+    edited: bool = False  # an edit build made it from the last one (edit.py): only the edited skills ran
+    declined: str = ""  # why the edit build, tried first, left this build to the stages
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,7 +34,7 @@ from .. import fs
 from ..digests import digest
 from ..format.layout import is_object
 from ..options import Options
-from .manifest import Manifest, encode
+from .manifest import Changes, Manifest, encode
 from .outcome import Hit, hit
 from .records import Quick, Record, Records, debris
 from .report import Report
@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 
 # 6: per-skill memo buckets, the record by parts (head.json, outputs.json), the quick no-op path
 # 7: the walk's manifest (walk.json), the walk's digest over sorted keys
-FORMAT = 7
+# 8: each file's stat data in walk.json; what an edit build starts from (carry.json)
+FORMAT = 8
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
 
@@ -152,6 +153,25 @@ def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[
     )
 
 
+def signature_after(dist: Path, quick: Quick, written: Iterable[str], present: dict[str, list[int]]) -> Quick:
+    """`quick` for the output after a build wrote `written` into it in place (an edit build):
+    the directories recorded and those of the files written, each stat'ed again, and the files
+    that are no object as they are now (`present`: their stat data). What `output_signature` gives
+    after a scan of the whole output, without the scan."""
+    dirs = set(quick.dirs)
+    for rel in written:
+        while "/" in rel:
+            rel = rel.rsplit("/", 1)[0]
+            dirs.add(rel)
+    stats = {d: _dir_stat(dist / d if d else dist) for d in sorted(dirs)}
+    plain = quick.files.keys() | {rel for rel in written if not is_object(rel)}
+    return replace(
+        quick,
+        dirs={d: s for d, s in stats.items() if s is not None},
+        files={rel: present[rel] for rel in sorted(plain) if rel in present},
+    )
+
+
 def _dir_stat(path: Path) -> list[int] | None:
     try:
         st = os.lstat(path)
@@ -183,6 +203,8 @@ class Early:
     snapshot: Snapshot | None = None
     hit: tuple[Record, Report] | None = None
     manifest: Manifest | None = None  # the recorded walk's, for a walk to reuse its listings
+    # Files whose stat data moved while every directory lists what it listed: an edit build's start
+    changes: Changes | None = None
 
 
 def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
@@ -209,7 +231,10 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
     if manifest is not None and manifest.tops != tops:
         manifest = None
     now = None  # no walk: every directory and file has the recorded stat data
-    if manifest is None or not manifest.unchanged():
+    changes = manifest.changes() if manifest is not None else None
+    if changes is not None and changes.files:  # files edited: an edit build may take it from here
+        return Early(records, tops, None, manifest=manifest, changes=changes)
+    if changes is None or changes.folders:
         known = (manifest.listings(), manifest.taken()) if manifest else (None, None)
         now = take_snapshot(tops, directory, *known)
         if now is None or now.digest != record.inputs:

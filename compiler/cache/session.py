@@ -62,6 +62,8 @@ from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config
 from ..options import Options
+from .carry import Carry, Catalog
+from .carry import save as save_carry
 from .manifest import Manifest, encode
 from .memo import Memo
 from .outcome import Hit, Stats, hit
@@ -173,12 +175,14 @@ class Session:
         build_hash: str,
         summary: tuple[int, int, int],
         diagnostics: tuple[Diagnostic, ...],
+        carry: Callable[[str], tuple[Carry, Catalog]] | None = None,
     ) -> None:
-        """Keep the memo; and when the build was written (`files`), the record its replay needs."""
+        """Keep the memo; and when the build was written (`files`), the record its replay needs, and
+        what the next edit build starts from (`carry`, made for the build key when it is kept)."""
         if self._memo_loaded:
             self._memo.save()
         if files is not None:
-            self._record(tuple(files), build_hash, summary, diagnostics)
+            self._record(tuple(files), build_hash, summary, diagnostics, carry)
 
     def _record(
         self,
@@ -186,6 +190,7 @@ class Session:
         build_hash: str,
         summary: tuple[int, int, int],
         diagnostics: tuple[Diagnostic, ...],
+        carry: Callable[[str], tuple[Carry, Catalog]] | None,
     ) -> None:
         present = fs.scan_tree(self.dist)
         if present is None or any(rel not in present for rel in files):
@@ -199,6 +204,8 @@ class Session:
             return
         inputs, quick = self._vouch(present, files)
         record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary, inputs, quick)
+        if carry is not None and inputs is not None:  # an edit build starts from a walk it can trust
+            save_carry(self.records.directory, self.records.signing_key, *carry(self.build_key))
         self.records.save(record, {rel: present[rel] for rel in files}, diagnostics, self._manifest(inputs))
 
     def _keep(self, record: Record, vouched: bool) -> None:

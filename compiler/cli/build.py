@@ -149,12 +149,12 @@ def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
 
 
 def _state_for(result: pipeline.Compilation | None, config_path: Path, settings: Settings) -> State | None:
-    """The state to rebuild from: the build just written, or, when the cache replayed it (nothing in
-    memory), a compile of the same sources. Its index is the one a delta build expects on disk:
+    """The state to rebuild from: the build just written, or, when the cache replayed or edited it
+    (nothing of it in memory), a compile of the same sources. Its index is the one a delta build expects on disk:
     `write.write_delta` declines one that finds another, and the whole build runs instead."""
     from ..delta import state_of, warm
 
-    if isinstance(result, pipeline.Replayed):
+    if not isinstance(result, pipeline.Compiled):  # replayed or edited: nothing of it in memory
         result = pipeline.compile_project(config_path, options(*settings), keep=True)
     if not isinstance(result, pipeline.Compiled) or result.artifacts is None:
         return None

@@ -71,7 +71,14 @@ def artifacts(
     }
     out.files[fmt.INDEX] = encode(index_document(config, digest, personas, table(shards, out)))
     out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
-    return Artifacts(out.files.sorted(), frozenset(out.objects), digest, frozenset(out.documents))
+    return Artifacts(
+        out.files.sorted(),
+        frozenset(out.objects),
+        digest,
+        frozenset(out.documents),
+        shards,
+        out.refs,
+    )
 
 
 def shard_commands(commands: Iterable[str]) -> dict[str, list[str]]:
@@ -107,11 +114,34 @@ def shard(
     out: Objects,
 ) -> str:
     """One shard's entries, encoded and stored in `out` (spooled, then dropped); its digest."""
-    skills: dict[str, SkillDoc] = {}
-    for command in commands:
-        default, exceptions = _default_and_exceptions(ids, resolved[command].outcomes, out.put_text)
-        skills[command] = _skill_entry(config, program.skills[command], out, default, exceptions)
-    return out.put_document(encode({"format": fmt.VERSION, "shard": name, "skills": skills}))
+    skills = {
+        command: skill_entry(config, program.skills[command], resolved[command].outcomes, ids, out)
+        for command in commands
+    }
+    return out.put_document(encode(shard_document(name, skills)))
+
+
+def shard_document(name: str, skills: Mapping[str, SkillDoc]) -> dict[str, Any]:
+    return {"format": fmt.VERSION, "shard": name, "skills": skills}
+
+
+def skill_entry(
+    config: Config, skill: Skill, outcomes: Mapping[str, Outcome], ids: tuple[str, ...], out: Objects
+) -> SkillDoc:
+    """One skill's entry in its shard, its objects stored in `out` and counted in `out.refs`."""
+    default, exceptions = _default_and_exceptions(ids, outcomes, out.put_text)
+    entry = _skill_entry(config, skill, out, default, exceptions)
+    out.refs.update(entry_refs(entry))
+    return entry
+
+
+def entry_refs(entry: SkillDoc) -> set[str]:
+    """The objects a shard entry names: its body, its resolved bodies, its resources."""
+    found = {entry["body"], *(r["sha256"] for r in entry["resources"])}
+    for res in (entry["default"], *entry["exceptions"].values()):
+        if res is not None:
+            found.add(res["body"])
+    return found
 
 
 def table(shards: dict[str, str], out: Objects) -> str:
@@ -215,6 +245,7 @@ class Objects:
         self.files = Files(Spool())
         self.objects: set[str] = set()
         self.documents: set[str] = set()
+        self.refs: Counter[str] = Counter()  # object digest -> the skill entries that name it
         self._texts: dict[str, str] = {}
 
     def put(self, data: bytes, digest: str = "") -> str:

@@ -17,7 +17,6 @@ from ..names.suggest import did_you_mean
 from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix, tolerated
 from . import frontmatter, schema
-from . import workers as worker
 from .parse import parse_text
 
 SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
@@ -61,6 +60,8 @@ def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
     ranges = _ranges(len(sources))
     _FORKED = sources
     try:
+        from . import workers as worker  # processes: not for the few files of an edit build
+
         mine, theirs = worker.share(
             len(ranges),
             workers - 1,
@@ -101,6 +102,8 @@ def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed] | Non
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    from . import workers as worker
+
     context = _fork_context()
     try:
         pool = ProcessPoolExecutor(
@@ -122,7 +125,9 @@ def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed] | Non
 
 
 def _ranges(count: int) -> list[range]:
-    size = max(_CHUNK, -(-count // worker.MAX_CHUNKS))
+    from .workers import MAX_CHUNKS
+
+    size = max(_CHUNK, -(-count // MAX_CHUNKS))
     return [range(i, min(i + size, count)) for i in range(0, count, size)]
 
 

@@ -9,12 +9,9 @@ import os
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jinja2
-import jinja2.meta
-from jinja2.loaders import split_template_path
+from typing import TYPE_CHECKING, Any
 
 from .. import diagnostics as dg
 from .. import fs
@@ -24,6 +21,9 @@ from ..digests import sha256_hex as sha256
 from ..errors import TemplateFailure
 from ..format.escape import escape_text
 from ..model import Config
+
+if TYPE_CHECKING:  # Jinja2 is imported by load_template: an edit build that renders nothing never loads it
+    import jinja2
 
 
 def _guard(fn: Callable[..., Any]) -> Callable[..., str]:
@@ -46,10 +46,12 @@ class Template:
 
 
 def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ...]]:
+    import jinja2
+
     path = config.template
     markup = path.name.removesuffix(".j2").endswith(MARKUP_SUFFIXES)
     env = jinja2.Environment(
-        loader=_RegularFileLoader(str(path.parent)),
+        loader=_regular_file_loader()(str(path.parent)),
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
@@ -90,22 +92,33 @@ TEMPLATE_CAP = 1024 * 1024
 MARKUP_SUFFIXES = (".xml", ".html", ".htm", ".xhtml")  # values escaped for XML text content
 
 
-class _RegularFileLoader(jinja2.FileSystemLoader):
-    """FileSystemLoader that reads regular files only, bounded: an included FIFO must not hang a build."""
+@cache
+def _regular_file_loader() -> type[jinja2.FileSystemLoader]:
+    import jinja2
+    from jinja2.loaders import split_template_path
 
-    def get_source(
-        self, environment: jinja2.Environment, template: str
-    ) -> tuple[str, str, Callable[[], bool]]:
-        filename = posixpath.join(self.searchpath[0], *split_template_path(template))
-        try:
-            text = fs.read_regular(filename, TEMPLATE_CAP).decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise jinja2.TemplateNotFound(f"{template} ({getattr(exc, 'strerror', None) or exc})") from None
-        return text, os.path.normpath(filename), lambda: False
+    class RegularFileLoader(jinja2.FileSystemLoader):
+        """FileSystemLoader that reads regular files only, bounded: an included FIFO must not hang a build."""
+
+        def get_source(
+            self, environment: jinja2.Environment, template: str
+        ) -> tuple[str, str, Callable[[], bool]]:
+            filename = posixpath.join(self.searchpath[0], *split_template_path(template))
+            try:
+                text = fs.read_regular(filename, TEMPLATE_CAP).decode("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                why = getattr(exc, "strerror", None) or exc
+                raise jinja2.TemplateNotFound(f"{template} ({why})") from None
+            return text, os.path.normpath(filename), lambda: False
+
+    return RegularFileLoader
 
 
 def _sources(env: jinja2.Environment, name: str) -> tuple[bytes, str | None]:
     """The template and everything it includes, imports or extends: all of it feeds the build hash."""
+    import jinja2
+    import jinja2.meta
+
     seen: dict[str, str] = {}
     todo = [name]
     while todo:

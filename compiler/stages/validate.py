@@ -67,7 +67,8 @@ def validate(
         (c, tuple(sorted({d.code for d in ds if d.severity is dg.Severity.ERROR})))
         for c, ds in sorted(invalid.items())
     )
-    return Program(_link(kept), personas, exclusive, tuple(diags), codes)
+    own = {c: tuple(per_skill[c]) for c in kept if per_skill[c]}
+    return Program(_link(kept), personas, exclusive, tuple(diags), codes, own)
 
 
 def shared_names(skills: dict[str, Skill], targets: tuple[str, ...]) -> list[Diagnostic]:

@@ -17,6 +17,7 @@ from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 
 from skillc import cache, pipeline
+from skillc import edit as edit_mod
 from skillc.cache import memo as memo_mod
 from skillc.cache import quick as quick_mod
 from skillc.cache import records
@@ -54,6 +55,13 @@ def own_key(tmp_path_factory, monkeypatch):
 def tree(tmp_path) -> Path:
     generate(tmp_path / "t", N, n_personas=5, seed=3)
     return tmp_path / "t" / "skillc.yaml"
+
+
+@pytest.fixture
+def memo_path(monkeypatch) -> None:
+    """The cached build past the edit build (edit.py), which takes an edit in place otherwise: for
+    what the memo does when a build runs its stages."""
+    monkeypatch.setattr(edit_mod, "edit_build", lambda early: "a test of the memo")
 
 
 def skill_files(config: Path) -> list[Path]:
@@ -162,7 +170,7 @@ def test_replayed_build_prints_what_the_full_build_printed(tree):
     assert "already up to date" in second
 
 
-def test_one_edited_skill_is_the_only_one_parsed(tree, monkeypatch):
+def test_one_edited_skill_is_the_only_one_parsed(tree, monkeypatch, memo_path):
     build(tree)
     target = skill_files(tree)[5]
     target.write_text(target.read_text() + "\nEdited.\n")
@@ -185,7 +193,7 @@ def test_touched_but_unchanged_file_is_a_no_op(tree):
     assert result.cache.replayed and not written.written
 
 
-def test_reverting_an_edit_reuses_the_memo(tree, monkeypatch):
+def test_reverting_an_edit_reuses_the_memo(tree, monkeypatch, memo_path):
     target = skill_files(tree)[1]
     original = target.read_bytes()
     build(tree)
@@ -778,7 +786,7 @@ def test_noop_build_prints_the_recorded_report_without_decoding_it(tree, monkeyp
     assert strip(again.stderr) == strip(first.stderr) and "warning[" in first.stderr
 
 
-def test_a_new_catalog_field_reaches_the_cost_memo_key(tree, monkeypatch):
+def test_a_new_catalog_field_reaches_the_cost_memo_key(tree, monkeypatch, memo_path):
     """The memo keys on the entry the template gets: a field added there cannot go stale."""
     build(tree)
     original = catalog_stage.catalog_skill
@@ -798,7 +806,7 @@ def test_a_new_catalog_field_reaches_the_cost_memo_key(tree, monkeypatch):
 # --- incremental past parsing: resolutions and catalogs ------------------------------
 
 
-def test_catalogs_are_rendered_again_only_when_their_entries_change(tree):
+def test_catalogs_are_rendered_again_only_when_their_entries_change(tree, memo_path):
     first, _ = build(tree)
     assert first.cache.rendered == len(first.program.personas)
     skill = next(
@@ -845,7 +853,7 @@ def test_a_budget_change_re_renders_every_catalog_and_parses_nothing(tree):
     assert result.cache.checked == 0 and result.cache.rendered == len(first.program.personas)
 
 
-def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch):
+def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch, memo_path):
     """discover takes its listings and lstat results from the cache's stat walk instead of walking again."""
     build(tree)
     target = skill_files(tree)[4]
@@ -992,7 +1000,7 @@ def cold_with(tree: Path, tmp_path: Path, options: Options) -> tuple:
     return result.diagnostics
 
 
-def test_an_edit_rewrites_one_memo_bucket(tree):
+def test_an_edit_rewrites_one_memo_bucket(tree, memo_path):
     build(tree)
     target = skill_files(tree)[5]
     target.write_text(target.read_text() + "\nEdited.\n")

@@ -13,7 +13,7 @@ import random
 import sys
 
 import pytest
-from support.edits import STEPS_BY_NAME, clean_build
+from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
@@ -57,3 +57,36 @@ def test_every_step_builds_what_a_clean_build_does(tmp_path, seed):
         assert all(is_object(rel) for rel in extra) and not (prune and extra), where
         if name == "nothing" and step and trail[-2] == "nothing":
             assert result.cache is not None and result.cache.replayed, where
+
+
+@pytest.mark.parametrize("seed", range(SEEDS))
+def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, seed):
+    """What an author does between two builds (edit.py's edit builds take most of it): bodies,
+    descriptions, flags that move a skill in or out of catalogs, resources and their modes, a
+    frontmatter broken and mended, touches. Each build is compared with a clean one, and at least
+    one step of a sequence was an edit build."""
+    rng = random.Random(1000 + seed)
+    root = tmp_path / "p"
+    generate(root, 12, n_personas=3, seed=seed)
+    build(root / "skillc.yaml")
+    trail: list[str] = []
+    edited = 0
+    for _ in range(STEPS + 4):
+        name = rng.choice([*sorted(WRITING_STEPS), "body_edit", "description_edit"])
+        trail.append(name)
+        WRITING_STEPS[name](root, rng)
+        result, written = build(root / "skillc.yaml")
+        want, diags = clean_build(root, tmp_path / "clean")
+        where = f"seed {seed}, steps {trail}"
+        assert tuple(d.format() for d in result.diagnostics) == diags, where
+        edited += bool(result.cache and result.cache.edited)
+        if written is None:
+            assert not result.ok, where
+            continue
+        got = dist_bytes(root / "dist")
+        assert {rel: got.get(rel) for rel in want} == want, where
+        assert all(is_object(rel) for rel in got.keys() - want.keys()), where
+        assert result.summary is not None and result.summary.objects == len(
+            [rel for rel in want if is_object(rel)]
+        ), where
+    assert edited, trail

@@ -12,7 +12,6 @@ import orjson
 import pytest
 from support.files import settle, write_tree
 
-from skillc.cache import manifest as manifest_mod
 from skillc.cache import snapshot as snapshot_mod
 from skillc.cache.manifest import Manifest, decode, encode
 from skillc.cache.snapshot import Snapshot, Tops, take_snapshot
@@ -133,10 +132,9 @@ def test_only_the_changed_folder_is_listed_again(tops, tmp_path, monkeypatch):
 
 
 def test_what_the_check_took_is_not_asked_again(tops, tmp_path, monkeypatch):
-    monkeypatch.setattr(manifest_mod, "CHUNK", 3)
     _snap, found = recorded(tops, tmp_path)
     *_, last = sorted(root_of(tops).rglob("*.*"), key=lambda p: found.paths.index(found_rel(found, p)))
-    last.write_text(last.read_text() + "more\n")  # the check stops at the last chunk
+    last.write_text(last.read_text() + "more\n")
     assert not found.unchanged()
     taken = found.taken()
     assert len(taken) == len(found.paths) - found.counts[0] - len(found.links)
@@ -175,13 +173,31 @@ def test_a_folder_changed_in_the_stamps_tick_is_never_taken_as_unchanged(tops, t
     assert len(listed) == len(snap.walked.folders)  # every folder listed again
 
 
-def test_each_chunk_is_checked(tops, tmp_path, monkeypatch):
-    monkeypatch.setattr(manifest_mod, "CHUNK", 2)
+def test_changes_name_the_files_edited_and_the_folders_whose_entries_moved(tops, tmp_path):
     _snap, found = recorded(tops, tmp_path)
-    assert len(found.digests) > 3 and found.unchanged()
-    *_, last = sorted(root_of(tops).rglob("*.*"), key=lambda p: found.paths.index(found_rel(found, p)))
-    last.write_text(last.read_text() + "more\n")
-    assert not found.unchanged()
+    root = root_of(tops)
+    edited = sorted(root.rglob("*.*"))[0]
+    edited.write_text(edited.read_text() + "more\n")
+    changes = found.changes()
+    assert changes is not None and changes.files == (str(edited),) and not changes.folders
+    (root / "src/alpha/new.md").write_text("new\n")
+    changes = found.changes()
+    assert changes is not None and changes.folders == (str(root / "src/alpha"),)
+
+
+def test_a_renewed_manifest_holds_the_stat_data_the_check_saw(tops, tmp_path):
+    """An edit build records it: the next check finds nothing changed, and a later edit is seen."""
+    _snap, found = recorded(tops, tmp_path)
+    edited = sorted(root_of(tops).rglob("*.*"))[0]
+    edited.write_text(edited.read_text() + "more\n")
+    assert found.changes() is not None
+    renewed = found.renewed("next")
+    again = decode(orjson.loads(orjson.dumps(renewed)), "next")
+    assert again is not None and again.unchanged()
+    assert again.listings() == found.listings()
+    edited.write_text(edited.read_text() + "again\n")
+    changes = again.changes()
+    assert changes is not None and changes.files == (str(edited),)
 
 
 def found_rel(found: Manifest, path: Path) -> str:
@@ -232,8 +248,8 @@ def test_a_name_that_is_not_utf8_is_not_vouched_for(tops, tmp_path):
     "spoil",
     [
         lambda d: d.update(inputs="another walk"),
-        lambda d: d.pop("digests"),
-        lambda d: d.update(digests=d["digests"][:-1]),
+        lambda d: d.pop("files"),
+        lambda d: d.update(files=d["files"][:-4]),
         lambda d: d.update(counts=[d["counts"][0], d["counts"][1] + 1, d["counts"][2]]),
         lambda d: d.update(base="relative/base"),
         lambda d: d.update(tops=[]),
@@ -258,3 +274,11 @@ def test_listings_that_do_not_fit_are_not_used(tops, tmp_path):
         Manifest(**{**found.__dict__, "folders": ""}),
     ):
         assert broken.listings() == {}
+
+
+def test_one_folders_entries_are_its_listing(tops, tmp_path):
+    _snap, found = recorded(tops, tmp_path)
+    listings = found.listings()
+    for where, (_stat, names, kinds) in listings.items():
+        assert found.entries(where) == (names, kinds)
+    assert found.entries(str(root_of(tops) / "nowhere")) is None

@@ -1,0 +1,577 @@
+"""An edit build: `skillc build` after files of served skills were edited in place, made from what
+the last build left (cache/carry.py) instead of from every input.
+
+The quick path's one lstat of every recorded path (cache/manifest.py `changes`) names the files
+whose stat data moved. When each is a SKILL.md or a resource of a skill the last build served, and
+every directory whose stat data moved still lists what it listed (an editor's save through a new
+file and a rename), this reads those files alone and does for their skills what `build --watch`'s
+delta builds do (delta.py): checks the skill again (`delta.check_edit`: declined when the change
+reaches beyond the skill or brings an error), resolves it, packs and renders again the catalogs of
+the personas whose entry changed, puts its entry into its shard (the other entries are read back
+from the shard object in the output), and makes the table, the index and the build hash again. It
+writes with `write.write_delta` and records the build in the cache as a full build would: the next
+no-op is quick, the next edit starts from this one.
+
+Anything else returns None and the cached build runs: a file added, removed or renamed; a persona,
+overlay or exclusive body; a file that is no input; an output that is not the one recorded;
+`--prune`. tests/property/test_cache_sequences.py compares its results with clean builds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import stat
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import orjson
+
+from . import fs
+from .cache.carry import Carry, Catalog, Row, load, load_catalog, new_catalog_id, save
+from .cache.outcome import Stats
+from .cache.quick import Early, same_output, signature_after
+from .cache.records import Record, build_key, debris
+from .cache.snapshot import _fs_now, _scan
+from .delta import Checked, check_edit, owned, spliced
+from .diagnostics import Diagnostic, has_errors
+from .diagnostics.policy import Policy
+from .digests import digest, hash_lines, input_line, sha256_hex
+from .format import layout as fmt
+from .model import SKILL_MD_CAP, Artifacts, Config, InputFile, Program, Resource, Skill, SkillSource
+from .names.paths import nfc
+from .output import assemble
+from .output.bounds import over_bounds
+from .output.write import WriteResult, write_delta
+from .pipeline import Summary, final_diagnostics
+from .stages.budget import Candidate, Packing
+from .stages.catalog import CatalogParts, candidate, catalog_skill, entry_cost, persona_catalog
+from .stages.discover import Entry, read_input
+from .stages.resolve import resolve_skill
+
+if TYPE_CHECKING:
+    from .format.shapes import PersonaEntry, SkillDoc
+    from .model import Outcome
+    from .stages.template import Template
+
+SKILL_MD = -1  # the slot of a skill's SKILL.md among its files (delta.SKILL_MD)
+
+
+@dataclass(frozen=True)
+class Edited:
+    """A build made by editing the last one (written, or already current): what `skillc build` prints."""
+
+    config: Config
+    summary: Summary
+    diagnostics: tuple[Diagnostic, ...]
+    cache: Stats
+    ok: ClassVar[bool] = True
+
+    @property
+    def output(self) -> Path:
+        return self.config.root / self.config.output
+
+    @property
+    def output_rel(self) -> str:
+        return self.config.output
+
+
+class _Declined(Exception):
+    """The edit build cannot make this build (the message says why): the cached build makes it."""
+
+
+def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
+    """The build after the files `early.changes` names, written and recorded; or why the cached build
+    must make it (nothing written then). Before the config is loaded: the quick path has checked
+    the bytes of the config and everything it reads, and the carry holds the config they make."""
+    try:
+        return _Edit(early).run()
+    except _Declined as declined:
+        return str(declined)
+    except OSError as exc:
+        return f"cannot read or write: {exc}"
+
+
+@dataclass(frozen=True)
+class _Skill:
+    """One edited skill: the entry the last build gave it, and its files now."""
+
+    command: str
+    shard: str
+    entry: SkillDoc
+    files: dict[int, InputFile]
+
+
+class _Edit:
+    """One edit build, step by step; every step may decline (`_Declined`)."""
+
+    def __init__(self, early: Early) -> None:
+        record = early.records.record()
+        manifest, changes = early.manifest, early.changes
+        if record is None or record.quick is None or manifest is None or changes is None:
+            raise _Declined("no record or walk")
+        self.records, self.record, self.manifest, self.changes = early.records, record, manifest, changes
+        self.directory = early.records.directory
+        carry = load(self.directory, early.records.signing_key, record.build_key)
+        if carry is None:
+            raise _Declined("no carry for the recorded build")
+        if carry.config is None:
+            raise _Declined("a config the carry cannot hold")
+        self.carry, self.config = carry, carry.config
+        self.dist = self.config.root / self.config.output
+        self.policy = Policy(self.config.severities, self.config.path_severities)
+        self.ids = tuple(carry.personas)
+        self.digits = fmt.shard_digits(carry.counts[0])
+        self.docs: dict[str, dict[str, Any]] = {}  # shard name -> its document, as read
+
+    def run(self) -> tuple[Edited, WriteResult]:
+        index = self._output()
+        stamp = self._stamp()
+        self._folders(stamp)
+        edits = self._edits(stamp)
+        if not edits:  # saved without a change: the build is the recorded one, its walk is new
+            self._record(self.record.build_key, None, set(), {})
+            return self._result(self.carry.unordered, self.carry.counts, Stats(replayed=True))
+        return self._rebuild(edits, index)
+
+    # --- what changed ------------------------------------------------------------------------------
+
+    def _stamp(self) -> int:
+        """A file-system time stamp later than the ctime of every path that moved. Taken before they
+        are read, it makes the stat data recorded for them safe (snapshot.py): a change after sets a
+        ctime the next check sees. A file saved within the clock's last tick has the stamp's ctime,
+        so the stamp is taken again until the clock moves on (a coarse clock ticks in milliseconds)."""
+        newest = max(os.lstat(p).st_ctime_ns for p in (*self.changes.files, *self.changes.folders))
+        for wait in (0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032):
+            time.sleep(wait)
+            stamp = _fs_now(self.directory)
+            if stamp is None:
+                raise _Declined("no file-system stamp")
+            if stamp > newest:
+                return stamp
+        raise _Declined("a file changed while the build started")
+
+    def _output(self) -> bytes:
+        """The output's index, when the output is as the last build left it."""
+        quick = self.record.quick
+        assert quick is not None
+        if (
+            str(self.dist.resolve()) != self.record.dist
+            or debris(self.dist)
+            or not same_output(self.dist, quick)
+        ):
+            raise _Declined("the output is not the one recorded")
+        index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
+        if sha256_hex(index) != self.carry.index:
+            raise _Declined("the output's index is not the recorded one")
+        return index
+
+    def _folders(self, stamp: int) -> None:
+        """Each directory whose stat data moved lists what it listed (an editor saved through a new
+        file and a rename), and is older than the stamp."""
+        for where in self.changes.folders:
+            recorded = self.manifest.entries(where)
+            st = os.lstat(where)
+            if recorded is None or st.st_ctime_ns >= stamp or _entries(*_scan(where)) != _entries(*recorded):
+                raise _Declined("a folder's entries changed")
+
+    def _edits(self, stamp: int) -> dict[str, _Skill]:
+        """command -> the skill with the files whose bytes or mode changed."""
+        edits: dict[str, _Skill] = {}
+        for where in self.changes.files:
+            label, rest = self._rel(where)
+            command, shard, entry = self._owner(label, rest)
+            slot, cap = self._slot(entry, f"{label}/{command}", rest[len(command) + 1 :])
+            rel = f"{label}/{rest}"
+            now = _read(where, rel, cap, stamp)
+            if self._line(rel) != input_line(now).decode():
+                edits.setdefault(command, _Skill(command, shard, entry, {})).files[slot] = now
+        return edits
+
+    def _owner(self, label: str, rest: str) -> tuple[str, str, SkillDoc]:
+        """The served skill of source `label` whose folder holds `rest` (a command is its folder below
+        the source: the deepest that is one), its shard and its entry there."""
+        folder = rest
+        while "/" in folder:
+            folder = folder.rsplit("/", 1)[0]
+            shard = fmt.shard_of(folder, self.digits)
+            entry = self._doc(shard)["skills"].get(folder) if shard in self.carry.shards else None
+            if entry is not None:
+                if entry["source"] != label:  # served from another source: this one's is shadowed
+                    break
+                return folder, shard, entry
+        raise _Declined("a file outside every served skill")
+
+    def _slot(self, entry: SkillDoc, dir_rel: str, inside: str) -> tuple[int, int]:
+        """Which of the skill's files `inside` (its path in the skill's folder) is: SKILL_MD, or a
+        resource's place in its entry; and the cap discover reads it with."""
+        if f"{dir_rel}/{inside}" == entry["path"]:
+            return SKILL_MD, SKILL_MD_CAP
+        for i, r in enumerate(entry["resources"]):
+            if inside == r["path"]:
+                return i, self.config.max_resource_bytes
+        # Not one of its files now: discover would say whether it is one (an excluded or hidden file).
+        raise _Declined("a file that is no input of the skill")
+
+    def _rel(self, where: str) -> tuple[str, str]:
+        """A walked path as the inputs name it: the source's label, and the path below the source."""
+        for i, label in enumerate(self.config.sources):
+            root = str(self.config.source_dir(i)) + "/"
+            if where.startswith(root):
+                rest = where[len(root) :]
+                return label, rest if rest.isascii() else nfc(rest)
+        raise _Declined("a file outside the sources")  # a persona's file, an overlay, an exclusive body
+
+    def _line(self, rel: str) -> str:
+        """The input's line of the last build hash (digests.input_line, as text)."""
+        lines = self.carry.lines
+        head = rel + "\0"
+        at = 0 if lines.startswith(head) else lines.find("\n" + head) + 1
+        if at == 0 and not lines.startswith(head):
+            raise _Declined(
+                "a file that is no input"
+            )  # no input of the last build (excluded, ignored, shadowed)
+        return lines[at : lines.index("\n", at) + 1]
+
+    def _doc(self, shard: str) -> dict[str, Any]:
+        """A shard's document as the last build wrote it, checked against its digest."""
+        if shard not in self.docs:
+            digest_ = self.carry.shards.get(shard)
+            if digest_ is None:
+                raise _Declined("a shard is not the recorded one")
+            data = self._object(digest_)
+            self.docs[shard] = orjson.loads(data)
+        return self.docs[shard]
+
+    def _object(self, digest_: str) -> bytes:
+        data = fs.read_regular(self.dist / fmt.object_path(digest_), 1 << 40, follow=False)
+        if sha256_hex(data) != digest_:
+            raise _Declined(
+                "an object in the output was changed"
+            )  # damaged since: the cached build writes it again
+        return data
+
+    # --- the stages, for the edited skills only ----------------------------------------------------
+
+    def _rebuild(self, edits: dict[str, _Skill], index: bytes) -> tuple[Edited, WriteResult]:
+        carry, config = self.carry, self.config
+        checked = {command: self._check(one) for command, one in sorted(edits.items())}
+        program = Program({c: one.skill for c, one in checked.items()}, carry.personas, carry.exclusive, ())
+        outcomes = {c: resolve_skill(program, c).outcomes for c in checked}
+        texts, catalog = self._catalogs(edits, checked, outcomes)
+        out = assemble.Objects()
+        personas: dict[str, PersonaEntry] = dict(orjson.loads(index)["personas"])
+        for pid, (text, packing) in texts.items():
+            personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
+        shards, refs = self._shards(edits, checked, outcomes, out)
+        before = set(out.objects)
+        root = assemble.table(shards, out)
+        nodes = {_digest_of(rel) for rel in out.objects - before}
+        lines = self._lines(edits)
+        build_hash = hash_lines(config, carry.template[0], [lines.encode()])
+        new_index = assemble.encode(assemble.index_document(config, build_hash, personas, root))
+        out.files[fmt.INDEX] = new_index
+        art = Artifacts(out.files, frozenset(out.objects), build_hash, frozenset(out.documents))
+        if over_bounds(art, config.config_rel):
+            raise _Declined("an over-bounds document")
+        unordered = self._unordered(checked, texts)
+        report = final_diagnostics(config, carry.counts[0] == 0, unordered)
+        if has_errors(
+            report
+        ):  # --strict made a new warning one: the cached build reports it, writing nothing
+            raise _Declined("an error in the report")
+        live = set(refs) | set(shards.values()) | nodes
+        live.update(e[k] for e in personas.values() for k in ("prompt", "meta"))
+        counts = (carry.counts[0], carry.counts[1], len(live))
+        if not write_delta(self.dist, out.files, frozenset(out.objects), index):
+            raise _Declined("another build wrote the output")
+        key = build_key(self.records.fingerprint, build_hash, config, carry.early)
+        new = replace(
+            carry,
+            key=key,
+            index=sha256_hex(new_index),
+            lines=lines,
+            own=owned(carry.own, checked),
+            shards=shards,
+            refs=refs,
+            packings={**carry.packings, **{pid: p.diagnostics for pid, (_, p) in texts.items()}},
+            unordered=unordered,
+            counts=counts,
+            catalog=new_catalog_id() if catalog is not None else carry.catalog,
+        )
+        self._record(key, (new, catalog, report), live, out.files)
+        checks = sum(SKILL_MD in one.files for one in edits.values())
+        measured = sum(catalog is not None and c in catalog.rows for c in checked)
+        return self._result(unordered, counts, Stats(checks, 0, measured, len(texts), edited=True))
+
+    def _served(self, one: _Skill) -> Skill:
+        """The skill as the last build served it, from its entry (what delta.check_edit compares)."""
+        entry = one.entry
+        line, col = self.carry.name_at(one.command)
+        return Skill(
+            command=one.command,
+            name=entry["name"],
+            description=entry["description"],
+            source=self.config.sources.index(entry["source"]),
+            path=entry["path"],
+            dir_rel=f"{entry['source']}/{one.command}",
+            body="",  # not compared: the edited skill's body is its new one
+            fields=entry["frontmatter"],
+            resources=(),
+            parent=entry["parent"],
+            children=tuple(entry["children"]),
+            anchors={"name": (line, col)} if line else {},
+        )
+
+    def _check(self, one: _Skill) -> Checked:
+        """The skill checked again from its files now (as delta.check_edit checks the watch's edits).
+        An unchanged resource's bytes are its object in the output, which the entry names."""
+        served = self._served(one)
+        resources = tuple(
+            Resource(
+                r["path"],
+                one.files.get(i)
+                or InputFile(f"{served.dir_rel}/{r['path']}", self._object(r["sha256"]), r["executable"]),
+            )
+            for i, r in enumerate(one.entry["resources"])
+        )
+        own = self.carry.own.get(one.command, ())
+        md = one.files.get(SKILL_MD)
+        if md is None:  # resources alone: the check reads the SKILL.md only, so its result stands
+            body = self._object(one.entry["body"]).decode("utf-8")
+            src = SkillSource(
+                one.command, served.source, served.dir_rel, InputFile(served.path, b""), resources
+            )
+            return Checked(src, replace(served, body=body, resources=resources), own, own)
+        src = SkillSource(
+            one.command,
+            served.source,
+            served.dir_rel,
+            md,
+            resources,
+            problems=self.carry.problems.get(one.command, ()),
+            targets=tuple(t.name for t in self.config.targets),
+        )
+        made = check_edit(served, own, src, self.policy)
+        if made is None:
+            raise _Declined("the edit reaches beyond the skill, or brings an error")
+        return made
+
+    def _catalogs(
+        self,
+        edits: dict[str, _Skill],
+        checked: dict[str, Checked],
+        outcomes: dict[str, Mapping[str, Outcome]],
+    ) -> tuple[dict[str, tuple[str, Packing]], Catalog | None]:
+        """The repacked personas' catalogs, and the catalog rows when any changed."""
+        touched: set[str] = set()
+        for command, one in checked.items():
+            same = _row_fields(self._served(edits[command])) == _row_fields(one.skill)
+            for pid in self.ids:
+                was, now = _listed(edits[command].entry, pid), _model(outcomes[command].get(pid))
+                if (was or now) and (was != now or not same):
+                    touched.add(pid)
+        if not touched:  # no catalog lists it, or lists it as it was
+            return {}, None
+        catalog = load_catalog(self.directory, self.records.signing_key, self.carry)
+        if catalog is None:
+            raise _Declined("no catalog rows")
+        rows, listed = catalog.rows, catalog.listed  # read for this build alone: changed in place
+        for command, one in checked.items():
+            wanted = [pid for pid in self.ids if _model(outcomes[command].get(pid))]
+            for pid in self.ids:
+                listed[pid] = _toggled(listed[pid], command, pid in wanted)
+            if wanted:
+                rows[command] = self._row(one.skill)
+            else:
+                rows.pop(command, None)
+        return self._render(catalog, [pid for pid in self.ids if pid in touched]), catalog
+
+    @cached_property
+    def template(self) -> Template:
+        """The catalog template, loaded when a catalog is rendered again (Jinja2 is imported then)."""
+        from .stages.template import load_template
+
+        template, problems = load_template(self.config)
+        if template is None or problems or template.source != self.carry.template[0]:
+            raise _Declined("a template that does not load as it did")
+        return template
+
+    def _row(self, skill: Skill) -> Row:
+        made = candidate(
+            skill, entry_cost(catalog_skill(skill, self.template), self.template), self.template, self.config
+        )
+        return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost]
+
+    def _render(self, catalog: Catalog, personas: list[str]) -> dict[str, tuple[str, Packing]]:
+        candidates = {
+            c: Candidate(c, always, cost, path, description, bare)
+            for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
+        }
+        parts = CatalogParts({}, candidates, catalog.listed)
+        program = Program(_Rows(catalog.rows), self.carry.personas, self.carry.exclusive, ())
+        return {
+            pid: persona_catalog(self.config, program, self.carry.personas[pid], self.template, parts)
+            for pid in personas
+        }
+
+    def _shards(
+        self,
+        edits: dict[str, _Skill],
+        checked: dict[str, Checked],
+        outcomes: dict[str, Mapping[str, Outcome]],
+        out: assemble.Objects,
+    ) -> tuple[dict[str, str], dict[str, int]]:
+        """Every shard's digest, and the entries' references, the edited skills' entries replaced."""
+        shards, refs = dict(self.carry.shards), Counter(self.carry.refs)
+        for shard in sorted({one.shard for one in edits.values()}):
+            doc = self.docs[shard]
+            for command in sorted(c for c, one in edits.items() if one.shard == shard):
+                refs.subtract(assemble.entry_refs(doc["skills"][command]))
+                doc["skills"][command] = assemble.skill_entry(
+                    self.config, checked[command].skill, outcomes[command], self.ids, out
+                )
+            shards[shard] = out.put_document(assemble.encode(doc))
+        refs.update(out.refs)
+        return shards, {d: n for d, n in refs.items() if n > 0}
+
+    def _lines(self, edits: dict[str, _Skill]) -> str:
+        """The build hash's input lines, the edited files' replaced."""
+        lines = self.carry.lines
+        for one in edits.values():
+            for file in one.files.values():
+                old = self._line(file.rel)
+                at = 0 if lines.startswith(old) else lines.index("\n" + old) + 1
+                lines = lines[:at] + input_line(file).decode() + lines[at + len(old) :]
+        return lines
+
+    def _unordered(
+        self, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]
+    ) -> tuple[Diagnostic, ...]:
+        changes = [(one.old_diags, one.new_diags) for one in checked.values()]
+        changes += [
+            (
+                tuple(self.policy.apply(self.carry.packings[pid])),
+                tuple(self.policy.apply(packing.diagnostics)),
+            )
+            for pid, (_, packing) in texts.items()
+        ]
+        found = spliced(self.carry.unordered, changes)
+        if found is None:
+            raise _Declined("diagnostics that are not the recorded ones")
+        return found
+
+    # --- recording it --------------------------------------------------------------------------------
+
+    def _record(
+        self,
+        key: str,
+        written: tuple[Carry, Catalog | None, tuple[Diagnostic, ...]] | None,
+        live: set[str],
+        files: Mapping[str, bytes],
+    ) -> None:
+        """Record the build `key` with the walk as `changes` saw it; `written`: the carry, the catalog
+        rows when they changed, and the report of a build this wrote (`files`; `live`: every object
+        it names). The previous record's files and report stand for a build that wrote nothing."""
+        record, quick = self.record, self.record.quick
+        assert quick is not None and record.inputs is not None
+        inputs = digest("edited", record.inputs, *sorted(self.changes.files), *sorted(self.changes.folders))
+        walk = self.manifest.renewed(inputs)
+        outputs = self.records.outputs()
+        if walk is None or outputs is None:
+            return  # the next build walks again: nothing is recorded that cannot be vouched for
+        objects = fmt.OBJECTS + "/"
+        ours = {rel: st for rel, st in outputs.items() if rel[-64:] in live or not rel.startswith(objects)}
+        for rel in files:
+            st = os.lstat(self.dist / rel)
+            ours[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+        extra = quick.extra or len(ours) < len(outputs.keys() | files.keys())
+        new_quick = replace(signature_after(self.dist, quick, files, ours), extra=extra)
+        counts = written[0].counts if written else self.carry.counts
+        new_record = Record(key, record.head_key, record.dist, *counts, inputs, new_quick)
+        if written is None:
+            self.records.save(new_record, None, None, walk)
+            return
+        carry, catalog, report = written
+        save(self.directory, self.records.signing_key, carry, catalog)  # before head.json names its key
+        self.records.save(new_record, ours, report, walk)
+
+    def _result(
+        self, unordered: tuple[Diagnostic, ...], counts: tuple[int, int, int], stats: Stats
+    ) -> tuple[Edited, WriteResult]:
+        report = final_diagnostics(self.config, counts[0] == 0, unordered)
+        return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
+
+
+def _digest_of(rel: str) -> str:
+    return rel.rsplit("/", 1)[1]
+
+
+def _entries(names: list[str], kinds: str) -> list[tuple[str, str]]:
+    """A folder's listing in name order: a rename over a name may move it in the system's order."""
+    return sorted(zip(names, kinds, strict=True))
+
+
+def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
+    """The file as discover reads it, stat'ed after the stamp and older than it (so that the walk
+    recorded for it vouches for these bytes)."""
+    st = os.lstat(where)
+    if not stat.S_ISREG(st.st_mode) or st.st_ctime_ns >= stamp:
+        raise _Declined("not a regular file older than the stamp")
+    problems: list[Diagnostic] = []
+    found = read_input(
+        Entry(rel, where, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino)), rel, cap, problems
+    )
+    if found is None or problems:
+        raise _Declined("a file discover would report")
+    return found
+
+
+def _toggled(commands: list[str], command: str, present: bool) -> list[str]:
+    """`commands` (in command order) with `command` in or out."""
+    at = bisect.bisect_left(commands, command)
+    there = at < len(commands) and commands[at] == command
+    if present and not there:
+        commands.insert(at, command)
+    elif there and not present:
+        del commands[at]
+    return commands
+
+
+def _row_fields(skill: Skill) -> tuple[Any, ...]:
+    """What a catalog entry and a budget candidate read of a skill."""
+    return (skill.name, skill.description, skill.path, bool(skill.flag("always", False)))
+
+
+def _listed(entry: SkillDoc, pid: str) -> bool:
+    """Whether the last build listed the skill in `pid`'s catalog: its model may invoke it."""
+    exceptions = entry["exceptions"]
+    res = exceptions[pid] if pid in exceptions else entry["default"]
+    return res is not None and bool(res["model"])
+
+
+def _model(outcome: Outcome | None) -> bool:
+    return outcome is not None and outcome.model
+
+
+class _Rows(Mapping[str, Skill]):
+    """The listed skills as the catalog reads them (catalog_skill), made from their rows when asked."""
+
+    def __init__(self, rows: dict[str, Row]) -> None:
+        self._rows = rows
+
+    def __getitem__(self, command: str) -> Skill:
+        name, description, path, always, _cost, _bare = self._rows[command]
+        fields = {"always": True} if always else {}
+        return Skill(command, name, description, 0, path, "", "", fields, (), None, ())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)

@@ -1,0 +1,303 @@
+"""Edit builds (compiler/edit.py): `skillc build` after files of served skills were edited in place,
+made from what the last build left in the cache. Each case is compared with a build of a copy
+without the cache; the cases the edit build declines are built by the cached pipeline, correctly."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.files import REPO
+from support.files import snapshot as dist_bytes
+
+from skillc import edit as edit_mod
+from skillc.cache import carry as carry_mod
+from skillc.format.layout import is_object
+from skillc.pipeline import build
+from skillc.stages import discover as discover_stage
+from skillc.stages import skills as skills_stage
+
+sys.path.insert(0, str(REPO))
+from bench.gen import generate
+
+
+@pytest.fixture(autouse=True)
+def own_key(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    generate(tmp_path / "t", 30, n_personas=4, seed=5)
+    config = tmp_path / "t" / "skillc.yaml"
+    build(config)
+    return config
+
+
+def served(config: Path) -> list[Path]:
+    """SKILL.md files the build serves (src-b overrides some of src-a's commands), leaves only."""
+    a, b = config.parent / "skills" / "src-a", config.parent / "skills" / "src-b"
+    found = sorted(config.parent.glob("skills/**/SKILL.md"))
+    files = [f for f in found if b in f.parents or not (b / f.parent.relative_to(a) / "SKILL.md").exists()]
+    return [f for f in files if not any(f.parent.glob("*/SKILL.md"))]
+
+
+def same_as_clean(config: Path, tmp_path: Path, result) -> None:
+    copy = tmp_path / "clean"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(config.parent, copy, ignore=shutil.ignore_patterns("dist", ".skillc-cache"))
+    clean, written = build(copy / config.name, cache=False)
+    assert written is not None
+    want, got = dist_bytes(copy / "dist"), dist_bytes(config.parent / "dist")
+    assert {rel: got.get(rel) for rel in want} == want
+    assert all(is_object(rel) for rel in got.keys() - want.keys())
+    assert [d.format() for d in result.diagnostics] == [d.format() for d in clean.diagnostics]
+    assert result.summary == clean.summary
+
+
+def reads(monkeypatch) -> list[str]:
+    seen: list[str] = []
+    real = discover_stage.read_input
+
+    def spy(entry, rel, *args):
+        seen.append(rel)
+        return real(entry, rel, *args)
+
+    monkeypatch.setattr(discover_stage, "read_input", spy)
+    monkeypatch.setattr("skillc.edit.read_input", spy)
+    return seen
+
+
+def test_a_body_edit_reads_and_checks_that_file_alone(tree, tmp_path, monkeypatch):
+    target = served(tree)[3]
+    target.write_text(target.read_text() + "\nOne more line.\n")
+    seen, parsed = reads(monkeypatch), []
+    real = skills_stage.check_skill
+    monkeypatch.setattr("skillc.delta.check_skill", lambda src: parsed.append(src.command) or real(src))
+    result, written = build(tree)
+    assert result.cache.edited and written.written
+    assert seen == [target.relative_to(tree.parent).as_posix()] and len(parsed) == 1
+    assert result.cache.rendered == 0  # a body is in no catalog
+    same_as_clean(tree, tmp_path, result)
+    again, written = build(tree)  # what the edit build recorded lets the next no-op be quick
+    assert again.cache.quick and not written.written
+
+
+def test_a_description_edit_renders_the_catalogs_that_list_it(tree, tmp_path):
+    target = served(tree)[5]
+    target.write_text(target.read_text().replace("description: ", "description: Changed. ", 1))
+    result, _ = build(tree)
+    assert result.cache.edited and result.cache.rendered >= 1 and result.cache.measured == 1
+    same_as_clean(tree, tmp_path, result)
+
+
+@pytest.mark.parametrize("how", ["bytes", "mode"])
+def test_a_resource_edit_is_an_edit_build(tree, tmp_path, how):
+    resource = next(p for f in served(tree) for p in sorted(f.parent.rglob("*")) if p.is_file() and p != f)
+    if how == "bytes":
+        resource.write_bytes(resource.read_bytes() + b"\nmore\n")
+    else:
+        resource.chmod(resource.stat().st_mode ^ 0o111)
+    result, _ = build(tree)
+    assert result.cache.edited and result.cache.checked == 0  # its SKILL.md was not read again
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_edits_in_a_row_each_start_from_the_last(tree, tmp_path):
+    for i, target in enumerate(served(tree)[:6]):
+        target.write_text(target.read_text() + f"\nEdit {i}.\n")
+        if i % 2:
+            target.write_text(target.read_text().replace("description: ", f"description: Now {i}. ", 1))
+        result, _ = build(tree)
+        assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_a_save_through_a_new_file_and_a_rename_is_an_edit_build(tree, tmp_path):
+    """What editors that save atomically do: the folder's stat data moves, its entries do not."""
+    target = served(tree)[2]
+    temporary = target.with_name(".SKILL.md.swp")
+    temporary.write_text(target.read_text() + "\nSaved atomically.\n")
+    os.replace(temporary, target)
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_a_folder_listed_in_another_order_is_the_same_folder(tree, tmp_path, monkeypatch):
+    """A rename over a name may move it in the order the system lists a folder (tmpfs does)."""
+    target = served(tree)[2]
+    temporary = target.with_name("sedXYZ")
+    temporary.write_text(target.read_text() + "\nSaved by sed -i.\n")
+    os.replace(temporary, target)
+    real = edit_mod._scan
+    monkeypatch.setattr(edit_mod, "_scan", lambda where: tuple(reversed(x) for x in real(where)))
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_a_touched_file_is_read_and_the_build_replayed(tree):
+    target = served(tree)[1]
+    target.write_bytes(target.read_bytes())
+    result, written = build(tree)
+    assert result.cache.replayed and not result.cache.edited and not written.written
+    again, _ = build(tree)
+    assert again.cache.quick
+
+
+def declined(config: Path, tmp_path: Path, why: str, **options) -> None:
+    result, written = build(config, **options)
+    assert not (result.cache and result.cache.edited)
+    if why:
+        assert result.cache.declined == why
+    if written is not None:
+        same_as_clean(config, tmp_path, result)
+
+
+def test_a_new_file_in_a_skill_goes_to_the_cached_build(tree, tmp_path):
+    target = served(tree)[0]
+    (target.parent / "notes.md").write_text("New notes.\n")
+    target.write_text(target.read_text() + "\nSee notes.md.\n")
+    declined(tree, tmp_path, "a folder's entries changed")
+
+
+def test_an_overlay_edit_goes_to_the_cached_build(tree, tmp_path):
+    overlay = next(tree.parent.glob("personas/*/skill-overlays/**/*.md"))
+    overlay.write_text(overlay.read_text() + "\nAlso this.\n")
+    declined(tree, tmp_path, "a file outside the sources")
+
+
+def test_a_shadowed_skill_edit_goes_to_the_cached_build(tree, tmp_path):
+    a, b = tree.parent / "skills" / "src-a", tree.parent / "skills" / "src-b"
+    shadowed = next(
+        f for f in sorted(a.glob("**/SKILL.md")) if (b / f.parent.relative_to(a) / "SKILL.md").exists()
+    )
+    shadowed.write_text(shadowed.read_text() + "\nNot served.\n")
+    declined(tree, tmp_path, "a file outside every served skill")
+
+
+def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
+    target = served(tree)[4]
+    text = target.read_text()
+    name = target.parent.name
+    target.write_text(text.replace(f"name: {name}", f"name: {name}-x", 1))
+    # The name does not match its folder: an error, reported as a clean build reports it.
+    declined(tree, tmp_path, "the edit reaches beyond the skill, or brings an error")
+
+
+def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path):
+    dist = tree.parent / "dist"
+    before = dist_bytes(dist)
+    target = served(tree)[6]
+    target.write_text(target.read_text().replace("name: ", "name: [", 1))
+    result, written = build(tree)
+    assert written is None and not result.ok and dist_bytes(dist) == before
+    target.write_text(target.read_text().replace("name: [", "name: ", 1))
+    declined(tree, tmp_path, "")  # the failed build recorded nothing: the content path, not an edit
+
+
+def test_prune_goes_to_the_cached_build(tree, tmp_path):
+    target = served(tree)[7]
+    target.write_text(target.read_text() + "\nPruned.\n")
+    declined(tree, tmp_path, "", prune=True)  # never tried: --prune removes what only a full build knows
+
+
+@pytest.mark.parametrize("damage", ["carry", "catalog", "index", "shard"])
+def test_a_damaged_start_goes_to_the_cached_build(tree, tmp_path, damage):
+    root = tree.parent
+    if damage == "carry":
+        (root / ".skillc-cache" / carry_mod.NAME).write_text("not signed\n")
+    elif damage == "catalog":
+        (root / ".skillc-cache" / carry_mod.CATALOG).write_text("not signed\n")
+    elif damage == "index":
+        index = root / "dist" / "_index.json"
+        index.write_bytes(index.read_bytes().replace(b'"format"', b'"format" ', 1))
+    else:  # every shard, edited in place
+        for obj in (root / "dist" / "objects").rglob("*"):
+            if obj.is_file() and b'"shard": "' in obj.read_bytes():
+                obj.write_bytes(obj.read_bytes() + b" ")
+    target = served(tree)[8]
+    target.write_text(target.read_text().replace("description: ", "description: Damaged. ", 1))
+    result, written = build(tree)
+    assert written is not None
+    why = {
+        "carry": "no carry for the recorded build",
+        "catalog": "no catalog rows",
+        "index": "the output is not the one recorded",
+        "shard": "an object in the output was changed",
+    }
+    assert not result.cache.edited and result.cache.declined == why[damage]
+    if damage != "shard":  # an object edited in place is check's to find (docs/cache.md)
+        same_as_clean(tree, tmp_path, result)
+
+
+# Runs `skillc build` in a new process, killed with SIGKILL at the chosen call (counted across both)
+# of write._put (each file the write puts into the output) and of the cache's write_signed (each
+# file the build keeps in .skillc-cache/), or prints how many there were.
+KILLER = """
+import atexit, os, signal, sys
+from skillc.cache import carry, records
+from skillc.output import write
+
+config, at = sys.argv[1], int(sys.argv[2])
+calls = [0]
+
+def counted(real):
+    def call(*args):
+        calls[0] += 1
+        if calls[0] == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args)
+    return call
+
+write._put = counted(write._put)
+records.write_signed = counted(records.write_signed)
+carry.write_signed = counted(carry.write_signed)
+if at == 0:
+    atexit.register(lambda: print(calls[0]))
+from skillc.cli import main
+sys.argv = ["skillc", "build", "-q", "--config", config]
+main()
+"""
+
+
+def killed(config: Path, at: int) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run(
+        [sys.executable, "-c", KILLER, str(config), str(at)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_sigkill_at_any_write_of_an_edit_build_leaves_a_build_the_next_one_repairs(tree, tmp_path):
+    root = tree.parent
+    target = served(tree)[9]
+    target.write_text(target.read_text().replace("description: ", "description: Killed. ", 1))
+    saved = tmp_path / "saved"
+    shutil.copytree(root, saved, copy_function=os.link)  # a build never edits a file in place
+    counted = killed(tree, 0)
+    assert counted.returncode == 0, counted.stderr
+    writes = int(counted.stdout.split()[-1])
+    assert writes > 4
+    want = dist_bytes(root / "dist")
+    for at in range(1, writes + 1):
+        shutil.rmtree(root)
+        shutil.copytree(saved, root, copy_function=os.link)
+        done = killed(tree, at)
+        assert done.returncode == -signal.SIGKILL, (at, done.stderr)
+        result, written = build(tree)  # an edit build again, or the cached build: the new bytes
+        assert written is not None, at
+        got = dist_bytes(root / "dist")
+        assert {rel: got.get(rel) for rel in want} == want, at
+        again, _ = build(tree)
+        assert again.cache.replayed, at
+    same_as_clean(tree, tmp_path, result)
