@@ -67,6 +67,8 @@ def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
             workers - 1,
             lambda k: [check_skill(sources[i]) for i in ranges[k]],
             lambda k: _check_range(ranges[k]),
+            # a helper's rows become Skills as they arrive, between this process's own chunks
+            lambda k, rows: [_unpack(p, sources[i]) for p, i in zip(rows, ranges[k], strict=True)],
         )
     finally:
         _FORKED = ()
@@ -75,7 +77,7 @@ def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
         if k in mine:
             results.extend(mine[k])
         elif k in theirs:
-            results.extend(_unpack(p, sources[i]) for p, i in zip(theirs[k], indices, strict=True))
+            results.extend(theirs[k])
         else:  # its worker died: checked here, where an error in the check shows itself
             results.extend(check_skill(sources[i]) for i in indices)
     return results

@@ -73,7 +73,11 @@ def stop(pool: ProcessPoolExecutor) -> None:
 
 
 def share(
-    chunks: int, helpers: int, here: Callable[[int], T], there: Callable[[int], Any]
+    chunks: int,
+    helpers: int,
+    here: Callable[[int], T],
+    there: Callable[[int], Any],
+    adopt: Callable[[int, Any], Any] = lambda k, result: result,
 ) -> tuple[dict[int, T], dict[int, Any]]:
     """Chunks 0 to chunks - 1, done by this process (`here`) and by `helpers` forked processes
     (`there`, whose results are pickled back), each taking the next chunk as it becomes free.
@@ -91,7 +95,10 @@ def share(
     check). Where a results pipe cannot be made large enough to hold a few chunks (`_PIPE_BYTES`,
     Linux only), a helper would wait for each read: it sends everything once, at the end, instead.
 
-    Returns (this process's results, the helpers'), by chunk; a chunk of a helper that died is in
+    adopt(k, result): what this process makes of a helper's result for chunk k, as it arrives (the
+    Skill objects of the rows a helper sent, while the helper works on).
+
+    Returns (this process's results, the helpers' adopted), by chunk; a chunk of a helper that died is in
     neither (nor any other of that helper's: it may have died in the middle of one). Raises OSError
     when no process can be forked (then nothing ran); Ctrl-C kills the helpers.
     """
@@ -105,7 +112,7 @@ def share(
     crew: list[_Helper] = []
     try:
         for _ in range(helpers):
-            crew.append(_fork(claims_r, there, crew))
+            crew.append(_fork(claims_r, there, crew, adopt))
 
         def between() -> None:
             for helper in crew:
@@ -142,8 +149,8 @@ _F_SETPIPE_SZ = 1031  # <linux/fcntl.h>; fcntl.F_SETPIPE_SZ from Python 3.10, on
 class _Helper:
     """One forked helper, from this process's side: what it has sent so far, read as it arrives."""
 
-    def __init__(self, pid: int, fd: int, streams: bool) -> None:
-        self.pid, self.fd, self.streams = pid, fd, streams
+    def __init__(self, pid: int, fd: int, streams: bool, adopt: Callable[[int, Any], Any]) -> None:
+        self.pid, self.fd, self.streams, self.adopt = pid, fd, streams, adopt
         self.pending = bytearray()  # bytes read that do not yet make a whole frame
         self.done: dict[int, Any] = {}
 
@@ -172,7 +179,7 @@ class _Helper:
             return {}
         if not self.streams:
             done: dict[int, Any] = pickle.loads(self.pending) if self.pending else {}
-            return done
+            return {k: self.adopt(k, result) for k, result in done.items()}
         self._frames()
         return self.done if not self.pending else {}
 
@@ -183,7 +190,7 @@ class _Helper:
             if len(self.pending) - at - _FRAME < size:
                 break
             k, result = pickle.loads(self.pending[at + _FRAME : at + _FRAME + size])
-            self.done[k] = result
+            self.done[k] = self.adopt(k, result)
             at += _FRAME + size
         del self.pending[:at]
 
@@ -191,7 +198,9 @@ class _Helper:
         _kill(self.pid, self.fd)
 
 
-def _fork(claims: int, there: Callable[[int], Any], crew: list[_Helper]) -> _Helper:
+def _fork(
+    claims: int, there: Callable[[int], Any], crew: list[_Helper], adopt: Callable[[int, Any], Any]
+) -> _Helper:
     results_r, results_w = os.pipe()
     streams = _enlarge(results_w)
     parent = os.getpid()
@@ -217,7 +226,7 @@ def _fork(claims: int, there: Callable[[int], Any], crew: list[_Helper]) -> _Hel
             os._exit(code)  # an error here leaves its chunks to the parent, which meets it again
     os.close(results_w)
     os.set_blocking(results_r, False)  # taken between the parent's chunks: never waited for then
-    return _Helper(pid, results_r, streams)
+    return _Helper(pid, results_r, streams, adopt)
 
 
 def _send(fd: int, k: int, result: Any) -> None:

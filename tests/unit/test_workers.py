@@ -108,3 +108,20 @@ def test_a_helper_that_dies_after_sending_some_chunks_leaves_all_of_its_chunks()
     mine, theirs = workers.share(40, 1, lambda k: (time.sleep(0.005), k)[1], there)
     assert theirs == {}
     assert set(mine) <= set(range(40)) and len(mine) < 40  # the helper's chunks are in neither
+
+
+@pytest.mark.parametrize("streams", [True, False])
+def test_a_helper_result_is_adopted_here_once(streams: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """adopt turns each of a helper's results into what the caller keeps, in this process, once."""
+    monkeypatch.setattr(workers, "_enlarge", lambda fd: streams)
+    adopted: list[int] = []
+
+    def adopt(k: int, result: int) -> tuple[str, int]:
+        adopted.append(k)
+        assert os.getpid() == here_pid
+        return ("adopted", result)
+
+    here_pid = os.getpid()
+    mine, theirs = workers.share(30, 1, lambda k: (time.sleep(0.002), k)[1], lambda k: k * 2, adopt)
+    assert theirs and all(v == ("adopted", k * 2) for k, v in theirs.items())
+    assert sorted(adopted) == sorted(theirs) and all(v == k for k, v in mine.items())
