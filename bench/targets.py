@@ -115,7 +115,10 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
         target.write_text(text.replace("description: ", f"description: Edit {i}. ", 1), encoding="utf-8")
 
     described, _ = median(build, env, repeat, describe)
-    source = target.parent.parent
+    # A skill added at a source's root, and top-level skills removed that no other source has (a
+    # skill that another overrides, or a parent, touches more than itself: docs/cache.md).
+    sources = sorted((tree / "skills").iterdir())
+    source = sources[0]
 
     def add(i: int) -> None:
         name = f"bench-added-{os.getpid()}-{i}"  # a tree is reused across runs
@@ -124,7 +127,9 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
         new.write_text(f"---\nname: {name}\ndescription: Added by the benchmark.\n---\nNew.\n")
 
     added, _ = median(build, env, repeat, add)
-    doomed = [d for d in skill_dirs(tree) if not any(d.glob("*/SKILL.md"))][: repeat + 1]
+    tops = [{d.name for d in s.iterdir() if (d / "SKILL.md").exists()} for s in sources]
+    alone = sorted(tops[0] - set().union(*tops[1:]))
+    doomed = [source / n for n in alone if not any((source / n).glob("*/SKILL.md"))][: repeat + 1]
 
     def delete(i: int) -> None:
         shutil.rmtree(doomed[i])

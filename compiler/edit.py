@@ -1,20 +1,21 @@
-"""An edit build: `skillc build` after files of served skills were edited in place, made from what
-the last build left (cache/carry.py) instead of from every input.
+"""An edit build: `skillc build` after skills were edited, added or removed, made from what the last
+build left (cache/carry.py) instead of from every input.
 
 The quick path's one lstat of every recorded path (cache/manifest.py `changes`) names the files
-whose stat data moved. When each is a SKILL.md or a resource of a skill the last build served, and
-every directory whose stat data moved still lists what it listed (an editor's save through a new
-file and a rename), this reads those files alone and does for their skills what `build --watch`'s
-delta builds do (delta.py): checks the skill again (`delta.check_edit`: declined when the change
-reaches beyond the skill or brings an error), resolves it, packs and renders again the catalogs of
-the personas whose entry changed, puts its entry into its shard (the other entries are read back
-from the shard object in the output), and makes the table, the index and the build hash again. It
-writes with `write.write_delta` and records the build in the cache as a full build would: the next
-no-op is quick, the next edit starts from this one.
+and folders whose stat data moved and the paths that are gone. When each moved file is a SKILL.md
+or a resource of a skill the last build served, each folder whose entries changed gained or lost
+skill folders only, and nothing else moved but folders that list what they listed, this reads the
+changed files and the new folders alone and does for their skills what `build --watch`'s delta
+builds do (delta.py): checks each skill again (`delta.check_edit`: declined when the change reaches
+beyond the skill or brings an error), discovers and checks a new one (`discover.discover_skill`),
+resolves them, packs and renders again the catalogs of the personas whose listing changed, puts
+their entries into their shards or takes them out (the other entries are read back from the shard
+objects in the output), and makes the table, the index and the build hash again. It writes with
+`write.write_delta` and records the build in the cache as a full build would: the next no-op is
+quick, the next edit starts from this one.
 
-Anything else returns None and the cached build runs: a file added, removed or renamed; a persona,
-overlay or exclusive body; a file that is no input; an output that is not the one recorded;
-`--prune`. tests/property/test_cache_sequences.py compares its results with clean builds.
+Anything else returns the reason, and the cached build runs (docs/cache.md lists the cases).
+tests/property/test_incremental_sequences.py compares its results with clean builds.
 """
 
 from __future__ import annotations
@@ -37,22 +38,28 @@ from .cache.carry import Carry, Catalog, Row, load, load_catalog, new_catalog_id
 from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
 from .cache.records import Record, build_key, debris
-from .cache.snapshot import _fs_now, _scan
+from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan
 from .delta import Checked, check_edit, owned, spliced
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
+from .errors import TemplateFailure
 from .format import layout as fmt
 from .model import SKILL_MD_CAP, Artifacts, Config, InputFile, Program, Resource, Skill, SkillSource
-from .names.paths import nfc
+from .names.confusables import skeleton
+from .names.paths import nfc, sanitize_command
+from .names.suggest import close_matches
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
 from .pipeline import Summary, final_diagnostics
+from .project.ignorefiles import IGNORE_FILES
 from .stages.budget import Candidate, Packing
 from .stages.catalog import CatalogParts, candidate, catalog_skill, entry_cost, persona_catalog
-from .stages.discover import Entry, read_input
+from .stages.discover import Entry, discover_skill, read_input
 from .stages.resolve import resolve_skill
+from .stages.skills import check_skill
+from .stages.validate import settle
 
 if TYPE_CHECKING:
     from .format.shapes import PersonaEntry, SkillDoc
@@ -93,8 +100,12 @@ def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
         return _Edit(early).run()
     except _Declined as declined:
         return str(declined)
+    except TemplateFailure:  # the stages report it, with everything else
+        return "the template failed"
     except OSError as exc:
         return f"cannot read or write: {exc}"
+    except Exception as exc:  # a bug of skillc's: the cached build still makes the right build
+        return f"internal error: {exc!r}"
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,34 @@ class _Skill:
     shard: str
     entry: SkillDoc
     files: dict[int, InputFile]
+
+
+@dataclass(frozen=True)
+class _Moved:
+    """What the folders whose stat data moved hold now: the skill folders added and removed (source
+    index, command, where), each such folder's entries, and every path below the added ones."""
+
+    added: tuple[tuple[int, str, str], ...]
+    removed: tuple[tuple[int, str, str], ...]
+    relisted: dict[str, tuple[list[str], str]]
+    paths: tuple[tuple[str, Stat, tuple[list[str], str] | None], ...]  # where, stat data, a folder's entries
+
+
+@dataclass(frozen=True)
+class _Changed:
+    """Everything an edit build makes again: skills edited, added (checked) and removed (their entry)."""
+
+    edits: dict[str, _Skill]
+    added: dict[str, Checked]
+    removed: dict[str, SkillDoc]
+    moved: _Moved
+
+    def checked(self, edited: dict[str, Checked]) -> dict[str, Checked]:
+        return {**edited, **self.added}
+
+    @property
+    def count(self) -> int:
+        return len(self.added) - len(self.removed)
 
 
 class _Edit:
@@ -131,22 +170,31 @@ class _Edit:
 
     def run(self) -> tuple[Edited, WriteResult]:
         index = self._output()
-        stamp = self._stamp()
-        self._folders(stamp)
+        moved = self._moved()
+        stamp = self._stamp(moved)
         edits = self._edits(stamp)
-        if not edits:  # saved without a change: the build is the recorded one, its walk is new
-            self._record(self.record.build_key, None, set(), {})
-            return self._result(self.carry.unordered, self.carry.counts, Stats(replayed=True))
-        return self._rebuild(edits, index)
+        gone = [w for w in self.changes.gone if not any(_below(w, at) for _i, _c, at in moved.removed)]
+        if gone:
+            raise _Declined("a file removed")
+        added = {command: self._added(i, command) for i, command, _at in moved.added}
+        removed = {command: self._removed(i, command) for i, command, _at in moved.removed}
+        if not edits and not added and not removed:  # saved without a change: the recorded build
+            self._record(self.record.build_key, None, set(), {}, moved)
+            # Neither the config nor the template was parsed; a file touched was read (`unread`).
+            stats = Stats(replayed=True, unread=not self.changes.files, quick=True)
+            return self._result(self.carry.unordered, self.carry.counts, stats)
+        return self._rebuild(_Changed(edits, added, removed, moved), index)
 
     # --- what changed ------------------------------------------------------------------------------
 
-    def _stamp(self) -> int:
-        """A file-system time stamp later than the ctime of every path that moved. Taken before they
-        are read, it makes the stat data recorded for them safe (snapshot.py): a change after sets a
-        ctime the next check sees. A file saved within the clock's last tick has the stamp's ctime,
-        so the stamp is taken again until the clock moves on (a coarse clock ticks in milliseconds)."""
-        newest = max(os.lstat(p).st_ctime_ns for p in (*self.changes.files, *self.changes.folders))
+    def _stamp(self, moved: _Moved) -> int:
+        """A file-system time stamp later than the ctime of every path that moved or is new. Taken
+        before they are read, it makes the stat data recorded for them safe (snapshot.py): a change
+        after sets a ctime the next check sees. A file saved within the clock's last tick has the
+        stamp's ctime, so the stamp is taken again until the clock moves on (a coarse clock ticks in
+        milliseconds)."""
+        times = [os.lstat(p).st_ctime_ns for p in (*self.changes.files, *self.changes.folders)]
+        newest = max([*times, *(st[2] for _w, st, _e in moved.paths)], default=0)
         for wait in (0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032):
             time.sleep(wait)
             stamp = _fs_now(self.directory)
@@ -171,19 +219,48 @@ class _Edit:
             raise _Declined("the output's index is not the recorded one")
         return index
 
-    def _folders(self, stamp: int) -> None:
-        """Each directory whose stat data moved lists what it listed (an editor saved through a new
-        file and a rename), and is older than the stamp."""
+    def _moved(self) -> _Moved:
+        """The skill folders added and removed: each folder whose stat data moved is listed again,
+        and may gain or lose folders only (a file added, removed or renamed is discover's)."""
+        relisted: dict[str, tuple[list[str], str]] = {}
+        added: list[tuple[int, str, str]] = []
+        removed: list[tuple[int, str, str]] = []
         for where in self.changes.folders:
             recorded = self.manifest.entries(where)
-            st = os.lstat(where)
-            if recorded is None or st.st_ctime_ns >= stamp or _entries(*_scan(where)) != _entries(*recorded):
-                raise _Declined("a folder's entries changed")
+            if recorded is None:
+                raise _Declined("a folder the walk did not record")
+            try:
+                now = relisted[where] = _scan(where)
+            except CannotVouch:
+                raise _Declined("a name that is not UTF-8") from None
+            before, after = set(_entries(*recorded)), set(_entries(*now))
+            if before == after:
+                continue
+            index, folder = self._folder(where)
+            for name, kind in sorted(before ^ after):
+                if kind != "d":
+                    raise _Declined("a file added, removed or renamed")
+                command = f"{folder}/{name}" if folder else name
+                (removed if (name, kind) in before else added).append((index, command, f"{where}/{name}"))
+        paths = [row for _i, _c, at in added for row in _tree(at)]
+        return _Moved(tuple(added), tuple(removed), relisted, tuple(paths))
+
+    def _folder(self, where: str) -> tuple[int, str]:
+        """A walked folder as a source's index and its path below the source ("" for its root)."""
+        for i in range(len(self.config.sources)):
+            root = str(self.config.source_dir(i))
+            if where == root:
+                return i, ""
+            if where.startswith(root + "/") and where.isascii():
+                return i, where[len(root) + 1 :]
+        raise _Declined("a folder outside the sources, or a name that is not ASCII")
 
     def _edits(self, stamp: int) -> dict[str, _Skill]:
         """command -> the skill with the files whose bytes or mode changed."""
         edits: dict[str, _Skill] = {}
         for where in self.changes.files:
+            if where.rsplit("/", 1)[-1] in IGNORE_FILES:  # its rules reach other files, other skills
+                raise _Declined("an ignore file")
             label, rest = self._rel(where)
             command, shard, entry = self._owner(label, rest)
             slot, cap = self._slot(entry, f"{label}/{command}", rest[len(command) + 1 :])
@@ -258,36 +335,38 @@ class _Edit:
 
     # --- the stages, for the edited skills only ----------------------------------------------------
 
-    def _rebuild(self, edits: dict[str, _Skill], index: bytes) -> tuple[Edited, WriteResult]:
+    def _rebuild(self, changed: _Changed, index: bytes) -> tuple[Edited, WriteResult]:
         carry, config = self.carry, self.config
-        checked = {command: self._check(one) for command, one in sorted(edits.items())}
+        skills = carry.counts[0] + changed.count
+        if fmt.shard_digits(skills) != self.digits:
+            raise _Declined("a shard name of another length")
+        edited = {command: self._check(one) for command, one in sorted(changed.edits.items())}
+        checked = changed.checked(edited)
         program = Program({c: one.skill for c, one in checked.items()}, carry.personas, carry.exclusive, ())
         outcomes = {c: resolve_skill(program, c).outcomes for c in checked}
-        texts, catalog = self._catalogs(edits, checked, outcomes)
+        texts, catalog = self._catalogs(changed, checked, outcomes)
         out = assemble.Objects()
         personas: dict[str, PersonaEntry] = dict(orjson.loads(index)["personas"])
         for pid, (text, packing) in texts.items():
             personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
-        shards, refs = self._shards(edits, checked, outcomes, out)
+        shards, refs = self._shards(changed, checked, outcomes, out)
         before = set(out.objects)
         root = assemble.table(shards, out)
         nodes = {_digest_of(rel) for rel in out.objects - before}
-        lines = self._lines(edits)
+        lines = self._lines(changed, checked)
         build_hash = hash_lines(config, carry.template[0], [lines.encode()])
         new_index = assemble.encode(assemble.index_document(config, build_hash, personas, root))
         out.files[fmt.INDEX] = new_index
         art = Artifacts(out.files, frozenset(out.objects), build_hash, frozenset(out.documents))
         if over_bounds(art, config.config_rel):
             raise _Declined("an over-bounds document")
-        unordered = self._unordered(checked, texts)
-        report = final_diagnostics(config, carry.counts[0] == 0, unordered)
-        if has_errors(
-            report
-        ):  # --strict made a new warning one: the cached build reports it, writing nothing
+        unordered = self._unordered(changed, checked, texts)
+        report = final_diagnostics(config, skills == 0, unordered)
+        if has_errors(report):  # --strict made a new warning one: the cached build reports it
             raise _Declined("an error in the report")
         live = set(refs) | set(shards.values()) | nodes
         live.update(e[k] for e in personas.values() for k in ("prompt", "meta"))
-        counts = (carry.counts[0], carry.counts[1], len(live))
+        counts = (skills, carry.counts[1], len(live))
         if not write_delta(self.dist, out.files, frozenset(out.objects), index):
             raise _Declined("another build wrote the output")
         key = build_key(self.records.fingerprint, build_hash, config, carry.early)
@@ -296,7 +375,9 @@ class _Edit:
             key=key,
             index=sha256_hex(new_index),
             lines=lines,
-            own=owned(carry.own, checked),
+            anchors=self._anchors(changed),
+            own={c: d for c, d in owned(carry.own, checked).items() if c not in changed.removed},
+            problems={c: d for c, d in carry.problems.items() if c not in changed.removed},
             shards=shards,
             refs=refs,
             packings={**carry.packings, **{pid: p.diagnostics for pid, (_, p) in texts.items()}},
@@ -304,10 +385,19 @@ class _Edit:
             counts=counts,
             catalog=new_catalog_id() if catalog is not None else carry.catalog,
         )
-        self._record(key, (new, catalog, report), live, out.files)
-        checks = sum(SKILL_MD in one.files for one in edits.values())
+        self._record(key, (new, catalog, report), live, out.files, changed.moved)
+        checks = sum(SKILL_MD in one.files for one in changed.edits.values()) + len(changed.added)
         measured = sum(catalog is not None and c in catalog.rows for c in checked)
-        return self._result(unordered, counts, Stats(checks, 0, measured, len(texts), edited=True))
+        stats = Stats(checks, 0, measured, len(texts), edited=True)
+        return self._result(unordered, counts, stats)
+
+    def _anchors(self, changed: _Changed) -> dict[str, tuple[int, int]]:
+        anchors = {c: at for c, at in self.carry.anchors.items() if c not in changed.removed}
+        for command, one in changed.added.items():
+            at = one.skill.anchors.get("name", (0, 0))
+            if at != self.carry.anchor:
+                anchors[command] = at
+        return anchors
 
     def _served(self, one: _Skill) -> Skill:
         """The skill as the last build served it, from its entry (what delta.check_edit compares)."""
@@ -327,6 +417,95 @@ class _Edit:
             children=tuple(entry["children"]),
             anchors={"name": (line, col)} if line else {},
         )
+
+    # --- skills added and removed ------------------------------------------------------------------
+
+    @cached_property
+    def commands(self) -> dict[str, set[str]]:
+        """Source label -> every command discover found there (served or overridden): each input
+        that is a SKILL.md names one (a command is its folder below the source)."""
+        labels = sorted(self.config.sources, key=len, reverse=True)  # a nested source's label first
+        found: dict[str, set[str]] = {label: set() for label in labels}
+        for line in self.carry.lines.split("\n"):
+            rel = line.partition("\0")[0]
+            if rel.endswith(("/SKILL.md", "/skill.md")):
+                label = next((lb for lb in labels if rel.startswith(lb + "/")), None)
+                if label is not None and rel.count("/") > label.count("/") + 1:
+                    found[label].add(rel[len(label) + 1 : -len("/SKILL.md")])
+        return found
+
+    def _alone(self, command: str) -> None:
+        """Decline unless adding or removing `command` changes no other skill's entry and no
+        diagnostic but its own: no parent or child skill, no persona naming it or a command close
+        enough for a "did you mean" to name it, no look-alike or same-id command, no `targets:`
+        (names shared between skills are reported there), no --skip-invalid."""
+        config, carry = self.config, self.carry
+        if config.targets or config.skip_invalid:
+            raise _Declined("settings that read the set of skills")
+        everyone = set().union(*self.commands.values()) - {command}
+        parts = command.split("/")
+        if any("/".join(parts[:i]) in everyone for i in range(1, len(parts))) or any(
+            c.startswith(command + "/") for c in everyone
+        ):
+            raise _Declined("a parent or child skill")
+        if command in carry.lookups or any(close_matches(word, [command]) for word in carry.lookups):
+            raise _Declined("a persona names the skill, or one like it")
+        folded, sanitized, look = command.casefold(), sanitize_command(command), skeleton(command)
+        for other in everyone:
+            if other.casefold() == folded or sanitize_command(other) == sanitized or skeleton(other) == look:
+                raise _Declined("a command that looks like another")
+
+    def _added(self, index: int, command: str) -> Checked:
+        """A new skill folder, discovered and checked as discover and validate do."""
+        label = self.config.sources[index]
+        if any(command in cmds for cmds in self.commands.values()):
+            raise _Declined("a command another source has")
+        if not self.commands[label]:
+            raise _Declined("the first skill of a source")  # its SKC313 goes
+        self._alone(command)
+        found = discover_skill(self.config, index, command)
+        if found is None:
+            raise _Declined("a new folder discover would report or leave out")
+        src, read = found
+        if any(_below(f"{label}/{rel}", f"{label}/{command}") for rel in read):
+            raise _Declined("a new ignore file")
+        skill, diags = check_skill(src)
+        if skill is None or skill.flag("persona_exclusive") or skill.flag("has_persona_overlay"):
+            raise _Declined("a new skill that reaches beyond itself, or does not parse")
+        settled = tuple(settle(src, [*src.problems, *diags], self.policy, True))
+        if has_errors(settled):
+            raise _Declined("a new skill with an error")
+        return Checked(src, skill, (), settled)
+
+    def _removed(self, index: int, command: str) -> SkillDoc:
+        """A removed skill folder: the entry of the skill the last build served from it."""
+        label = self.config.sources[index]
+        shard = fmt.shard_of(command, self.digits)
+        entry = self._doc(shard)["skills"].get(command) if shard in self.carry.shards else None
+        if entry is None or entry["source"] != label:
+            raise _Declined("a folder that held no served skill")
+        if any(command in cmds for lb, cmds in self.commands.items() if lb != label):
+            raise _Declined("a command another source has")
+        if not self.commands[label] - {command}:
+            raise _Declined("the last skill of a source")
+        if entry["frontmatter"].get("persona_exclusive") or entry["frontmatter"].get("has_persona_overlay"):
+            raise _Declined("a removed skill that reached beyond itself")
+        self._alone(command)
+        own = {entry["path"], *(f"{label}/{command}/{r['path']}" for r in entry["resources"])}
+        if set(self._lines_below(f"{label}/{command}/")) != own:
+            raise _Declined("a removed folder that held more than its skill's files")
+        return dict(entry)  # type: ignore[return-value]
+
+    def _lines_below(self, prefix: str) -> list[str]:
+        """The inputs (their rel) below a folder (`prefix`, ending in "/"): sorted, so together."""
+        lines = self.carry.lines
+        at = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
+        found = []
+        while 0 <= at < len(lines) and lines.startswith(prefix, at):
+            end = lines.index("\n", at)
+            found.append(lines[at:end].partition("\0")[0])
+            at = end + 1
+        return found
 
     def _check(self, one: _Skill) -> Checked:
         """The skill checked again from its files now (as delta.check_edit checks the watch's edits).
@@ -364,18 +543,22 @@ class _Edit:
 
     def _catalogs(
         self,
-        edits: dict[str, _Skill],
+        changed: _Changed,
         checked: dict[str, Checked],
         outcomes: dict[str, Mapping[str, Outcome]],
     ) -> tuple[dict[str, tuple[str, Packing]], Catalog | None]:
         """The repacked personas' catalogs, and the catalog rows when any changed."""
         touched: set[str] = set()
         for command, one in checked.items():
-            same = _row_fields(self._served(edits[command])) == _row_fields(one.skill)
+            edit = changed.edits.get(command)
+            same = edit is not None and _row_fields(self._served(edit)) == _row_fields(one.skill)
             for pid in self.ids:
-                was, now = _listed(edits[command].entry, pid), _model(outcomes[command].get(pid))
+                was = edit is not None and _listed(edit.entry, pid)
+                now = _model(outcomes[command].get(pid))
                 if (was or now) and (was != now or not same):
                     touched.add(pid)
+        for entry in changed.removed.values():
+            touched.update(pid for pid in self.ids if _listed(entry, pid))
         if not touched:  # no catalog lists it, or lists it as it was
             return {}, None
         catalog = load_catalog(self.directory, self.records.signing_key, self.carry)
@@ -390,6 +573,10 @@ class _Edit:
                 rows[command] = self._row(one.skill)
             else:
                 rows.pop(command, None)
+        for command in changed.removed:
+            for pid in self.ids:
+                listed[pid] = _toggled(listed[pid], command, False)
+            rows.pop(command, None)
         return self._render(catalog, [pid for pid in self.ids if pid in touched]), catalog
 
     @cached_property
@@ -422,38 +609,55 @@ class _Edit:
 
     def _shards(
         self,
-        edits: dict[str, _Skill],
+        changed: _Changed,
         checked: dict[str, Checked],
         outcomes: dict[str, Mapping[str, Outcome]],
         out: assemble.Objects,
     ) -> tuple[dict[str, str], dict[str, int]]:
-        """Every shard's digest, and the entries' references, the edited skills' entries replaced."""
+        """Every shard's digest, and the entries' references, with the changed skills' entries."""
         shards, refs = dict(self.carry.shards), Counter(self.carry.refs)
-        for shard in sorted({one.shard for one in edits.values()}):
-            doc = self.docs[shard]
-            for command in sorted(c for c, one in edits.items() if one.shard == shard):
-                refs.subtract(assemble.entry_refs(doc["skills"][command]))
-                doc["skills"][command] = assemble.skill_entry(
-                    self.config, checked[command].skill, outcomes[command], self.ids, out
-                )
-            shards[shard] = out.put_document(assemble.encode(doc))
+        names = {fmt.shard_of(c, self.digits) for c in (*checked, *changed.removed)}
+        for shard in sorted(names):
+            doc = self._doc(shard) if shard in shards else assemble.shard_document(shard, {})
+            entries: dict[str, Any] = doc["skills"]
+            for command in sorted(
+                c for c in (*checked, *changed.removed) if fmt.shard_of(c, self.digits) == shard
+            ):
+                if command in entries:
+                    refs.subtract(assemble.entry_refs(entries.pop(command)))
+                if command in checked:
+                    entries[command] = assemble.skill_entry(
+                        self.config, checked[command].skill, outcomes[command], self.ids, out
+                    )
+            doc["skills"] = dict(sorted(entries.items()))  # in command order, as assembly makes them
+            if doc["skills"]:
+                shards[shard] = out.put_document(assemble.encode(doc))
+            else:
+                del shards[shard]
         refs.update(out.refs)
-        return shards, {d: n for d, n in refs.items() if n > 0}
+        return dict(sorted(shards.items())), {d: n for d, n in refs.items() if n > 0}
 
-    def _lines(self, edits: dict[str, _Skill]) -> str:
-        """The build hash's input lines, the edited files' replaced."""
+    def _lines(self, changed: _Changed, checked: dict[str, Checked]) -> str:
+        """The build hash's input lines: the edited files' replaced, the added skills' put in, the
+        removed skills' taken out; in path order."""
         lines = self.carry.lines
-        for one in edits.values():
+        for one in changed.edits.values():
             for file in one.files.values():
                 old = self._line(file.rel)
                 at = 0 if lines.startswith(old) else lines.index("\n" + old) + 1
                 lines = lines[:at] + input_line(file).decode() + lines[at + len(old) :]
-        return lines
+        if not changed.added and not changed.removed:
+            return lines
+        gone = tuple(f"{self.config.sources[i]}/{c}/" for i, c, _at in changed.moved.removed)
+        kept = [line for line in lines.split("\n") if line and not line.startswith(gone)]
+        new = [input_line(f).decode()[:-1] for c in changed.added for f in _files(checked[c].new_src)]
+        return "".join(line + "\n" for line in sorted([*kept, *new]))
 
     def _unordered(
-        self, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]
+        self, changed: _Changed, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]
     ) -> tuple[Diagnostic, ...]:
         changes = [(one.old_diags, one.new_diags) for one in checked.values()]
+        changes += [(self.carry.own.get(c, ()), ()) for c in changed.removed]
         changes += [
             (
                 tuple(self.policy.apply(self.carry.packings[pid])),
@@ -474,17 +678,28 @@ class _Edit:
         written: tuple[Carry, Catalog | None, tuple[Diagnostic, ...]] | None,
         live: set[str],
         files: Mapping[str, bytes],
+        moved: _Moved,
     ) -> None:
         """Record the build `key` with the walk as `changes` saw it; `written`: the carry, the catalog
         rows when they changed, and the report of a build this wrote (`files`; `live`: every object
         it names). The previous record's files and report stand for a build that wrote nothing."""
         record, quick = self.record, self.record.quick
         assert quick is not None and record.inputs is not None
-        inputs = digest("edited", record.inputs, *sorted(self.changes.files), *sorted(self.changes.folders))
-        walk = self.manifest.renewed(inputs)
-        outputs = self.records.outputs()
-        if walk is None or outputs is None:
+        changes = self.changes
+        inputs = digest("edited", record.inputs, *sorted((*changes.files, *changes.folders, *changes.gone)))
+        walk = self.manifest.renewed(inputs, moved.relisted, moved.paths)
+        if walk is None:
             return  # the next build walks again: nothing is recorded that cannot be vouched for
+        if written is None:  # nothing written: the output and its signature are the recorded ones
+            self.records.save(replace(record, inputs=inputs), None, None, walk)
+            return
+        outputs = self.records.outputs()
+        try:  # written, then the lock released: a build that ran meanwhile may have written another
+            index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
+        except OSError:
+            return
+        if outputs is None or sha256_hex(index) != written[0].index:
+            return  # the next build finds an output it did not record, and builds
         objects = fmt.OBJECTS + "/"
         ours = {rel: st for rel, st in outputs.items() if rel[-64:] in live or not rel.startswith(objects)}
         for rel in files:
@@ -492,12 +707,8 @@ class _Edit:
             ours[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
         extra = quick.extra or len(ours) < len(outputs.keys() | files.keys())
         new_quick = replace(signature_after(self.dist, quick, files, ours), extra=extra)
-        counts = written[0].counts if written else self.carry.counts
-        new_record = Record(key, record.head_key, record.dist, *counts, inputs, new_quick)
-        if written is None:
-            self.records.save(new_record, None, None, walk)
-            return
         carry, catalog, report = written
+        new_record = Record(key, record.head_key, record.dist, *carry.counts, inputs, new_quick)
         save(self.directory, self.records.signing_key, carry, catalog)  # before head.json names its key
         self.records.save(new_record, ours, report, walk)
 
@@ -506,6 +717,41 @@ class _Edit:
     ) -> tuple[Edited, WriteResult]:
         report = final_diagnostics(self.config, counts[0] == 0, unordered)
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + "/")
+
+
+def _tree(top: str) -> list[tuple[str, Stat, tuple[list[str], str] | None]]:
+    """Every folder and file below a new folder, as the stat walk records them (snapshot.py): each
+    folder with its entries, each file with its stat data. A link or a special file is discover's."""
+    rows: list[tuple[str, Stat, tuple[list[str], str] | None]] = []
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            names, kinds = _scan(folder)
+        except CannotVouch:
+            raise _Declined("a name that is not UTF-8") from None
+        rows.append((folder, _stat_of(os.lstat(folder)), (names, kinds)))
+        for name, kind in zip(names, kinds, strict=True):
+            at = f"{folder}/{name}"
+            if kind == "d":
+                stack.append(at)
+            elif kind == "f":
+                rows.append((at, _stat_of(os.lstat(at)), None))
+            elif kind != "i":  # a name no walk enters is listed, not walked
+                raise _Declined("a link or a special file in a new folder")
+    return rows
+
+
+def _stat_of(st: os.stat_result) -> Stat:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _files(src: SkillSource) -> tuple[InputFile, ...]:
+    return (src.skill_md, *(r.file for r in src.resources))
 
 
 def _digest_of(rel: str) -> str:

@@ -243,6 +243,9 @@ class Program:
     # Each served skill's own diagnostics at their levels (its files' problems and its check's), for
     # those that have any: what an edit build takes out of the report when the skill changes.
     own: Mapping[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+    # Every command a persona names (allowlists, overlays, exclusive bodies), a skill or not: what
+    # an edit build must not add or remove a skill under (its diagnostics and suggestions read them).
+    lookups: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ class Carry:
     # template (the quick path has checked their bytes). None: the config does not round-trip.
     config: Config | None = None
     template: tuple[bytes, str] = (b"", "")
+    lookups: frozenset[str] = frozenset()  # Program.lookups
 
     def name_at(self, command: str) -> tuple[int, int]:
         return self.anchors.get(command, self.anchor)
@@ -123,6 +124,7 @@ def made(
         new_catalog_id(),
         config if _round_trips(config) else None,
         template,
+        program.lookups,
     )
     return carry, catalog
 
@@ -191,6 +193,7 @@ def _encode(carry: Carry) -> dict[str, Any]:
         "catalog": carry.catalog,
         "config": None if carry.config is None else encode_config(carry.config),
         "template": [carry.template[0].decode("utf-8", "surrogateescape"), carry.template[1]],
+        "lookups": sorted(carry.lookups),
     }
 
 
@@ -215,6 +218,7 @@ def _decode(data: dict[str, Any]) -> Carry:
         str(data["catalog"]),
         None if data["config"] is None else decode_config(data["config"]),
         (str(data["template"][0]).encode("utf-8", "surrogateescape"), str(data["template"][1])),
+        frozenset(str(c) for c in data["lookups"]),
     )
 
 

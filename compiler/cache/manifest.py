@@ -23,7 +23,7 @@ import array
 import binascii
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate, chain
@@ -56,9 +56,10 @@ class Manifest:
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
     # The lstat results `unchanged` took, of the paths past the roots in order: a walk after a
     # change takes them instead of asking again (they are as new as its stamp needs, see `taken`).
-    seen: list[os.stat_result] = field(default_factory=list, compare=False, repr=False)
+    seen: list[os.stat_result | None] = field(default_factory=list, compare=False, repr=False)
     # ... and their stat data as `changes` compared it (four int64 per path), for `renewed`.
     now: array.array[int] = field(default_factory=lambda: array.array("q"), compare=False, repr=False)
+    tops_now: list[Stat] = field(default_factory=list, compare=False, repr=False)  # each root's, as seen
 
     def unchanged(self) -> bool:
         """Every root, directory, file and symlink is as recorded: the walk would see what it saw."""
@@ -74,13 +75,15 @@ class Manifest:
         if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
             return None
         try:
-            for i, (real, want) in enumerate(self.reals):
-                if os.path.realpath(self.paths[i]) != real or _stat(os.stat(self.paths[i])) != want:
+            del self.tops_now[:]
+            for i, (real, _want) in enumerate(self.reals):  # through symlinks, as the walk lists a root
+                if os.path.realpath(self.paths[i]) != real:
                     return None
+                self.tops_now.append(_stat(os.stat(self.paths[i])))
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
                 self.seen.clear()
-                self.seen.extend(map(partial(os.lstat, dir_fd=fd), self.paths[roots : folders + files]))
+                self.seen.extend(_lstat_each(self.paths[roots : folders + files], fd))
             finally:
                 os.close(fd)
             for at, (target, want) in zip(
@@ -94,44 +97,77 @@ class Manifest:
         now = self.now
         del now[:]
         try:
-            now.extend(chain.from_iterable(map(_STAT, self.seen)))
+            now.extend(chain.from_iterable(NEVER if st is None else _STAT(st) for st in self.seen))
         except OverflowError:  # an inode number past 2**63 (overlayfs's xino): a walk tells
             return None
         recorded = folder_stats[4 * roots :] + file_stats
+        tops = tuple(self.paths[i] for i, (_real, want) in enumerate(self.reals) if self.tops_now[i] != want)
         if now == recorded:
-            return Changes((), ())
+            return Changes(tops, ())
         moved = list(_differing(now, recorded))
-        where = [self.where(self.paths[roots + i]) for i in moved]
         inside = folders - roots
+        where = {i: self.where(self.paths[roots + i]) for i in moved}
+        gone = tuple(where[i] for i in moved if self.seen[i] is None)
         return Changes(
-            tuple(w for i, w in zip(moved, where, strict=True) if i < inside),
-            tuple(w for i, w in zip(moved, where, strict=True) if i >= inside),
+            tops + tuple(where[i] for i in moved if i < inside and self.seen[i] is not None),
+            tuple(where[i] for i in moved if i >= inside and self.seen[i] is not None),
+            gone,
         )
 
-    def renewed(self, inputs: str) -> dict[str, Any] | None:
-        """This manifest as JSON data with the stat data `changes` saw in place of the recorded,
-        describing the walk `inputs`: what an edit build records when every directory still lists
-        what it listed (the caller checks that, and that each path is older than its stamp)."""
+    def renewed(
+        self,
+        inputs: str,
+        relisted: Mapping[str, tuple[list[str], str]] | None = None,
+        added: Sequence[tuple[str, Stat, tuple[list[str], str] | None]] = (),
+    ) -> dict[str, Any] | None:
+        """This manifest as JSON data describing the walk `inputs`: the stat data `changes` saw in
+        place of the recorded, without the paths it found gone, with each folder of `relisted` (as
+        the walk names it) holding the names and kinds given, and the paths `added` (where, stat
+        data, a folder's names and kinds or None for a file). What an edit build records: the caller
+        checks each new or changed path is older than its stamp, and gives every folder whose
+        entries changed with its entries."""
         roots, folders, files = self.counts
         now, recorded = self.now, _array(self.folders)
-        if recorded is None or len(now) != 4 * (folders + files - roots):
+        if recorded is None or len(now) != 4 * (folders + files - roots) or len(self.seen) * 4 != len(now):
             return None
-        inside = 4 * (folders - roots)
-        packed, packed_files = _packed(recorded[: 4 * roots] + now[:inside]), _packed(now[inside:])
+        kinds = self.kinds.split("/")
+        names = self.names.split("/") if self.names else []
+        ends = list(accumulate(map(len, kinds)))
+        listed = [(names[end - len(k) : end], k) for end, k in zip(ends, kinds, strict=True)]
+        tops = set(self.paths[:roots])  # a root is kept as the walk names it
+        wanted = {w if w in tops else _inside(self.base, w): e for w, e in (relisted or {}).items()}
+        if len(self.tops_now) != roots:
+            return None
+        stat_of: list[tuple[int, ...]] = list(self.tops_now)
+        stat_of += [tuple(now[4 * i : 4 * i + 4]) for i in range(folders + files - roots)]
+        kept = [i for i in range(folders + files) if i < roots or self.seen[i - roots] is not None]
+        folder_rows = [
+            (self.paths[i], stat_of[i], wanted.get(self.paths[i], listed[i])) for i in kept if i < folders
+        ]
+        file_rows = [(self.paths[i], stat_of[i]) for i in kept if i >= folders]
+        for where, st, entries in added:
+            if entries is None:
+                file_rows.append((_inside(self.base, where), st))
+            else:
+                folder_rows.append((_inside(self.base, where), st, entries))
+        folder_stats = array.array("q", [v for _p, st, _e in folder_rows for v in st])
+        file_stats = array.array("q", [v for _p, st in file_rows for v in st])
         return {
             "inputs": inputs,
             "base": self.base,
             "tops": [
                 [rel, where, real, *st]
-                for (rel, where), (real, st) in zip(self.tops, self.reals, strict=True)
+                for (rel, where), (real, _was), st in zip(self.tops, self.reals, self.tops_now, strict=True)
             ],
-            "paths": self.paths,
-            "counts": list(self.counts),
+            "paths": [p for p, _st, _e in folder_rows]
+            + [p for p, _st in file_rows]
+            + self.paths[folders + files :],
+            "counts": [roots, len(folder_rows), len(file_rows)],
             "links": [[target, *st] for target, st in self.links],
-            "folders": packed,
-            "files": packed_files,
-            "names": self.names,
-            "kinds": self.kinds,
+            "folders": _packed(folder_stats),
+            "files": _packed(file_stats),
+            "names": "/".join(n for _p, _st, (ns, _k) in folder_rows for n in ns),
+            "kinds": "/".join(k for _p, _st, (_ns, k) in folder_rows),
         }
 
     def taken(self) -> dict[str, os.stat_result]:
@@ -140,7 +176,7 @@ class Manifest:
         check sees it, and a walk records nothing whose ctime is as new as its stamp."""
         roots, prefix = self.counts[0], self.base.rstrip("/") + "/"
         where = [p if p.startswith("/") else prefix + p for p in self.paths[roots : roots + len(self.seen)]]
-        return dict(zip(where, self.seen, strict=True))
+        return {w: st for w, st in zip(where, self.seen, strict=True) if st is not None}
 
     def where(self, path: str) -> str:
         """A path of the manifest as the walk names it (`base` and the relative path, as text)."""
@@ -184,10 +220,11 @@ class Changes:
 
     folders: tuple[str, ...]
     files: tuple[str, ...]
+    gone: tuple[str, ...] = ()  # recorded folders and files that are not there now
 
     @property
     def none(self) -> bool:
-        return not self.folders and not self.files
+        return not self.folders and not self.files and not self.gone
 
 
 def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None:
@@ -299,6 +336,28 @@ def _pack(values: list[int]) -> str | None:
     if sys.byteorder == "big":
         packed.byteswap()
     return binascii.b2a_base64(packed.tobytes(), newline=False).decode("ascii")
+
+
+def _lstat_each(paths: list[str], fd: int) -> list[os.stat_result | None]:
+    """lstat of each path (relative to `fd`); None for one that is not there (a folder or file
+    removed: asked one at a time only then, the common case is one map in C)."""
+    lstat = partial(os.lstat, dir_fd=fd)
+    try:
+        return list(map(lstat, paths))
+    except (FileNotFoundError, NotADirectoryError):
+        found: list[os.stat_result | None] = []
+        for path in paths:
+            try:
+                found.append(lstat(path))
+            except (FileNotFoundError, NotADirectoryError):
+                found.append(None)
+        return found
+
+
+def _inside(base: str, where: str) -> str:
+    """A path as the walk names it, as the manifest keeps it (below `base`, relative to it)."""
+    prefix = base if base.endswith("/") else base + "/"
+    return where[len(prefix) :] if where.startswith(prefix) and len(where) > len(prefix) else where
 
 
 def _find(paths: list[str], path: str, start: int, end: int) -> int | None:

@@ -232,9 +232,9 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
         manifest = None
     now = None  # no walk: every directory and file has the recorded stat data
     changes = manifest.changes() if manifest is not None else None
-    if changes is not None and changes.files:  # files edited: an edit build may take it from here
+    if changes is not None and not changes.none:  # an edit build may take it from here
         return Early(records, tops, None, manifest=manifest, changes=changes)
-    if changes is None or changes.folders:
+    if changes is None:
         known = (manifest.listings(), manifest.taken()) if manifest else (None, None)
         now = take_snapshot(tops, directory, *known)
         if now is None or now.digest != record.inputs:

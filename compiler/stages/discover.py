@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -578,8 +578,7 @@ def _source_skills(
         )
         for what, key in inner.values()
     )
-    base = resource_filter(config)
-    skip: Skip = lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir)  # noqa: E731
+    skip = _source_skip(config, inner)
     tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags, _outside(config))
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
@@ -593,6 +592,43 @@ def _source_skills(
         _load_skill(config, index, src, d, skill_files[d], owned.get(d, []), problems.get(d, []), inputs)
         for d in skill_dirs
     ]
+
+
+def _source_skip(config: Config, inner: Mapping[str, object]) -> Skip:
+    """What a source's walk leaves out: `resources.exclude` and the other inputs inside it."""
+    base = resource_filter(config)
+    return lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir)
+
+
+def discover_skill(config: Config, index: int, d: str) -> tuple[SkillSource, tuple[str, ...]] | None:
+    """One new skill folder `d` (its command) of source `index`, walked and read as discover walks
+    and reads its source: `resources.exclude`, the ignore files above it and in it, the same link
+    and name rules. With the ignore files it read (relative to the source). None when the walk or a
+    read reports anything, when `d` is not one served skill's folder (another SKILL.md below it, a
+    hidden or left-out folder), or when it is not there: an edit build then leaves it to discover."""
+    src, root = config.sources[index], config.source_dir(index)
+    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+    skip = ignorefiles.combined(rules, _source_skip(config, _inner_dirs(config, index, root)))
+    if _is_hidden(d) or any(skip("/".join(d.split("/")[: i + 1]), True) for i in range(d.count("/") + 1)):
+        return None
+    tree = walk(
+        root / d,
+        f"{src}/{d}",
+        confine=_confine(config, root),
+        skip=lambda rel, is_dir: skip(f"{d}/{rel}", is_dir),
+        reserved=_reserved(config),
+        outside=_outside(config),
+    )
+    diags: list[Diagnostic] = list(tree.diagnostics)
+    files = tuple(Entry(f"{d}/{e.rel}", e.abs, e.executable, e.identity) for e in tree.files)
+    found = _skill_files(files, src, diags)
+    if list(found) != [d] or diags or rules.problems:
+        return None
+    inputs: list[InputFile] = []
+    skill = _load_skill(config, index, src, d, found[d], list(files), [], inputs)
+    if skill.problems or not skill.readable:
+        return None
+    return skill, tuple(rules.read)
 
 
 def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) -> dict[str, Entry]:

@@ -21,9 +21,16 @@ DEFAULT_PERSONA = "default"
 
 
 def personas(
-    sources: tuple[PersonaSource, ...], skills: dict[str, Skill], diags: list[Diagnostic]
+    sources: tuple[PersonaSource, ...],
+    skills: dict[str, Skill],
+    diags: list[Diagnostic],
+    named: set[str] | None = None,
 ) -> dict[str, Persona]:
+    """named: collects every command a manifest's allowlist or an overlay names, known or not."""
     loaded = [p for p in (_persona(s, diags) for s in sources if s.manifest) if p is not None]
+    if named is not None:
+        named.update(c for p in loaded for c in p.allowlist or () if c != "*")
+        named.update(command for s in sources for command, _file in s.overlays)
     if not loaded and not sources:
         return {
             DEFAULT_PERSONA: Persona(DEFAULT_PERSONA, DEFAULT_PERSONA, None, (), False, None, None, None, {})

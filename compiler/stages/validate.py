@@ -44,7 +44,8 @@ def validate(
         built = src.command in parsed  # one that could not be built never loses all its errors
         per_skill[src.command] = settle(src, per_skill[src.command], policy or Policy(), built)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
-    personas = personas_mod.personas(discovery.personas, parsed, diags)
+    named: set[str] = {command for ex in discovery.exclusives for command, _file in ex.bodies}
+    personas = personas_mod.personas(discovery.personas, parsed, diags, named)
     exclusive = personas_mod.exclusives(
         discovery, parsed, personas, diags, set(invalid) if skip_invalid else set()
     )
@@ -68,7 +69,7 @@ def validate(
         for c, ds in sorted(invalid.items())
     )
     own = {c: tuple(per_skill[c]) for c in kept if per_skill[c]}
-    return Program(_link(kept), personas, exclusive, tuple(diags), codes, own)
+    return Program(_link(kept), personas, exclusive, tuple(diags), codes, own, frozenset(named))
 
 
 def shared_names(skills: dict[str, Skill], targets: tuple[str, ...]) -> list[Diagnostic]:

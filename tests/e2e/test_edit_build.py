@@ -5,6 +5,7 @@ without the cache; the cases the edit build declines are built by the cached pip
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -136,7 +137,12 @@ def test_a_folder_listed_in_another_order_is_the_same_folder(tree, tmp_path, mon
     temporary.write_text(target.read_text() + "\nSaved by sed -i.\n")
     os.replace(temporary, target)
     real = edit_mod._scan
-    monkeypatch.setattr(edit_mod, "_scan", lambda where: tuple(reversed(x) for x in real(where)))
+
+    def reversed_scan(where):
+        names, kinds = real(where)
+        return names[::-1], kinds[::-1]
+
+    monkeypatch.setattr(edit_mod, "_scan", reversed_scan)
     result, _ = build(tree)
     assert result.cache.edited
     same_as_clean(tree, tmp_path, result)
@@ -154,6 +160,7 @@ def test_a_touched_file_is_read_and_the_build_replayed(tree):
 def declined(config: Path, tmp_path: Path, why: str, **options) -> None:
     result, written = build(config, **options)
     assert not (result.cache and result.cache.edited)
+    assert not (result.cache and result.cache.declined.startswith("internal error"))
     if why:
         assert result.cache.declined == why
     if written is not None:
@@ -164,7 +171,7 @@ def test_a_new_file_in_a_skill_goes_to_the_cached_build(tree, tmp_path):
     target = served(tree)[0]
     (target.parent / "notes.md").write_text("New notes.\n")
     target.write_text(target.read_text() + "\nSee notes.md.\n")
-    declined(tree, tmp_path, "a folder's entries changed")
+    declined(tree, tmp_path, "a file added, removed or renamed")
 
 
 def test_an_overlay_edit_goes_to_the_cached_build(tree, tmp_path):
@@ -301,3 +308,169 @@ def test_sigkill_at_any_write_of_an_edit_build_leaves_a_build_the_next_one_repai
         again, _ = build(tree)
         assert again.cache.replayed, at
     same_as_clean(tree, tmp_path, result)
+
+
+def test_an_edited_ignore_file_goes_to_the_cached_build(tree, tmp_path):
+    """Its rules reach other files of the skill, and other skills below it."""
+    skill = served(tree)[3].parent
+    (skill / "notes.log").write_text("kept until ignored\n")
+    (skill / ".gitignore").write_text("# nothing yet\n")
+    build(tree)
+    (skill / ".gitignore").write_text("*.log\n")
+    declined(tree, tmp_path, "an ignore file")
+
+
+def test_an_output_another_build_wrote_meanwhile_is_not_recorded(tree, tmp_path, monkeypatch):
+    """The lock is released after the write: a build of other sources may commit its index after."""
+    index = tree.parent / "dist" / "_index.json"
+    old = index.read_bytes()
+    real = edit_mod.write_delta
+
+    def then_another(dist, files, objects, previous):
+        done = real(dist, files, objects, previous)
+        index.write_bytes(old)  # what a build that started before this one would leave
+        return done
+
+    monkeypatch.setattr(edit_mod, "write_delta", then_another)
+    target = served(tree)[4]
+    target.write_text(target.read_text() + "\nRaced.\n")
+    result, _ = build(tree)
+    assert result.cache.edited
+    monkeypatch.undo()
+    again, _ = build(tree)
+    assert not again.cache.quick  # not recorded: the next build sees an output it did not record
+    same_as_clean(tree, tmp_path, again)
+
+
+def test_a_template_that_fails_on_an_edit_is_reported_as_the_stages_report_it(tree, tmp_path):
+    template = tree.parent / "templates" / "fails.md.j2"
+    template.parent.mkdir(exist_ok=True)
+    template.write_text(
+        "{% macro entry(skill) %}- {{ skill.description.split('(')[1] }}\n{% endmacro %}"
+        "{% for s in skills %}{{ entry(s) }}{% endfor %}"
+    )
+    for f in served(tree):
+        f.write_text(
+            re.sub(
+                r"^description: .*$", "description: With (a parenthesis).", f.read_text(), count=1, flags=re.M
+            )
+        )
+    tree.write_text(tree.read_text() + "template: templates/fails.md.j2\n")
+    first, written = build(tree)
+    assert written is not None, [d.format() for d in first.diagnostics]
+    for f in served(tree):  # some catalog lists one of them: it is rendered again, and fails
+        f.write_text(f.read_text().replace("With (a parenthesis).", "Without one.", 1))
+    result, written = build(tree)
+    assert written is None and result.cache.declined == "the template failed"
+    assert any(d.code == "SKC104" for d in result.diagnostics)
+
+
+def test_a_touch_keeps_the_output_signature(tree):
+    target = served(tree)[1]
+    target.write_bytes(target.read_bytes())
+    before = records_of(tree).record().quick
+    build(tree)
+    after = records_of(tree).record().quick
+    assert after.extra == before.extra and after.dirs == before.dirs and after.files == before.files
+
+
+def test_a_folder_touched_after_an_edit_build_is_replayed_without_a_read(tree, monkeypatch):
+    target = served(tree)[2]
+    target.write_text(target.read_text() + "\nEdited.\n")
+    assert build(tree)[0].cache.edited
+    (target.parent / "scratch.tmp").write_text("x")
+    (target.parent / "scratch.tmp").unlink()
+    seen = reads(monkeypatch)
+    result, written = build(tree)
+    assert result.cache.replayed and not written.written and seen == []
+    assert build(tree)[0].cache.quick
+
+
+def new_skill(folder: Path, name: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Added after the build.\n---\nNew {name}.\n"
+    )
+    (folder / "references").mkdir()
+    (folder / "references" / "guide.md").write_text("A guide.\n")
+
+
+def test_an_added_skill_is_an_edit_build(tree, tmp_path):
+    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    result, written = build(tree)
+    assert result.cache.edited and written.written and result.cache.checked == 1
+    same_as_clean(tree, tmp_path, result)
+    assert build(tree)[0].cache.quick
+    target = tree.parent / "skills" / "src-a" / "brand-new" / "SKILL.md"
+    target.write_text(target.read_text() + "\nThen edited.\n")
+    again, _ = build(tree)
+    assert again.cache.edited
+    same_as_clean(tree, tmp_path, again)
+
+
+def top_level(config: Path) -> list[Path]:
+    """Served leaves just below their source: removing one moves no parent's children."""
+    return [f for f in served(config) if f.parent.parent.name.startswith("src-")]
+
+
+def unnamed(config: Path) -> list[Path]:
+    """Top-level leaves no persona names, nor anything like them (no "did you mean" reaches them)."""
+    named = " ".join(
+        p.read_text(errors="replace") + str(p) for p in (config.parent / "personas").rglob("*") if p.is_file()
+    )
+    return [f for f in top_level(config) if f.parent.name.rsplit("-", 1)[0] not in named]
+
+
+def test_a_removed_skill_is_an_edit_build(tree, tmp_path):
+    shutil.rmtree(unnamed(tree)[0].parent)
+    result, written = build(tree)
+    assert result.cache.edited and written.written
+    same_as_clean(tree, tmp_path, result)
+    assert build(tree)[0].cache.quick
+
+
+def test_a_renamed_skill_is_an_edit_build(tree, tmp_path):
+    old = unnamed(tree)[1].parent
+    new = old.with_name(old.name + "-renamed")
+    old.rename(new)
+    text = (new / "SKILL.md").read_text()
+    (new / "SKILL.md").write_text(text.replace(f"name: {old.name}\n", f"name: {new.name}\n", 1))
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_a_skill_added_inside_another_goes_to_the_cached_build(tree, tmp_path):
+    new_skill(served(tree)[8].parent / "inner", "inner")
+    declined(tree, tmp_path, "a parent or child skill")
+
+
+def test_a_skill_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
+    persona = next((tree.parent / "personas").glob("*/manifest.yaml")).parent
+    (persona / "skill-overlays").mkdir(exist_ok=True)
+    (persona / "skill-overlays" / "named-later.md").write_text("An overlay for a skill to come.\n")
+    build(tree)
+    new_skill(tree.parent / "skills" / "src-a" / "named-later", "named-later")
+    declined(tree, tmp_path, "a persona names the skill, or one like it")
+
+
+def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
+    """An overlay for a skill that is not there says "did you mean" with the closest commands."""
+    persona = next((tree.parent / "personas").glob("*/manifest.yaml")).parent
+    (persona / "skill-overlays").mkdir(exist_ok=True)
+    (persona / "skill-overlays" / "reconcile-widgets.md").write_text("For a skill not written yet.\n")
+    build(tree)
+    new_skill(tree.parent / "skills" / "src-a" / "reconcile-widget", "reconcile-widget")
+    declined(tree, tmp_path, "a persona names the skill, or one like it")
+    new_skill(tree.parent / "skills" / "src-a" / "unrelated-thing", "unrelated-thing")
+    result, _ = build(tree)
+    assert result.cache.edited  # far from every name a persona looks up
+    same_as_clean(tree, tmp_path, result)
+
+
+def records_of(config: Path):
+    from skillc.cache.quick import FORMAT, fingerprint
+    from skillc.cache.records import Records
+    from skillc.cache.store import load_key
+
+    return Records(config.parent / ".skillc-cache", load_key(), fingerprint(), FORMAT)
