@@ -73,11 +73,17 @@ def read_regular(
         chunks: list[bytes] = []
         left = cap + 1  # one byte more than allowed tells a file that grew past the cap
         while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
+            want = min(left, 1 << 20)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            if len(chunk) < want and cap + 1 - left == st.st_size:
+                # Short, and the size fstat gave: the end, without the empty read that says so (one
+                # system call of five per file; 15,000 files in a 10,000-skill build). A file that
+                # grew after the fstat is read as it was then, as if read a moment earlier.
+                break
     finally:
         os.close(fd)
     data = b"".join(chunks)

@@ -86,7 +86,20 @@ def nfc(text: str) -> str:
 
 def sanitize_command(command: str) -> str:
     """sven's TUI id: per segment lowercase, runs of non-alphanumerics become '_'."""
-    return "/".join(re.sub(r"[^0-9a-z]+", "_", seg.lower()).strip("_") for seg in command.split("/"))
+    if _PLAIN_COMMAND.fullmatch(command):
+        return command.replace("-", "_")  # what the rule gives a spec name (once per skill per build)
+    return sanitize_each(command)
+
+
+def sanitize_each(command: str) -> str:
+    """sanitize_command segment by segment, for any command (a test holds the shortcut to it)."""
+    return "/".join(_NOT_ALNUM.sub("_", seg.lower()).strip("_") for seg in command.split("/"))
+
+
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+# Segments of lowercase ASCII letters and digits in runs joined by single hyphens: each hyphen is a
+# run of one, between two alphanumerics, so it becomes one '_' and nothing is stripped.
+_PLAIN_COMMAND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*)*")
 
 
 def extension(name: str) -> str:

@@ -187,13 +187,13 @@ class Rules:
 
         def listed(path: str) -> list[str]:
             names = listdir(path)
-            self.listed[path] = frozenset(n for n in names if n in IGNORE_FILES)
+            self.listed[path] = _IGNORE_NAMES.intersection(names)
             return names
 
         return listed
 
     def _level(self, folder: str) -> _Level | None:
-        known = self.listed.get(os.path.join(self.root, folder) if folder else self.root)
+        known = self.listed.get(_joined(self.root, folder) if folder else self.root)
         if known is not None and not known:
             return None
         blobs = []
@@ -205,6 +205,15 @@ class Rules:
                 blobs.append(data)
         spec = _spec(blobs)
         return _level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
+
+
+_IGNORE_NAMES = frozenset(IGNORE_FILES)
+
+
+def _joined(root: str, folder: str) -> str:
+    """os.path.join(root, folder) for a folder relative to root (never absolute, never empty), as
+    the walk spells the path it lists (discover._under), at a third of the cost: once per folder."""
+    return root + folder if root.endswith(("/", os.sep)) else root + os.sep + folder
 
 
 def rules_for(root: Path, project: Path, outer: tuple[OuterFile, ...]) -> Rules:
@@ -230,4 +239,15 @@ Skip = Callable[[str, bool], bool]
 def combined(rules: Rules, skip: Skip) -> Skip:
     """Left out when either says so: `resources.exclude` cannot bring back a git-ignored file,
     which a fresh clone would not have."""
-    return lambda rel, is_dir: skip(rel, is_dir) or rules.ignored(rel, is_dir)
+    chains = rules._chains  # this module's own
+
+    def skipped(rel: str, is_dir: bool) -> bool:
+        if skip(rel, is_dir):
+            return True
+        # Rules.ignored's common case inline (a folder known to have no rules above it): asked for
+        # each of the 29,000 entries of a 10,000-skill tree.
+        if chains.get(rel.rpartition("/")[0]) == ():
+            return False
+        return rules.ignored(rel, is_dir)
+
+    return skipped

@@ -1,17 +1,20 @@
 """The common flat frontmatter, loaded without composing a YAML node graph.
 
 Most SKILL.md frontmatter is a few `key: value` lines: a plain or quoted string, now and then a
-boolean. PyYAML composes a node graph for it, parse.py walks the graph three times (aliases, tags,
-duplicates, depth; scalar values; timestamps) and then constructs the data: about three quarters of
-what checking a SKILL.md costs (bench/RESULTS.md). Text that is only such lines gives the same data,
-positions and (no) diagnostics read line by line.
+boolean, and often the spec's `metadata:` with a few such lines indented below it. PyYAML composes
+a node graph for it, parse.py walks the graph three times (aliases, tags, duplicates, depth; scalar
+values; timestamps) and then constructs the data: about three quarters of what checking a SKILL.md
+costs (bench/RESULTS.md). Text that is only such lines gives the same data, positions and (no)
+diagnostics read line by line.
 
 `load` answers only when it is sure, and None otherwise: then parse.py takes the full path. It is
 sure of a line that is a simple key, `: `, and a value that is a double- or single-quoted string
 with no escape or quote inside, or a plain scalar that cannot continue, hold a comment or a mapping,
 or start with an indicator, which YAML's own resolver reads as a string, boolean or null; printable
 ASCII only (no control characters, no line breaks YAML knows beyond `\\n`), no blank or comment
-lines, no duplicate keys. Anything else, numbers and dates included, goes to PyYAML.
+lines, no duplicate keys. One level of nesting: a top-level `key:` line alone, then one or more such
+lines indented by the same number of spaces (a block mapping: `metadata:` with `author: x` below).
+Anything else, numbers and dates included, goes to PyYAML.
 `tests/property/test_flatyaml.py` holds the answers equal to the full path's.
 """
 
@@ -23,6 +26,7 @@ from typing import Any
 import yaml
 
 _LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):( +)(\S(?:[ -~]*\S)?)")
+_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):")  # a key whose value is the indented lines below it
 _PRINTABLE = re.compile(r"[ -~]*")  # printable ASCII: nothing YAML refuses, reads as a break, or skillc flags
 # A plain scalar cannot start with one of these (YAML 1.1, 9.1.3 and PyYAML's check_plain).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -31,6 +35,9 @@ _RESOLVER = yaml.resolver.Resolver()
 _BOOLS = yaml.constructor.SafeConstructor.bool_values
 
 Positions = dict[tuple[Any, ...], tuple[int, int]]
+# One key of a mapping: (key, where the key is, where its value is, the nested mapping's keys or
+# None for a scalar). A nested mapping's value starts at its first key, as PyYAML marks it.
+_Key = tuple[str, tuple[int, int], tuple[int, int], "list[_Key] | None"]
 
 
 def load(text: str, line_offset: int) -> tuple[dict[str, Any], Positions, tuple[()]] | None:
@@ -38,17 +45,51 @@ def load(text: str, line_offset: int) -> tuple[dict[str, Any], Positions, tuple[
     if not text.endswith("\n") or _PRINTABLE.fullmatch(text.replace("\n", "")) is None:
         return None
     data: dict[str, Any] = {}
-    keys: list[tuple[str, int]] = []  # (key, 1-based column of its value)
-    for line in text[:-1].split("\n"):
-        found = _LINE.fullmatch(line)
-        if found is None or found.group(1) in data or _resolve(found.group(1)) != _STR:
+    keys: list[_Key] = []
+    inner: tuple[dict[str, Any], list[_Key], int] | None = None  # the open nested mapping, its indent
+    for number, line in enumerate(text[:-1].split("\n"), 1 + line_offset):
+        indent = len(line) - len(line.lstrip(" "))
+        if indent:
+            if inner is None or (inner[1] and indent != inner[2]):
+                return None  # indented, but not a nested key: a continuation or a deeper level
+            if not inner[1]:  # the first nested key: where the nested mapping starts
+                key, key_at, _, below = keys[-1]
+                keys[-1] = (key, key_at, (number, indent + 1), below)
+                inner = (inner[0], inner[1], indent)
+            if not _entry(line[indent:], number, indent, inner[0], inner[1]):
+                return None
+            continue
+        if inner is not None and not inner[1]:
+            return None  # `key:` with nothing below it: null, which PyYAML says
+        head = _HEAD.fullmatch(line)
+        if head is not None and _new_key(head.group(1), data):
+            inner = ({}, [], 0)
+            data[head.group(1)] = inner[0]
+            keys.append((head.group(1), (number, 1), (number, 1), inner[1]))  # its value: set below
+            continue
+        inner = None
+        if not _entry(line, number, 0, data, keys):
             return None
-        value = _value(found.group(3))
-        if value is None:
-            return None
-        data[found.group(1)] = value[0]
-        keys.append((found.group(1), found.end(2) + 1))
+    if inner is not None and not inner[1]:
+        return None
     return data, _positions(keys, line_offset), ()
+
+
+def _new_key(key: str, mapping: dict[str, Any]) -> bool:
+    return key not in mapping and _resolve(key) == _STR
+
+
+def _entry(line: str, number: int, indent: int, mapping: dict[str, Any], keys: list[_Key]) -> bool:
+    """One `key: value` line into mapping and keys; False when this module is not sure of it."""
+    found = _LINE.fullmatch(line)
+    if found is None or not _new_key(found.group(1), mapping):
+        return False
+    value = _value(found.group(3))
+    if value is None:
+        return False
+    mapping[found.group(1)] = value[0]
+    keys.append((found.group(1), (number, indent + 1), (number, indent + found.end(2) + 1), None))
+    return True
 
 
 def _value(text: str) -> tuple[Any] | None:
@@ -72,16 +113,30 @@ def _value(text: str) -> tuple[Any] | None:
 
 
 def _resolve(text: str) -> str:
+    if _IMPLICIT_FIRST is not None and text and text[0] not in _IMPLICIT_FIRST:
+        return _STR  # what the resolver answers when no implicit type starts with this character
     tag: str = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return tag
 
 
-def _positions(keys: list[tuple[str, int]], off: int) -> Positions:
-    """In the order parse._check_graph records them: the mapping, its keys, then its values from
-    the last (a stack)."""
-    pos: Positions = {("v",): (1 + off, 1)}
-    for line, (key, _) in enumerate(keys, 1 + off):
-        pos[("k", key)] = (line, 1)
-    for line, (key, col) in reversed(list(enumerate(keys, 1 + off))):
-        pos[("v", key)] = (line, col)
+# The first characters the resolver has implicit types for (bool, int, float, null, timestamp, merge,
+# value, and `!&*` it never matches); every other plain scalar is a string, as Resolver.resolve reads
+# it. None (no shortcut) where a resolver for any first character (a None key) or by path is added.
+_IMPLICIT = _RESOLVER.yaml_implicit_resolvers
+_IMPLICIT_FIRST = (
+    frozenset(_IMPLICIT) if None not in _IMPLICIT and not _RESOLVER.yaml_path_resolvers else None
+)
+
+
+def _positions(keys: list[_Key], off: int) -> Positions:
+    """In the order parse._check_graph records them: a mapping, its keys, then its values from the
+    last (a stack), each nested mapping's own before the values above it."""
+    pos: Positions = {}
+    stack: list[tuple[tuple[str, ...], tuple[int, int], list[_Key] | None]] = [((), (1 + off, 1), keys)]
+    while stack:
+        path, at, nested = stack.pop()
+        pos[("v", *path)] = at
+        for key, key_at, value_at, below in nested or ():
+            pos[("k", *path, key)] = key_at
+            stack.append(((*path, key), value_at, below))
     return pos

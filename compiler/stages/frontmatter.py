@@ -10,6 +10,7 @@ characters.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from typing import Any
 
@@ -39,8 +40,20 @@ def normal_name(name: str) -> str:
     return unicodedata.normalize("NFKC", name.strip(_ASCII_SPACE))
 
 
+# A name every check below passes, said in one regex: lowercase ASCII letters and digits in runs
+# joined by single hyphens. Almost every name is one, and a check per character costs more.
+_PLAIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
 def name_problems(name: str) -> list[str]:
     """Why a (normalised) name breaks the spec; empty when it is valid. Same checks as skills-ref."""
+    if len(name) <= MAX_NAME and _PLAIN_NAME.fullmatch(name):
+        return []
+    return name_checks(name)
+
+
+def name_checks(name: str) -> list[str]:
+    """name_problems, every check made (a test holds the shortcut to them)."""
     problems = []
     if not name:
         return ["must be a non-empty string"]
@@ -68,6 +81,15 @@ def normalise(
 
     source: the decoded SKILL.md text, to quote what was written.
     """
+    if all(map(_text, data.values())):
+        return data, ()  # most frontmatter: nothing below applies to a string or a map of strings
+    return normalise_each(doc, data, source)
+
+
+def normalise_each(
+    doc: Document, data: dict[str, Any], source: str
+) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
+    """normalise, every rule asked (a test holds the shortcut to it)."""
     diags: list[Diagnostic] = []
     hint = data.get("argument-hint")
     if isinstance(hint, list):
@@ -138,6 +160,11 @@ def _metadata(
             )
         )
     return fixed, diags
+
+
+def _text(value: Any) -> bool:
+    """A string, or a mapping of strings (metadata): a value `normalise` leaves as it is."""
+    return type(value) is str or (type(value) is dict and all(type(v) is str for v in value.values()))
 
 
 def _number(value: Any) -> bool:

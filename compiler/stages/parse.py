@@ -64,6 +64,8 @@ _RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 def control_characters(rel: str, text: str, first_line: int) -> tuple[Diagnostic, ...]:
     """An error at the first control character in text (whose first line is first_line), if any."""
+    if text.isascii() and text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
+        return ()  # ASCII but tab, newline and CR is printable or one of _RAW_CONTROL: at a third of the cost
     hit = _RAW_CONTROL.search(text)
     if hit is None:
         return ()
@@ -86,6 +88,23 @@ def parse_document(
     YAML refuses only because top-level plain values hold ': ' is read with those values as strings.
     """
     text, diags = decode(file)
+    return _document(file, text, diags, frontmatter, colon_fallback)
+
+
+def parse_text(file: InputFile, *, colon_fallback: str | None = None) -> tuple[str, Document]:
+    """parse_document of a SKILL.md (frontmatter required), and its decoded text ("" when it does
+    not decode): the checks that quote what was written read it without decoding the file again."""
+    text, diags = decode(file)
+    return text or "", _document(file, text, diags, "required", colon_fallback)
+
+
+def _document(
+    file: InputFile,
+    text: str | None,
+    diags: tuple[Diagnostic, ...],
+    frontmatter: str,
+    colon_fallback: str | None,
+) -> Document:
     if text is None:
         return Document(file.rel, None, {}, "", 1, diags)
     if frontmatter == "whole":
@@ -176,13 +195,22 @@ def _requote_warning(found: re.Match[str], rel: str, line_no: int, note: str) ->
 
 
 def _split(text: str) -> tuple[str, str, int] | None:
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return None
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return "\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1 :]), i + 2
-    return None
+    """(frontmatter lines with a final newline, the body after the closing line, the body's first
+    line number), or None. Line by line through the frontmatter only: the body, most of the file,
+    is sliced off, never split into lines and joined again."""
+    end = text.find("\n")
+    if end < 0 or text[:end].rstrip() != "---":
+        return None  # one line alone is never frontmatter: it has no closing line
+    start = pos = end + 1
+    number = 2  # of the line at pos
+    while True:
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        if line.rstrip() in ("---", "..."):
+            return text[start:pos] or "\n", "" if end < 0 else text[end + 1 :], number + 1
+        if end < 0:
+            return None
+        pos, number = end + 1, number + 1
 
 
 def _is_mapping_block(block: str) -> bool:

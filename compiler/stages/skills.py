@@ -17,7 +17,7 @@ from ..names.suggest import did_you_mean
 from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix, tolerated
 from . import frontmatter, schema
-from .parse import decode, parse_document
+from .parse import parse_text
 
 SVEN_KEYS = ("always", "requires_bins", "requires_env", "user_invocable_only")
 
@@ -35,16 +35,21 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
     workers = min(os.cpu_count() or 1, 8)
     if len(sources) < PARALLEL_THRESHOLD or workers < 2:
         return [check_skill(src) for src in sources]
-    # Imported here: a build that checks a few files (an edit build) never starts a process.
-    from concurrent.futures.process import BrokenProcessPool
-
     try:
-        if _fork_context().get_start_method() == "fork":
+        if _forks():
             return _shared(workers, sources)
-        packed = _in_pool(workers, sources)
-    except (OSError, BrokenProcessPool):  # no processes here (sandbox, limits): do it in this one
+    except OSError:  # no processes here (sandbox, limits): do it in this one
+        return [check_skill(src) for src in sources]
+    packed = _in_pool(workers, sources)
+    if packed is None:
         return [check_skill(src) for src in sources]
     return [_unpack(result, src) for result, src in zip(packed, sources, strict=True)]
+
+
+def _forks() -> bool:
+    """Whether the workers are forked: where `fork` is one of multiprocessing's start methods (every
+    platform but Windows; _fork_context picks it there too), without importing multiprocessing."""
+    return hasattr(os, "fork")
 
 
 def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
@@ -62,6 +67,8 @@ def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
             workers - 1,
             lambda k: [check_skill(sources[i]) for i in ranges[k]],
             lambda k: _check_range(ranges[k]),
+            # a helper's rows become Skills as they arrive, between this process's own chunks
+            lambda k, rows: [_unpack(p, sources[i]) for p, i in zip(rows, ranges[k], strict=True)],
         )
     finally:
         _FORKED = ()
@@ -70,7 +77,7 @@ def _shared(workers: int, sources: Sequence[SkillSource]) -> list[SkillResult]:
         if k in mine:
             results.extend(mine[k])
         elif k in theirs:
-            results.extend(_unpack(p, sources[i]) for p, i in zip(theirs[k], indices, strict=True))
+            results.extend(theirs[k])
         else:  # its worker died: checked here, where an error in the check shows itself
             results.extend(check_skill(sources[i]) for i in indices)
     return results
@@ -90,18 +97,28 @@ _RESOURCES_AT = [f.name for f in fields(Skill)].index("resources")
 _FORKED: Sequence[SkillSource] = ()
 
 
-def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed]:
+def _in_pool(workers: int, sources: Sequence[SkillSource]) -> list[Packed] | None:
     """Where processes are spawned, not forked: they start empty, so the sources travel, without
-    the resources the check never reads."""
+    the resources the check never reads. None when no pool can run here (sandbox, limits)."""
+    # Imported here: a forked build never needs them (concurrent.futures, logging, multiprocessing).
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     from . import workers as worker
 
     context = _fork_context()
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start, initargs=(os.getpid(),))
+    try:
+        pool = ProcessPoolExecutor(
+            workers, mp_context=context, initializer=worker.start, initargs=(os.getpid(),)
+        )
+    except OSError:
+        return None
     try:
         chunks = pool.map(_check_many, _chunks([replace(src, resources=()) for src in sources]))
         results = [packed for chunk in chunks for packed in chunk]
+    except (OSError, BrokenProcessPool):
+        worker.stop(pool)
+        return None
     except BaseException:  # Ctrl-C above all: kill the workers now, never wait for their chunks
         worker.stop(pool)
         raise
@@ -162,12 +179,11 @@ def check_skill(src: SkillSource) -> tuple[Skill | None, tuple[Diagnostic, ...]]
 def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     targets = src.targets
     colon = suffix(Issue.UNQUOTED_COLON, targets) if tolerated(Issue.UNQUOTED_COLON, targets) else None
-    doc = parse_document(src.skill_md, colon_fallback=colon)
+    text, doc = parse_text(src.skill_md, colon_fallback=colon)
     diags.extend(doc.diagnostics)
     if doc.data is None:
         return None
     data = _merge_sven(doc, dict(doc.data), diags)
-    text = decode(src.skill_md)[0] or ""
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
     data, read = frontmatter.harness_values(doc, data, text, targets)
@@ -227,9 +243,8 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     diags.extend(_invocation(doc, data, targets, dirname))
     if name is not None:
         data["name"] = name
-    fields = _normalise(
-        {k: v for k, v in data.items() if k in schema.properties("frontmatter") and k != "sven"}
-    )
+    known = schema.properties("frontmatter")
+    fields = _normalise({k: v for k, v in data.items() if k in known and k != "sven"})
     return Skill(
         command=src.command,
         name=name or dirname,
@@ -242,7 +257,8 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         resources=src.resources,
         parent=None,
         children=(),
-        anchors={key: doc.pos(key) for key in fields},
+        # doc.pos(key), its first step inline: every top-level key of flat frontmatter has its own
+        anchors={key: doc.positions.get(("v", key)) or doc.pos(key) for key in fields},
         origin=src.origin,
     )
 
@@ -369,15 +385,16 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
 
 
 def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
+    known = schema.properties("frontmatter")
     return [
         dg.warning(
             doc.rel,
             Code.UNKNOWN_FIELD,
-            f"unknown frontmatter field {key!r}{did_you_mean(key, schema.properties('frontmatter'))}",
+            f"unknown frontmatter field {key!r}{did_you_mean(key, known)}",
             *doc.key_pos(key),
         )
         for key in data
-        if key not in schema.properties("frontmatter")
+        if key not in known
     ]
 
 

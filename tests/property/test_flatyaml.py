@@ -34,7 +34,14 @@ VALUES = WORDS | st.text(st.characters(min_codepoint=32, max_codepoint=126), min
 QUOTED = VALUES.map(lambda v: f'"{v}"') | VALUES.map(lambda v: f"'{v}'")
 LINES = st.tuples(KEYS, st.sampled_from([": ", ":  ", ":", " : ", ":\t"]), VALUES | QUOTED).map("".join)
 ODD = st.sampled_from(["", "# comment", "  nested: x", "- item", "metadata:", "k: v  # note"])
-TEXTS = st.lists(LINES | ODD, min_size=1, max_size=6).map(lambda lines: "\n".join(lines) + "\n")
+# A `key:` line and lines below it, indented alike or not (one level of nesting is the flat loader's,
+# a second level, a ragged indent, a tab or a missing block is PyYAML's).
+INDENTS = st.sampled_from([" ", "  ", "   ", "    ", "\t", "  \t"])
+NESTED = st.tuples(
+    KEYS.map(lambda k: k + ":") | st.sampled_from(["metadata:", "metadata: ", "metadata:  # c", "a:b:"]),
+    st.lists(st.tuples(INDENTS, LINES | ODD), min_size=0, max_size=4),
+).map(lambda head: "\n".join([head[0], *(indent + line for indent, line in head[1])]))
+TEXTS = st.lists(LINES | ODD | NESTED, min_size=1, max_size=6).map(lambda lines: "\n".join(lines) + "\n")
 
 
 def typed(value: Any) -> Any:
@@ -82,3 +89,29 @@ def test_the_common_frontmatter_takes_the_flat_path() -> None:
     text = 'name: pdf\ndescription: "Fill PDF forms. Use when: asked."\nlicense: MIT\nalways: false\n'
     assert flatyaml.load(text, 1) == load_yaml_graph(text, "SKILL.md", 1)
     assert flatyaml.load(text, 1) is not None
+
+
+def test_the_spec_metadata_block_takes_the_flat_path() -> None:
+    text = 'name: pdf\nmetadata:\n  author: team\n  version: "2.4"\ndescription: Fill forms.\nx:\n    y: z\n'
+    flat = flatyaml.load(text, 1)
+    assert flat is not None
+    graph = load_yaml_graph(text, "SKILL.md", 1)
+    assert (flat[0], list(flat[1].items()), flat[2]) == (graph[0], list(graph[1].items()), graph[2])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "metadata:\n",  # null
+        "metadata:\nname: x\n",  # null, then a key
+        "metadata:\n  a: b\n    c: d\n",  # deeper: a continuation or an error
+        "metadata:\n    a: b\n  c: d\n",  # shallower: an error
+        "metadata:\n  a: b\n  a: c\n",  # a duplicate nested key
+        "metadata:\n  a:\n    b: c\n",  # two levels
+        "name: x\n  a: b\n",  # below a scalar
+        "metadata:\n\ta: b\n",  # a tab
+        "yes:\n  a: b\n",  # a key YAML reads as a boolean
+    ],
+)
+def test_what_the_nested_block_leaves_to_pyyaml(text: str) -> None:
+    assert flatyaml.load(text, 1) is None

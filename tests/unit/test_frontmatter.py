@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillc.model import Document
+from skillc.stages import frontmatter
 from skillc.stages.frontmatter import harness_values
 
 
@@ -60,3 +63,29 @@ def test_an_empty_description_is_filled_when_every_target_loads_it() -> None:
 
 def test_no_body_line_leaves_the_description_missing() -> None:
     assert harness_values(_doc(""), {}, "", ("claude-code",)) == ({}, ())
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("ab09-zAÉé_ ."), max_size=70) | st.sampled_from(["a" * 64, "a" * 65, "a-b"]))
+def test_the_plain_name_shortcut_answers_as_every_check(name: str) -> None:
+    assert frontmatter.name_problems(name) == frontmatter.name_checks(name)
+
+
+_VALUES = st.one_of(
+    st.sampled_from(["x", "1.10", "", "true"]),
+    st.sampled_from([1, 1.5, True, None, ["a", 1]]),
+    st.dictionaries(st.sampled_from(["author", "v"]), st.sampled_from(["a", 2, False, None]), max_size=2),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["name", "description", "version", "argument-hint", "metadata", "license", "sven"]),
+        _VALUES,
+        max_size=5,
+    )
+)
+def test_the_all_text_shortcut_normalises_as_every_rule(data: dict[str, object]) -> None:
+    doc = Document("s/SKILL.md", data, {}, "", 5, ())
+    assert frontmatter.normalise(doc, dict(data), "") == frontmatter.normalise_each(doc, dict(data), "")

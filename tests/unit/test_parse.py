@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillc.model import InputFile
-from skillc.stages.parse import parse_document, requote_colons
+from skillc.stages.parse import _split, parse_document, requote_colons
 
 
 def test_parse_splits_frontmatter_and_normalises_body() -> None:
@@ -77,3 +79,35 @@ def test_only_lines_yaml_refuses_are_changed() -> None:
         "url: http://x.y/z\ntime: 12:30\nplain: a:b\n",
         (),
     )
+
+
+def _split_by_lines(text: str) -> tuple[str, str, int] | None:
+    """The frontmatter split as every line split and joined again: what parse._split slices."""
+    lines = text.split("\n")
+    if lines[0].rstrip() != "---":
+        return None
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return "\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1 :]), i + 2
+    return None
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["---", "--- ", " ---", "---\t", "...", "a: b", "", "x", "\u2028", "-- -"]),
+        max_size=7,
+    ),
+    st.booleans(),
+)
+def test_the_frontmatter_split_slices_what_the_lines_say(lines: list[str], newline: bool) -> None:
+    text = "\n".join(lines) + ("\n" if newline else "")
+    assert _split(text) == _split_by_lines(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(max_codepoint=0xA0), max_size=12))
+def test_the_ascii_shortcut_finds_the_control_characters_the_pattern_finds(text: str) -> None:
+    from skillc.stages.parse import _RAW_CONTROL, control_characters
+
+    assert bool(control_characters("x", text, 1)) == bool(_RAW_CONTROL.search(text))

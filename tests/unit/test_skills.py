@@ -79,6 +79,7 @@ def test_the_pool_gives_what_the_serial_check_gives(method: str, monkeypatch: py
     monkeypatch.setattr(skills, "PARALLEL_THRESHOLD", 2)
     monkeypatch.setattr(skills, "_CHUNK", 3)
     monkeypatch.setattr(skills, "_fork_context", lambda: multiprocessing.get_context(method))
+    monkeypatch.setattr(skills, "_forks", lambda: method == "fork")
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     assert skills.check_skills(fresh) == expected
     # a digest a worker computed is adopted (forked: this process checks chunks too, hashing on demand)
@@ -88,6 +89,30 @@ def test_the_pool_gives_what_the_serial_check_gives(method: str, monkeypatch: py
         d in (None, hashlib.sha256(s.skill_md.data).hexdigest()) for d, s in zip(adopted, fresh, strict=True)
     )
     assert skills._FORKED == ()  # nothing kept past the pool
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the workers fork here")
+def test_forked_workers_import_no_process_pool() -> None:
+    """A build whose workers are forked imports neither concurrent.futures nor multiprocessing (with
+    logging, 8 ms of a full build's start-up): only a spawned pool needs them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, sys\n"
+        "from support.values import skill_source\n"
+        "from support.project import skill_md\n"
+        "from skillc.stages import skills\n"
+        "skills.PARALLEL_THRESHOLD = 2\n"
+        "os.cpu_count = lambda: 2\n"
+        "srcs = [skill_source(f's{i}', skill_md(f's{i}')) for i in range(5)]\n"
+        "assert skills.check_skills(srcs) == [skills.check_skill(s) for s in srcs]\n"
+        "print(sorted(m for m in ('concurrent.futures', 'multiprocessing') if m in sys.modules))\n"
+    )
+    tests = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_chunks_of_a_worker_that_died_are_checked_here(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -72,3 +72,56 @@ def test_a_helper_results_arrive_whole_when_they_exceed_a_pipe() -> None:
     mine, theirs = workers.share(8, 1, lambda k: big, lambda k: big)
     assert sorted([*mine, *theirs]) == list(range(8))
     assert all(v == big for v in [*mine.values(), *theirs.values()])
+
+
+def test_a_chunk_larger_than_the_enlarged_pipe_arrives_whole() -> None:
+    """A helper sends each chunk as it finishes it; one larger than the pipe holds waits for this
+    process to read, between its own chunks or at the end, and arrives whole."""
+    big = "y" * (3 * workers._PIPE_BYTES)
+    mine, theirs = workers.share(6, 2, lambda k: (time.sleep(0.01), k)[1], lambda k: big)
+    assert sorted([*mine, *theirs]) == list(range(6))
+    assert all(v == big for v in theirs.values())
+
+
+@pytest.mark.parametrize("streams", [True, False])
+def test_results_arrive_whether_or_not_the_pipe_can_be_enlarged(
+    streams: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where a pipe cannot be enlarged (not Linux), a helper sends everything once, at the end."""
+    monkeypatch.setattr(workers, "_enlarge", lambda fd: streams)
+    mine, theirs = workers.share(50, 1, lambda k: (time.sleep(0.002), -k)[1], lambda k: [k] * 1000)
+    assert sorted([*mine, *theirs]) == list(range(50))
+    assert all(v == -k for k, v in mine.items()) and all(v == [k] * 1000 for k, v in theirs.items())
+    assert theirs  # the helper took some: the parent sleeps on each of its own
+
+
+def test_a_helper_that_dies_after_sending_some_chunks_leaves_all_of_its_chunks() -> None:
+    """Chunks a helper sent before it died are dropped with the rest: the caller checks them all."""
+    sent: list[int] = []
+
+    def there(k: int) -> int:
+        sent.append(k)
+        if len(sent) == 3:
+            os._exit(3)
+        return k
+
+    mine, theirs = workers.share(40, 1, lambda k: (time.sleep(0.005), k)[1], there)
+    assert theirs == {}
+    assert set(mine) <= set(range(40)) and len(mine) < 40  # the helper's chunks are in neither
+
+
+@pytest.mark.parametrize("streams", [True, False])
+def test_a_helper_result_is_adopted_here_once(streams: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """adopt turns each of a helper's results into what the caller keeps, in this process, once."""
+    monkeypatch.setattr(workers, "_enlarge", lambda fd: streams)
+    adopted: list[int] = []
+
+    def adopt(k: int, result: int) -> tuple[str, int]:
+        adopted.append(k)
+        assert os.getpid() == here_pid
+        return ("adopted", result)
+
+    here_pid = os.getpid()
+    mine, theirs = workers.share(30, 1, lambda k: (time.sleep(0.002), k)[1], lambda k: k * 2, adopt)
+    assert theirs and all(v == ("adopted", k * 2) for k, v in theirs.items())
+    assert sorted(adopted) == sorted(theirs) and all(v == k for k, v in mine.items())
