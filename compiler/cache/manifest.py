@@ -346,7 +346,7 @@ def _lstat_each(paths: list[str], fd: int, step: int = 1024) -> list[os.stat_res
     for start in range(0, len(paths), step):
         chunk = paths[start : start + step]
         try:
-            found.extend(map(lstat, chunk))
+            found.extend(list(map(lstat, chunk)))  # whole, or nothing of it
         except (FileNotFoundError, NotADirectoryError):
             for path in chunk:
                 try:

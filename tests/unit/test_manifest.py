@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import orjson
 import pytest
 from support.files import settle, write_tree
 
+from skillc.cache import manifest as manifest_mod
 from skillc.cache import snapshot as snapshot_mod
 from skillc.cache.manifest import Manifest, decode, encode
 from skillc.cache.snapshot import Snapshot, Tops, take_snapshot
@@ -282,3 +284,15 @@ def test_one_folders_entries_are_its_listing(tops, tmp_path):
     for where, (_stat, names, kinds) in listings.items():
         assert found.entries(where) == (names, kinds)
     assert found.entries(str(root_of(tops) / "nowhere")) is None
+
+
+def test_paths_gone_are_named_and_the_rest_kept_in_step(tops, tmp_path, monkeypatch):
+    """One lstat per path, a slice at a time: a slice that lost a path is asked one by one."""
+    monkeypatch.setattr(manifest_mod, "_lstat_each", partial(manifest_mod._lstat_each, step=2))
+    _snap, found = recorded(tops, tmp_path)
+    victim = sorted(root_of(tops).rglob("*.*"))[1]
+    victim.unlink()
+    changes = found.changes()
+    assert changes is not None and changes.gone == (str(victim),)
+    assert len(found.seen) == found.counts[1] + found.counts[2] - found.counts[0]
+    assert changes.folders == (str(victim.parent),)
