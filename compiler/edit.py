@@ -231,12 +231,13 @@ class _Edit:
             if recorded is None:
                 raise _Declined("a folder the walk did not record")
             try:
-                now = relisted[where] = _scan(where)
+                now = _scan(where)
             except CannotVouch:
                 raise _Declined("a name that is not UTF-8") from None
             before, after = set(_entries(*recorded)), set(_entries(*now))
             if before == after:
-                continue
+                continue  # the recorded entries stand, with the folder's new stat data
+            relisted[where] = now
             index, folder = self._folder(where)
             for name, kind in sorted(before ^ after):
                 if kind != "d":

@@ -130,14 +130,20 @@ class Manifest:
         now, recorded = self.now, _array(self.folders)
         if recorded is None or len(now) != 4 * (folders + files - roots) or len(self.seen) * 4 != len(now):
             return None
+        if len(self.tops_now) != roots:
+            return None
+        if not relisted and not added and None not in self.seen:  # the same paths: new stat data only
+            inside = 4 * (folders - roots)
+            head = array.array("q", [v for st in self.tops_now for v in st])
+            return self._json(
+                inputs, self.paths, self.counts, _packed(head + now[:inside]), _packed(now[inside:])
+            )
         kinds = self.kinds.split("/")
         names = self.names.split("/") if self.names else []
         ends = list(accumulate(map(len, kinds)))
         listed = [(names[end - len(k) : end], k) for end, k in zip(ends, kinds, strict=True)]
         tops = set(self.paths[:roots])  # a root is kept as the walk names it
         wanted = {w if w in tops else _inside(self.base, w): e for w, e in (relisted or {}).items()}
-        if len(self.tops_now) != roots:
-            return None
         stat_of: list[tuple[int, ...]] = list(self.tops_now)
         stat_of += [tuple(now[4 * i : 4 * i + 4]) for i in range(folders + files - roots)]
         kept = [i for i in range(folders + files) if i < roots or self.seen[i - roots] is not None]
@@ -152,6 +158,26 @@ class Manifest:
                 folder_rows.append((_inside(self.base, where), st, entries))
         folder_stats = array.array("q", [v for _p, st, _e in folder_rows for v in st])
         file_stats = array.array("q", [v for _p, st in file_rows for v in st])
+        paths = (
+            [p for p, _st, _e in folder_rows] + [p for p, _st in file_rows] + self.paths[folders + files :]
+        )
+        counts = (roots, len(folder_rows), len(file_rows))
+        names_now = "/".join(n for _p, _st, (ns, _k) in folder_rows for n in ns)
+        kinds_now = "/".join(k for _p, _st, (_ns, k) in folder_rows)
+        return self._json(
+            inputs, paths, counts, _packed(folder_stats), _packed(file_stats), names_now, kinds_now
+        )
+
+    def _json(
+        self,
+        inputs: str,
+        paths: list[str],
+        counts: tuple[int, int, int],
+        folders: str,
+        files: str,
+        names: str | None = None,
+        kinds: str | None = None,
+    ) -> dict[str, Any]:
         return {
             "inputs": inputs,
             "base": self.base,
@@ -159,15 +185,13 @@ class Manifest:
                 [rel, where, real, *st]
                 for (rel, where), (real, _was), st in zip(self.tops, self.reals, self.tops_now, strict=True)
             ],
-            "paths": [p for p, _st, _e in folder_rows]
-            + [p for p, _st in file_rows]
-            + self.paths[folders + files :],
-            "counts": [roots, len(folder_rows), len(file_rows)],
+            "paths": paths,
+            "counts": list(counts),
             "links": [[target, *st] for target, st in self.links],
-            "folders": _packed(folder_stats),
-            "files": _packed(file_stats),
-            "names": "/".join(n for _p, _st, (ns, _k) in folder_rows for n in ns),
-            "kinds": "/".join(k for _p, _st, (_ns, k) in folder_rows),
+            "folders": folders,
+            "files": files,
+            "names": self.names if names is None else names,
+            "kinds": self.kinds if kinds is None else kinds,
         }
 
     def taken(self) -> dict[str, os.stat_result]:

@@ -296,3 +296,40 @@ def test_paths_gone_are_named_and_the_rest_kept_in_step(tops, tmp_path, monkeypa
     assert changes is not None and changes.gone == (str(victim),)
     assert len(found.seen) == found.counts[1] + found.counts[2] - found.counts[0]
     assert changes.folders == (str(victim.parent),)
+
+
+def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_path):
+    """What an edit build records after a skill folder was added and another removed: the next
+    check finds nothing changed, and each folder's entries are the ones a new walk lists."""
+    from skillc.cache.snapshot import _scan
+
+    _snap, found = recorded(tops, tmp_path)
+    root = root_of(tops)
+    gone = sorted(p for p in (root / "src").iterdir() if p.is_dir())[0]
+    shutil.rmtree(gone)
+    new = root / "src" / "zz-new"
+    (new / "refs").mkdir(parents=True)
+    (new / "SKILL.md").write_text("new\n")
+    (new / "refs" / "a.md").write_text("a\n")
+    settle(root)
+    changes = found.changes()
+    assert changes is not None and changes.gone and str(root / "src") in changes.folders
+
+    def stat4(p):
+        st = os.lstat(p)
+        return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+    added = [
+        (str(new), stat4(new), _scan(str(new))),
+        (str(new / "refs"), stat4(new / "refs"), _scan(str(new / "refs"))),
+    ]
+    added += [(str(p), stat4(p), None) for p in (new / "SKILL.md", new / "refs" / "a.md")]
+    renewed = found.renewed("next", {str(root / "src"): _scan(str(root / "src"))}, added)
+    again = decode(orjson.loads(orjson.dumps(renewed)), "next")
+    assert again is not None and again.unchanged()
+    fresh = take_snapshot(tops, tmp_path / "cache")
+    assert fresh is not None and fresh.walked is not None
+    listed = {f[1]: sorted(zip(f[3], f[4], strict=True)) for f in fresh.walked.folders}
+    assert {
+        w: sorted(zip(names, kinds, strict=True)) for w, (_st, names, kinds) in again.listings().items()
+    } == listed
