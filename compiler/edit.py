@@ -437,10 +437,10 @@ class _Edit:
     def _alone(self, command: str) -> None:
         """Decline unless adding or removing `command` changes no other skill's entry and no
         diagnostic but its own: no parent or child skill, no persona naming it or a command close
-        enough for a "did you mean" to name it, no look-alike or same-id command, no `targets:`
-        (names shared between skills are reported there), no --skip-invalid."""
+        enough for a "did you mean" to name it, no look-alike or same-id command, no --skip-invalid.
+        (With `targets:`, `_unique` holds its `name` to no other skill's.)"""
         config, carry = self.config, self.carry
-        if config.targets or config.skip_invalid:
+        if config.skip_invalid:
             raise _Declined("settings that read the set of skills")
         everyone = set().union(*self.commands.values()) - {command}
         parts = command.split("/")
@@ -477,6 +477,7 @@ class _Edit:
         skill, diags = check_skill(src)
         if skill is None or skill.flag("persona_exclusive") or skill.flag("has_persona_overlay"):
             raise _Declined("a new skill that reaches beyond itself, or does not parse")
+        self._unique(command, skill.name)
         settled = tuple(settle(src, [*src.problems, *diags], self.policy, True))
         if has_errors(settled):
             raise _Declined("a new skill with an error")
@@ -496,6 +497,7 @@ class _Edit:
         if entry["frontmatter"].get("persona_exclusive") or entry["frontmatter"].get("has_persona_overlay"):
             raise _Declined("a removed skill that reached beyond itself")
         self._alone(command)
+        self._unique(command, entry["name"])
         own = {entry["path"], *(f"{label}/{command}/{r['path']}" for r in entry["resources"])}
         if set(self._lines_below(f"{label}/{command}/")) != own:
             raise _Declined("a removed folder that held more than its skill's files")
@@ -564,11 +566,15 @@ class _Edit:
                     touched.add(pid)
         for entry in changed.removed.values():
             touched.update(pid for pid in self.ids if _listed(entry, pid))
-        if not touched:  # no catalog lists it, or lists it as it was
+        named = self.config.targets and (changed.added or changed.removed)
+        if not touched and not named:  # no catalog lists it, or lists it as it was
             return {}, None
-        catalog = load_catalog(self.directory, self.records.signing_key, self.carry)
-        if catalog is None:
-            raise _Declined("no catalog rows")
+        if named:  # the names the next add or removal compares with
+            names = self.catalog.names
+            names.update((c, one.skill.name) for c, one in changed.added.items())
+            for command in changed.removed:
+                names.pop(command, None)
+        catalog = self.catalog
         rows, listed = catalog.rows, catalog.listed  # read for this build alone: changed in place
         for command, one in checked.items():
             wanted = [pid for pid in self.ids if _model(outcomes[command].get(pid))]
@@ -583,6 +589,23 @@ class _Edit:
                 listed[pid] = _toggled(listed[pid], command, False)
             rows.pop(command, None)
         return self._render(catalog, [pid for pid in self.ids if pid in touched]), catalog
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        """The catalog rows the last build left, read when a catalog or a name list changes."""
+        catalog = load_catalog(self.directory, self.records.signing_key, self.carry)
+        if catalog is None:
+            raise _Declined("no catalog rows")
+        return catalog
+
+    def _unique(self, command: str, name: str) -> None:
+        """With `targets:`, a skill added or removed shares its `name` with no other skill: the
+        report says which skills share one (validate.shared_names)."""
+        if not self.config.targets:
+            return
+        names = self.catalog.names
+        if any(other == name for c, other in names.items() if c != command):
+            raise _Declined("a name another skill has")
 
     @cached_property
     def template(self) -> Template:

@@ -46,6 +46,9 @@ class Catalog:
 
     rows: dict[str, Row]
     listed: dict[str, list[str]]
+    # command -> `name`, every served skill's, when `targets:` are selected (their reports compare
+    # names across skills: an edit build adding or removing a skill must know them all)
+    names: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,8 @@ def made(
             if c.command not in rows:
                 name = program.skills[c.command].name
                 rows[c.command] = [name, c.description, c.path, c.always, c.cost, c.bare_cost]
-    catalog = Catalog(dict(sorted(rows.items())), listed)
+    names = {c: s.name for c, s in program.skills.items()} if config.targets else {}
+    catalog = Catalog(dict(sorted(rows.items())), listed, names)
     at = {c: s.anchors.get("name", (0, 0)) for c, s in program.skills.items()}
     anchor = Counter(at.values()).most_common(1)[0][0] if at else (0, 0)
     carry = Carry(
@@ -157,8 +161,9 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
     try:
         if not isinstance(data, dict) or data.get("id") != carry.catalog:
             return None
-        rows, listed = data["rows"], data["listed"]  # signed: a wrong shape only fails to match
-        return Catalog(rows, listed) if isinstance(rows, dict) and isinstance(listed, dict) else None
+        rows, listed, names = data["rows"], data["listed"], data["names"]  # signed: a wrong shape fails
+        ok = isinstance(rows, dict) and isinstance(listed, dict) and isinstance(names, dict)
+        return Catalog(rows, listed, names) if ok else None
     except (KeyError, TypeError, ValueError, IndexError):
         return None
 
@@ -170,7 +175,7 @@ def new_catalog_id() -> str:
 
 
 def _encode_catalog(name: str, catalog: Catalog) -> dict[str, Any]:
-    return {"id": name, "rows": catalog.rows, "listed": catalog.listed}
+    return {"id": name, "rows": catalog.rows, "listed": catalog.listed, "names": catalog.names}
 
 
 def _encode(carry: Carry) -> dict[str, Any]:

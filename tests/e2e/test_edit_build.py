@@ -474,3 +474,21 @@ def records_of(config: Path):
     from skillc.cache.store import load_key
 
     return Records(config.parent / ".skillc-cache", load_key(), fingerprint(), FORMAT)
+
+
+def test_with_targets_a_skill_added_or_removed_keeps_names_apart(tree, tmp_path):
+    """`targets:` report skills that share a `name`: an add or a removal that would change that
+    report goes to the stages; one that would not is an edit build."""
+    tree.write_text(tree.read_text() + "targets: [claude-code, codex]\n")
+    build(tree)
+    new_skill(tree.parent / "skills" / "src-a" / "quite-new", "quite-new")
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+    taken = unnamed(tree)[2].parent.name
+    new_skill(tree.parent / "skills" / "src-a" / "same-name-folder", taken)  # a name another has
+    declined(tree, tmp_path, "a name another skill has")
+    shutil.rmtree(unnamed(tree)[3].parent)
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)

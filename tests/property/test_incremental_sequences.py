@@ -32,11 +32,16 @@ def own_key(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
 
 
+@pytest.mark.parametrize("targets", [False, True], ids=["plain", "targets"])
 @pytest.mark.parametrize("seed", range(SEEDS))
-def test_every_step_builds_what_a_clean_build_does(tmp_path, seed):
-    rng = random.Random(seed)
+def test_every_step_builds_what_a_clean_build_does(tmp_path, seed, targets):
+    """With `targets:` too: their reports compare skills' names across the tree."""
+    rng = random.Random(seed + (500 if targets else 0))
     root = tmp_path / "p"
     generate(root, 10, n_personas=3, seed=seed)
+    if targets:
+        config = root / "skillc.yaml"
+        config.write_text(config.read_text() + "targets: [claude-code, codex, gemini, opencode]\n")
     build(root / "skillc.yaml")
     trail: list[str] = []
     for step in range(STEPS):
