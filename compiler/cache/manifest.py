@@ -354,12 +354,9 @@ def _relative(paths: list[str], base: str) -> list[str]:
 
 def _pack(values: list[int]) -> str | None:
     try:
-        packed = array.array("q", values)
+        return _packed(array.array("q", values))
     except OverflowError:
         return None
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return binascii.b2a_base64(packed.tobytes(), newline=False).decode("ascii")
 
 
 def _lstat_each(paths: list[str], fd: int, step: int = 1024) -> list[os.stat_result | None]:
@@ -422,14 +419,8 @@ def _differing(now: array.array[int], recorded: array.array[int], step: int = 10
 
 
 def _unpack(text: str) -> list[int] | None:
-    packed = array.array("q")
-    try:
-        packed.frombytes(binascii.a2b_base64(text, strict_mode=True))
-    except ValueError:
-        return None
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return packed.tolist()
+    packed = _array(text)
+    return None if packed is None else packed.tolist()
 
 
 def _four(values: list[int], i: int) -> Stat:
