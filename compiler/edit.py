@@ -177,6 +177,8 @@ class _Edit:
         gone = [w for w in self.changes.gone if not any(_below(w, at) for _i, _c, at in moved.removed)]
         if gone:
             raise _Declined("a file removed")
+        if len({c for _i, c, _at in moved.added}) < len(moved.added) or len(moved.added) > 1:
+            raise _Declined("more than one skill added")  # each is held to the others' commands too
         added = {command: self._added(i, command) for i, command, _at in moved.added}
         removed = {command: self._removed(i, command) for i, command, _at in moved.removed}
         if not edits and not added and not removed:  # saved without a change: the recorded build
@@ -242,6 +244,8 @@ class _Edit:
             for name, kind in sorted(before ^ after):
                 if kind != "d":
                     raise _Declined("a file added, removed or renamed")
+                if not name.isascii():  # discover names it by its NFC form: left to discover
+                    raise _Declined("a folder name that is not ASCII")
                 command = f"{folder}/{name}" if folder else name
                 (removed if (name, kind) in before else added).append((index, command, f"{where}/{name}"))
         paths = [row for _i, _c, at in added for row in _tree(at)]
@@ -249,13 +253,19 @@ class _Edit:
 
     def _folder(self, where: str) -> tuple[int, str]:
         """A walked folder as a source's index and its path below the source ("" for its root)."""
-        for i in range(len(self.config.sources)):
+        for i in self._roots:
             root = str(self.config.source_dir(i))
             if where == root:
                 return i, ""
             if where.startswith(root + "/") and where.isascii():
                 return i, where[len(root) + 1 :]
         raise _Declined("a folder outside the sources, or a name that is not ASCII")
+
+    @cached_property
+    def _roots(self) -> list[int]:
+        """The sources, the deepest root first: a source nested in another owns its own paths."""
+        count = len(self.config.sources)
+        return sorted(range(count), key=lambda i: len(str(self.config.source_dir(i))), reverse=True)
 
     def _edits(self, stamp: int) -> dict[str, _Skill]:
         """command -> the skill with the files whose bytes or mode changed."""
@@ -299,11 +309,11 @@ class _Edit:
 
     def _rel(self, where: str) -> tuple[str, str]:
         """A walked path as the inputs name it: the source's label, and the path below the source."""
-        for i, label in enumerate(self.config.sources):
+        for i in self._roots:
             root = str(self.config.source_dir(i)) + "/"
             if where.startswith(root):
                 rest = where[len(root) :]
-                return label, rest if rest.isascii() else nfc(rest)
+                return self.config.sources[i], rest if rest.isascii() else nfc(rest)
         raise _Declined("a file outside the sources")  # a persona's file, an overlay, an exclusive body
 
     def _line(self, rel: str) -> str:
@@ -430,8 +440,10 @@ class _Edit:
         found: dict[str, set[str]] = {label: set() for label in labels}
         for rel in _SKILL_MD.findall(self.carry.lines):
             label = next((lb for lb in labels if rel.startswith(lb + "/")), None)
-            if label is not None and rel.count("/") > label.count("/") + 1:
-                found[label].add(rel[len(label) + 1 : -len("/SKILL.md")])
+            command = rel[len(label) + 1 : -len("/SKILL.md")] if label is not None else ""
+            # A SKILL.md below a hidden folder is a resource of the skill around it (discover)
+            if label is not None and command and not any(p.startswith(".") for p in command.split("/")):
+                found[label].add(command)
         return found
 
     def _alone(self, command: str) -> None:

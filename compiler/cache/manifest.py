@@ -141,31 +141,37 @@ class Manifest:
         kinds = self.kinds.split("/")
         names = self.names.split("/") if self.names else []
         ends = list(accumulate(map(len, kinds)))
-        listed = [(names[end - len(k) : end], k) for end, k in zip(ends, kinds, strict=True)]
+        listed = [names[end - len(k) : end] for end, k in zip(ends, kinds, strict=True)]
         tops = set(self.paths[:roots])  # a root is kept as the walk names it
-        wanted = {w if w in tops else _inside(self.base, w): e for w, e in (relisted or {}).items()}
-        stat_of: list[tuple[int, ...]] = list(self.tops_now)
-        stat_of += [tuple(now[4 * i : 4 * i + 4]) for i in range(folders + files - roots)]
-        kept = [i for i in range(folders + files) if i < roots or self.seen[i - roots] is not None]
-        folder_rows = [
-            (self.paths[i], stat_of[i], wanted.get(self.paths[i], listed[i])) for i in kept if i < folders
-        ]
-        file_rows = [(self.paths[i], stat_of[i]) for i in kept if i >= folders]
+        for where, (new_names, new_kinds) in (relisted or {}).items():
+            at = _find(self.paths, where if where in tops else _inside(self.base, where), 0, folders)
+            if at is None:
+                return None
+            listed[at], kinds[at] = new_names, new_kinds
+        # The paths found gone are cut out, a run at a time (a removed folder's are together).
+        gone = [roots + i for i, st in enumerate(self.seen) if st is None]
+        stats = array.array("q", [v for st in self.tops_now for v in st]) + now
+        folder_at = list(_kept(folders, gone))
+        file_at = [i for i in _kept(folders + files, gone) if i >= folders]
+        paths = [self.paths[i] for i in folder_at]
+        folder_stats = _rows(stats, folder_at)
+        listed, kinds = [listed[i] for i in folder_at], [kinds[i] for i in folder_at]
+        file_paths = [self.paths[i] for i in file_at]
+        file_stats = _rows(stats, file_at)
         for where, st, entries in added:
             if entries is None:
-                file_rows.append((_inside(self.base, where), st))
+                file_paths.append(_inside(self.base, where))
+                file_stats.extend(st)
             else:
-                folder_rows.append((_inside(self.base, where), st, entries))
-        folder_stats = array.array("q", [v for _p, st, _e in folder_rows for v in st])
-        file_stats = array.array("q", [v for _p, st in file_rows for v in st])
-        paths = (
-            [p for p, _st, _e in folder_rows] + [p for p, _st in file_rows] + self.paths[folders + files :]
-        )
-        counts = (roots, len(folder_rows), len(file_rows))
-        names_now = "/".join(n for _p, _st, (ns, _k) in folder_rows for n in ns)
-        kinds_now = "/".join(k for _p, _st, (_ns, k) in folder_rows)
+                paths.append(_inside(self.base, where))
+                folder_stats.extend(st)
+                listed.append(entries[0])
+                kinds.append(entries[1])
+        counts = (roots, len(paths), len(file_paths))
+        paths += file_paths + self.paths[folders + files :]
+        names_now = "/".join(n for these in listed for n in these)
         return self._json(
-            inputs, paths, counts, _packed(folder_stats), _packed(file_stats), names_now, kinds_now
+            inputs, paths, counts, _packed(folder_stats), _packed(file_stats), names_now, "/".join(kinds)
         )
 
     def _json(
@@ -381,6 +387,30 @@ def _inside(base: str, where: str) -> str:
     """A path as the walk names it, as the manifest keeps it (below `base`, relative to it)."""
     prefix = base if base.endswith("/") else base + "/"
     return where[len(prefix) :] if where.startswith(prefix) and len(where) > len(prefix) else where
+
+
+def _kept(end: int, gone: list[int]) -> Iterator[int]:
+    """0..end-1 without the (sorted) indices in `gone`."""
+    at = 0
+    for g in gone:
+        if g >= end:
+            break
+        yield from range(at, g)
+        at = g + 1
+    yield from range(at, end)
+
+
+def _rows(stats: array.array[int], at: list[int]) -> array.array[int]:
+    """The four values of each place in `at` (sorted), a run of consecutive places at a time."""
+    out = array.array("q")
+    start = 0
+    while start < len(at):
+        end = start
+        while end + 1 < len(at) and at[end + 1] == at[end] + 1:
+            end += 1
+        out.extend(stats[4 * at[start] : 4 * at[end] + 4])
+        start = end + 1
+    return out
 
 
 def _find(paths: list[str], path: str, start: int, end: int) -> int | None:

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -489,6 +490,33 @@ def test_with_targets_a_skill_added_or_removed_keeps_names_apart(tree, tmp_path)
     new_skill(tree.parent / "skills" / "src-a" / "same-name-folder", taken)  # a name another has
     declined(tree, tmp_path, "a name another skill has")
     shutil.rmtree(unnamed(tree)[3].parent)
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_two_skills_added_at_once_go_to_the_cached_build(tree, tmp_path):
+    """Each would have to be held to the other's command too (case, sanitized id, look-alike)."""
+    new_skill(tree.parent / "skills" / "src-a" / "c1ip-z", "c1ip-z")
+    new_skill(tree.parent / "skills" / "src-a" / "clip-z", "clip-z")
+    declined(tree, tmp_path, "more than one skill added")
+
+
+def test_a_new_folder_whose_name_is_not_ascii_goes_to_the_cached_build(tree, tmp_path):
+    """discover names a skill by its folder's NFC form; the folder on disk may be NFD."""
+    name = unicodedata.normalize("NFD", "café")
+    new_skill(tree.parent / "skills" / "src-a" / name, unicodedata.normalize("NFC", "café"))
+    declined(tree, tmp_path, "a folder name that is not ASCII")
+
+
+def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
+    """It is a resource of the skill around it: it neither blocks an add as a child skill nor
+    counts among the commands a "did you mean" picks from."""
+    kit = unnamed(tree)[4].parent
+    (kit / ".drafts").mkdir()
+    (kit / ".drafts" / "SKILL.md").write_text("---\nname: drafts\ndescription: A draft.\n---\nDraft.\n")
+    build(tree)
+    shutil.rmtree(kit)
     result, _ = build(tree)
     assert result.cache.edited
     same_as_clean(tree, tmp_path, result)
