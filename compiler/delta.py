@@ -368,12 +368,12 @@ def _discovery(state: State, checked: dict[str, Checked]) -> Discovery:
     inputs = list(state.found.inputs)
     for command, one in checked.items():
         skills[state.positions[command]] = one.new_src
-        for file in _files(one.new_src):
+        for file in files_of(one.new_src):
             inputs[state.inputs_at[file.rel]] = file
     return replace(state.found, skills=tuple(skills), inputs=tuple(inputs))
 
 
-def _files(src: SkillSource) -> tuple[InputFile, ...]:
+def files_of(src: SkillSource) -> tuple[InputFile, ...]:
     """A served skill's input files: its SKILL.md, then its resources."""
     return (src.skill_md, *(r.file for r in src.resources))
 
@@ -395,24 +395,25 @@ def _catalog_parts(
         candidates[command] = made  # looked up only for the personas that list it
         for pid in program.personas:
             now = resolved[command].outcomes.get(pid)
-            was = _has(listed[pid], command)
+            was = has(listed[pid], command)
             wanted = now is not None and now.model
             if was != wanted:
-                listed[pid] = _toggled(listed[pid], command, wanted)
+                listed[pid] = toggled(listed[pid], command, wanted)
             if (was or wanted) and (was != wanted or not same):
                 touched.add(pid)
     new = CatalogParts(entries, candidates, listed)
     return new, [pid for pid in program.personas if pid in touched]
 
 
-def _has(commands: list[str], command: str) -> bool:
+def has(commands: list[str], command: str) -> bool:
     """Whether `commands` (in command order, as resolve made them) holds `command`."""
     at = bisect.bisect_left(commands, command)
     return at < len(commands) and commands[at] == command
 
 
-def _toggled(commands: list[str], command: str, present: bool) -> list[str]:
-    """`commands` (in command order) with `command` put in or taken out."""
+def toggled(commands: list[str], command: str, present: bool) -> list[str]:
+    """`commands` (in command order) with `command` put in or taken out (a new list: the caller
+    knows it is not there, or is)."""
     at = bisect.bisect_left(commands, command)
     if present:
         return [*commands[:at], command, *commands[at:]]
@@ -521,7 +522,7 @@ def _build_hash(state: State, checked: dict[str, Checked]) -> tuple[list[bytes],
     """The build hash's input lines with the edited files', and the hash."""
     lines = list(state.hash_lines)
     for one in checked.values():
-        for file in _files(one.new_src):
+        for file in files_of(one.new_src):
             lines[state.inputs_at[file.rel]] = input_line(file)
     return lines, hash_lines(state.config, state.template.source, lines)
 

@@ -20,7 +20,6 @@ tests/property/test_incremental_sequences.py compares its results with clean bui
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 import stat
@@ -39,8 +38,8 @@ from .cache.carry import Carry, Catalog, Row, load, load_catalog, new_catalog_id
 from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
 from .cache.records import Record, build_key, debris
-from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan
-from .delta import Checked, check_edit, owned, spliced
+from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
+from .delta import SKILL_MD, Checked, check_edit, files_of, has, owned, spliced, toggled
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
@@ -66,8 +65,6 @@ if TYPE_CHECKING:
     from .format.shapes import PersonaEntry, SkillDoc
     from .model import Outcome
     from .stages.template import Template
-
-SKILL_MD = -1  # the slot of a skill's SKILL.md among its files (delta.SKILL_MD)
 
 
 @dataclass(frozen=True)
@@ -177,7 +174,7 @@ class _Edit:
         gone = [w for w in self.changes.gone if not any(_below(w, at) for _i, _c, at in moved.removed)]
         if gone:
             raise _Declined("a file removed")
-        if len({c for _i, c, _at in moved.added}) < len(moved.added) or len(moved.added) > 1:
+        if len(moved.added) > 1:
             raise _Declined("more than one skill added")  # each is held to the others' commands too
         added = {command: self._added(i, command) for i, command, _at in moved.added}
         removed = {command: self._removed(i, command) for i, command, _at in moved.removed}
@@ -591,14 +588,16 @@ class _Edit:
         for command, one in checked.items():
             wanted = [pid for pid in self.ids if _model(outcomes[command].get(pid))]
             for pid in self.ids:
-                listed[pid] = _toggled(listed[pid], command, pid in wanted)
+                if has(listed[pid], command) != (pid in wanted):
+                    listed[pid] = toggled(listed[pid], command, pid in wanted)
             if wanted:
                 rows[command] = self._row(one.skill)
             else:
                 rows.pop(command, None)
         for command in changed.removed:
             for pid in self.ids:
-                listed[pid] = _toggled(listed[pid], command, False)
+                if has(listed[pid], command):
+                    listed[pid] = toggled(listed[pid], command, False)
             rows.pop(command, None)
         return self._render(catalog, [pid for pid in self.ids if pid in touched]), catalog
 
@@ -690,7 +689,7 @@ class _Edit:
             return lines
         gone = tuple(f"{self.config.sources[i]}/{c}/" for i, c, _at in changed.moved.removed)
         kept = [line for line in lines.split("\n") if line and not line.startswith(gone)]
-        new = [input_line(f).decode()[:-1] for c in changed.added for f in _files(checked[c].new_src)]
+        new = [input_line(f).decode()[:-1] for c in changed.added for f in files_of(checked[c].new_src)]
         return "".join(line + "\n" for line in sorted([*kept, *new]))
 
     def _unordered(
@@ -778,24 +777,16 @@ def _tree(top: str) -> list[tuple[str, Stat, tuple[list[str], str] | None]]:
             names, kinds = _scan(folder)
         except CannotVouch:
             raise _Declined("a name that is not UTF-8") from None
-        rows.append((folder, _stat_of(os.lstat(folder)), (names, kinds)))
+        rows.append((folder, stat_data(os.lstat(folder)), (names, kinds)))
         for name, kind in zip(names, kinds, strict=True):
             at = f"{folder}/{name}"
             if kind == "d":
                 stack.append(at)
             elif kind == "f":
-                rows.append((at, _stat_of(os.lstat(at)), None))
+                rows.append((at, stat_data(os.lstat(at)), None))
             elif kind != "i":  # a name no walk enters is listed, not walked
                 raise _Declined("a link or a special file in a new folder")
     return rows
-
-
-def _stat_of(st: os.stat_result) -> Stat:
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-
-
-def _files(src: SkillSource) -> tuple[InputFile, ...]:
-    return (src.skill_md, *(r.file for r in src.resources))
 
 
 def _digest_of(rel: str) -> str:
@@ -820,17 +811,6 @@ def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
     if found is None or problems:
         raise _Declined("a file discover would report")
     return found
-
-
-def _toggled(commands: list[str], command: str, present: bool) -> list[str]:
-    """`commands` (in command order) with `command` in or out."""
-    at = bisect.bisect_left(commands, command)
-    there = at < len(commands) and commands[at] == command
-    if present and not there:
-        commands.insert(at, command)
-    elif there and not present:
-        del commands[at]
-    return commands
 
 
 def _row_fields(skill: Skill) -> tuple[Any, ...]:

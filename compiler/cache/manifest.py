@@ -30,7 +30,7 @@ from itertools import accumulate, chain
 from operator import attrgetter
 from typing import Any
 
-from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed
+from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
 NEVER = (-1, -1, -1, -1)  # the stat data of a directory whose listing cannot be vouched for
@@ -79,7 +79,7 @@ class Manifest:
             for i, (real, _want) in enumerate(self.reals):  # through symlinks, as the walk lists a root
                 if os.path.realpath(self.paths[i]) != real:
                     return None
-                self.tops_now.append(_stat(os.stat(self.paths[i])))
+                self.tops_now.append(stat_data(os.stat(self.paths[i])))
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
                 self.seen.clear()
@@ -90,7 +90,7 @@ class Manifest:
                 map(self.where, self.paths[folders + files :]), self.links, strict=True
             ):
                 led = followed(at)
-                if os.readlink(at) != target or (NEVER if led is None else _stat(led)) != want:
+                if os.readlink(at) != target or (NEVER if led is None else stat_data(led)) != want:
                     return None
         except (OSError, CannotVouch):
             return None
@@ -127,8 +127,8 @@ class Manifest:
         checks each new or changed path is older than its stamp, and gives every folder whose
         entries changed with its entries."""
         roots, folders, files = self.counts
-        now, recorded = self.now, _array(self.folders)
-        if recorded is None or len(now) != 4 * (folders + files - roots) or len(self.seen) * 4 != len(now):
+        now = self.now
+        if len(now) != 4 * (folders + files - roots) or len(self.seen) * 4 != len(now):
             return None
         if len(self.tops_now) != roots:
             return None
@@ -274,7 +274,7 @@ def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None
             if kind == "f":
                 at = f"{where}/{raw}"
                 paths.append(at)
-                stats += _stat(walked.stats[at])
+                stats += stat_data(walked.stats[at])
     packed = _pack(stats[: 4 * len(folders)])
     packed_files = _pack(stats[4 * len(folders) :])
     if packed is None or packed_files is None:  # an inode number past 2**63 (overlayfs's xino)
@@ -455,7 +455,3 @@ def _unpack(text: str) -> list[int] | None:
 
 def _four(values: list[int], i: int) -> Stat:
     return (values[4 * i], values[4 * i + 1], values[4 * i + 2], values[4 * i + 3])
-
-
-def _stat(st: os.stat_result) -> Stat:
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)

@@ -206,7 +206,7 @@ def _entries(
                 if child in files:
                     raise CannotVouch(child)
                 files[child] = [led.st_size, led.st_mtime_ns, led.st_ctime_ns, led.st_ino]
-            seen.links.append((at, target, None if led is None else _stat(led)))
+            seen.links.append((at, target, None if led is None else stat_data(led)))
         else:
             add("o" + raw)
     listing.sort()
@@ -245,7 +245,8 @@ def followed(path: str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-def _stat(st: os.stat_result) -> Stat:
+def stat_data(st: os.stat_result) -> Stat:
+    """What the walk records of a path, and compares it by."""
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
