@@ -56,7 +56,7 @@ from .pipeline import Summary, final_diagnostics
 from .project.ignorefiles import IGNORE_FILES
 from .stages.budget import Candidate, Packing
 from .stages.catalog import CatalogParts, candidate, catalog_skill, entry_cost, persona_catalog
-from .stages.discover import Entry, discover_skill, read_input
+from .stages.readinput import Entry, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
 from .stages.validate import settle
@@ -477,6 +477,8 @@ class _Edit:
         if not self.commands[label]:
             raise _Declined("the first skill of a source")  # its SKC313 goes
         self._alone(command)
+        from .stages.discover import discover_skill  # here: an edit that adds nothing does not walk
+
         found = discover_skill(self.config, index, command)
         if found is None:
             raise _Declined("a new folder discover would report or leave out")

@@ -21,7 +21,7 @@ from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
 from skillc.format.layout import is_object
 from skillc.pipeline import build
-from skillc.stages import discover as discover_stage
+from skillc.stages import readinput
 from skillc.stages import skills as skills_stage
 
 sys.path.insert(0, str(REPO))
@@ -64,13 +64,13 @@ def same_as_clean(config: Path, tmp_path: Path, result) -> None:
 
 def reads(monkeypatch) -> list[str]:
     seen: list[str] = []
-    real = discover_stage.read_input
+    real = readinput.read_input
 
     def spy(entry, rel, *args):
         seen.append(rel)
         return real(entry, rel, *args)
 
-    monkeypatch.setattr(discover_stage, "read_input", spy)
+    monkeypatch.setattr("skillc.stages.discover.read_input", spy)
     monkeypatch.setattr("skillc.edit.read_input", spy)
     return seen
 
