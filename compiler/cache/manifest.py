@@ -21,9 +21,7 @@ which only a walk after a change needs, are strings it does not decode. When onl
 from __future__ import annotations
 
 import array
-import binascii
 import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,6 +29,7 @@ from itertools import accumulate
 from operator import attrgetter
 from typing import Any
 
+from .packed import pack, unpack
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
@@ -73,7 +72,7 @@ class Manifest:
         path (kept in `seen`, as `unchanged` keeps them); None when a root or a symlink changed,
         or the recorded stat data cannot be read (a walk must then tell)."""
         roots, folders, files = self.counts
-        folder_stats, file_stats = _array(self.folders), _array(self.files)
+        folder_stats, file_stats = unpack(self.folders), unpack(self.files)
         if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
             return None
         try:
@@ -139,9 +138,7 @@ class Manifest:
         if not relisted and not added and None not in self.seen:  # the same paths: new stat data only
             inside = 4 * (folders - roots)
             head = array.array("q", [v for st in self.tops_now for v in st])
-            return self._json(
-                inputs, self.paths, self.counts, _packed(head + now[:inside]), _packed(now[inside:])
-            )
+            return self._json(inputs, self.paths, self.counts, pack(head + now[:inside]), pack(now[inside:]))
         kinds = self.kinds.split("/")
         names = self.names.split("/") if self.names else []
         ends = list(accumulate(map(len, kinds)))
@@ -175,7 +172,7 @@ class Manifest:
         paths += file_paths + self.paths[folders + files :]
         names_now = "/".join(n for these in listed for n in these)
         return self._json(
-            inputs, paths, counts, _packed(folder_stats), _packed(file_stats), names_now, "/".join(kinds)
+            inputs, paths, counts, pack(folder_stats), pack(file_stats), names_now, "/".join(kinds)
         )
 
     def _json(
@@ -364,7 +361,7 @@ def _relative(paths: list[str], base: str) -> list[str]:
 
 def _pack(values: list[int]) -> str | None:
     try:
-        return _packed(array.array("q", values))
+        return pack(array.array("q", values))
     except OverflowError:
         return None
 
@@ -424,24 +421,6 @@ def _find(paths: list[str], path: str, start: int, end: int) -> int | None:
         return None
 
 
-def _array(text: str) -> array.array[int] | None:
-    packed = array.array("q")
-    try:
-        packed.frombytes(binascii.a2b_base64(text, strict_mode=True))
-    except ValueError:
-        return None
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return packed
-
-
-def _packed(values: array.array[int]) -> str:
-    if sys.byteorder == "big":
-        values = array.array("q", values)
-        values.byteswap()
-    return binascii.b2a_base64(values.tobytes(), newline=False).decode("ascii")
-
-
 def _moved(seen: list[os.stat_result | None], recorded: array.array[int]) -> list[int]:
     """The places (in paths) whose ctime or inode number is not the recorded one, or that are gone.
 
@@ -465,7 +444,7 @@ def _differing(now: array.array[int], recorded: array.array[int], step: int = 40
 
 
 def _unpack(text: str) -> list[int] | None:
-    packed = _array(text)
+    packed = unpack(text)
     return None if packed is None else packed.tolist()
 
 
