@@ -296,6 +296,8 @@ _LEFT: list[object] = []
 
 def left_to_exit(thing: object) -> None:
     _LEFT.append(thing)
+
+
 _EMPTY = "the build holds no skills: check `sources` (an error under --strict)"
 
 

@@ -24,18 +24,17 @@ import array
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import accumulate
 from operator import attrgetter
 from typing import Any
 
+from . import lstats
 from .packed import pack, unpack
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
 NEVER = (-1, -1, -1, -1)  # the stat data of a directory whose listing cannot be vouched for
 _STAT = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # what a path is recorded with
-_CTIME, _INO, _KEY = attrgetter("st_ctime_ns"), attrgetter("st_ino"), attrgetter("st_ctime_ns", "st_ino")
 
 
 @dataclass(frozen=True)
@@ -55,10 +54,13 @@ class Manifest:
     files: str  # each file's stat data, the same way: for `changes` only (which files an edit touched)
     names: str  # every directory's names as on disk, in order, "/"-joined (no name holds a "/")
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
-    # The lstat results `unchanged` took, of the paths past the roots in order: a walk after a
-    # change takes them instead of asking again (they are as new as its stamp needs, see `taken`).
+    # The lstat results `unchanged` took in this process, of the paths past the roots in order (the
+    # first of them: a forked child may have taken the others, lstats.py): a walk after a change
+    # takes them instead of asking again (they are as new as its stamp needs, see `taken`).
     seen: list[os.stat_result | None] = field(default_factory=list, compare=False, repr=False)
-    # ... and their stat data as `changes` compared it (four int64 per path), for `renewed`.
+    # The places (past the roots) `changes` found gone, in order.
+    gone: list[int] = field(default_factory=list, compare=False, repr=False)
+    # Every path's stat data as `changes` compared it (four int64 per path), for `renewed`.
     now: array.array[int] = field(default_factory=lambda: array.array("q"), compare=False, repr=False)
     tops_now: list[Stat] = field(default_factory=list, compare=False, repr=False)  # each root's, as seen
 
@@ -81,10 +83,10 @@ class Manifest:
                 if os.path.realpath(self.paths[i]) != real:
                     return None
                 self.tops_now.append(stat_data(os.stat(self.paths[i])))
+            recorded = folder_stats[4 * roots :] + file_stats
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                self.seen.clear()
-                self.seen.extend(_lstat_each(self.paths[roots : folders + files], fd))
+                moved = self._look(self.paths[roots : folders + files], fd, recorded)
             finally:
                 os.close(fd)
             for at, (target, want) in zip(
@@ -93,29 +95,43 @@ class Manifest:
                 led = followed(at)
                 if os.readlink(at) != target or (NEVER if led is None else stat_data(led)) != want:
                     return None
-        except (OSError, CannotVouch):
-            return None
-        recorded = folder_stats[4 * roots :] + file_stats
-        try:
-            moved = _moved(self.seen, recorded)
-        except OverflowError:  # an inode number past 2**63 (overlayfs's xino): a walk tells
-            return None
-        now = self.now  # the recorded stat data, with each moved path's as seen
-        del now[:]
-        now.extend(recorded)
-        for i in moved:
-            now[4 * i : 4 * i + 4] = array.array("q", NEVER if self.seen[i] is None else _STAT(self.seen[i]))
+        except (OSError, CannotVouch, OverflowError):  # OverflowError: an inode number past 2**63
+            return None  # (overlayfs's xino): a walk tells
         tops = tuple(self.paths[i] for i, (_real, want) in enumerate(self.reals) if self.tops_now[i] != want)
         if not moved:
             return Changes(tops, ())
-        inside = folders - roots
+        inside, gone = folders - roots, set(self.gone)
         where = {i: self.where(self.paths[roots + i]) for i in moved}
-        gone = tuple(where[i] for i in moved if self.seen[i] is None)
         return Changes(
-            tops + tuple(where[i] for i in moved if i < inside and self.seen[i] is not None),
-            tuple(where[i] for i in moved if i >= inside and self.seen[i] is not None),
-            gone,
+            tops + tuple(where[i] for i in moved if i < inside and i not in gone),
+            tuple(where[i] for i in moved if i >= inside and i not in gone),
+            tuple(where[i] for i in moved if i in gone),
         )
+
+    def _look(self, paths: list[str], fd: int, recorded: array.array[int]) -> list[int]:
+        """One lstat of each path (lstats.py): the places whose stat data moved, in order. Keeps the
+        stat data now (`now`: the recorded, with each moved path's), the places gone (`gone`) and
+        the stat results this process took (`seen`)."""
+        looked = lstats.look(paths, fd)
+        self.seen[:] = looked.taken
+        # The ctime and the inode number are enough: any change to a path (its bytes, its size, its
+        # mode, its entries for a folder, its times through utime) sets its ctime to the present,
+        # which no call sets back and which is later than the recorded one (a path is recorded only
+        # when its ctime is older than the walk's stamp, snapshot.py); a path replaced by another,
+        # even with an equal ctime, has another inode. A path gone has neither (lstats.GONE).
+        moved = sorted(
+            {*_differing(looked.ctimes, recorded[2::4]), *_differing(looked.inodes, recorded[3::4])}
+        )
+        now = self.now
+        del now[:]
+        now.extend(recorded)
+        del self.gone[:]
+        for i in moved:  # the child's half (lstats.py) is taken again here: a few paths
+            st = self.seen[i] if i < len(self.seen) else lstats.lstat_or_none(paths[i], fd)
+            if st is None:
+                self.gone.append(i)
+            now[4 * i : 4 * i + 4] = array.array("q", NEVER if st is None else _STAT(st))
+        return moved
 
     def renewed(
         self,
@@ -131,11 +147,11 @@ class Manifest:
         entries changed with its entries."""
         roots, folders, files = self.counts
         now = self.now
-        if len(now) != 4 * (folders + files - roots) or len(self.seen) * 4 != len(now):
+        if len(now) != 4 * (folders + files - roots):
             return None
         if len(self.tops_now) != roots:
             return None
-        if not relisted and not added and None not in self.seen:  # the same paths: new stat data only
+        if not relisted and not added and not self.gone:  # the same paths: new stat data only
             inside = 4 * (folders - roots)
             head = array.array("q", [v for st in self.tops_now for v in st])
             return self._json(inputs, self.paths, self.counts, pack(head + now[:inside]), pack(now[inside:]))
@@ -150,7 +166,7 @@ class Manifest:
                 return None
             listed[at], kinds[at] = new_names, new_kinds
         # The paths found gone are cut out, a run at a time (a removed folder's are together).
-        gone = [roots + i for i, st in enumerate(self.seen) if st is None]
+        gone = [roots + i for i in self.gone]
         stats = array.array("q", [v for st in self.tops_now for v in st]) + now
         folder_at = list(_kept(folders, gone))
         file_at = [i for i in _kept(folders + files, gone) if i >= folders]
@@ -366,24 +382,6 @@ def _pack(values: list[int]) -> str | None:
         return None
 
 
-def _lstat_each(paths: list[str], fd: int, step: int = 1024) -> list[os.stat_result | None]:
-    """lstat of each path (relative to `fd`); None for one that is not there (a folder or file
-    removed). A slice at a time in C; one at a time only in a slice that has a missing path."""
-    lstat = partial(os.lstat, dir_fd=fd)
-    found: list[os.stat_result | None] = []
-    for start in range(0, len(paths), step):
-        chunk = paths[start : start + step]
-        try:
-            found.extend(list(map(lstat, chunk)))  # whole, or nothing of it
-        except (FileNotFoundError, NotADirectoryError):
-            for path in chunk:
-                try:
-                    found.append(lstat(path))
-                except (FileNotFoundError, NotADirectoryError):
-                    found.append(None)
-    return found
-
-
 def _inside(base: str, where: str) -> str:
     """A path as the walk names it, as the manifest keeps it (below `base`, relative to it)."""
     prefix = base if base.endswith("/") else base + "/"
@@ -419,20 +417,6 @@ def _find(paths: list[str], path: str, start: int, end: int) -> int | None:
         return paths.index(path, start, end)
     except ValueError:
         return None
-
-
-def _moved(seen: list[os.stat_result | None], recorded: array.array[int]) -> list[int]:
-    """The places (in paths) whose ctime or inode number is not the recorded one, or that are gone.
-
-    These two are enough: any change to a path (its bytes, its size, its mode, its entries for a
-    folder, its times through utime) sets its ctime to the present, which no call sets back and
-    which is later than the recorded one (a path is recorded only when its ctime is older than the
-    walk's stamp, snapshot.py); a path replaced by another, even with an equal ctime, has another
-    inode. Taking two fields of each stat result in C costs a fifth of taking all four."""
-    if None in seen:
-        return [i for i, st in enumerate(seen) if st is None or _KEY(st) != _four(recorded, i)[2:]]
-    ctimes, inodes = array.array("q", map(_CTIME, seen)), array.array("q", map(_INO, seen))
-    return sorted({*_differing(ctimes, recorded[2::4]), *_differing(inodes, recorded[3::4])})
 
 
 def _differing(now: array.array[int], recorded: array.array[int], step: int = 4096) -> Iterator[int]:
