@@ -19,6 +19,7 @@ from support.files import snapshot as dist_bytes
 
 from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
+from skillc.cache import lstats
 from skillc.format.layout import is_object
 from skillc.pipeline import build
 from skillc.stages import readinput
@@ -520,3 +521,17 @@ def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
     result, _ = build(tree)
     assert result.cache.edited
     same_as_clean(tree, tmp_path, result)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_edit_builds_are_the_same_when_a_child_takes_half_the_lstats(tree, tmp_path, monkeypatch):
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
+    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    edited, described = served(tree)[3], served(tree)[-1]  # in the first half of the paths, and the second
+    edited.write_text(edited.read_text() + "\nOne more line.\n")
+    described.write_text(described.read_text().replace("description: ", "description: Changed. ", 1))
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+    again, written = build(tree)
+    assert again.cache.quick and not written.written
