@@ -92,8 +92,9 @@ def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
         with fs.interrupt_deferred():  # Ctrl-C never leaves a temporary file behind
             # O_EXCL|O_NOFOLLOW: a symlink planted at the name is never written through.
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_MAGIC + _mac(key, name, payload) + b"\n" + payload)
+            with os.fdopen(fd, "wb") as fh:  # the payload (megabytes) goes out as it is: never copied
+                fh.write(_MAGIC + _mac(key, name, payload) + b"\n")
+                fh.write(payload)
             os.replace(tmp, directory / name)
     except (OSError, TypeError):
         with contextlib.suppress(OSError):
