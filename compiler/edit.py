@@ -47,7 +47,7 @@ from .errors import TemplateFailure
 from .format import layout as fmt
 from .model import SKILL_MD_CAP, Artifacts, Config, InputFile, Program, Resource, Skill, SkillSource
 from .names.confusables import skeleton
-from .names.paths import nfc, sanitize_command
+from .names.paths import nfc, sanitize_command, sanitize_joined
 from .names.suggest import close_matches
 from .output import assemble
 from .output.bounds import over_bounds
@@ -435,12 +435,15 @@ class _Edit:
         that is a SKILL.md names one (a command is its folder below the source)."""
         labels = sorted(self.config.sources, key=len, reverse=True)  # a nested source's label first
         found: dict[str, set[str]] = {label: set() for label in labels}
-        for rel in _SKILL_MD.findall(self.carry.lines):
-            label = next((lb for lb in labels if rel.startswith(lb + "/")), None)
-            command = rel[len(label) + 1 : -len("/SKILL.md")] if label is not None else ""
+        # One scan of the input lines, in C: the deepest label a path is below, taken for good (an
+        # atomic group: a SKILL.md at a nested source's root is no command of the outer source), and
+        # the command between it and the SKILL.md.
+        below = "|".join(re.escape(label + "/") for label in labels)
+        pattern = re.compile(rf"^(?>({below}))([^\0\n]*)/(?:SKILL|skill)\.md\0", re.MULTILINE)
+        for label, command in pattern.findall(self.carry.lines) if labels else ():
             # A SKILL.md below a hidden folder is a resource of the skill around it (discover)
-            if label is not None and command and not any(p.startswith(".") for p in command.split("/")):
-                found[label].add(command)
+            if "/." not in "/" + command:
+                found[label[:-1]].add(command)
         return found
 
     def _alone(self, command: str) -> None:
@@ -452,10 +455,11 @@ class _Edit:
         if config.skip_invalid:
             raise _Declined("settings that read the set of skills")
         everyone = set().union(*self.commands.values()) - {command}
+        # Every other command, "\0"-separated (no command holds one): each question below is one
+        # search of a string in C, not a call per command.
+        joined = "\0" + "\0".join(everyone) + "\0"
         parts = command.split("/")
-        if any("/".join(parts[:i]) in everyone for i in range(1, len(parts))) or any(
-            c.startswith(command + "/") for c in everyone
-        ):
+        if any("/".join(parts[:i]) in everyone for i in range(1, len(parts))) or f"\0{command}/" in joined:
             raise _Declined("a parent or child skill")
         if command in carry.lookups:
             raise _Declined("a persona names the skill")
@@ -464,10 +468,12 @@ class _Edit:
         for word in carry.lookups - everyone:
             if close_matches(word, [command]) and command in close_matches(word, everyone | {command}):
                 raise _Declined("a persona names a skill like it")
-        folded, sanitized, look = command.casefold(), sanitize_command(command), skeleton(command)
-        for other in everyone:
-            if other.casefold() == folded or sanitize_command(other) == sanitized or skeleton(other) == look:
-                raise _Declined("a command that looks like another")
+        if (
+            f"\0{command.casefold()}\0" in joined.casefold()
+            or f"\0{sanitize_command(command)}\0" in sanitize_joined(joined)
+            or f"\0{skeleton(command)}\0" in skeleton(joined)
+        ):
+            raise _Declined("a command that looks like another")
 
     def _added(self, index: int, command: str) -> Checked:
         """A new skill folder, discovered and checked as discover and validate do."""
@@ -756,10 +762,6 @@ class _Edit:
     ) -> tuple[Edited, WriteResult]:
         report = final_diagnostics(self.config, counts[0] == 0, unordered)
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
-
-
-# Each input line's path when it is a SKILL.md (digests.input_line: "rel\0digest...\n").
-_SKILL_MD = re.compile(r"^([^\0\n]*/(?:SKILL|skill)\.md)\0", re.MULTILINE)
 
 
 def _below(path: str, folder: str) -> bool:
