@@ -97,3 +97,46 @@ def test_pack_chooses_as_before_its_shortcuts(
     assert (packing.included, packing.left_out, packing.descriptions) == _reference_pack(
         budget, cands, frame, strategy
     )
+
+
+def _reference_drop(room: int, ranked: tuple[Candidate, ...]) -> budget_mod.Fit:
+    """First fit as it was written before its shortcuts: one look at every candidate."""
+    room -= sum(c.cost for c in ranked if c.always)
+    included, left_out = [], []
+    for c in ranked:
+        if c.always:
+            included.append(c.command)
+        elif c.cost <= room:
+            included.append(c.command)
+            room -= c.cost
+        else:
+            left_out.append(c.command)
+    return included, left_out, {}
+
+
+CANDIDATES = st.lists(
+    st.tuples(st.text("abc/", min_size=1, max_size=3), st.booleans(), st.integers(0, 40)), max_size=40
+).map(lambda rows: tuple(Candidate(c, a, cost, c) for c, a, cost in rows))
+
+
+@given(CANDIDATES, st.integers(-10, 400), st.booleans())
+def test_first_fit_leaves_out_what_a_look_at_each_candidate_leaves_out(
+    cands: tuple[Candidate, ...], room: int, in_order: bool
+) -> None:
+    """The shortcuts (the rest left out once the room is below the least cost; candidates handed
+    over in command order kept in it) choose what the plain loop chooses, in its order; the
+    candidates come in command order (as a build hands them over) or as generated."""
+    if in_order:
+        cands = tuple(sorted(cands, key=lambda c: c.command))
+    expected = tuple(sorted(cands, key=lambda c: (0 if c.always else 1, c.command)))
+    ranked = rank(cands, ())
+    assert ranked == expected
+    assert budget_mod._drop(room, ranked) == _reference_drop(room, ranked)
+    assert budget_mod._drop(room, cands) == _reference_drop(room, cands)  # always-on entries anywhere
+    packing = pack("p", room + 30, cands, lambda n: 20 + (10 if n else 0))
+    included, left_out, _ = _reference_drop(room + 30 - 30 if packing.left_out else room + 10, expected)
+    chosen = set(included)
+    assert packing.included == tuple(
+        c.command for c in sorted(cands, key=lambda c: c.command) if c.command in chosen
+    )
+    assert packing.left_out == tuple(sorted(left_out))
