@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress
 from operator import attrgetter
 
 from .. import diagnostics as dg
@@ -31,7 +30,6 @@ from ..model import Strategy
 ELLIPSIS = "…"
 MIN_DESCRIPTION = 16  # shorten: below this a description says nothing; leave skills out instead
 SHOWN = 5  # names in the one SKC601 line (all of them with --verbose)
-_COMMAND, _COST, _ALWAYS = attrgetter("command"), attrgetter("cost"), attrgetter("always")
 
 
 @dataclass(frozen=True)
@@ -70,28 +68,22 @@ class Packing:
 
 def rank(candidates: tuple[Candidate, ...], priority: tuple[str, ...]) -> tuple[Candidate, ...]:
     """always, then the first matching priority entry, then command order."""
+
+    if not priority:  # the same order, without a key tuple per candidate (1.1 million at 100,000 x 12)
+        by_command = attrgetter("command")
+        first = sorted((c for c in candidates if c.always), key=by_command)
+        return (*first, *sorted((c for c in candidates if not c.always), key=by_command))
     matches = _priority_matchers(priority)
-    if not matches:  # the same order, without a key tuple per candidate (1.1 million at 100,000 x 12)
-        return _by_command(candidates)
+    if not matches:  # the same order, without a key tuple per candidate (12 x 10,000 of them a build)
+        by_command = attrgetter("command")
+        first = sorted((c for c in candidates if c.always), key=by_command)
+        return (*first, *sorted((c for c in candidates if not c.always), key=by_command))
 
     def key(c: Candidate) -> tuple[int, int, str]:
         hit = next((i for i, match in enumerate(matches) if match(c.command)), len(priority))
         return (0 if c.always else 1, hit, c.command)
 
     return tuple(sorted(candidates, key=key))
-
-
-def _by_command(candidates: tuple[Candidate, ...]) -> tuple[Candidate, ...]:
-    """always first, then command order. A build hands its candidates over in command order: then
-    the order is theirs (checked in C), or two runs picked out of it, and nothing is sorted."""
-    commands = list(map(_COMMAND, candidates))
-    if commands != sorted(commands):
-        first = sorted((c for c in candidates if c.always), key=_COMMAND)
-        return (*first, *sorted((c for c in candidates if not c.always), key=_COMMAND))
-    always = list(map(_ALWAYS, candidates))
-    if not any(always):
-        return candidates
-    return (*compress(candidates, always), *compress(candidates, [not a for a in always]))
 
 
 def ranked(commands: Iterable[str], priority: tuple[str, ...]) -> tuple[str, ...]:
@@ -140,7 +132,7 @@ def pack(
     room = budget - slack - frame_cost(0)
     # First fit leaves a skill out exactly when the entries together do not fit: then no first pass
     # is needed to learn it (at 100,000 x 12 each pass walks 95,000 candidates a persona).
-    over = strategy is Strategy.DROP and sum(map(_COST, ranked)) > room
+    over = strategy is Strategy.DROP and sum(c.cost for c in ranked) > room
     included, left_out, descriptions = ([], [], {}) if over else fit(room, ranked)
     if over or left_out:
         # The truncation notice costs room too; pack again with it reserved.
@@ -154,7 +146,7 @@ def pack(
         verbose,
         where or (candidates[0].path if candidates else persona),
     )
-    fixed = frame_cost(0) + sum(compress(map(_COST, candidates), map(_ALWAYS, candidates)))
+    fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
     if fixed > budget:
         at = candidates[0].path if candidates else persona
         diags.append(
@@ -178,11 +170,8 @@ def pack(
 
 
 def _in_command_order(candidates: tuple[Candidate, ...], commands: list[str]) -> tuple[str, ...]:
-    names = list(map(_COMMAND, candidates))
-    if len(set(names)) == len(names):  # each candidate once (a build's): the chosen, sorted in C
-        return tuple(sorted(commands))
     chosen = set(commands)
-    return tuple(c.command for c in sorted(candidates, key=_COMMAND) if c.command in chosen)
+    return tuple(c.command for c in sorted(candidates, key=attrgetter("command")) if c.command in chosen)
 
 
 def _report(
@@ -220,26 +209,16 @@ Fit = tuple[list[str], list[str], dict[str, str]]
 
 
 def _drop(room: int, ranked: tuple[Candidate, ...]) -> Fit:
-    costs, always = list(map(_COST, ranked)), list(map(_ALWAYS, ranked))
-    commands = list(map(_COMMAND, ranked))
-    room -= sum(compress(costs, always))
-    # Past the last always-on entry, once the room left is below the least cost of any entry that is
-    # not, nothing more fits (the room only shrinks): the rest is left out without a look at each
-    # (at 10,000 x 12 a catalog holds a few hundred of 9,500 candidates).
-    last = len(always) - 1 - always[::-1].index(True) if True in always else -1
-    least = min(compress(costs, [not a for a in always]), default=0)
+    room -= sum(c.cost for c in ranked if c.always)
     included, left_out = [], []
-    for i, cost in enumerate(costs):
-        if always[i]:
-            included.append(commands[i])
-        elif cost <= room:
-            included.append(commands[i])
-            room -= cost
+    for c in ranked:
+        if c.always:
+            included.append(c.command)
+        elif c.cost <= room:
+            included.append(c.command)
+            room -= c.cost
         else:
-            left_out.append(commands[i])
-            if room < least and i > last:
-                left_out.extend(commands[i + 1 :])
-                break
+            left_out.append(c.command)
     return included, left_out, {}
 
 
