@@ -21,7 +21,6 @@ tests/property/test_incremental_sequences.py compares its results with clean bui
 from __future__ import annotations
 
 import os
-import re
 import stat
 import time
 from collections import Counter
@@ -435,15 +434,19 @@ class _Edit:
         that is a SKILL.md names one (a command is its folder below the source)."""
         labels = sorted(self.config.sources, key=len, reverse=True)  # a nested source's label first
         found: dict[str, set[str]] = {label: set() for label in labels}
-        # One scan of the input lines, in C: the deepest label a path is below, taken for good (an
-        # atomic group: a SKILL.md at a nested source's root is no command of the outer source), and
-        # the command between it and the SKILL.md.
-        below = "|".join(re.escape(label + "/") for label in labels)
-        pattern = re.compile(rf"^(?>({below}))([^\0\n]*)/(?:SKILL|skill)\.md\0", re.MULTILINE)
-        for label, command in pattern.findall(self.carry.lines) if labels else ():
+        # The lines split and picked in C (a regex anchored at each line costs three times more), then
+        # each source's taken, the deepest first (a path belongs to the deepest source it is below)
+        lines = [h for h in self.carry.lines.split("\n") if "/SKILL.md\0" in h or "/skill.md\0" in h]
+        rels = [line[: line.index("\0")] for line in lines]
+        deeper: tuple[str, ...] = ()
+        for label in labels:
+            prefix, cut = label + "/", len(label) + 1
+            folders = [
+                r[cut : -len("/SKILL.md")] for r in rels if r.startswith(prefix) and not r.startswith(deeper)
+            ]
             # A SKILL.md below a hidden folder is a resource of the skill around it (discover)
-            if "/." not in "/" + command:
-                found[label[:-1]].add(command)
+            found[label].update(c for c in folders if c and "/." not in "/" + c)
+            deeper += (prefix,)
         return found
 
     def _alone(self, command: str) -> None:
