@@ -44,7 +44,18 @@ from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
 from .errors import TemplateFailure
 from .format import layout as fmt
-from .model import SKILL_MD_CAP, Artifacts, Config, InputFile, Program, Resource, Skill, SkillSource
+from .model import (
+    SKILL_MD_CAP,
+    Artifacts,
+    Config,
+    InputFile,
+    Persona,
+    Program,
+    Resource,
+    Skill,
+    SkillSource,
+    Strategy,
+)
 from .names.confusables import skeleton
 from .names.paths import nfc, sanitize_command, sanitize_joined
 from .names.suggest import close_matches
@@ -53,8 +64,16 @@ from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
 from .pipeline import Summary, final_diagnostics
 from .project.ignorefiles import IGNORE_FILES
-from .stages.budget import Candidate, Packing
-from .stages.catalog import CatalogParts, candidate, catalog_skill, entry_cost, persona_catalog
+from .stages.budget import Candidate, Packing, packed, still_left_out
+from .stages.catalog import (
+    CatalogParts,
+    candidate,
+    catalog_skill,
+    catalog_text,
+    entry_cost,
+    frame,
+    persona_catalog,
+)
 from .stages.discover import Entry, discover_skill, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
@@ -164,6 +183,7 @@ class _Edit:
         self.ids = tuple(carry.personas)
         self.digits = fmt.shard_digits(carry.counts[0])
         self.docs: dict[str, dict[str, Any]] = {}  # shard name -> its document, as read
+        self.totals: dict[str, int] = {}  # persona -> its catalog's candidates' cost, for those repacked
 
     def run(self) -> tuple[Edited, WriteResult]:
         index = self._output()
@@ -389,6 +409,8 @@ class _Edit:
             shards=shards,
             refs=refs,
             packings={**carry.packings, **{pid: p.diagnostics for pid, (_, p) in texts.items()}},
+            included={**carry.included, **{pid: list(p.included) for pid, (_, p) in texts.items()}},
+            totals={**carry.totals, **self.totals},
             unordered=unordered,
             counts=counts,
             catalog=new_catalog_id() if catalog is not None else carry.catalog,
@@ -594,6 +616,13 @@ class _Edit:
                 names.pop(command, None)
         catalog = self.catalog
         rows, listed = catalog.rows, catalog.listed  # read for this build alone: changed in place
+        # What the last build's packings were made of, for the catalogs it may keep (`_kept`)
+        changing = [*checked, *changed.removed]
+        last = _Last(
+            {c: rows.get(c) for c in changing},
+            {pid: {c for c in changing if has(listed[pid], c)} for pid in self.ids},
+            {pid: len(listed[pid]) for pid in self.ids},
+        )
         for command, one in checked.items():
             wanted = [pid for pid in self.ids if _model(outcomes[command].get(pid))]
             for pid in self.ids:
@@ -608,7 +637,7 @@ class _Edit:
                 if has(listed[pid], command):
                     listed[pid] = toggled(listed[pid], command, False)
             rows.pop(command, None)
-        return self._render(catalog, [pid for pid in self.ids if pid in touched]), catalog
+        return self._render(catalog, [pid for pid in self.ids if pid in touched], last), catalog
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -643,17 +672,77 @@ class _Edit:
         )
         return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost]
 
-    def _render(self, catalog: Catalog, personas: list[str]) -> dict[str, tuple[str, Packing]]:
-        candidates = {
-            c: Candidate(c, always, cost, path, description, bare)
-            for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
-        }
-        parts = CatalogParts({}, candidates, catalog.listed)
+    def _render(self, catalog: Catalog, personas: list[str], last: _Last) -> dict[str, tuple[str, Packing]]:
+        """Each persona's catalog: the last packing kept where it provably stands, else packed again."""
         program = Program(_Rows(catalog.rows), self.carry.personas, self.carry.exclusive, ())
-        return {
-            pid: persona_catalog(self.config, program, self.carry.personas[pid], self.template, parts)
-            for pid in personas
-        }
+        made: dict[str, tuple[str, Packing]] = {}
+        parts: CatalogParts | None = None
+        for pid in personas:
+            persona = self.carry.personas[pid]
+            kept = self._kept(catalog, persona, last)
+            if kept is not None:
+                made[pid], self.totals[pid] = (
+                    (catalog_text(program, persona, self.template, kept[0]), kept[0]),
+                    kept[1],
+                )
+                continue
+            if parts is None:  # made once, when a catalog is packed again
+                candidates = {
+                    c: Candidate(c, always, cost, path, description, bare)
+                    for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
+                }
+                parts = CatalogParts({}, candidates, catalog.listed)
+            made[pid] = persona_catalog(self.config, program, persona, self.template, parts)
+            self.totals[pid] = sum(c.cost for c in made[pid][1].candidates)
+        return made
+
+    def _kept(self, catalog: Catalog, persona: Persona, last: _Last) -> tuple[Packing, int] | None:
+        """The last packing of `persona` with the left-out list as it is now, and what its candidates
+        cost together, when first fit provably chooses as it did (budget.still_left_out): each skill
+        that changed for this catalog was left out of it or not in it, and is now; always-on skills,
+        priorities and the other strategies are packed again. Else None."""
+        config, pid = self.config, persona.id
+        included, was = self.carry.included.get(pid), self.carry.totals.get(pid)
+        if config.budget_strategy is not Strategy.DROP or config.budget_priority:
+            return None
+        if included is None or was is None:
+            return None
+        rows, listed = catalog.rows, catalog.listed[pid]
+        taken, total = set(included), was
+        costs: dict[str, int | None] = {}
+        for command, before in last.rows.items():
+            now = has(listed, command)
+            then = before if command in last.listed[pid] else None  # its row when this catalog listed it
+            if command in taken or (now and rows[command][3]) or (then is not None and then[3]):
+                return None  # included, or always-on: the room it leaves is not the same
+            costs[command] = rows[command][4] if now else None
+            total += (rows[command][4] if now else 0) - (then[4] if then is not None else 0)
+        budget = config.budget_for(pid)
+        frame_cost = frame(self.template, persona, budget)
+        # Both packings were made into the room left with the notice reserved: the entries did not
+        # and do not fit whole (pack's `over`), and the notice costs what it did.
+        room, reserved = budget - frame_cost(0), frame_cost(len(listed))
+        if was <= room or total <= room or frame_cost(last.counts[pid]) != reserved:
+            return None
+        mine = [(c, rows[c][4], rows[c][3]) for c in included]
+        if not still_left_out(budget - reserved, mine, costs):
+            return None
+        left_out = tuple(sorted(c for c in listed if c not in taken))
+        first = rows[listed[0]][2] if listed else pid
+        fixed = frame_cost(0) + sum(cost for _c, cost, always in mine if always)
+        packing = packed(
+            pid,
+            budget,
+            tuple(included),
+            left_out,
+            fixed,
+            strategy=Strategy.DROP,
+            descriptions={},
+            verbose=config.verbose,
+            where=config.config_rel or first,
+            first=first,
+        )
+        return packing, total
 
     def _shards(
         self,
@@ -832,6 +921,16 @@ def _listed(entry: SkillDoc, pid: str) -> bool:
 
 def _model(outcome: Outcome | None) -> bool:
     return outcome is not None and outcome.model
+
+
+@dataclass(frozen=True)
+class _Last:
+    """Of the skills an edit build changes: each one's catalog row in the last build (None: it had
+    none), and which each persona listed; and how many each persona listed."""
+
+    rows: dict[str, Row | None]
+    listed: dict[str, set[str]]
+    counts: dict[str, int]
 
 
 class _Rows(Mapping[str, Skill]):

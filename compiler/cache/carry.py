@@ -22,7 +22,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,10 @@ class Carry:
     config: Config | None = None
     template: tuple[bytes, str] = (b"", "")
     lookups: frozenset[str] = frozenset()  # Program.lookups
+    # Each persona's last packing as an edit build may keep it (budget.still_left_out): the commands
+    # it included, in command order, and what its candidates cost together.
+    included: dict[str, list[str]] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
 
     def name_at(self, command: str) -> tuple[int, int]:
         return self.anchors.get(command, self.anchor)
@@ -134,6 +138,8 @@ def made(
         config if _round_trips(config) else None,
         template,
         program.lookups,
+        {pid: list(p.included) for pid, p in packings.items()},
+        {pid: sum(c.cost for c in p.candidates) for pid, p in packings.items()},
     )
     return carry, catalog
 
@@ -237,6 +243,8 @@ def _encode(carry: Carry) -> dict[str, Any]:
         "config": None if carry.config is None else encode_config(carry.config),
         "template": [carry.template[0].decode("utf-8", "surrogateescape"), carry.template[1]],
         "lookups": sorted(carry.lookups),
+        "included": carry.included,
+        "totals": carry.totals,
     }
 
 
@@ -262,6 +270,8 @@ def _decode(data: dict[str, Any]) -> Carry:
         None if data["config"] is None else decode_config(data["config"]),
         (str(data["template"][0]).encode("utf-8", "surrogateescape"), str(data["template"][1])),
         frozenset(str(c) for c in data["lookups"]),
+        {str(pid): [str(c) for c in cs] for pid, cs in data["included"].items()},
+        {str(pid): int(n) for pid, n in data["totals"].items()},
     )
 
 

@@ -137,21 +137,48 @@ def pack(
     if over or left_out:
         # The truncation notice costs room too; pack again with it reserved.
         included, left_out, descriptions = fit(budget - slack - frame_cost(len(candidates)), ranked)
-    diags = _report(
+    where = where or (candidates[0].path if candidates else persona)
+    first = candidates[0].path if candidates else persona
+    fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
+    return packed(
         persona,
         budget,
-        strategy,
-        left_out,
-        descriptions,
-        verbose,
-        where or (candidates[0].path if candidates else persona),
+        _in_command_order(candidates, included),
+        tuple(sorted(left_out)),
+        fixed,
+        strategy=strategy,
+        descriptions=descriptions,
+        verbose=verbose,
+        where=where,
+        first=first,
+        candidates=candidates,
+        priority=priority,
     )
-    fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
+
+
+def packed(
+    persona: str,
+    budget: int,
+    included: tuple[str, ...],
+    left_out: tuple[str, ...],
+    fixed: int,
+    *,
+    strategy: Strategy,
+    descriptions: Mapping[str, str],
+    verbose: bool,
+    where: str,
+    first: str,
+    candidates: tuple[Candidate, ...] = (),
+    priority: tuple[str, ...] = (),
+) -> Packing:
+    """The packing of a choice made (by `pack`, or by an edit build that proved the last one stands,
+    `still_left_out`), with its diagnostics: `fixed` is the frame's cost and the always-on entries',
+    `where` the place of the budget's warning, `first` the first candidate's path (or the persona)."""
+    diags = _report(persona, budget, strategy, list(left_out), dict(descriptions), verbose, where)
     if fixed > budget:
-        at = candidates[0].path if candidates else persona
         diags.append(
             dg.warning(
-                at,
+                first,
                 Code.ALWAYS_OVER_BUDGET,
                 f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}",
             )
@@ -159,14 +186,38 @@ def pack(
     return Packing(
         persona,
         budget,
-        _in_command_order(candidates, included),
-        tuple(sorted(left_out)),
+        included,
+        left_out,
         tuple(diags),
         strategy,
         descriptions,
         candidates,
         priority,
     )
+
+
+def still_left_out(
+    room: int, included: Iterable[tuple[str, int, bool]], changed: Mapping[str, int | None]
+) -> bool:
+    """Whether first fit (drop, ranked without `budgets.priority`) into `room` leaves out each changed
+    command, given the last packing into the same room left each out or had no such candidate and
+    took `included` (command, cost, always) from candidates unchanged since. `changed`: each one's
+    cost now, None for one that is no candidate now; none is always-on, then or now.
+
+    Then every other choice stands: the entries ranked before a changed one are chosen as they were,
+    so the room left when it comes is the one the last packing had there (less the always-on
+    entries' and the included that rank before it, which come before it in command order), and one
+    left out takes none of it. A candidate added, removed or made dearer, left out before and after,
+    changes nothing but the left-out list (an edit build then packs no catalog again)."""
+    rows = sorted(included)
+    room -= sum(cost for _c, cost, always in rows if always)
+    for command, cost in sorted(changed.items()):
+        if cost is None:
+            continue
+        before = sum(c_cost for c, c_cost, always in rows if not always and c < command)
+        if cost <= room - before:
+            return False
+    return True
 
 
 def _in_command_order(candidates: tuple[Candidate, ...], commands: list[str]) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from support.files import snapshot as dist_bytes
 
 from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
-from skillc.format.layout import is_object
+from skillc.format.layout import is_object, object_path
 from skillc.pipeline import build
 from skillc.stages import discover as discover_stage
 from skillc.stages import skills as skills_stage
@@ -520,3 +520,84 @@ def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
     result, _ = build(tree)
     assert result.cache.edited
     same_as_clean(tree, tmp_path, result)
+
+
+@pytest.fixture
+def tight(tmp_path) -> Path:
+    """A tree whose catalogs leave most skills out (the budget holds a few entries)."""
+    generate(tmp_path / "t", 60, n_personas=4, seed=7)
+    config = tmp_path / "t" / "skillc.yaml"
+    config.write_text(re.sub(r"catalog_chars: \d+", "catalog_chars: 2500", config.read_text()))
+    build(config)
+    return config
+
+
+def packs(monkeypatch) -> list[str]:
+    """The personas whose catalog an edit build packs again (the others keep their packing)."""
+    packed: list[str] = []
+    real = edit_mod.persona_catalog
+
+    def spy(config, program, persona, *args):
+        packed.append(persona.id)
+        return real(config, program, persona, *args)
+
+    monkeypatch.setattr(edit_mod, "persona_catalog", spy)
+    return packed
+
+
+def left_out_everywhere(config: Path) -> list[Path]:
+    """Served SKILL.md files of skills every catalog leaves out (or does not list), last first."""
+    import json
+
+    dist = config.parent / "dist"
+    index = json.loads((dist / "_index.json").read_text())
+    taken = set()
+    for entry in index["personas"].values():
+        meta = json.loads((dist / object_path(entry["meta"])).read_text())
+        taken.update(meta["included"])
+    root = config.parent / "skills"
+    return [
+        f
+        for f in reversed(served(config))
+        if f.parent.relative_to(f.parent.parents[1]).as_posix() not in taken and root in f.parents
+    ]
+
+
+def test_a_left_out_skill_described_anew_keeps_every_packing(tight, tmp_path, monkeypatch):
+    target = left_out_everywhere(tight)[0]
+    text = target.read_text()
+    target.write_text(text.replace("description: ", "description: Longer now, and left out still. ", 1))
+    packed = packs(monkeypatch)
+    result, _ = build(tight)
+    assert result.cache.edited and result.cache.rendered and packed == []
+    same_as_clean(tight, tmp_path, result)
+
+
+def test_a_left_out_skill_added_then_removed_keeps_every_packing(tight, tmp_path, monkeypatch):
+    """The catalogs say one more skill is left out, then one fewer, without a packing made again."""
+    folder = tight.parent / "skills" / "src-a" / "zz-added-last"
+    new_skill(folder, "zz-added-last")
+    packed = packs(monkeypatch)
+    result, _ = build(tight)
+    assert result.cache.edited and result.cache.rendered and packed == []
+    same_as_clean(tight, tmp_path, result)
+    shutil.rmtree(folder)
+    result, _ = build(tight)
+    assert result.cache.edited and result.cache.rendered and packed == []
+    same_as_clean(tight, tmp_path, result)
+
+
+def test_a_skill_that_may_fit_now_or_was_included_is_packed_again(tight, tmp_path, monkeypatch):
+    packed = packs(monkeypatch)
+    first = served(tight)[0]  # in command order: in every catalog that lists it
+    first.write_text(first.read_text().replace("description: ", "description: Now longer. ", 1))
+    result, _ = build(tight)
+    assert result.cache.edited and packed
+    same_as_clean(tight, tmp_path, result)
+    packed.clear()
+    for target in left_out_everywhere(tight)[:8]:  # shorter: each may take room that was left
+        target.write_text(re.sub(r"description: .*", "description: Short.", target.read_text(), count=1))
+        result, _ = build(tight)
+        assert result.cache.edited
+        same_as_clean(tight, tmp_path, result)
+    assert packed
