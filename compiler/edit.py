@@ -64,7 +64,7 @@ from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
 from .pipeline import Summary, final_diagnostics
 from .project.ignorefiles import IGNORE_FILES
-from .stages.budget import Candidate, Packing, packed, still_left_out
+from .stages.budget import Candidate, Packing, packed, refit
 from .stages.catalog import (
     CatalogParts,
     candidate,
@@ -697,10 +697,10 @@ class _Edit:
         return made
 
     def _kept(self, catalog: Catalog, persona: Persona, last: _Last) -> tuple[Packing, int] | None:
-        """The last packing of `persona` with the left-out list as it is now, and what its candidates
-        cost together, when first fit provably chooses as it did (budget.still_left_out): each skill
-        that changed for this catalog was left out of it or not in it, and is now; always-on skills,
-        priorities and the other strategies are packed again. Else None."""
+        """The packing of `persona`'s catalog made from the last one (budget.refit: first fit resumed
+        at the first skill that changed for it), and what its candidates cost together; None when
+        that does not make pack's packing: another strategy or priorities, an always-on skill
+        changed, entries that fit whole, or a truncation notice that costs another length."""
         config, pid = self.config, persona.id
         included, was = self.carry.included.get(pid), self.carry.totals.get(pid)
         if config.budget_strategy is not Strategy.DROP or config.budget_priority:
@@ -708,14 +708,14 @@ class _Edit:
         if included is None or was is None:
             return None
         rows, listed = catalog.rows, catalog.listed[pid]
-        taken, total = set(included), was
-        costs: dict[str, int | None] = {}
+        total, since = was, None
         for command, before in last.rows.items():
             now = has(listed, command)
             then = before if command in last.listed[pid] else None  # its row when this catalog listed it
-            if command in taken or (now and rows[command][3]) or (then is not None and then[3]):
-                return None  # included, or always-on: the room it leaves is not the same
-            costs[command] = rows[command][4] if now else None
+            if (now and rows[command][3]) or (then is not None and then[3]):
+                return None  # always-on: ranked first, and its cost is taken before any other's
+            if (now or then is not None) and (since is None or command < since):
+                since = command
             total += (rows[command][4] if now else 0) - (then[4] if then is not None else 0)
         budget = config.budget_for(pid)
         frame_cost = frame(self.template, persona, budget)
@@ -724,16 +724,16 @@ class _Edit:
         room, reserved = budget - frame_cost(0), frame_cost(len(listed))
         if was <= room or total <= room or frame_cost(last.counts[pid]) != reserved:
             return None
-        mine = [(c, rows[c][4], rows[c][3]) for c in included]
-        if not still_left_out(budget - reserved, mine, costs):
-            return None
+        mine = [(c, rows[c][4], rows[c][3]) for c in included if c in rows]  # a removed one is past `start`
+        chosen = refit(budget - reserved, mine, listed, since, lambda c: (rows[c][4], rows[c][3]))
+        taken = set(chosen)
         left_out = tuple(sorted(c for c in listed if c not in taken))
         first = rows[listed[0]][2] if listed else pid
-        fixed = frame_cost(0) + sum(cost for _c, cost, always in mine if always)
+        fixed = frame_cost(0) + sum(rows[c][4] for c in chosen if rows[c][3])
         packing = packed(
             pid,
             budget,
-            tuple(included),
+            chosen,
             left_out,
             fixed,
             strategy=Strategy.DROP,

@@ -84,7 +84,7 @@ class Carry:
     config: Config | None = None
     template: tuple[bytes, str] = (b"", "")
     lookups: frozenset[str] = frozenset()  # Program.lookups
-    # Each persona's last packing as an edit build may keep it (budget.still_left_out): the commands
+    # Each persona's last packing as an edit build resumes it (budget.refit): the commands
     # it included, in command order, and what its candidates cost together.
     included: dict[str, list[str]] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)

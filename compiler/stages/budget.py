@@ -17,6 +17,7 @@ or globs, in order), then command order. Three strategies, after the harnesses:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -171,8 +172,8 @@ def packed(
     candidates: tuple[Candidate, ...] = (),
     priority: tuple[str, ...] = (),
 ) -> Packing:
-    """The packing of a choice made (by `pack`, or by an edit build that proved the last one stands,
-    `still_left_out`), with its diagnostics: `fixed` is the frame's cost and the always-on entries',
+    """The packing of a choice made (by `pack`, or by an edit build resuming the last one, `refit`),
+    with its diagnostics: `fixed` is the frame's cost and the always-on entries',
     `where` the place of the budget's warning, `first` the first candidate's path (or the persona)."""
     diags = _report(persona, budget, strategy, list(left_out), dict(descriptions), verbose, where)
     if fixed > budget:
@@ -196,28 +197,31 @@ def packed(
     )
 
 
-def still_left_out(
-    room: int, included: Iterable[tuple[str, int, bool]], changed: Mapping[str, int | None]
-) -> bool:
-    """Whether first fit (drop, ranked without `budgets.priority`) into `room` leaves out each changed
-    command, given the last packing into the same room left each out or had no such candidate and
-    took `included` (command, cost, always) from candidates unchanged since. `changed`: each one's
-    cost now, None for one that is no candidate now; none is always-on, then or now.
+def refit(
+    room: int,
+    included: list[tuple[str, int, bool]],
+    listed: list[str],
+    since: str | None,
+    cost: Callable[[str], tuple[int, bool]],
+) -> tuple[str, ...]:
+    """First fit (drop, ranked without `budgets.priority`) of the candidates `listed` (command order;
+    `cost` gives a command's cost and whether it is always-on) into `room`, resumed at `since`: the
+    last packing into the same room took `included` (command, cost, always), and no candidate
+    before `since` in command order, nor any always-on one, has changed since (None: none has).
+    The commands chosen, in command order.
 
-    Then every other choice stands: the entries ranked before a changed one are chosen as they were,
-    so the room left when it comes is the one the last packing had there (less the always-on
-    entries' and the included that rank before it, which come before it in command order), and one
-    left out takes none of it. A candidate added, removed or made dearer, left out before and after,
-    changes nothing but the left-out list (an edit build then packs no catalog again)."""
-    rows = sorted(included)
-    room -= sum(cost for _c, cost, always in rows if always)
-    for command, cost in sorted(changed.items()):
-        if cost is None:
-            continue
-        before = sum(c_cost for c, c_cost, always in rows if not always and c < command)
-        if cost <= room - before:
-            return False
-    return True
+    The entries ranked before the first changed one are the always-on entries and those before it
+    in command order; first fit chooses them as it did, so the room left when it comes is the last
+    packing's there, and only the rest is looked at again (an edit build packs no catalog whole)."""
+    kept = [(c, n) for c, n, always in included if always or since is None or c < since]
+    chosen = [c for c, _n in kept]
+    room -= sum(n for _c, n in kept)
+    for command in listed[len(listed) if since is None else bisect.bisect_left(listed, since) :]:
+        n, always = cost(command)
+        if not always and n <= room:
+            chosen.append(command)
+            room -= n
+    return tuple(sorted(chosen))
 
 
 def _in_command_order(candidates: tuple[Candidate, ...], commands: list[str]) -> tuple[str, ...]:

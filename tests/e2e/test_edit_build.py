@@ -587,17 +587,33 @@ def test_a_left_out_skill_added_then_removed_keeps_every_packing(tight, tmp_path
     same_as_clean(tight, tmp_path, result)
 
 
-def test_a_skill_that_may_fit_now_or_was_included_is_packed_again(tight, tmp_path, monkeypatch):
+def included(config: Path) -> dict[str, list[str]]:
+    import json
+
+    dist = config.parent / "dist"
+    index = json.loads((dist / "_index.json").read_text())
+    metas = {
+        pid: json.loads((dist / object_path(e["meta"])).read_text()) for pid, e in index["personas"].items()
+    }
+    return {pid: meta["included"] for pid, meta in metas.items()}
+
+
+def test_a_skill_that_may_fit_now_or_was_included_changes_the_packing(tight, tmp_path, monkeypatch):
+    """First fit resumed where the change is (budget.refit) chooses what packing anew chooses."""
     packed = packs(monkeypatch)
+    before = included(tight)
     first = served(tight)[0]  # in command order: in every catalog that lists it
     first.write_text(first.read_text().replace("description: ", "description: Now longer. ", 1))
     result, _ = build(tight)
-    assert result.cache.edited and packed
+    assert result.cache.edited
     same_as_clean(tight, tmp_path, result)
-    packed.clear()
     for target in left_out_everywhere(tight)[:8]:  # shorter: each may take room that was left
         target.write_text(re.sub(r"description: .*", "description: Short.", target.read_text(), count=1))
         result, _ = build(tight)
         assert result.cache.edited
         same_as_clean(tight, tmp_path, result)
-    assert packed
+    shutil.rmtree(served(tight)[0].parent)  # an included skill removed: the next may take its room
+    result, _ = build(tight)
+    assert result.cache.edited
+    same_as_clean(tight, tmp_path, result)
+    assert included(tight) != before and packed == []
