@@ -696,6 +696,11 @@ class _Edit:
             self.totals[pid] = sum(c.cost for c in made[pid][1].candidates)
         return made
 
+    @cached_property
+    def _least(self) -> int:
+        """No catalog row costs less (a bound for budget.refit: the rows are read by then)."""
+        return min((row[4] for row in self.catalog.rows.values()), default=0)
+
     def _kept(self, catalog: Catalog, persona: Persona, last: _Last) -> tuple[Packing, int] | None:
         """The packing of `persona`'s catalog made from the last one (budget.refit: first fit resumed
         at the first skill that changed for it), and what its candidates cost together; None when
@@ -725,7 +730,9 @@ class _Edit:
         if was <= room or total <= room or frame_cost(last.counts[pid]) != reserved:
             return None
         mine = [(c, rows[c][4], rows[c][3]) for c in included if c in rows]  # a removed one is past `start`
-        chosen = refit(budget - reserved, mine, listed, since, lambda c: (rows[c][4], rows[c][3]))
+        chosen = refit(
+            budget - reserved, mine, listed, since, lambda c: (rows[c][4], rows[c][3]), self._least
+        )
         taken = set(chosen)
         left_out = tuple(sorted(c for c in listed if c not in taken))
         first = rows[listed[0]][2] if listed else pid

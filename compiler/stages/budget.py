@@ -203,12 +203,13 @@ def refit(
     listed: list[str],
     since: str | None,
     cost: Callable[[str], tuple[int, bool]],
+    least: int = 0,
 ) -> tuple[str, ...]:
     """First fit (drop, ranked without `budgets.priority`) of the candidates `listed` (command order;
     `cost` gives a command's cost and whether it is always-on) into `room`, resumed at `since`: the
     last packing into the same room took `included` (command, cost, always), and no candidate
-    before `since` in command order, nor any always-on one, has changed since (None: none has).
-    The commands chosen, in command order.
+    before `since` in command order, nor any always-on one, has changed since (None: none has);
+    no candidate costs less than `least`. The commands chosen, in command order.
 
     The entries ranked before the first changed one are the always-on entries and those before it
     in command order; first fit chooses them as it did, so the room left when it comes is the last
@@ -217,6 +218,8 @@ def refit(
     chosen = [c for c, _n in kept]
     room -= sum(n for _c, n in kept)
     for command in listed[len(listed) if since is None else bisect.bisect_left(listed, since) :]:
+        if room < least:  # nothing more fits (the room only shrinks): the rest is left out
+            break
         n, always = cost(command)
         if not always and n <= room:
             chosen.append(command)

@@ -140,7 +140,10 @@ def test_first_fit_resumed_at_the_first_change_chooses_as_packing_again(
         return  # what an edit build packs again whole
     mine = [(c, rows[c][1], rows[c][0]) for c in last.included]
     since = min(changes, default=None)
-    chosen = budget_mod.refit(
-        budget - frame(1), mine, sorted(after), since, lambda c: (after[c][1], after[c][0])
-    )
-    assert chosen == now.included
+
+    def cost(command: str) -> tuple[int, bool]:
+        return after[command][1], after[command][0]
+
+    least = min((n for _a, n in after.values()), default=0)
+    for bound in (0, least):  # with no bound, and with the least cost: first fit stops early
+        assert budget_mod.refit(budget - frame(1), mine, sorted(after), since, cost, bound) == now.included
