@@ -20,6 +20,7 @@ tests/property/test_incremental_sequences.py compares its results with clean bui
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 import time
@@ -252,7 +253,7 @@ class _Edit:
                 now = _scan(where)
             except CannotVouch:
                 raise _Declined("a name that is not UTF-8") from None
-            before, after = set(_entries(*recorded)), set(_entries(*now))
+            before, after = set(zip(*recorded, strict=True)), set(zip(*now, strict=True))
             if before == after:
                 continue  # the recorded entries stand, with the folder's new stat data
             relisted[where] = now
@@ -790,12 +791,21 @@ class _Edit:
                 old = self._line(file.rel)
                 at = 0 if lines.startswith(old) else lines.index("\n" + old) + 1
                 lines = lines[:at] + input_line(file).decode() + lines[at + len(old) :]
-        if not changed.added and not changed.removed:
-            return lines
-        gone = tuple(f"{self.config.sources[i]}/{c}/" for i, c, _at in changed.moved.removed)
-        kept = [line for line in lines.split("\n") if line and not line.startswith(gone)]
+        # The lines are in path order: a removed skill's are together, cut out as one run, and an
+        # added skill's each go where they sort.
+        for i, command, _at in changed.moved.removed:
+            prefix = f"{self.config.sources[i]}/{command}/"
+            at = end = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
+            while lines.startswith(prefix, end):
+                end = lines.index("\n", end) + 1
+            lines = lines[:at] + lines[end:]
         new = [input_line(f).decode()[:-1] for c in changed.added for f in files_of(checked[c].new_src)]
-        return "".join(line + "\n" for line in sorted([*kept, *new]))
+        if not new:
+            return lines
+        rows = lines[:-1].split("\n") if lines else []
+        for line in new:
+            bisect.insort(rows, line)
+        return "".join(line + "\n" for line in rows)
 
     def _unordered(
         self, changed: _Changed, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]
@@ -892,11 +902,6 @@ def _tree(top: str) -> list[tuple[str, Stat, tuple[list[str], str] | None]]:
 
 def _digest_of(rel: str) -> str:
     return rel.rsplit("/", 1)[1]
-
-
-def _entries(names: list[str], kinds: str) -> list[tuple[str, str]]:
-    """A folder's listing in name order: a rename over a name may move it in the system's order."""
-    return sorted(zip(names, kinds, strict=True))
 
 
 def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
