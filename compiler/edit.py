@@ -659,7 +659,8 @@ class _Edit:
 
     @cached_property
     def template(self) -> Template:
-        """The catalog template, loaded when a catalog is rendered again (Jinja2 is imported then)."""
+        """The catalog template, loaded when a catalog is rendered again (Jinja2 is imported then,
+        unless it is a built-in's: stages/builtins.py)."""
         from .stages.template import load_template
 
         template, problems = load_template(self.config)

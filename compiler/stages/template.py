@@ -1,4 +1,5 @@
-"""The catalog template: loaded once per build through Jinja2, reading regular files only.
+"""The catalog template: loaded once per build through Jinja2, reading regular files only; a
+built-in's bytes are rendered by its Python twin instead (builtins.py), without importing Jinja2.
 
 Everything the template includes, imports or extends feeds the build hash (`Template.source`).
 """
