@@ -2,7 +2,7 @@ import os
 import sys
 
 try:  # Ctrl-C while the CLI's dependencies are still importing: the same exit code as later on
-    from .cli import main
+    from .cli import run
 except KeyboardInterrupt:
     sys.stderr.write("skillc: interrupted\n")
     sys.stderr.flush()
@@ -10,4 +10,4 @@ except KeyboardInterrupt:
     # module's import (exit status -2); 130 is decided here, as in cli.main.
     os._exit(130)
 
-main()
+run()

@@ -41,7 +41,7 @@ from .output.write import WriteResult, write_delta
 from .pipeline import Compiled, Summary, final_diagnostics
 from .stages.budget import Packing
 from .stages.catalog import CatalogParts, candidate, catalog_parts, catalog_skill, entry_cost, persona_catalog
-from .stages.discover import Entry, read_input
+from .stages.readinput import Entry, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
 from .stages.validate import settle

@@ -63,7 +63,7 @@ from .names.suggest import close_matches
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
-from .pipeline import Summary, final_diagnostics
+from .pipeline import Summary, final_diagnostics, left_to_exit
 from .project.ignorefiles import IGNORE_FILES
 from .stages.budget import Candidate, Packing, packed, refit
 from .stages.catalog import (
@@ -75,7 +75,7 @@ from .stages.catalog import (
     frame,
     persona_catalog,
 )
-from .stages.discover import Entry, discover_skill, read_input
+from .stages.readinput import Entry, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
 from .stages.validate import settle
@@ -114,7 +114,9 @@ def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
     must make it (nothing written then). Before the config is loaded: the quick path has checked
     the bytes of the config and everything it reads, and the carry holds the config they make."""
     try:
-        return _Edit(early).run()
+        edit = _Edit(early)
+        left_to_exit(edit)
+        return edit.run()
     except _Declined as declined:
         return str(declined)
     except TemplateFailure:  # the stages report it, with everything else
@@ -509,6 +511,8 @@ class _Edit:
         if not self.commands[label]:
             raise _Declined("the first skill of a source")  # its SKC313 goes
         self._alone(command)
+        from .stages.discover import discover_skill  # here: an edit that adds nothing does not walk
+
         found = discover_skill(self.config, index, command)
         if found is None:
             raise _Declined("a new folder discover would report or leave out")
@@ -848,20 +852,21 @@ class _Edit:
         if written is None:  # nothing written: the output and its signature are the recorded ones
             self.records.save(replace(record, inputs=inputs), None, None, walk)
             return
-        outputs = self.records.outputs()
+        ours = self.records.packed_outputs()  # the last build's, made this build's in place
         try:  # written, then the lock released: a build that ran meanwhile may have written another
             index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
         except OSError:
             return
-        if outputs is None or sha256_hex(index) != written[0].index:
+        if ours is None or sha256_hex(index) != written[0].index:
             return  # the next build finds an output it did not record, and builds
         objects = fmt.OBJECTS + "/"
-        ours = {rel: st for rel, st in outputs.items() if rel[-64:] in live or not rel.startswith(objects)}
+        unused = [i for i, rel in enumerate(ours.names) if rel.startswith(objects) and rel[-64:] not in live]
+        ours.drop(unused)
         for rel in files:
             st = os.lstat(self.dist / rel)
-            ours[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
-        extra = quick.extra or len(ours) < len(outputs.keys() | files.keys())
-        new_quick = replace(signature_after(self.dist, quick, files, ours), extra=extra)
+            ours.put(rel, [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode])
+        extra = quick.extra or bool(unused)  # the output keeps objects this build does not use
+        new_quick = replace(signature_after(self.dist, quick, files, ours.get), extra=extra)
         carry, catalog, report = written
         new_record = Record(key, record.head_key, record.dist, *carry.counts, inputs, new_quick)
         save(self.directory, self.records.signing_key, carry, catalog)  # before head.json names its key

@@ -7,7 +7,8 @@ those recorded holds the entries recorded, since adding, removing or renaming an
 mtime and ctime, which cannot be set back, and a directory is recorded with stat data only when
 its ctime is older than the walk's stamp (snapshot.py: a change in the stamp's clock tick would
 keep the ctime). A file is compared by its own stat data, as the walk records it (an edit does not
-touch its directory). A root is compared through its symlinks and by its real path, a symlink by
+touch its directory). Of the stat data, the ctime and the inode number are compared (`_moved` says
+why those two suffice); all four values are recorded. A root is compared through its symlinks and by its real path, a symlink by
 its target text and the stat data of the file it leads to. So when everything listed here
 matches, a walk would see what the recorded one saw, and its digest is the recorded `inputs`.
 
@@ -20,21 +21,20 @@ which only a walk after a change needs, are strings it does not decode. When onl
 from __future__ import annotations
 
 import array
-import binascii
 import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from itertools import accumulate, chain
+from itertools import accumulate
 from operator import attrgetter
 from typing import Any
 
+from . import lstats
+from .packed import pack, unpack
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
 NEVER = (-1, -1, -1, -1)  # the stat data of a directory whose listing cannot be vouched for
-_STAT = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # what a path is compared by
+_STAT = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # what a path is recorded with
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,13 @@ class Manifest:
     files: str  # each file's stat data, the same way: for `changes` only (which files an edit touched)
     names: str  # every directory's names as on disk, in order, "/"-joined (no name holds a "/")
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
-    # The lstat results `unchanged` took, of the paths past the roots in order: a walk after a
-    # change takes them instead of asking again (they are as new as its stamp needs, see `taken`).
+    # The lstat results `unchanged` took in this process, of the paths past the roots in order (the
+    # first of them: a forked child may have taken the others, lstats.py): a walk after a change
+    # takes them instead of asking again (they are as new as its stamp needs, see `taken`).
     seen: list[os.stat_result | None] = field(default_factory=list, compare=False, repr=False)
-    # ... and their stat data as `changes` compared it (four int64 per path), for `renewed`.
+    # The places (past the roots) `changes` found gone, in order.
+    gone: list[int] = field(default_factory=list, compare=False, repr=False)
+    # Every path's stat data as `changes` compared it (four int64 per path), for `renewed`.
     now: array.array[int] = field(default_factory=lambda: array.array("q"), compare=False, repr=False)
     tops_now: list[Stat] = field(default_factory=list, compare=False, repr=False)  # each root's, as seen
 
@@ -71,7 +74,7 @@ class Manifest:
         path (kept in `seen`, as `unchanged` keeps them); None when a root or a symlink changed,
         or the recorded stat data cannot be read (a walk must then tell)."""
         roots, folders, files = self.counts
-        folder_stats, file_stats = _array(self.folders), _array(self.files)
+        folder_stats, file_stats = unpack(self.folders), unpack(self.files)
         if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
             return None
         try:
@@ -80,10 +83,10 @@ class Manifest:
                 if os.path.realpath(self.paths[i]) != real:
                     return None
                 self.tops_now.append(stat_data(os.stat(self.paths[i])))
+            recorded = folder_stats[4 * roots :] + file_stats
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                self.seen.clear()
-                self.seen.extend(_lstat_each(self.paths[roots : folders + files], fd))
+                moved = self._look(self.paths[roots : folders + files], fd, recorded)
             finally:
                 os.close(fd)
             for at, (target, want) in zip(
@@ -92,27 +95,43 @@ class Manifest:
                 led = followed(at)
                 if os.readlink(at) != target or (NEVER if led is None else stat_data(led)) != want:
                     return None
-        except (OSError, CannotVouch):
-            return None
+        except (OSError, CannotVouch, OverflowError):  # OverflowError: an inode number past 2**63
+            return None  # (overlayfs's xino): a walk tells
+        tops = tuple(self.paths[i] for i, (_real, want) in enumerate(self.reals) if self.tops_now[i] != want)
+        if not moved:
+            return Changes(tops, ())
+        inside, gone = folders - roots, set(self.gone)
+        where = {i: self.where(self.paths[roots + i]) for i in moved}
+        return Changes(
+            tops + tuple(where[i] for i in moved if i < inside and i not in gone),
+            tuple(where[i] for i in moved if i >= inside and i not in gone),
+            tuple(where[i] for i in moved if i in gone),
+        )
+
+    def _look(self, paths: list[str], fd: int, recorded: array.array[int]) -> list[int]:
+        """One lstat of each path (lstats.py): the places whose stat data moved, in order. Keeps the
+        stat data now (`now`: the recorded, with each moved path's), the places gone (`gone`) and
+        the stat results this process took (`seen`)."""
+        looked = lstats.look(paths, fd)
+        self.seen[:] = looked.taken
+        # The ctime and the inode number are enough: any change to a path (its bytes, its size, its
+        # mode, its entries for a folder, its times through utime) sets its ctime to the present,
+        # which no call sets back and which is later than the recorded one (a path is recorded only
+        # when its ctime is older than the walk's stamp, snapshot.py); a path replaced by another,
+        # even with an equal ctime, has another inode. A path gone has neither (lstats.GONE).
+        moved = sorted(
+            {*_differing(looked.ctimes, recorded[2::4]), *_differing(looked.inodes, recorded[3::4])}
+        )
         now = self.now
         del now[:]
-        try:
-            now.extend(chain.from_iterable(NEVER if st is None else _STAT(st) for st in self.seen))
-        except OverflowError:  # an inode number past 2**63 (overlayfs's xino): a walk tells
-            return None
-        recorded = folder_stats[4 * roots :] + file_stats
-        tops = tuple(self.paths[i] for i, (_real, want) in enumerate(self.reals) if self.tops_now[i] != want)
-        if now == recorded:
-            return Changes(tops, ())
-        moved = list(_differing(now, recorded))
-        inside = folders - roots
-        where = {i: self.where(self.paths[roots + i]) for i in moved}
-        gone = tuple(where[i] for i in moved if self.seen[i] is None)
-        return Changes(
-            tops + tuple(where[i] for i in moved if i < inside and self.seen[i] is not None),
-            tuple(where[i] for i in moved if i >= inside and self.seen[i] is not None),
-            gone,
-        )
+        now.extend(recorded)
+        del self.gone[:]
+        for i in moved:  # the child's half (lstats.py) is taken again here: a few paths
+            st = self.seen[i] if i < len(self.seen) else lstats.lstat_or_none(paths[i], fd)
+            if st is None:
+                self.gone.append(i)
+            now[4 * i : 4 * i + 4] = array.array("q", NEVER if st is None else _STAT(st))
+        return moved
 
     def renewed(
         self,
@@ -128,16 +147,14 @@ class Manifest:
         entries changed with its entries."""
         roots, folders, files = self.counts
         now = self.now
-        if len(now) != 4 * (folders + files - roots) or len(self.seen) * 4 != len(now):
+        if len(now) != 4 * (folders + files - roots):
             return None
         if len(self.tops_now) != roots:
             return None
-        if not relisted and not added and None not in self.seen:  # the same paths: new stat data only
+        if not relisted and not added and not self.gone:  # the same paths: new stat data only
             inside = 4 * (folders - roots)
             head = array.array("q", [v for st in self.tops_now for v in st])
-            return self._json(
-                inputs, self.paths, self.counts, _packed(head + now[:inside]), _packed(now[inside:])
-            )
+            return self._json(inputs, self.paths, self.counts, pack(head + now[:inside]), pack(now[inside:]))
         # Spliced, not rebuilt: the kept paths, stat rows, kinds and names are copied a run at a
         # time between the few places that change (a folder gone or relisted), in C.
         kinds = self.kinds.split("/")
@@ -150,7 +167,7 @@ class Manifest:
             if at is None:
                 return None
             new_entries[at] = listing
-        gone = [roots + i for i in _nones(self.seen)]  # in paths' places, sorted
+        gone = [roots + i for i in self.gone]  # in paths' places, sorted
         gone_set = set(gone)
         stats = array.array("q", [v for st in self.tops_now for v in st]) + now
         paths: list[str] = []
@@ -192,13 +209,7 @@ class Manifest:
         counts = (roots, len(paths), len(file_paths))
         paths += file_paths + self.paths[folders + files :]
         return self._json(
-            inputs,
-            paths,
-            counts,
-            _packed(folder_stats),
-            _packed(file_stats),
-            "/".join(listed),
-            "/".join(new_kinds),
+            inputs, paths, counts, pack(folder_stats), pack(file_stats), "/".join(listed), "/".join(new_kinds)
         )
 
     def _json(
@@ -387,45 +398,15 @@ def _relative(paths: list[str], base: str) -> list[str]:
 
 def _pack(values: list[int]) -> str | None:
     try:
-        return _packed(array.array("q", values))
+        return pack(array.array("q", values))
     except OverflowError:
         return None
-
-
-def _lstat_each(paths: list[str], fd: int, step: int = 1024) -> list[os.stat_result | None]:
-    """lstat of each path (relative to `fd`); None for one that is not there (a folder or file
-    removed). A slice at a time in C; one at a time only in a slice that has a missing path."""
-    lstat = partial(os.lstat, dir_fd=fd)
-    found: list[os.stat_result | None] = []
-    for start in range(0, len(paths), step):
-        chunk = paths[start : start + step]
-        try:
-            found.extend(list(map(lstat, chunk)))  # whole, or nothing of it
-        except (FileNotFoundError, NotADirectoryError):
-            for path in chunk:
-                try:
-                    found.append(lstat(path))
-                except (FileNotFoundError, NotADirectoryError):
-                    found.append(None)
-    return found
 
 
 def _inside(base: str, where: str) -> str:
     """A path as the walk names it, as the manifest keeps it (below `base`, relative to it)."""
     prefix = base if base.endswith("/") else base + "/"
     return where[len(prefix) :] if where.startswith(prefix) and len(where) > len(prefix) else where
-
-
-def _nones(seen: list[os.stat_result | None]) -> list[int]:
-    """The places of None in `seen` (the paths found gone), each found in C."""
-    found: list[int] = []
-    at = -1
-    while True:
-        try:
-            at = seen.index(None, at + 1)
-        except ValueError:
-            return found
-        found.append(at)
 
 
 def _find(paths: list[str], path: str, start: int, end: int) -> int | None:
@@ -435,38 +416,18 @@ def _find(paths: list[str], path: str, start: int, end: int) -> int | None:
         return None
 
 
-def _array(text: str) -> array.array[int] | None:
-    packed = array.array("q")
-    try:
-        packed.frombytes(binascii.a2b_base64(text, strict_mode=True))
-    except ValueError:
-        return None
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return packed
-
-
-def _packed(values: array.array[int]) -> str:
-    if sys.byteorder == "big":
-        values = array.array("q", values)
-        values.byteswap()
-    return binascii.b2a_base64(values.tobytes(), newline=False).decode("ascii")
-
-
-def _differing(now: array.array[int], recorded: array.array[int], step: int = 1024) -> Iterator[int]:
-    """The places (in paths) whose four values differ, a slice at a time (the slices compare in C)."""
-    for start in range(0, len(now), 4 * step):
-        end = start + 4 * step
+def _differing(now: array.array[int], recorded: array.array[int], step: int = 4096) -> Iterator[int]:
+    """The places whose values differ, a slice at a time (the slices compare in C)."""
+    for start in range(0, len(now), step):
+        end = start + step
         if now[start:end] != recorded[start:end]:
-            for at in range(start, min(end, len(now)), 4):
-                if now[at : at + 4] != recorded[at : at + 4]:
-                    yield at // 4
+            yield from (at for at in range(start, min(end, len(now))) if now[at] != recorded[at])
 
 
 def _unpack(text: str) -> list[int] | None:
-    packed = _array(text)
+    packed = unpack(text)
     return None if packed is None else packed.tolist()
 
 
-def _four(values: list[int], i: int) -> Stat:
+def _four(values: Sequence[int], i: int) -> Stat:
     return (values[4 * i], values[4 * i + 1], values[4 * i + 2], values[4 * i + 3])

@@ -25,7 +25,7 @@ import importlib.util
 import os
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 # 6: per-skill memo buckets, the record by parts (head.json, outputs.json), the quick no-op path
 # 7: the walk's manifest (walk.json), the walk's digest over sorted keys
 # 8: each file's stat data in walk.json; what an edit build starts from (carry.json)
-FORMAT = 8
+# 9: outputs.json packed (names, and their stat data as int64)
+FORMAT = 9
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
 
@@ -153,11 +154,13 @@ def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[
     )
 
 
-def signature_after(dist: Path, quick: Quick, written: Iterable[str], present: dict[str, list[int]]) -> Quick:
+def signature_after(
+    dist: Path, quick: Quick, written: Iterable[str], present: Callable[[str], list[int] | None]
+) -> Quick:
     """`quick` for the output after a build wrote `written` into it in place (an edit build):
     the directories recorded and those of the files written, each stat'ed again, and the files
-    that are no object as they are now (`present`: their stat data). What `output_signature` gives
-    after a scan of the whole output, without the scan."""
+    that are no object as they are now (`present`: a file's stat data, or None for one not there).
+    What `output_signature` gives after a scan of the whole output, without the scan."""
     dirs = set(quick.dirs)
     for rel in written:
         while "/" in rel:
@@ -168,7 +171,7 @@ def signature_after(dist: Path, quick: Quick, written: Iterable[str], present: d
     return replace(
         quick,
         dirs={d: s for d, s in stats.items() if s is not None},
-        files={rel: present[rel] for rel in sorted(plain) if rel in present},
+        files={rel: st for rel in sorted(plain) if (st := present(rel)) is not None},
     )
 
 

@@ -15,8 +15,11 @@ A build with errors is never recorded, so never replayed.
 
 from __future__ import annotations
 
+import array
+import bisect
 import contextlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +29,7 @@ from ..format.layout import is_object
 from ..fs import scan_tree
 from .manifest import NAME as WALK_FILE
 from .manifest import Manifest, decode
+from .packed import pack, unpack
 from .report import Report, encode_report, encode_text, report_of
 from .store import read_signed, write_signed
 
@@ -35,6 +39,56 @@ if TYPE_CHECKING:  # a no-op build loads no model
 
 BUILD_FILE, OUTPUTS_FILE, REPORT_FILE, ROWS_FILE = "head.json", "outputs.json", "report.json", "rows.json"
 OBSOLETE = ("build.json", "memo.json")  # what earlier formats kept: removed by the next recorded build
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """The recorded build's output files (outputs.json): their names in order, and the stat data of
+    each, five values a name (size, mtime, ctime, inode, mode), packed as the walk's are (packed.py).
+    An edit build takes out the objects it no longer uses and puts in what it wrote, in place."""
+
+    names: list[str]
+    stats: array.array[int]
+
+    @classmethod
+    def of(cls, files: dict[str, list[int]]) -> Outputs:
+        names = sorted(files)
+        return cls(names, array.array("q", [v for rel in names for v in files[rel]]))
+
+    def as_dict(self) -> dict[str, list[int]]:
+        values = self.stats.tolist()
+        return {rel: values[5 * i : 5 * i + 5] for i, rel in enumerate(self.names)}
+
+    def get(self, rel: str) -> list[int] | None:
+        at = bisect.bisect_left(self.names, rel)
+        found = at < len(self.names) and self.names[at] == rel
+        return self.stats[5 * at : 5 * at + 5].tolist() if found else None
+
+    def drop(self, places: Iterable[int]) -> None:
+        for at in sorted(places, reverse=True):
+            del self.names[at]
+            del self.stats[5 * at : 5 * at + 5]
+
+    def put(self, rel: str, stat: list[int]) -> None:
+        at = bisect.bisect_left(self.names, rel)
+        if at < len(self.names) and self.names[at] == rel:
+            self.stats[5 * at : 5 * at + 5] = array.array("q", stat)
+        else:
+            self.names.insert(at, rel)
+            self.stats[5 * at : 5 * at] = array.array("q", stat)
+
+    def encode(self, key: str) -> dict[str, Any]:
+        return {"key": key, "names": self.names, "stats": pack(self.stats)}
+
+    @classmethod
+    def decode(cls, data: Any, key: str) -> Outputs | None:
+        if not isinstance(data, dict) or data.get("key") != key:
+            return None
+        names, stats = data.get("names"), data.get("stats")
+        values = unpack(stats) if isinstance(stats, str) else None
+        if not isinstance(names, list) or values is None or len(values) != 5 * len(names):
+            return None
+        return cls(names, values)
 
 
 @dataclass(frozen=True)
@@ -102,15 +156,18 @@ class Records:
 
     def outputs(self) -> dict[str, list[int]] | None:
         """The stat data of the recorded build's output files (outputs.json, keyed like the record)."""
+        if self._outputs is None:
+            packed = self.packed_outputs()
+            self._outputs = (None if packed is None else packed.as_dict(),)
+        return self._outputs[0]
+
+    def packed_outputs(self) -> Outputs | None:
+        """outputs.json as it is kept: what an edit build changes (a new value each call)."""
         record = self.record()
         if record is None:
             return None
-        if self._outputs is None:
-            data = read_signed(self.directory, OUTPUTS_FILE, self.signing_key)
-            ok = isinstance(data, dict) and data.get("key") == record.build_key
-            files = data.get("files") if ok else None
-            self._outputs = (files if isinstance(files, dict) else None,)
-        return self._outputs[0]
+        data = read_signed(self.directory, OUTPUTS_FILE, self.signing_key)
+        return Outputs.decode(data, record.build_key)
 
     def walk(self) -> Manifest | None:
         """The manifest of the recorded build's stat walk (walk.json, keyed by its digest)."""
@@ -177,12 +234,12 @@ class Records:
     def save(
         self,
         record: Record,
-        files: dict[str, list[int]] | None,
+        files: dict[str, list[int]] | Outputs | None,
         diagnostics: tuple[Diagnostic, ...] | None,
         walk: dict[str, Any] | None = None,
     ) -> None:
         """Keep `record`; `files`, `diagnostics` and the walk's manifest too, unless they are those
-        already kept (None). `head.json` is written last: until then the others name another key."""
+        already kept (None); `files` may be those `packed_outputs` gave, changed. `head.json` is written last: until then the others name another key."""
         key = record.build_key
         if diagnostics is not None:  # the report carries the key too, so a record never replays another's
             write_signed(
@@ -192,7 +249,12 @@ class Records:
                 self.directory, REPORT_FILE, self.signing_key, {"key": key, **encode_text(diagnostics)}
             )
         if files is not None:
-            write_signed(self.directory, OUTPUTS_FILE, self.signing_key, {"key": key, "files": files})
+            try:
+                packed = files if isinstance(files, Outputs) else Outputs.of(files)
+            except OverflowError:  # an inode number past 2**63 (overlayfs's xino): outputs.json stays
+                pass  # another key's, so the next build compares the output file by file
+            else:
+                write_signed(self.directory, OUTPUTS_FILE, self.signing_key, packed.encode(key))
         self.keep_walk(walk)
         quick = record.quick
         write_signed(

@@ -8,6 +8,7 @@ is not a build (errors.NoBuild); 130 interrupted
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -59,8 +60,9 @@ class Group(click.Group):
 def exit_now(code: int) -> NoReturn:
     """Leave with `code` at once. After a Ctrl-C, CPython may end a process that saw an interrupt by
     re-raising SIGINT during shutdown (exit status -2 instead of 130); the status is decided here."""
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone (a closed pipe), a stream closed
+            stream.flush()
     os._exit(code)
 
 

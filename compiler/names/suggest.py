@@ -3,12 +3,13 @@ fields, enum values, persona names, skill commands, codes), by difflib as Python
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
 def close_matches(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     """Up to n choices close to word, best first; case is ignored, the choices keep theirs."""
+    import difflib  # here: most runs suggest nothing
+
     by_folded: dict[str, str] = {}
     for choice in choices:
         by_folded.setdefault(choice.casefold(), choice)

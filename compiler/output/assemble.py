@@ -10,7 +10,6 @@ of one is encoded again when it is asked for. Resources are the bytes discover r
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -216,6 +215,8 @@ class Spool:
     never in the output, so nothing reaches dist/ before the write stage decides to write."""
 
     def __init__(self) -> None:
+        import tempfile  # here: an edit build spools nothing
+
         self._file = tempfile.TemporaryFile(prefix="skillc-spool-")  # noqa: SIM115 - lives with the build
         self._end = 0
 

@@ -28,12 +28,9 @@ removed with fs.remove_tree (which unlinks a symlink instead of following it).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import fcntl
 import os
-import secrets
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -308,7 +305,7 @@ class _Folders:
 
 def _place(dist: str, rel: str, data: bytes) -> None:
     """One file, complete under a temporary name in the output, then renamed over `rel`."""
-    tmp = os.path.join(dist, f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}")
+    tmp = os.path.join(dist, f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
     try:
         _put(tmp, data)
         try:
@@ -371,7 +368,7 @@ def _has_entries(dist: Path) -> bool:
 
 
 def _replace(dist: Path, art: Artifacts, cmp: Comparison, prune: bool) -> None:
-    tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = dist.parent / f".{dist.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}"
     try:
         verified = frozenset(art.objects) - set(cmp.missing) - set(cmp.changed)
         _fill(tmp, dist, art, () if prune else cmp.extra_objects, verified)
@@ -426,13 +423,16 @@ def swap(tmp: Path, dist: Path) -> None:
     if _exchange(tmp, dist):
         return
     # No atomic exchange here (not Linux): two renames, repaired by recover.
-    old = dist.parent / f".{dist.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+    old = dist.parent / f".{dist.name}.old-{os.getpid()}-{os.urandom(4).hex()}"
     os.rename(dist, old)
     os.rename(tmp, dist)
     fs.remove_tree(old)
 
 
 def _exchange(a: Path, b: Path) -> bool:
+    import ctypes  # here: a write that swaps no tree (an edit build's) need not import it
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name, use_errno=True)

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .. import diagnostics as dg
 from .. import fs
@@ -36,6 +36,7 @@ from ..names.paths import CACHE_DIRNAME, IGNORED_DIRS, extension, nfc, sanitize_
 from ..project import ignorefiles
 from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix
+from .readinput import Entry, read_input
 
 if TYPE_CHECKING:
     import pathspec
@@ -51,16 +52,6 @@ Listdir = Callable[[str], list[str]]
 Lstat = Callable[[str], os.stat_result]
 # skip(rel, is_dir) -> True to leave an entry out of the walk (rel: relative to the walked root).
 Skip = Callable[[str, bool], bool]
-
-
-class Entry(NamedTuple):
-    """One file a walk found. A named tuple, not a dataclass: a 10,000-skill tree makes 15,000, and
-    a frozen dataclass's __init__ (a setattr per field) costs three times as much."""
-
-    rel: str  # POSIX path relative to the walked root
-    abs: str  # where it is read: a followed symlink's real target, never the link
-    executable: bool = False
-    identity: tuple[int, int] | None = None  # (st_dev, st_ino) the walk saw: the read must open that file
 
 
 @dataclass(frozen=True)
@@ -459,34 +450,6 @@ def _reserved_target(real: str, confine: str, reserved: Reserved) -> str | None:
 
 def _join(a: str, b: str) -> str:
     return f"{a}/{b}" if a and b else a or b
-
-
-def read_input(
-    entry: Entry, rel: str, cap: int, diags: list[Diagnostic], setting: str = ""
-) -> InputFile | None:
-    """setting: the config key that sets `cap`, named in the message when there is one.
-
-    Checked again on the open file: the walk's lstat is older than this read. No symlink is
-    followed (the walk resolved and checked each one), and the file opened must be the one the walk
-    saw, so a file swapped for a link or another file in between is refused, not read.
-    """
-    try:
-        data = fs.read_regular(entry.abs, cap, follow=False, identity=entry.identity)
-    except OSError as exc:
-        diags.append(_unread(exc, rel, cap, setting))
-        return None
-    return InputFile(rel, data, entry.executable)
-
-
-def _unread(exc: OSError, rel: str, cap: int, setting: str) -> Diagnostic:
-    if isinstance(exc, fs.TooLarge):
-        limit = f"; {setting} is {cap}" if setting else ""
-        return dg.error(rel, Code.TOO_LARGE, f"file {exc.strerror}{limit}")
-    if isinstance(exc, fs.Replaced) or exc.errno == errno.ELOOP:  # ELOOP: O_NOFOLLOW met a new link
-        return dg.error(
-            rel, Code.UNREADABLE, "replaced (by a symlink or another file) after it was listed; not read"
-        )
-    return dg.error(rel, Code.UNREADABLE, f"cannot read: {exc.strerror or exc}")
 
 
 def _linked_out(config: Config, written: str, root: Path) -> bool:

@@ -21,9 +21,8 @@ Anything else, numbers and dates included, goes to PyYAML.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
-
-import yaml
 
 _LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):( +)(\S(?:[ -~]*\S)?)")
 _HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):")  # a key whose value is the indented lines below it
@@ -31,8 +30,15 @@ _PRINTABLE = re.compile(r"[ -~]*")  # printable ASCII: nothing YAML refuses, rea
 # A plain scalar cannot start with one of these (YAML 1.1, 9.1.3 and PyYAML's check_plain).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _STR, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "bool", "null"))
-_RESOLVER = yaml.resolver.Resolver()
-_BOOLS = yaml.constructor.SafeConstructor.bool_values
+# PyYAML's implicit types of a plain scalar, as its Resolver reads them (yaml/resolver.py), for the
+# two this module keeps, bool and null; a scalar starting with a character of _OTHERS may be a
+# number, a date, `<<` or `=`, and PyYAML's own resolver answers (imported then: a build that
+# reads only `key: text` lines never imports PyYAML, 10 ms of an edit build).
+# tests/property/test_flatyaml.py holds these to PyYAML's table.
+_BOOL_FIRST, _NULL_FIRST, _OTHERS = frozenset("yYnNtTfFoO"), frozenset("~nN"), frozenset("-+0123456789.<=!&*")
+_BOOL_WORDS = re.compile(r"yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF")
+_NULL_WORDS = re.compile(r"~|null|Null|NULL|")
+_BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
 Positions = dict[tuple[Any, ...], tuple[int, int]]
 # One key of a mapping: (key, where the key is, where its value is, the nested mapping's keys or
@@ -113,23 +119,27 @@ def _value(text: str) -> tuple[Any] | None:
 
 
 def _resolve(text: str) -> str:
-    if _IMPLICIT_FIRST is not None and text and text[0] not in _IMPLICIT_FIRST:
-        return _STR  # what the resolver answers when no implicit type starts with this character
-    tag: str = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    """The implicit tag PyYAML's resolver gives a plain scalar."""
+    first = text[:1]
+    if first in _OTHERS:
+        return _pyyaml_resolve(text)
+    if first in _BOOL_FIRST and _BOOL_WORDS.fullmatch(text):
+        return _BOOL
+    if (not text or first in _NULL_FIRST) and _NULL_WORDS.fullmatch(text):
+        return _NULL
+    return _STR
+
+
+@cache
+def _pyyaml_resolve(text: str) -> str:
+    import yaml
+
+    tag: str = yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return tag
 
 
-# The first characters the resolver has implicit types for (bool, int, float, null, timestamp, merge,
-# value, and `!&*` it never matches); every other plain scalar is a string, as Resolver.resolve reads
-# it. None (no shortcut) where a resolver for any first character (a None key) or by path is added.
-_IMPLICIT = _RESOLVER.yaml_implicit_resolvers
-_IMPLICIT_FIRST = (
-    frozenset(_IMPLICIT) if None not in _IMPLICIT and not _RESOLVER.yaml_path_resolvers else None
-)
-
-
 def _positions(keys: list[_Key], off: int) -> Positions:
-    """In the order parse._check_graph records them: a mapping, its keys, then its values from the
+    """In the order yamlgraph._check_graph records them: a mapping, its keys, then its values from the
     last (a stack), each nested mapping's own before the values above it."""
     pos: Positions = {}
     stack: list[tuple[tuple[str, ...], tuple[int, int], list[_Key] | None]] = [((), (1 + off, 1), keys)]

@@ -210,9 +210,15 @@ def _as_warnings(diags: list[Diagnostic]) -> list[Diagnostic]:
 def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]) -> Diagnostic:
     names = sorted(invalid)
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    where = next((s.skill_md.rel for s in discovery.skills if s.command == names[0]), names[0])
+    # At the first one's SKILL.md; one discover refused (a link out of the project) has no skill:
+    # at its first error, which names the file (its name alone is no path).
+    first = invalid[names[0]]
+    where = next(((s.skill_md.rel, 1, 1) for s in discovery.skills if s.command == names[0]), None)
+    path, line, col = where or ((first[0].path, first[0].line, first[0].col) if first else (names[0], 1, 1))
     return dg.warning(
-        where,
+        path,
         Code.SKIPPED_INVALID,
         f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}",
+        line,
+        col,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -155,3 +156,24 @@ def test_source_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> None:
     code, out = run("build", "--config", str(config))
     assert code == 1
     assert "skillc.yaml:1:11: error[SKC103]: sources 'linked' resolves outside the project" in out
+
+
+def test_python_m_skillc_leaves_with_the_commands_status_and_all_its_output(tmp_path: Path) -> None:
+    """`python -m skillc` (and the `skillc` script) end without Python's teardown (cli.run): the
+    status is the command's, every line written reaches a pipe, and exit handlers still run."""
+    good = src_project(tmp_path / "good", {f"src/s{i}/SKILL.md": skill_md(f"s{i}") for i in range(30)})
+    bad = src_project(tmp_path / "bad", {f"src/s{i}/SKILL.md": "no frontmatter\n" for i in range(300)})
+    hook = "import atexit, runpy, sys; atexit.register(lambda: print('handler ran', file=sys.stderr)); "
+    run_m = hook + "sys.argv = ['skillc', *sys.argv[1:]]; runpy.run_module('skillc', run_name='__main__')"
+    for config, status, lines in ((good, 0, 0), (bad, 1, 300)):
+        done = subprocess.run(
+            [sys.executable, "-c", run_m, "build", "--config", str(config), "--format", "json"],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == status and "handler ran" in done.stderr
+        assert [json.loads(line)["code"] for line in done.stdout.splitlines()] == ["SKC202"] * lines
+    usage = subprocess.run(
+        [sys.executable, "-m", "skillc", "build", "--nope"], capture_output=True, text=True
+    )
+    assert usage.returncode == 2 and "--nope" in usage.stderr

@@ -19,9 +19,10 @@ from support.files import snapshot as dist_bytes
 
 from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
+from skillc.cache import lstats
 from skillc.format.layout import is_object, object_path
 from skillc.pipeline import build
-from skillc.stages import discover as discover_stage
+from skillc.stages import readinput
 from skillc.stages import skills as skills_stage
 
 sys.path.insert(0, str(REPO))
@@ -64,13 +65,13 @@ def same_as_clean(config: Path, tmp_path: Path, result) -> None:
 
 def reads(monkeypatch) -> list[str]:
     seen: list[str] = []
-    real = discover_stage.read_input
+    real = readinput.read_input
 
     def spy(entry, rel, *args):
         seen.append(rel)
         return real(entry, rel, *args)
 
-    monkeypatch.setattr(discover_stage, "read_input", spy)
+    monkeypatch.setattr("skillc.stages.discover.read_input", spy)
     monkeypatch.setattr("skillc.edit.read_input", spy)
     return seen
 
@@ -520,6 +521,20 @@ def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
     result, _ = build(tree)
     assert result.cache.edited
     same_as_clean(tree, tmp_path, result)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_edit_builds_are_the_same_when_a_child_takes_half_the_lstats(tree, tmp_path, monkeypatch):
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
+    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    edited, described = served(tree)[3], served(tree)[-1]  # in the first half of the paths, and the second
+    edited.write_text(edited.read_text() + "\nOne more line.\n")
+    described.write_text(described.read_text().replace("description: ", "description: Changed. ", 1))
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+    again, written = build(tree)
+    assert again.cache.quick and not written.written
 
 
 @pytest.fixture

@@ -915,11 +915,12 @@ def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
 # --- the quick no-op and the per-skill memo ---------------------------------------------
 
 PARSERS = ("yaml", "_yaml", "jsonschema", "jinja2")
+# `main`, not `python -m skillc`: that leaves without returning (cli.run), and this prints after.
 IMPORTS = """
-import runpy, sys
-sys.argv = ["skillc", "build", "-q", "--config", sys.argv[1]] if sys.argv[1:] else ["skillc", "build", "-q"]
+import sys
+from skillc.cli import main
 try:
-    runpy.run_module("skillc", run_name="__main__")
+    main(["build", "-q", "--config", sys.argv[1]] if sys.argv[1:] else ["build", "-q"])
 except SystemExit as exc:
     assert not exc.code, exc.code
 print(",".join(sorted(m for m in sys.modules if m in {names} or m.split(".")[0] in {names})))

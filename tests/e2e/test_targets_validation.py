@@ -126,6 +126,7 @@ def test_without_the_switch_an_escaping_link_costs_one_skill_under_skip_invalid(
     skipped = build(cfg, "--skip-invalid")
     assert skipped.exit_code == 0, skipped.stderr
     assert "linked" in skipped.one("SKC314").message
+    assert skipped.one("SKC314").path == refused.one("SKC302").path  # the file, not the bare name
 
 
 def test_the_build_cache_checks_a_skill_again_when_the_targets_change(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from support.dist import expand
 from support.project import CONFIG, project, skill_md
 
 from skillc.model import SKILL_MD_CAP
-from skillc.stages import parse
+from skillc.stages import yamlgraph
 
 MD = "skills/a/SKILL.md"
 
@@ -76,7 +76,7 @@ def test_yaml_syntax_error_has_line_and_column(tmp_path, fm, line, col):
 
 def test_yaml_control_character_position_with_pure_python_loader(tmp_path, monkeypatch):
     # Without libyaml the reader refuses the character in the constructor.
-    monkeypatch.setattr(parse, "_Loader", yaml.SafeLoader)
+    monkeypatch.setattr(yamlgraph, "_Loader", yaml.SafeLoader)
     d = assert_error_at(one_skill(tmp_path, "---\ndescription: é\nname: é\x07\n---\nbody\n"), "SKC203", 3, 8)
     assert "U+0007" in d.message
 

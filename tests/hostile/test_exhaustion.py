@@ -72,7 +72,8 @@ def test_a_shard_over_the_readers_bound_is_refused_naming_its_skills(
 
 @pytest.mark.parametrize("shape", ["[{}]", "- {}", "{{a: {}}}"])
 def test_the_pre_scan_limit_is_the_graph_limit(shape: str) -> None:
-    from skillc.stages.parse import MAX_DEPTH, load_yaml
+    from skillc.stages.parse import load_yaml
+    from skillc.stages.yamlgraph import MAX_DEPTH
 
     def nested(levels: int) -> str:
         if shape.startswith("-"):

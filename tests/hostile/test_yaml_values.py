@@ -8,7 +8,7 @@ import yaml
 from support.cli import build
 from support.project import CONFIG, CONFIG_PERSONAS, project, skill_md
 
-from skillc.stages import parse
+from skillc.stages import parse, yamlgraph
 
 BAD_VALUES = [
     ("!!bool maybe", "SKC203"),
@@ -42,7 +42,7 @@ BAD_VALUES = [
 @pytest.mark.parametrize("loader", ["c", "python"])
 def test_load_yaml_locates_a_refused_value(monkeypatch, value, code, loader):
     if loader == "python":
-        monkeypatch.setattr(parse, "_Loader", yaml.SafeLoader)
+        monkeypatch.setattr(yamlgraph, "_Loader", yaml.SafeLoader)
     data, _pos, diags = parse.load_yaml(f"ok: 1\nnested:\n  key: {value}\n", "f.yaml", 10)
     # A control character is an error, but the data stays usable so later checks still report theirs.
     assert data is None or code == "SKC215"

@@ -1,6 +1,6 @@
 """Property: where the flat loader answers, it answers what PyYAML's node graph gives.
 
-stages/flatyaml.py reads common `key: value` frontmatter line by line; parse.load_yaml_graph is the
+stages/flatyaml.py reads common `key: value` frontmatter line by line; yamlgraph.load_yaml_graph is the
 reference. Lines are generated near the edge of what the flat loader accepts (values YAML types as
 numbers, booleans, nulls or dates; indicators; comments; `: ` inside; quotes; tabs, non-ASCII and
 control characters; duplicate keys), so that both answers come up and every refusal is exercised."""
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillc.stages import flatyaml
-from skillc.stages.parse import load_yaml_graph
+from skillc.stages.yamlgraph import load_yaml_graph
 
 SETTINGS = settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -115,3 +115,28 @@ def test_the_spec_metadata_block_takes_the_flat_path() -> None:
 )
 def test_what_the_nested_block_leaves_to_pyyaml(text: str) -> None:
     assert flatyaml.load(text, 1) is None
+
+
+def test_the_bool_and_null_words_are_pyyamls():
+    # flatyaml reads bool and null without importing PyYAML: its words must be the resolver's.
+    import yaml
+
+    table = yaml.resolver.Resolver.yaml_implicit_resolvers
+    bools = {c for c, found in table.items() if any(tag == flatyaml._BOOL for tag, _ in found)}
+    nulls = {c for c, found in table.items() if any(tag == flatyaml._NULL for tag, _ in found)}
+    assert bools == flatyaml._BOOL_FIRST
+    assert nulls == {*flatyaml._NULL_FIRST, ""}
+    assert set(table) == {*bools, *nulls, *flatyaml._OTHERS}
+    assert yaml.constructor.SafeConstructor.bool_values == flatyaml._BOOLS
+
+
+WORDLIKE = st.sampled_from(EDGES) | st.from_regex(r"[~yYnNtTfFoOaA][a-zA-Z~]{0,5}", fullmatch=True)
+
+
+@SETTINGS
+@given(WORDLIKE | st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=8))
+def test_a_plain_scalar_resolves_as_pyyaml_resolves_it(text: str) -> None:
+    import yaml
+
+    want = yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False))
+    assert flatyaml._resolve(text) == want

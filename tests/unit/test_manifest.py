@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -13,7 +14,7 @@ import orjson
 import pytest
 from support.files import settle, write_tree
 
-from skillc.cache import manifest as manifest_mod
+from skillc.cache import lstats
 from skillc.cache import snapshot as snapshot_mod
 from skillc.cache.manifest import Manifest, decode, encode
 from skillc.cache.snapshot import Snapshot, Tops, take_snapshot
@@ -288,7 +289,7 @@ def test_one_folders_entries_are_its_listing(tops, tmp_path):
 
 def test_paths_gone_are_named_and_the_rest_kept_in_step(tops, tmp_path, monkeypatch):
     """One lstat per path, a slice at a time: a slice that lost a path is asked one by one."""
-    monkeypatch.setattr(manifest_mod, "_lstat_each", partial(manifest_mod._lstat_each, step=2))
+    monkeypatch.setattr(lstats, "lstat_each", partial(lstats.lstat_each, step=2))
     _snap, found = recorded(tops, tmp_path)
     victim = sorted(root_of(tops).rglob("*.*"))[1]
     victim.unlink()
@@ -359,3 +360,20 @@ def test_a_renewed_manifest_with_a_file_gone_is_the_walk_now(tops, tmp_path):
     assert walk is not None
     listed = {f[1]: sorted(zip(f[3], f[4], strict=True)) for f in walk.folders}
     assert {w: sorted(zip(n, k, strict=True)) for w, (_st, n, k) in again.listings().items()} == listed
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_changes_are_the_same_when_a_child_takes_half_the_lstats(tops, tmp_path, monkeypatch):
+    _snap, found = recorded(tops, tmp_path)
+    files = sorted(root_of(tops).rglob("*.*"))
+    files[-1].write_text("edited\n")  # in the second half: the child's
+    files[0].unlink()
+    answers = []
+    for split in (False, True):
+        monkeypatch.setattr(lstats, "SPLIT_AT", 2 if split else 10**9)
+        monkeypatch.setattr(lstats, "_alone", lambda split=split: split)
+        changes = found.changes()
+        answers.append((changes, found.now.tolist(), list(found.gone)))
+    assert answers[0] == answers[1]
+    changes = answers[0][0]
+    assert changes is not None and str(files[-1]) in changes.files and changes.gone == (str(files[0]),)

@@ -1,0 +1,92 @@
+"""cache/lstats.py: one lstat of each of many paths, half of them in a forked child where that is safe."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from skillc.cache import lstats
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[list[str], int]:
+    for i in range(40):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / "SKILL.md").write_text(f"skill {i}\n")
+    paths = sorted(p for i in range(40) for p in (f"d{i}", f"d{i}/SKILL.md"))
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    yield paths, fd
+    os.close(fd)
+
+
+def alone(monkeypatch: pytest.MonkeyPatch, split: bool) -> None:
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2 if split else 10**9)
+    monkeypatch.setattr(lstats, "_alone", lambda: split)
+
+
+def serial(paths: list[str], fd: int) -> lstats.Looked:
+    stats = [lstats.lstat_or_none(p, fd) for p in paths]
+    return lstats.Looked(stats, *lstats._keys(stats))
+
+
+def test_a_split_look_finds_what_one_process_finds(tree, monkeypatch) -> None:
+    paths, fd = tree
+    alone(monkeypatch, True)
+    found, want = lstats.look(paths, fd), serial(paths, fd)
+    assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
+    assert len(found.taken) == len(paths) // 2  # the child's half has no stat results here
+    assert [st.st_ino for st in found.taken] == list(want.inodes[: len(paths) // 2])
+
+
+def test_paths_gone_are_gone_in_either_half(tree, tmp_path, monkeypatch) -> None:
+    paths, fd = tree
+    first, last = paths[1], paths[-1]  # one in each half
+    os.unlink(tmp_path / first)
+    os.unlink(tmp_path / last)
+    for split in (True, False):
+        alone(monkeypatch, split)
+        found = lstats.look(paths, fd)
+        gone = [p for p, c, i in zip(paths, found.ctimes, found.inodes, strict=True) if c == i == lstats.GONE]
+        assert gone == [first, last]
+        assert found.taken[1] is None
+
+
+def test_a_child_that_fails_costs_only_the_split(tree, monkeypatch) -> None:
+    paths, fd = tree
+    alone(monkeypatch, True)
+    parent, real = os.getpid(), lstats._keys
+
+    def failing(taken):
+        if os.getpid() != parent:
+            raise OverflowError("an inode number past 2**63")
+        return real(taken)
+
+    monkeypatch.setattr(lstats, "_keys", failing)
+    found, want = lstats.look(paths, fd), serial(paths, fd)
+    assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
+
+
+def test_no_fork_with_another_thread_or_one_core(monkeypatch) -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not lstats._alone()
+    finally:
+        stop.set()
+        other.join()
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert not lstats._alone()
+
+
+def test_only_one_thread_forks(monkeypatch) -> None:
+    if threading.active_count() > 1 or len(os.listdir("/proc/self/task")) > 1:
+        pytest.skip("the test runner has other threads")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert lstats._alone()
