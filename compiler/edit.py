@@ -739,8 +739,13 @@ class _Edit:
         chosen = refit(
             budget - reserved, mine, listed, since, lambda c: (rows[c][4], rows[c][3]), self._least
         )
-        taken = set(chosen)
-        left_out = tuple(sorted(c for c in listed if c not in taken))
+        left = list(listed)  # in command order, as `chosen`: each chosen one taken out where it is
+        for command in reversed(chosen):
+            at = bisect.bisect_left(left, command)
+            if at == len(left) or left[at] != command:
+                return None  # not listed: never so, but pack would say what it means
+            del left[at]
+        left_out = tuple(left)
         first = rows[listed[0]][2] if listed else pid
         fixed = frame_cost(0) + sum(rows[c][4] for c in chosen if rows[c][3])
         packing = packed(
