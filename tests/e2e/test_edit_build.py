@@ -14,7 +14,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from support.files import REPO
+from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 
 from skillc import edit as edit_mod
@@ -38,6 +38,7 @@ def own_key(tmp_path_factory, monkeypatch):
 def tree(tmp_path) -> Path:
     generate(tmp_path / "t", 30, n_personas=4, seed=5)
     config = tmp_path / "t" / "skillc.yaml"
+    settle(config.parent)
     build(config)
     return config
 
@@ -317,6 +318,7 @@ def test_an_edited_ignore_file_goes_to_the_cached_build(tree, tmp_path):
     skill = served(tree)[3].parent
     (skill / "notes.log").write_text("kept until ignored\n")
     (skill / ".gitignore").write_text("# nothing yet\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     (skill / ".gitignore").write_text("*.log\n")
     declined(tree, tmp_path, "an ignore file")
@@ -371,6 +373,7 @@ def test_a_touch_keeps_the_output_signature(tree):
     target = served(tree)[1]
     target.write_bytes(target.read_bytes())
     before = records_of(tree).record().quick
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     after = records_of(tree).record().quick
     assert after.extra == before.extra and after.dirs == before.dirs and after.files == before.files
@@ -451,6 +454,7 @@ def test_a_skill_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
     persona = next((tree.parent / "personas").glob("*/manifest.yaml")).parent
     (persona / "skill-overlays").mkdir(exist_ok=True)
     (persona / "skill-overlays" / "named-later.md").write_text("An overlay for a skill to come.\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "named-later", "named-later")
     declined(tree, tmp_path, "a persona names the skill")
@@ -461,6 +465,7 @@ def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_pat
     persona = next((tree.parent / "personas").glob("*/manifest.yaml")).parent
     (persona / "skill-overlays").mkdir(exist_ok=True)
     (persona / "skill-overlays" / "reconcile-widgets.md").write_text("For a skill not written yet.\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "reconcile-widget", "reconcile-widget")
     declined(tree, tmp_path, "a persona names a skill like it")
@@ -482,6 +487,7 @@ def test_with_targets_a_skill_added_or_removed_keeps_names_apart(tree, tmp_path)
     """`targets:` report skills that share a `name`: an add or a removal that would change that
     report goes to the stages; one that would not is an edit build."""
     tree.write_text(tree.read_text() + "targets: [claude-code, codex]\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "quite-new", "quite-new")
     result, _ = build(tree)
@@ -516,6 +522,7 @@ def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
     kit = unnamed(tree)[4].parent
     (kit / ".drafts").mkdir()
     (kit / ".drafts" / "SKILL.md").write_text("---\nname: drafts\ndescription: A draft.\n---\nDraft.\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     shutil.rmtree(kit)
     result, _ = build(tree)
@@ -543,6 +550,7 @@ def tight(tmp_path) -> Path:
     generate(tmp_path / "t", 60, n_personas=4, seed=7)
     config = tmp_path / "t" / "skillc.yaml"
     config.write_text(re.sub(r"catalog_chars: \d+", "catalog_chars: 2500", config.read_text()))
+    settle(config.parent)
     build(config)
     return config
 
