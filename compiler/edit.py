@@ -20,8 +20,8 @@ tests/property/test_incremental_sequences.py compares its results with clean bui
 
 from __future__ import annotations
 
+import bisect
 import os
-import re
 import stat
 import time
 from collections import Counter
@@ -45,17 +45,36 @@ from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
 from .errors import TemplateFailure
 from .format import layout as fmt
-from .model import SKILL_MD_CAP, Artifacts, Config, InputFile, Program, Resource, Skill, SkillSource
+from .model import (
+    SKILL_MD_CAP,
+    Artifacts,
+    Config,
+    InputFile,
+    Persona,
+    Program,
+    Resource,
+    Skill,
+    SkillSource,
+    Strategy,
+)
 from .names.confusables import skeleton
-from .names.paths import nfc, sanitize_command
+from .names.paths import nfc, sanitize_command, sanitize_joined
 from .names.suggest import close_matches
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
 from .pipeline import Summary, final_diagnostics, left_to_exit
 from .project.ignorefiles import IGNORE_FILES
-from .stages.budget import Candidate, Packing
-from .stages.catalog import CatalogParts, candidate, catalog_skill, entry_cost, persona_catalog
+from .stages.budget import Candidate, Packing, packed, refit
+from .stages.catalog import (
+    CatalogParts,
+    candidate,
+    catalog_skill,
+    catalog_text,
+    entry_cost,
+    frame,
+    persona_catalog,
+)
 from .stages.readinput import Entry, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
@@ -167,6 +186,7 @@ class _Edit:
         self.ids = tuple(carry.personas)
         self.digits = fmt.shard_digits(carry.counts[0])
         self.docs: dict[str, dict[str, Any]] = {}  # shard name -> its document, as read
+        self.totals: dict[str, int] = {}  # persona -> its catalog's candidates' cost, for those repacked
 
     def run(self) -> tuple[Edited, WriteResult]:
         index = self._output()
@@ -235,7 +255,7 @@ class _Edit:
                 now = _scan(where)
             except CannotVouch:
                 raise _Declined("a name that is not UTF-8") from None
-            before, after = set(_entries(*recorded)), set(_entries(*now))
+            before, after = set(zip(*recorded, strict=True)), set(zip(*now, strict=True))
             if before == after:
                 continue  # the recorded entries stand, with the folder's new stat data
             relisted[where] = now
@@ -392,6 +412,8 @@ class _Edit:
             shards=shards,
             refs=refs,
             packings={**carry.packings, **{pid: p.diagnostics for pid, (_, p) in texts.items()}},
+            included={**carry.included, **{pid: list(p.included) for pid, (_, p) in texts.items()}},
+            totals={**carry.totals, **self.totals},
             unordered=unordered,
             counts=counts,
             catalog=new_catalog_id() if catalog is not None else carry.catalog,
@@ -437,12 +459,19 @@ class _Edit:
         that is a SKILL.md names one (a command is its folder below the source)."""
         labels = sorted(self.config.sources, key=len, reverse=True)  # a nested source's label first
         found: dict[str, set[str]] = {label: set() for label in labels}
-        for rel in _SKILL_MD.findall(self.carry.lines):
-            label = next((lb for lb in labels if rel.startswith(lb + "/")), None)
-            command = rel[len(label) + 1 : -len("/SKILL.md")] if label is not None else ""
+        # The lines split and picked in C (a regex anchored at each line costs three times more), then
+        # each source's taken, the deepest first (a path belongs to the deepest source it is below)
+        lines = [h for h in self.carry.lines.split("\n") if "/SKILL.md\0" in h or "/skill.md\0" in h]
+        rels = [line[: line.index("\0")] for line in lines]
+        deeper: tuple[str, ...] = ()
+        for label in labels:
+            prefix, cut = label + "/", len(label) + 1
+            folders = [
+                r[cut : -len("/SKILL.md")] for r in rels if r.startswith(prefix) and not r.startswith(deeper)
+            ]
             # A SKILL.md below a hidden folder is a resource of the skill around it (discover)
-            if label is not None and command and not any(p.startswith(".") for p in command.split("/")):
-                found[label].add(command)
+            found[label].update(c for c in folders if c and "/." not in "/" + c)
+            deeper += (prefix,)
         return found
 
     def _alone(self, command: str) -> None:
@@ -454,10 +483,11 @@ class _Edit:
         if config.skip_invalid:
             raise _Declined("settings that read the set of skills")
         everyone = set().union(*self.commands.values()) - {command}
+        # Every other command, "\0"-separated (no command holds one): each question below is one
+        # search of a string in C, not a call per command.
+        joined = "\0" + "\0".join(everyone) + "\0"
         parts = command.split("/")
-        if any("/".join(parts[:i]) in everyone for i in range(1, len(parts))) or any(
-            c.startswith(command + "/") for c in everyone
-        ):
+        if any("/".join(parts[:i]) in everyone for i in range(1, len(parts))) or f"\0{command}/" in joined:
             raise _Declined("a parent or child skill")
         if command in carry.lookups:
             raise _Declined("a persona names the skill")
@@ -466,10 +496,12 @@ class _Edit:
         for word in carry.lookups - everyone:
             if close_matches(word, [command]) and command in close_matches(word, everyone | {command}):
                 raise _Declined("a persona names a skill like it")
-        folded, sanitized, look = command.casefold(), sanitize_command(command), skeleton(command)
-        for other in everyone:
-            if other.casefold() == folded or sanitize_command(other) == sanitized or skeleton(other) == look:
-                raise _Declined("a command that looks like another")
+        if (
+            f"\0{command.casefold()}\0" in joined.casefold()
+            or f"\0{sanitize_command(command)}\0" in sanitize_joined(joined)
+            or f"\0{skeleton(command)}\0" in skeleton(joined)
+        ):
+            raise _Declined("a command that looks like another")
 
     def _added(self, index: int, command: str) -> Checked:
         """A new skill folder, discovered and checked as discover and validate do."""
@@ -589,6 +621,13 @@ class _Edit:
                 names.pop(command, None)
         catalog = self.catalog
         rows, listed = catalog.rows, catalog.listed  # read for this build alone: changed in place
+        # What the last build's packings were made of, for the catalogs it may keep (`_kept`)
+        changing = [*checked, *changed.removed]
+        last = _Last(
+            {c: rows.get(c) for c in changing},
+            {pid: {c for c in changing if has(listed[pid], c)} for pid in self.ids},
+            {pid: len(listed[pid]) for pid in self.ids},
+        )
         for command, one in checked.items():
             wanted = [pid for pid in self.ids if _model(outcomes[command].get(pid))]
             for pid in self.ids:
@@ -603,7 +642,7 @@ class _Edit:
                 if has(listed[pid], command):
                     listed[pid] = toggled(listed[pid], command, False)
             rows.pop(command, None)
-        return self._render(catalog, [pid for pid in self.ids if pid in touched]), catalog
+        return self._render(catalog, [pid for pid in self.ids if pid in touched], last), catalog
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -624,7 +663,8 @@ class _Edit:
 
     @cached_property
     def template(self) -> Template:
-        """The catalog template, loaded when a catalog is rendered again (Jinja2 is imported then)."""
+        """The catalog template, loaded when a catalog is rendered again (Jinja2 is imported then,
+        unless it is a built-in's: stages/builtins.py)."""
         from .stages.template import load_template
 
         template, problems = load_template(self.config)
@@ -638,17 +678,89 @@ class _Edit:
         )
         return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost]
 
-    def _render(self, catalog: Catalog, personas: list[str]) -> dict[str, tuple[str, Packing]]:
-        candidates = {
-            c: Candidate(c, always, cost, path, description, bare)
-            for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
-        }
-        parts = CatalogParts({}, candidates, catalog.listed)
+    def _render(self, catalog: Catalog, personas: list[str], last: _Last) -> dict[str, tuple[str, Packing]]:
+        """Each persona's catalog: the last packing kept where it provably stands, else packed again."""
         program = Program(_Rows(catalog.rows), self.carry.personas, self.carry.exclusive, ())
-        return {
-            pid: persona_catalog(self.config, program, self.carry.personas[pid], self.template, parts)
-            for pid in personas
-        }
+        made: dict[str, tuple[str, Packing]] = {}
+        parts: CatalogParts | None = None
+        for pid in personas:
+            persona = self.carry.personas[pid]
+            kept = self._kept(catalog, persona, last)
+            if kept is not None:
+                made[pid], self.totals[pid] = (
+                    (catalog_text(program, persona, self.template, kept[0]), kept[0]),
+                    kept[1],
+                )
+                continue
+            if parts is None:  # made once, when a catalog is packed again
+                candidates = {
+                    c: Candidate(c, always, cost, path, description, bare)
+                    for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
+                }
+                parts = CatalogParts({}, candidates, catalog.listed)
+            made[pid] = persona_catalog(self.config, program, persona, self.template, parts)
+            self.totals[pid] = sum(c.cost for c in made[pid][1].candidates)
+        return made
+
+    @cached_property
+    def _least(self) -> int:
+        """No catalog row costs less (a bound for budget.refit: the rows are read by then)."""
+        return min((row[4] for row in self.catalog.rows.values()), default=0)
+
+    def _kept(self, catalog: Catalog, persona: Persona, last: _Last) -> tuple[Packing, int] | None:
+        """The packing of `persona`'s catalog made from the last one (budget.refit: first fit resumed
+        at the first skill that changed for it), and what its candidates cost together; None when
+        that does not make pack's packing: another strategy or priorities, an always-on skill
+        changed, entries that fit whole, or a truncation notice that costs another length."""
+        config, pid = self.config, persona.id
+        included, was = self.carry.included.get(pid), self.carry.totals.get(pid)
+        if config.budget_strategy is not Strategy.DROP or config.budget_priority:
+            return None
+        if included is None or was is None:
+            return None
+        rows, listed = catalog.rows, catalog.listed[pid]
+        total, since = was, None
+        for command, before in last.rows.items():
+            now = has(listed, command)
+            then = before if command in last.listed[pid] else None  # its row when this catalog listed it
+            if (now and rows[command][3]) or (then is not None and then[3]):
+                return None  # always-on: ranked first, and its cost is taken before any other's
+            if (now or then is not None) and (since is None or command < since):
+                since = command
+            total += (rows[command][4] if now else 0) - (then[4] if then is not None else 0)
+        budget = config.budget_for(pid)
+        frame_cost = frame(self.template, persona, budget)
+        # Both packings were made into the room left with the notice reserved: the entries did not
+        # and do not fit whole (pack's `over`), and the notice costs what it did.
+        room, reserved = budget - frame_cost(0), frame_cost(len(listed))
+        if was <= room or total <= room or frame_cost(last.counts[pid]) != reserved:
+            return None
+        mine = [(c, rows[c][4], rows[c][3]) for c in included if c in rows]  # a removed one is past `start`
+        chosen = refit(
+            budget - reserved, mine, listed, since, lambda c: (rows[c][4], rows[c][3]), self._least
+        )
+        left = list(listed)  # in command order, as `chosen`: each chosen one taken out where it is
+        for command in reversed(chosen):
+            at = bisect.bisect_left(left, command)
+            if at == len(left) or left[at] != command:
+                return None  # not listed: never so, but pack would say what it means
+            del left[at]
+        left_out = tuple(left)
+        first = rows[listed[0]][2] if listed else pid
+        fixed = frame_cost(0) + sum(rows[c][4] for c in chosen if rows[c][3])
+        packing = packed(
+            pid,
+            budget,
+            chosen,
+            left_out,
+            fixed,
+            strategy=Strategy.DROP,
+            descriptions={},
+            verbose=config.verbose,
+            where=config.config_rel or first,
+            first=first,
+        )
+        return packing, total
 
     def _shards(
         self,
@@ -689,12 +801,21 @@ class _Edit:
                 old = self._line(file.rel)
                 at = 0 if lines.startswith(old) else lines.index("\n" + old) + 1
                 lines = lines[:at] + input_line(file).decode() + lines[at + len(old) :]
-        if not changed.added and not changed.removed:
-            return lines
-        gone = tuple(f"{self.config.sources[i]}/{c}/" for i, c, _at in changed.moved.removed)
-        kept = [line for line in lines.split("\n") if line and not line.startswith(gone)]
+        # The lines are in path order: a removed skill's are together, cut out as one run, and an
+        # added skill's each go where they sort.
+        for i, command, _at in changed.moved.removed:
+            prefix = f"{self.config.sources[i]}/{command}/"
+            at = end = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
+            while lines.startswith(prefix, end):
+                end = lines.index("\n", end) + 1
+            lines = lines[:at] + lines[end:]
         new = [input_line(f).decode()[:-1] for c in changed.added for f in files_of(checked[c].new_src)]
-        return "".join(line + "\n" for line in sorted([*kept, *new]))
+        if not new:
+            return lines
+        rows = lines[:-1].split("\n") if lines else []
+        for line in new:
+            bisect.insort(rows, line)
+        return "".join(line + "\n" for line in rows)
 
     def _unordered(
         self, changed: _Changed, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]
@@ -763,10 +884,6 @@ class _Edit:
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
 
 
-# Each input line's path when it is a SKILL.md (digests.input_line: "rel\0digest...\n").
-_SKILL_MD = re.compile(r"^([^\0\n]*/(?:SKILL|skill)\.md)\0", re.MULTILINE)
-
-
 def _below(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
@@ -798,11 +915,6 @@ def _digest_of(rel: str) -> str:
     return rel.rsplit("/", 1)[1]
 
 
-def _entries(names: list[str], kinds: str) -> list[tuple[str, str]]:
-    """A folder's listing in name order: a rename over a name may move it in the system's order."""
-    return sorted(zip(names, kinds, strict=True))
-
-
 def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
     """The file as discover reads it, stat'ed after the stamp and older than it (so that the walk
     recorded for it vouches for these bytes)."""
@@ -832,6 +944,16 @@ def _listed(entry: SkillDoc, pid: str) -> bool:
 
 def _model(outcome: Outcome | None) -> bool:
     return outcome is not None and outcome.model
+
+
+@dataclass(frozen=True)
+class _Last:
+    """Of the skills an edit build changes: each one's catalog row in the last build (None: it had
+    none), and which each persona listed; and how many each persona listed."""
+
+    rows: dict[str, Row | None]
+    listed: dict[str, set[str]]
+    counts: dict[str, int]
 
 
 class _Rows(Mapping[str, Skill]):

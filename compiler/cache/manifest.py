@@ -155,26 +155,48 @@ class Manifest:
             inside = 4 * (folders - roots)
             head = array.array("q", [v for st in self.tops_now for v in st])
             return self._json(inputs, self.paths, self.counts, pack(head + now[:inside]), pack(now[inside:]))
+        # Spliced, not rebuilt: the kept paths, stat rows, kinds and names are copied a run at a
+        # time between the few places that change (a folder gone or relisted), in C.
         kinds = self.kinds.split("/")
         names = self.names.split("/") if self.names else []
-        ends = list(accumulate(map(len, kinds)))
-        listed = [names[end - len(k) : end] for end, k in zip(ends, kinds, strict=True)]
+        starts = list(accumulate(map(len, kinds), initial=0))  # each folder's first name in `names`
         tops = set(self.paths[:roots])  # a root is kept as the walk names it
-        for where, (new_names, new_kinds) in (relisted or {}).items():
+        new_entries: dict[int, tuple[list[str], str]] = {}
+        for where, listing in (relisted or {}).items():
             at = _find(self.paths, where if where in tops else _inside(self.base, where), 0, folders)
             if at is None:
                 return None
-            listed[at], kinds[at] = new_names, new_kinds
-        # The paths found gone are cut out, a run at a time (a removed folder's are together).
-        gone = [roots + i for i in self.gone]
+            new_entries[at] = listing
+        gone = [roots + i for i in self.gone]  # in paths' places, sorted
+        gone_set = set(gone)
         stats = array.array("q", [v for st in self.tops_now for v in st]) + now
-        folder_at = list(_kept(folders, gone))
-        file_at = [i for i in _kept(folders + files, gone) if i >= folders]
-        paths = [self.paths[i] for i in folder_at]
-        folder_stats = _rows(stats, folder_at)
-        listed, kinds = [listed[i] for i in folder_at], [kinds[i] for i in folder_at]
-        file_paths = [self.paths[i] for i in file_at]
-        file_stats = _rows(stats, file_at)
+        paths: list[str] = []
+        folder_stats = array.array("q")
+        listed: list[str] = []
+        new_kinds: list[str] = []
+        at = 0
+        for cut in sorted({*(g for g in gone if g < folders), *new_entries}):
+            paths += self.paths[at:cut]
+            folder_stats += stats[4 * at : 4 * cut]
+            listed += names[starts[at] : starts[cut]]
+            new_kinds += kinds[at:cut]
+            if cut in new_entries and cut not in gone_set:  # relisted (a folder gone is cut out)
+                paths.append(self.paths[cut])
+                folder_stats += stats[4 * cut : 4 * cut + 4]
+                listed += new_entries[cut][0]
+                new_kinds.append(new_entries[cut][1])
+            at = cut + 1
+        paths += self.paths[at:folders]
+        folder_stats += stats[4 * at : 4 * folders]
+        listed += names[starts[at] :]
+        new_kinds += kinds[at:]
+        file_paths: list[str] = []
+        file_stats = array.array("q")
+        at = folders
+        for cut in [*(g for g in gone if g >= folders), folders + files]:
+            file_paths += self.paths[at:cut]
+            file_stats += stats[4 * at : 4 * cut]
+            at = cut + 1
         for where, st, entries in added:
             if entries is None:
                 file_paths.append(_inside(self.base, where))
@@ -182,13 +204,12 @@ class Manifest:
             else:
                 paths.append(_inside(self.base, where))
                 folder_stats.extend(st)
-                listed.append(entries[0])
-                kinds.append(entries[1])
+                listed += entries[0]
+                new_kinds.append(entries[1])
         counts = (roots, len(paths), len(file_paths))
         paths += file_paths + self.paths[folders + files :]
-        names_now = "/".join(n for these in listed for n in these)
         return self._json(
-            inputs, paths, counts, pack(folder_stats), pack(file_stats), names_now, "/".join(kinds)
+            inputs, paths, counts, pack(folder_stats), pack(file_stats), "/".join(listed), "/".join(new_kinds)
         )
 
     def _json(
@@ -386,30 +407,6 @@ def _inside(base: str, where: str) -> str:
     """A path as the walk names it, as the manifest keeps it (below `base`, relative to it)."""
     prefix = base if base.endswith("/") else base + "/"
     return where[len(prefix) :] if where.startswith(prefix) and len(where) > len(prefix) else where
-
-
-def _kept(end: int, gone: list[int]) -> Iterator[int]:
-    """0..end-1 without the (sorted) indices in `gone`."""
-    at = 0
-    for g in gone:
-        if g >= end:
-            break
-        yield from range(at, g)
-        at = g + 1
-    yield from range(at, end)
-
-
-def _rows(stats: array.array[int], at: list[int]) -> array.array[int]:
-    """The four values of each place in `at` (sorted), a run of consecutive places at a time."""
-    out = array.array("q")
-    start = 0
-    while start < len(at):
-        end = start
-        while end + 1 < len(at) and at[end + 1] == at[end] + 1:
-            end += 1
-        out.extend(stats[4 * at[start] : 4 * at[end] + 4])
-        start = end + 1
-    return out
 
 
 def _find(paths: list[str], path: str, start: int, end: int) -> int | None:

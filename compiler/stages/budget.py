@@ -17,6 +17,7 @@ or globs, in order), then command order. Three strategies, after the harnesses:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -137,21 +138,48 @@ def pack(
     if over or left_out:
         # The truncation notice costs room too; pack again with it reserved.
         included, left_out, descriptions = fit(budget - slack - frame_cost(len(candidates)), ranked)
-    diags = _report(
+    where = where or (candidates[0].path if candidates else persona)
+    first = candidates[0].path if candidates else persona
+    fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
+    return packed(
         persona,
         budget,
-        strategy,
-        left_out,
-        descriptions,
-        verbose,
-        where or (candidates[0].path if candidates else persona),
+        _in_command_order(candidates, included),
+        tuple(sorted(left_out)),
+        fixed,
+        strategy=strategy,
+        descriptions=descriptions,
+        verbose=verbose,
+        where=where,
+        first=first,
+        candidates=candidates,
+        priority=priority,
     )
-    fixed = frame_cost(0) + sum(c.cost for c in candidates if c.always)
+
+
+def packed(
+    persona: str,
+    budget: int,
+    included: tuple[str, ...],
+    left_out: tuple[str, ...],
+    fixed: int,
+    *,
+    strategy: Strategy,
+    descriptions: Mapping[str, str],
+    verbose: bool,
+    where: str,
+    first: str,
+    candidates: tuple[Candidate, ...] = (),
+    priority: tuple[str, ...] = (),
+) -> Packing:
+    """The packing of a choice made (by `pack`, or by an edit build resuming the last one, `refit`),
+    with its diagnostics: `fixed` is the frame's cost and the always-on entries',
+    `where` the place of the budget's warning, `first` the first candidate's path (or the persona)."""
+    diags = _report(persona, budget, strategy, list(left_out), dict(descriptions), verbose, where)
     if fixed > budget:
-        at = candidates[0].path if candidates else persona
         diags.append(
             dg.warning(
-                at,
+                first,
                 Code.ALWAYS_OVER_BUDGET,
                 f"always-on skills alone need {fixed} characters; persona {persona!r} budget is {budget}",
             )
@@ -159,14 +187,44 @@ def pack(
     return Packing(
         persona,
         budget,
-        _in_command_order(candidates, included),
-        tuple(sorted(left_out)),
+        included,
+        left_out,
         tuple(diags),
         strategy,
         descriptions,
         candidates,
         priority,
     )
+
+
+def refit(
+    room: int,
+    included: list[tuple[str, int, bool]],
+    listed: list[str],
+    since: str | None,
+    cost: Callable[[str], tuple[int, bool]],
+    least: int = 0,
+) -> tuple[str, ...]:
+    """First fit (drop, ranked without `budgets.priority`) of the candidates `listed` (command order;
+    `cost` gives a command's cost and whether it is always-on) into `room`, resumed at `since`: the
+    last packing into the same room took `included` (command, cost, always), and no candidate
+    before `since` in command order, nor any always-on one, has changed since (None: none has);
+    no candidate costs less than `least`. The commands chosen, in command order.
+
+    The entries ranked before the first changed one are the always-on entries and those before it
+    in command order; first fit chooses them as it did, so the room left when it comes is the last
+    packing's there, and only the rest is looked at again (an edit build packs no catalog whole)."""
+    kept = [(c, n) for c, n, always in included if always or since is None or c < since]
+    chosen = [c for c, _n in kept]
+    room -= sum(n for _c, n in kept)
+    for command in listed[len(listed) if since is None else bisect.bisect_left(listed, since) :]:
+        if room < least:  # nothing more fits (the room only shrinks): the rest is left out
+            break
+        n, always = cost(command)
+        if not always and n <= room:
+            chosen.append(command)
+            room -= n
+    return tuple(sorted(chosen))
 
 
 def _in_command_order(candidates: tuple[Candidate, ...], commands: list[str]) -> tuple[str, ...]:

@@ -156,31 +156,37 @@ def _fit_catalog(
 ) -> tuple[str, Packing]:
     """Pack, render, and pack tighter while shortened entries came out longer than estimated."""
     budget = config.budget_for(persona.id)
-
-    def frame(omitted: int) -> int:
-        return len(_render(template, persona, [], omitted, budget))
-
     slack = 0
     for _ in range(8):
         packing = pack(
             persona.id,
             budget,
             candidates,
-            frame,
+            frame(template, persona, budget),
             strategy=config.budget_strategy,
             priority=config.budget_priority,
             verbose=config.verbose,
             where=config.config_rel,
             slack=slack,
         )
-        skills = [
-            catalog_skill(program.skills[c], template, packing.descriptions.get(c)) for c in packing.included
-        ]
-        text = _render(template, persona, skills, len(packing.left_out), budget)
+        text = catalog_text(program, persona, template, packing)
         if len(text) <= budget or not packing.descriptions:
             break
         slack += len(text) - budget
     return text, packing
+
+
+def frame(template: Template, persona: Persona, budget: int) -> Callable[[int], int]:
+    """The size of the persona's catalog with no entries, by how many are left out."""
+    return lambda omitted: len(_render(template, persona, [], omitted, budget))
+
+
+def catalog_text(program: Program, persona: Persona, template: Template, packing: Packing) -> str:
+    """The catalog a packing gives: its included skills, with its descriptions, and the count left out."""
+    skills = [
+        catalog_skill(program.skills[c], template, packing.descriptions.get(c)) for c in packing.included
+    ]
+    return _render(template, persona, skills, len(packing.left_out), packing.budget)
 
 
 def _render(

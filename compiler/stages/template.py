@@ -1,4 +1,5 @@
-"""The catalog template: loaded once per build through Jinja2, reading regular files only.
+"""The catalog template: loaded once per build through Jinja2, reading regular files only; a
+built-in's bytes are rendered by its Python twin instead (builtins.py), without importing Jinja2.
 
 Everything the template includes, imports or extends feeds the build hash (`Template.source`).
 """
@@ -21,6 +22,7 @@ from ..digests import sha256_hex as sha256
 from ..errors import TemplateFailure
 from ..format.escape import escape_text
 from ..model import Config
+from .builtins import Entry, Render, builtin
 
 if TYPE_CHECKING:  # Jinja2 is imported by load_template: an edit build that renders nothing never loads it
     import jinja2
@@ -46,10 +48,17 @@ class Template:
 
 
 def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ...]]:
-    import jinja2
-
     path = config.template
     markup = path.name.removesuffix(".j2").endswith(MARKUP_SUFFIXES)
+    suffix = Path(path.name.removesuffix(".j2")).suffix or ".txt"
+    known = _builtin(path)
+    if known is not None:  # a built-in's bytes: rendered by its Python twin, Jinja2 never imported
+        source, (render, entry) = known
+        return Template(
+            _guard(render), _guard(entry), suffix, f"{path.name}\0{sha256(source)}\n".encode(), markup
+        ), ()
+    import jinja2
+
     env = jinja2.Environment(
         loader=_regular_file_loader()(str(path.parent)),
         keep_trailing_newline=True,
@@ -84,11 +93,22 @@ def load_template(config: Config) -> tuple[Template | None, tuple[Diagnostic, ..
         return None, (
             dg.error(config.template_rel, Code.TEMPLATE, f"template failed: {type(exc).__name__}: {exc}"),
         )
-    suffix = Path(path.name.removesuffix(".j2")).suffix or ".txt"
     return Template(_guard(template.render), _guard(entry), suffix, sources, markup), ()
 
 
 TEMPLATE_CAP = 1024 * 1024
+
+
+def _builtin(path: Path) -> tuple[bytes, tuple[Render, Entry]] | None:
+    """The template's bytes and its twin's functions when they are a built-in's (builtins.py)."""
+    try:  # as the loader below reads it; a template it cannot read is reported through Jinja2
+        source = fs.read_regular(str(path), TEMPLATE_CAP)
+    except OSError:
+        return None
+    made = builtin(source)
+    return None if made is None else (source, made)
+
+
 MARKUP_SUFFIXES = (".xml", ".html", ".htm", ".xhtml")  # values escaped for XML text content
 
 

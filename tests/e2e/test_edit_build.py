@@ -14,13 +14,13 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from support.files import REPO
+from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 
 from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
 from skillc.cache import lstats
-from skillc.format.layout import is_object
+from skillc.format.layout import is_object, object_path
 from skillc.pipeline import build
 from skillc.stages import readinput
 from skillc.stages import skills as skills_stage
@@ -38,6 +38,7 @@ def own_key(tmp_path_factory, monkeypatch):
 def tree(tmp_path) -> Path:
     generate(tmp_path / "t", 30, n_personas=4, seed=5)
     config = tmp_path / "t" / "skillc.yaml"
+    settle(config.parent)
     build(config)
     return config
 
@@ -317,6 +318,7 @@ def test_an_edited_ignore_file_goes_to_the_cached_build(tree, tmp_path):
     skill = served(tree)[3].parent
     (skill / "notes.log").write_text("kept until ignored\n")
     (skill / ".gitignore").write_text("# nothing yet\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     (skill / ".gitignore").write_text("*.log\n")
     declined(tree, tmp_path, "an ignore file")
@@ -371,6 +373,7 @@ def test_a_touch_keeps_the_output_signature(tree):
     target = served(tree)[1]
     target.write_bytes(target.read_bytes())
     before = records_of(tree).record().quick
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     after = records_of(tree).record().quick
     assert after.extra == before.extra and after.dirs == before.dirs and after.files == before.files
@@ -451,6 +454,7 @@ def test_a_skill_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
     persona = next((tree.parent / "personas").glob("*/manifest.yaml")).parent
     (persona / "skill-overlays").mkdir(exist_ok=True)
     (persona / "skill-overlays" / "named-later.md").write_text("An overlay for a skill to come.\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "named-later", "named-later")
     declined(tree, tmp_path, "a persona names the skill")
@@ -461,6 +465,7 @@ def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_pat
     persona = next((tree.parent / "personas").glob("*/manifest.yaml")).parent
     (persona / "skill-overlays").mkdir(exist_ok=True)
     (persona / "skill-overlays" / "reconcile-widgets.md").write_text("For a skill not written yet.\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "reconcile-widget", "reconcile-widget")
     declined(tree, tmp_path, "a persona names a skill like it")
@@ -482,6 +487,7 @@ def test_with_targets_a_skill_added_or_removed_keeps_names_apart(tree, tmp_path)
     """`targets:` report skills that share a `name`: an add or a removal that would change that
     report goes to the stages; one that would not is an edit build."""
     tree.write_text(tree.read_text() + "targets: [claude-code, codex]\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "quite-new", "quite-new")
     result, _ = build(tree)
@@ -516,6 +522,7 @@ def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
     kit = unnamed(tree)[4].parent
     (kit / ".drafts").mkdir()
     (kit / ".drafts" / "SKILL.md").write_text("---\nname: drafts\ndescription: A draft.\n---\nDraft.\n")
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     shutil.rmtree(kit)
     result, _ = build(tree)
@@ -535,3 +542,101 @@ def test_edit_builds_are_the_same_when_a_child_takes_half_the_lstats(tree, tmp_p
     same_as_clean(tree, tmp_path, result)
     again, written = build(tree)
     assert again.cache.quick and not written.written
+
+
+@pytest.fixture
+def tight(tmp_path) -> Path:
+    """A tree whose catalogs leave most skills out (the budget holds a few entries)."""
+    generate(tmp_path / "t", 60, n_personas=4, seed=7)
+    config = tmp_path / "t" / "skillc.yaml"
+    config.write_text(re.sub(r"catalog_chars: \d+", "catalog_chars: 2500", config.read_text()))
+    settle(config.parent)
+    build(config)
+    return config
+
+
+def packs(monkeypatch) -> list[str]:
+    """The personas whose catalog an edit build packs again (the others keep their packing)."""
+    packed: list[str] = []
+    real = edit_mod.persona_catalog
+
+    def spy(config, program, persona, *args):
+        packed.append(persona.id)
+        return real(config, program, persona, *args)
+
+    monkeypatch.setattr(edit_mod, "persona_catalog", spy)
+    return packed
+
+
+def left_out_everywhere(config: Path) -> list[Path]:
+    """Served SKILL.md files of skills every catalog leaves out (or does not list), last first."""
+    import json
+
+    dist = config.parent / "dist"
+    index = json.loads((dist / "_index.json").read_text())
+    taken = set()
+    for entry in index["personas"].values():
+        meta = json.loads((dist / object_path(entry["meta"])).read_text())
+        taken.update(meta["included"])
+    root = config.parent / "skills"
+    return [
+        f
+        for f in reversed(served(config))
+        if f.parent.relative_to(f.parent.parents[1]).as_posix() not in taken and root in f.parents
+    ]
+
+
+def test_a_left_out_skill_described_anew_keeps_every_packing(tight, tmp_path, monkeypatch):
+    target = left_out_everywhere(tight)[0]
+    text = target.read_text()
+    target.write_text(text.replace("description: ", "description: Longer now, and left out still. ", 1))
+    packed = packs(monkeypatch)
+    result, _ = build(tight)
+    assert result.cache.edited and result.cache.rendered and packed == []
+    same_as_clean(tight, tmp_path, result)
+
+
+def test_a_left_out_skill_added_then_removed_keeps_every_packing(tight, tmp_path, monkeypatch):
+    """The catalogs say one more skill is left out, then one fewer, without a packing made again."""
+    folder = tight.parent / "skills" / "src-a" / "zz-added-last"
+    new_skill(folder, "zz-added-last")
+    packed = packs(monkeypatch)
+    result, _ = build(tight)
+    assert result.cache.edited and result.cache.rendered and packed == []
+    same_as_clean(tight, tmp_path, result)
+    shutil.rmtree(folder)
+    result, _ = build(tight)
+    assert result.cache.edited and result.cache.rendered and packed == []
+    same_as_clean(tight, tmp_path, result)
+
+
+def included(config: Path) -> dict[str, list[str]]:
+    import json
+
+    dist = config.parent / "dist"
+    index = json.loads((dist / "_index.json").read_text())
+    metas = {
+        pid: json.loads((dist / object_path(e["meta"])).read_text()) for pid, e in index["personas"].items()
+    }
+    return {pid: meta["included"] for pid, meta in metas.items()}
+
+
+def test_a_skill_that_may_fit_now_or_was_included_changes_the_packing(tight, tmp_path, monkeypatch):
+    """First fit resumed where the change is (budget.refit) chooses what packing anew chooses."""
+    packed = packs(monkeypatch)
+    before = included(tight)
+    first = served(tight)[0]  # in command order: in every catalog that lists it
+    first.write_text(first.read_text().replace("description: ", "description: Now longer. ", 1))
+    result, _ = build(tight)
+    assert result.cache.edited
+    same_as_clean(tight, tmp_path, result)
+    for target in left_out_everywhere(tight)[:8]:  # shorter: each may take room that was left
+        target.write_text(re.sub(r"description: .*", "description: Short.", target.read_text(), count=1))
+        result, _ = build(tight)
+        assert result.cache.edited
+        same_as_clean(tight, tmp_path, result)
+    shutil.rmtree(served(tight)[0].parent)  # an included skill removed: the next may take its room
+    result, _ = build(tight)
+    assert result.cache.edited
+    same_as_clean(tight, tmp_path, result)
+    assert included(tight) != before and packed == []

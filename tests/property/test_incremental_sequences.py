@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
+from pathlib import Path
 
 import pytest
 from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
@@ -32,13 +34,23 @@ def own_key(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
 
 
+def tighten(root: Path) -> None:
+    """A budget that holds a few catalog entries: edit builds resume first fit (budget.refit)."""
+    config = root / "skillc.yaml"
+    config.write_text(re.sub(r"catalog_chars: \d+", "catalog_chars: 900", config.read_text()))
+
+
+@pytest.mark.parametrize("tight", [False, True], ids=["roomy", "tight"])
 @pytest.mark.parametrize("targets", [False, True], ids=["plain", "targets"])
 @pytest.mark.parametrize("seed", range(SEEDS))
-def test_every_step_builds_what_a_clean_build_does(tmp_path, seed, targets):
-    """With `targets:` too: their reports compare skills' names across the tree."""
-    rng = random.Random(seed + (500 if targets else 0))
+def test_every_step_builds_what_a_clean_build_does(tmp_path, seed, targets, tight):
+    """With `targets:` too: their reports compare skills' names across the tree. With a tight budget
+    too: most skills are left out of the catalogs."""
+    rng = random.Random(seed + (500 if targets else 0) + (50 if tight else 0))
     root = tmp_path / "p"
     generate(root, 10, n_personas=3, seed=seed)
+    if tight:
+        tighten(root)
     if targets:
         config = root / "skillc.yaml"
         config.write_text(config.read_text() + "targets: [claude-code, codex, gemini, opencode]\n")
@@ -65,15 +77,18 @@ def test_every_step_builds_what_a_clean_build_does(tmp_path, seed, targets):
             assert result.cache is not None and result.cache.replayed, where
 
 
+@pytest.mark.parametrize("tight", [False, True], ids=["roomy", "tight"])
 @pytest.mark.parametrize("seed", range(SEEDS))
-def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, seed):
+def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, seed, tight):
     """What an author does between two builds (edit.py's edit builds take most of it): bodies,
     descriptions, flags that move a skill in or out of catalogs, resources and their modes, a
     frontmatter broken and mended, touches. Each build is compared with a clean one, and at least
     one step of a sequence was an edit build."""
-    rng = random.Random(1000 + seed)
+    rng = random.Random(1000 + seed + (50 if tight else 0))
     root = tmp_path / "p"
     generate(root, 12, n_personas=3, seed=seed)
+    if tight:
+        tighten(root)
     build(root / "skillc.yaml")
     trail: list[str] = []
     edited = 0

@@ -97,3 +97,53 @@ def test_pack_chooses_as_before_its_shortcuts(
     assert (packing.included, packing.left_out, packing.descriptions) == _reference_pack(
         budget, cands, frame, strategy
     )
+
+
+@given(
+    st.dictionaries(
+        st.text("abc", min_size=1, max_size=3), st.tuples(st.booleans(), st.integers(0, 60)), max_size=12
+    ),
+    st.dictionaries(st.text("abc", min_size=1, max_size=3), st.none() | st.integers(0, 80), max_size=3),
+    st.integers(0, 300),
+)
+@example({"a": (False, 50), "b": (False, 50), "c": (False, 50), "d": (True, 5)}, {"bb": 70}, 130)  # added
+@example(
+    {"a": (False, 50), "b": (False, 50), "c": (False, 50), "d": (False, 50)}, {"a": None}, 120
+)  # removed
+@example({"a": (False, 50), "b": (False, 50), "c": (False, 50)}, {"b": 10}, 120)  # cheaper: it fits now
+@example({"a": (False, 50), "b": (False, 50), "c": (False, 50)}, {"b": 35}, 120)  # it fills the room exactly
+def test_first_fit_resumed_at_the_first_change_chooses_as_packing_again(
+    rows: dict[str, tuple[bool, int]], changes: dict[str, int | None], budget: int
+) -> None:
+    """refit, from the last packing and the first changed place, chooses what pack chooses anew.
+    Each command of `changes` is added, removed (None) or given a new cost; none is always-on."""
+
+    def frame(omitted: int) -> int:
+        return 20 + (15 if omitted else 0)
+
+    def cands(table: dict[str, tuple[bool, int]]) -> tuple[Candidate, ...]:
+        return tuple(Candidate(c, a, n, c) for c, (a, n) in sorted(table.items()))
+
+    after = dict(rows)
+    for command, cost in changes.items():
+        if cost is None:
+            after.pop(command, None)
+        else:
+            after[command] = (False, cost)
+    last, now = pack("p", budget, cands(rows), frame), pack("p", budget, cands(after), frame)
+    room0 = budget - frame(0)
+    if (
+        any(rows.get(c, (False, 0))[0] for c in changes)
+        or sum(n for _a, n in rows.values()) <= room0
+        or sum(n for _a, n in after.values()) <= room0
+    ):
+        return  # what an edit build packs again whole
+    mine = [(c, rows[c][1], rows[c][0]) for c in last.included]
+    since = min(changes, default=None)
+
+    def cost(command: str) -> tuple[int, bool]:
+        return after[command][1], after[command][0]
+
+    least = min((n for _a, n in after.values()), default=0)
+    for bound in (0, least):  # with no bound, and with the least cost: first fit stops early
+        assert budget_mod.refit(budget - frame(1), mine, sorted(after), since, cost, bound) == now.included

@@ -299,16 +299,19 @@ def test_paths_gone_are_named_and_the_rest_kept_in_step(tops, tmp_path, monkeypa
     assert changes.folders == (str(victim.parent),)
 
 
-def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_path):
-    """What an edit build records after a skill folder was added and another removed: the next
-    check finds nothing changed, and each folder's entries are the ones a new walk lists."""
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("name", ["zz-new", "aa-new"])
+def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_path, which, name):
+    """What an edit build records after a skill folder was added and another removed (the first or
+    the last, each with a folder inside): the next check finds nothing changed, and each folder's
+    entries are the ones a new walk lists."""
     from skillc.cache.snapshot import _scan
 
     _snap, found = recorded(tops, tmp_path)
     root = root_of(tops)
-    gone = sorted(p for p in (root / "src").iterdir() if p.is_dir())[0]
+    gone = sorted(p for p in (root / "src").iterdir() if p.is_dir())[which]
     shutil.rmtree(gone)
-    new = root / "src" / "zz-new"
+    new = root / "src" / name
     (new / "refs").mkdir(parents=True)
     (new / "SKILL.md").write_text("new\n")
     (new / "refs" / "a.md").write_text("a\n")
@@ -334,6 +337,29 @@ def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_
     assert {
         w: sorted(zip(names, kinds, strict=True)) for w, (_st, names, kinds) in again.listings().items()
     } == listed
+
+
+def test_a_renewed_manifest_with_a_file_gone_is_the_walk_now(tops, tmp_path):
+    """A file gone from a folder that stays, the folder listed again: the rest as recorded."""
+    from skillc.cache.snapshot import _scan
+
+    _snap, found = recorded(tops, tmp_path)
+    folder = root_of(tops) / "src" / "alpha" / "references"
+    (folder / "guide.md").unlink()
+    (folder / "other.md").write_text("other\n")
+    settle(root_of(tops))
+    changes = found.changes()
+    assert changes is not None and changes.gone == (str(folder / "guide.md"),)
+    st = os.lstat(folder / "other.md")
+    added = [(str(folder / "other.md"), (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), None)]
+    again = decode(
+        orjson.loads(orjson.dumps(found.renewed("next", {str(folder): _scan(str(folder))}, added))), "next"
+    )
+    assert again is not None and again.unchanged()
+    walk = fresh(tops, tmp_path).walked
+    assert walk is not None
+    listed = {f[1]: sorted(zip(f[3], f[4], strict=True)) for f in walk.folders}
+    assert {w: sorted(zip(n, k, strict=True)) for w, (_st, n, k) in again.listings().items()} == listed
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
