@@ -59,7 +59,7 @@ from .model import (
 )
 from .names.confusables import skeleton
 from .names.paths import nfc, sanitize_command, sanitize_joined
-from .names.suggest import close_matches
+from .names.suggest import among_closest
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
@@ -494,7 +494,7 @@ class _Edit:
         # A name no skill has is reported with the commands closest to it ("did you mean"): the
         # change must not add the command to those, or take it from them.
         for word in carry.lookups - everyone:
-            if close_matches(word, [command]) and command in close_matches(word, everyone | {command}):
+            if among_closest(word, command, everyone):
                 raise _Declined("a persona names a skill like it")
         if (
             f"\0{command.casefold()}\0" in joined.casefold()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+CUTOFF = 0.6  # difflib's default, as Python's own suggestions use it
+
 
 def close_matches(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     """Up to n choices close to word, best first; case is ignored, the choices keep theirs."""
@@ -13,8 +15,40 @@ def close_matches(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     by_folded: dict[str, str] = {}
     for choice in choices:
         by_folded.setdefault(choice.casefold(), choice)
-    hits = difflib.get_close_matches(word.casefold(), list(by_folded), n=n, cutoff=0.6)
+    hits = difflib.get_close_matches(word.casefold(), list(by_folded), n=n, cutoff=CUTOFF)
     return [by_folded[h] for h in hits]
+
+
+def among_closest(word: str, choice: str, others: Iterable[str], n: int = 3) -> bool:
+    """Whether close_matches(word, [*others, choice]) names `choice` (`others` without it), scoring
+    only the others that could score above it: difflib.get_close_matches ranks by (score, text)
+    and scores every choice that passes its cutoff, which at 10,000 skill commands is 0.1 s a
+    word; here difflib's own upper bounds are held to `choice`'s score, and the count stops at n.
+    An other that folds to `choice`'s text may stand for it in close_matches (the first kept): then
+    the answer is True, the cautious one for the edit build that asks (which declines such a pair)."""
+    import difflib
+
+    folded, folds = choice.casefold(), {o.casefold() for o in others}
+    if folded in folds:
+        return True
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word.casefold())
+    matcher.set_seq1(folded)
+    if matcher.real_quick_ratio() < CUTOFF or matcher.quick_ratio() < CUTOFF:
+        return False
+    score = matcher.ratio()
+    if score < CUTOFF:
+        return False
+    better = 0
+    for other in folds:
+        matcher.set_seq1(other)
+        if matcher.real_quick_ratio() < score or matcher.quick_ratio() < score:
+            continue  # bounds of its score: it cannot rank above `choice`
+        if (matcher.ratio(), other) > (score, folded):
+            better += 1
+            if better >= n:
+                return False
+    return True
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
