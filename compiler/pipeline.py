@@ -290,7 +290,7 @@ def _back(
 # What the last build read to check and edit the recorded one (the recorded walk, an lstat result
 # per input path, the carry), left to the process's end: freeing them object by object costs 10-20
 # ms that a command about to leave (cli.run) need not pay, as a compiler driver leaves its memory to
-# the system. One build's worth at most: the next build frees it.
+# the system. One build's worth at most: the next build frees it (a watch's build leaves nothing).
 _LEFT: list[object] = []
 
 
@@ -344,7 +344,7 @@ def build(
     if cache:
         progress("checking whether the build is current")
         early = quick_replay(Path(config_path), options, prune=prune)
-        _LEFT[:] = [early]
+        _LEFT[:] = [] if keep else [early]  # the watch lives on: what it does not keep, it frees
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)

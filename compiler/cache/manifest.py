@@ -7,9 +7,9 @@ those recorded holds the entries recorded, since adding, removing or renaming an
 mtime and ctime, which cannot be set back, and a directory is recorded with stat data only when
 its ctime is older than the walk's stamp (snapshot.py: a change in the stamp's clock tick would
 keep the ctime). A file is compared by its own stat data, as the walk records it (an edit does not
-touch its directory). Of the stat data, the ctime and the inode number are compared (`_moved` says
-why those two suffice); all four values are recorded. A root is compared through its symlinks and by its real path, a symlink by
-its target text and the stat data of the file it leads to. So when everything listed here
+touch its directory). Of the stat data, the ctime and the inode number are compared (`_look` says
+why those two suffice); all four values are recorded. A root is compared through its symlinks and
+by its real path, a symlink by its target text and the stat data of the file it leads to. So when everything listed here
 matches, a walk would see what the recorded one saw, and its digest is the recorded `inputs`.
 
 JSON like every cache file. The stat data is packed (int64, base64): the quick path decodes the
