@@ -35,7 +35,8 @@ _STR, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "bool", "null"))
 # number, a date, `<<` or `=`, and PyYAML's own resolver answers (imported then: a build that
 # reads only `key: text` lines never imports PyYAML, 10 ms of an edit build).
 # tests/property/test_flatyaml.py holds these to PyYAML's table.
-_BOOL_FIRST, _NULL_FIRST, _OTHERS = frozenset("yYnNtTfFoO"), frozenset("~nN"), frozenset("-+0123456789.<=!&*")
+_BOOL_FIRST, _NULL_FIRST = frozenset("yYnNtTfFoO"), frozenset("~nN")
+_OTHERS = frozenset("-+0123456789.<=!&*")
 _BOOL_WORDS = re.compile(r"yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF")
 _NULL_WORDS = re.compile(r"~|null|Null|NULL|")
 _BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
@@ -130,12 +131,17 @@ def _resolve(text: str) -> str:
     return _STR
 
 
-@cache
 def _pyyaml_resolve(text: str) -> str:
+    resolver, node = _pyyaml()
+    tag: str = resolver.resolve(node, text, (True, False))
+    return tag
+
+
+@cache
+def _pyyaml() -> tuple[Any, Any]:
     import yaml
 
-    tag: str = yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
-    return tag
+    return yaml.resolver.Resolver(), yaml.ScalarNode
 
 
 def _positions(keys: list[_Key], off: int) -> Positions:
