@@ -212,24 +212,40 @@ class Spool:
     """Documents written once to an unnamed scratch file and read back by position: the shards of
     100,000 skills are some 150 MB that a build would otherwise hold until it writes them. The file
     has no name (it goes when the build's Artifacts do, or the process ends, killed or not) and is
-    never in the output, so nothing reaches dist/ before the write stage decides to write."""
+    never in the output, so nothing reaches dist/ before the write stage decides to write. The
+    first MEMORY bytes stay in memory: an edit build's few documents never make a file."""
+
+    MEMORY = 8 << 20
 
     def __init__(self) -> None:
-        import tempfile  # here: an edit build spools nothing
-
-        self._file = tempfile.TemporaryFile(prefix="skillc-spool-")  # noqa: SIM115 - lives with the build
+        self._held = bytearray()  # the first bytes, until there are MEMORY of them
+        self._file: Any = None
         self._end = 0
 
     def add(self, data: bytes) -> tuple[int, int]:
         at = self._end
-        done = 0
-        while done < len(data):  # pwrite may write less than asked
-            done += os.pwrite(self._file.fileno(), memoryview(data)[done:], at + done)
+        if self._file is None and at + len(data) <= self.MEMORY:
+            self._held += data
+        else:
+            self._write(data, at)
         self._end += len(data)
         return at, len(data)
 
+    def _write(self, data: bytes, at: int) -> None:
+        if self._file is None:
+            import tempfile  # here: a build that spools less than MEMORY never imports it
+
+            self._file = tempfile.TemporaryFile(prefix="skillc-spool-")  # noqa: SIM115 - lives with the build
+            self._write(bytes(self._held), 0)
+            self._held = bytearray()
+        done = 0
+        while done < len(data):  # pwrite may write less than asked
+            done += os.pwrite(self._file.fileno(), memoryview(data)[done:], at + done)
+
     def read(self, where: tuple[int, int]) -> bytes:
         at, size = where
+        if self._file is None:
+            return bytes(self._held[at : at + size])
         data = os.pread(self._file.fileno(), size, at)
         while len(data) < size:
             more = os.pread(self._file.fileno(), size - len(data), at + len(data))

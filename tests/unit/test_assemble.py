@@ -163,6 +163,18 @@ def test_the_spool_gives_back_each_piece_by_its_place() -> None:
     assert [spool.read(at) for at in reversed(places)] == pieces[::-1]
 
 
+def test_the_spool_moves_to_a_file_past_its_memory_and_loses_nothing(monkeypatch) -> None:
+    monkeypatch.setattr(Spool, "MEMORY", 1000)
+    spool = Spool()
+    pieces = [bytes([i]) * 300 for i in range(8)]  # the fourth goes past 1,000 bytes
+    places = [spool.add(p) for p in pieces]
+    assert spool._file is not None and not spool._held
+    assert [spool.read(at) for at in places] == pieces
+    small = Spool()
+    small.add(b"x" * 999)
+    assert small._file is None and small.read((0, 999)) == b"x" * 999  # no scratch file for a few bytes
+
+
 def test_a_file_is_held_as_bytes_text_or_a_spooled_piece() -> None:
     spool = Spool()
     files = Files(spool, {"b": "\u00e9", "a": b"raw", "c": spool.add(b"doc")})
