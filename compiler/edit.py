@@ -868,8 +868,7 @@ class _Edit:
         unused = [i for i, rel in enumerate(ours.names) if rel.startswith(objects) and rel[-64:] not in live]
         ours.drop(unused)
         for rel in files:
-            st = os.lstat(self.dist / rel)
-            ours.put(rel, [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode])
+            ours.put(rel, fs.output_stat(os.lstat(self.dist / rel)))
         extra = quick.extra or bool(unused)  # the output keeps objects this build does not use
         new_quick = replace(signature_after(self.dist, quick, files, ours.get), extra=extra)
         carry, catalog, report = written

@@ -139,6 +139,12 @@ def ensure_dir(path: str | os.PathLike[str], *, ignore_all: bool = False) -> Non
             fh.write(b"# written by skillc: build state, never committed\n*\n")
 
 
+def output_stat(st: os.stat_result) -> list[int]:
+    """What the build record keeps of an output file, and compares it by: size, mtime_ns, ctime_ns,
+    inode, mode (see scan_tree)."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+
+
 def scan_tree(dist: Path) -> dict[str, list[int]] | None:
     """path -> [size, mtime_ns, ctime_ns, inode, mode] of every file below dist; None if it cannot be walked.
 
@@ -156,8 +162,7 @@ def scan_tree(dist: Path) -> dict[str, list[int]] | None:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append((name + "/", entry.path))
                     else:
-                        st = entry.stat(follow_symlinks=False)
-                        found[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
+                        found[name] = output_stat(entry.stat(follow_symlinks=False))
     except OSError:
         return None
     return found

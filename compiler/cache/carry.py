@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import array
 import base64
-import binascii
 import os
-import sys
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -35,6 +33,7 @@ from ..format.layout import INDEX
 from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, TargetSetting
 from ..stages.budget import Packing
 from .codec import decode_diags, encode_diags
+from .packed import pack, unpack
 from .store import read_signed, write_signed
 
 NAME, CATALOG = "carry.json", "carry-catalog.json"
@@ -177,7 +176,7 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
         if not ok or len(commands) != len(rows):  # signed: a wrong shape fails, here or below
             return None
         return Catalog(dict(zip(commands, rows, strict=True)), _listed(commands, listed), names)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None
 
 
@@ -204,20 +203,16 @@ def _encode_catalog(name: str, catalog: Catalog) -> dict[str, Any]:
 
 def _places(at: dict[str, int], commands: list[str]) -> str:
     if len(commands) < 2:  # itemgetter of one key gives the value, not a tuple
-        places = array.array("I", [at[c] for c in commands])
-    else:
-        places = array.array("I", itemgetter(*commands)(at))
-    if sys.byteorder == "big":
-        places.byteswap()
-    return base64.b64encode(places.tobytes()).decode("ascii")
+        return pack(array.array("I", [at[c] for c in commands]))
+    return pack(array.array("I", itemgetter(*commands)(at)))
 
 
 def _listed(commands: list[str], listed: dict[str, str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for pid, text in listed.items():
-        places = array.array("I", base64.b64decode(text, validate=True))
-        if sys.byteorder == "big":
-            places.byteswap()
+        places = unpack(text, "I")
+        if places is None:
+            raise ValueError("not packed places")
         found[pid] = [commands[i] for i in places] if len(places) < 2 else list(itemgetter(*places)(commands))
     return found
 

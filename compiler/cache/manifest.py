@@ -25,7 +25,6 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from operator import attrgetter
 from typing import Any
 
 from . import lstats
@@ -34,7 +33,6 @@ from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, sta
 
 NAME = "walk.json"
 NEVER = (-1, -1, -1, -1)  # the stat data of a directory whose listing cannot be vouched for
-_STAT = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # what a path is recorded with
 
 
 @dataclass(frozen=True)
@@ -130,7 +128,7 @@ class Manifest:
             st = self.seen[i] if i < len(self.seen) else lstats.lstat_or_none(paths[i], fd)
             if st is None:
                 self.gone.append(i)
-            now[4 * i : 4 * i + 4] = array.array("q", NEVER if st is None else _STAT(st))
+            now[4 * i : 4 * i + 4] = array.array("q", NEVER if st is None else stat_data(st))
         return moved
 
     def renewed(

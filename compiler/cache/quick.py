@@ -192,7 +192,7 @@ def same_output(dist: Path, quick: Quick) -> bool:
             st = os.lstat(dist / rel)
         except OSError:
             return False
-        if [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode] != want:
+        if fs.output_stat(st) != want:
             return False
     return True
 

@@ -239,7 +239,8 @@ class Records:
         walk: dict[str, Any] | None = None,
     ) -> None:
         """Keep `record`; `files`, `diagnostics` and the walk's manifest too, unless they are those
-        already kept (None); `files` may be those `packed_outputs` gave, changed. `head.json` is written last: until then the others name another key."""
+        already kept (None); `files` may be those `packed_outputs` gave, changed. `head.json` is
+        written last: until then the others name another key."""
         key = record.build_key
         if diagnostics is not None:  # the report carries the key too, so a record never replays another's
             write_signed(

@@ -107,9 +107,12 @@ def sanitize_joined(joined: str) -> str:
 
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
-# Segments of lowercase ASCII letters and digits in runs joined by single hyphens: each hyphen is a
-# run of one, between two alphanumerics, so it becomes one '_' and nothing is stripped.
-_PLAIN_COMMAND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*(?:/[a-z0-9]+(?:-[a-z0-9]+)*)*")
+# A plain name: lowercase ASCII letters and digits in runs joined by single hyphens (what almost
+# every skill is named; the spec's rules all pass it: frontmatter.name_problems).
+PLAIN_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+# Segments that are plain names: each hyphen is a run of one, between two alphanumerics, so it
+# becomes one '_' and nothing is stripped.
+_PLAIN_COMMAND = re.compile(f"{PLAIN_NAME}(?:/{PLAIN_NAME})*")
 # _PLAIN_COMMAND for "\0"-joined commands, in two scans that do not backtrack: the characters, and no
 # "-" or "/" beside another, a "\0" or an end (a "\0" is put at each end to see those).
 _PLAIN_CHARS = re.compile(r"[a-z0-9/\-\0]*")

@@ -18,6 +18,7 @@ from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document
+from ..names.paths import PLAIN_NAME
 from ..targets import claude_code
 from ..targets.model import Issue
 from ..targets.model import Skill as TargetSkill
@@ -40,9 +41,9 @@ def normal_name(name: str) -> str:
     return unicodedata.normalize("NFKC", name.strip(_ASCII_SPACE))
 
 
-# A name every check below passes, said in one regex: lowercase ASCII letters and digits in runs
-# joined by single hyphens. Almost every name is one, and a check per character costs more.
-_PLAIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+# A name every check below passes, said in one regex (names.paths.PLAIN_NAME). Almost every name is
+# one, and a check per character costs more.
+_PLAIN_NAME = re.compile(PLAIN_NAME)
 
 
 def name_problems(name: str) -> list[str]:
