@@ -657,6 +657,9 @@ def _split(
     (workers.share): each process walks, reads and checks the chunks it claims. Why: discover alone
     is 0.6 s of one core at 10,000 skills, with the other idle. None: walk it whole (a small source,
     one core, no fork, a followed symlink to a folder)."""
+    helpers = min(os.cpu_count() or 1, 8) - 1
+    if helpers < 1 or not hasattr(os, "fork"):
+        return None
     listdir, lstat = lister
     rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
     listdir = rules.listing(listdir)
@@ -670,8 +673,7 @@ def _split(
         _outside(config),
     )
     tops = _enter(state, listdir, top)
-    helpers = min(os.cpu_count() or 1, 8) - 1
-    if len(tops) < SPLIT_THRESHOLD or helpers < 1 or state.linked or not hasattr(os, "fork"):
+    if len(tops) < SPLIT_THRESHOLD or state.linked:
         return None
     from . import workers  # processes: not for the folder an edit build discovers (discover_skill)
 

@@ -214,3 +214,15 @@ def test_a_split_build_is_the_serial_build(tmp_path: Path, monkeypatch: pytest.M
     assert split.program == serial.program
     assert split.artifacts is not None and serial.artifacts is not None
     assert dict(split.artifacts.files) == dict(serial.artifacts.files)
+
+
+def test_one_core_walks_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillc.stages import discover as discover_mod
+    from skillc.stages.skills import walk_checks
+
+    cfg, _ = config_mod.load(_hostile_tree(tmp_path))
+    assert cfg is not None
+    monkeypatch.setattr(discover_mod, "SPLIT_THRESHOLD", 1)
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    found, checked = discover_checked(cfg, walk_checks())
+    assert checked == {} and found == discover(cfg)
