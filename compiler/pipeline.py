@@ -285,6 +285,7 @@ def _back(
         sources=config.sources,
         targets=tuple(t.name for t in config.targets),
     )
+    del checks  # the results a split walk made are the program's now: their table goes
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
     # levelling them again would raise them back); the head's and the catalogs' are set here.
     diags = tuple(policy.apply(head_diags)) + program.diagnostics
