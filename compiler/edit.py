@@ -26,7 +26,6 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -39,6 +38,7 @@ from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
 from .cache.records import Record, build_key, debris
 from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
+from .dataclass import dataclass, replace
 from .delta import SKILL_MD, Checked, check_edit, files_of, has, owned, spliced, toggled
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy

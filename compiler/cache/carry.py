@@ -20,13 +20,13 @@ import base64
 import os
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from ..dataclass import dataclass, field
 from ..diagnostics import Diagnostic
 from ..digests import input_line, sha256_hex
 from ..format.layout import INDEX

@@ -17,9 +17,10 @@ from __future__ import annotations
 import array
 import os
 import sys
-from dataclasses import dataclass
 from functools import partial
 from operator import attrgetter
+
+from ..dataclass import dataclass
 
 SPLIT_AT = 8192  # fewer paths take less time than a fork's round trip saves (bench/RESULTS.md)
 GONE = -2  # the ctime and inode number of a path that is not there (never a recorded value)

@@ -23,10 +23,10 @@ from __future__ import annotations
 import array
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
+from ..dataclass import dataclass, field
 from . import lstats
 from .packed import pack, unpack
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data

@@ -26,11 +26,11 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import fs
+from ..dataclass import dataclass, replace
 from ..digests import digest
 from ..format.layout import is_object
 from ..options import Options

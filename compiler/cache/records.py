@@ -20,10 +20,10 @@ import bisect
 import contextlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..dataclass import dataclass, field
 from ..digests import digest
 from ..format.layout import is_object
 from ..fs import scan_tree

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from skillc.cache import session as cache_session
 from skillc.cache import snapshot as snapshots
 from skillc.cache import store as cachestore
 from skillc.cli import cli
+from skillc.dataclass import replace
 from skillc.format.jsonio import dumps
 from skillc.options import Options
 from skillc.output import assemble
