@@ -864,8 +864,7 @@ class _Edit:
             return
         if ours is None or sha256_hex(index) != written[0].index:
             return  # the next build finds an output it did not record, and builds
-        objects = fmt.OBJECTS + "/"
-        unused = [i for i, rel in enumerate(ours.names) if rel.startswith(objects) and rel[-64:] not in live]
+        unused = ours.unreferenced(fmt.OBJECTS + "/", live)
         ours.drop(unused)
         for rel in files:
             ours.put(rel, fs.output_stat(os.lstat(self.dist / rel)))
