@@ -96,7 +96,7 @@ class Outputs:
         if not isinstance(data, dict) or data.get("key") != key:
             return None
         names, stats = data.get("names"), data.get("stats")
-        values = unpack(stats) if isinstance(stats, str) else None
+        values = unpack(stats)
         if not isinstance(names, list) or values is None or len(values) != 5 * len(names):
             return None
         return cls(names, values)
