@@ -10,6 +10,7 @@ import pytest
 
 from skillc.cache import carry as carry_mod
 from skillc.cache.carry import Carry, Catalog, load_catalog, save
+from skillc.cache.catalogrows import Rows
 from skillc.cache.store import read_signed, write_signed
 
 KEY = b"k" * 32
@@ -26,7 +27,7 @@ def _catalog() -> Catalog:
         "é": ["e", "Non-ASCII \u2028 and \x00.", "s/é/SKILL.md", False, 41, -1],
     }
     listed = {"one": ["b"], "none": [], "all": ["a/x", "b", "é"], "two": ["a/x", "é"]}
-    return Catalog(rows, listed, {"b": "b"})
+    return Catalog(Rows.of(rows), listed, {"b": "b"})
 
 
 def test_catalog_rows_come_back_as_they_were_kept(tmp_path: Path) -> None:
