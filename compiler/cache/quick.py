@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 # 7: the walk's manifest (walk.json), the walk's digest over sorted keys
 # 8: each file's stat data in walk.json; what an edit build starts from (carry.json)
 # 9: outputs.json packed (names, and their stat data as int64)
-# 10: packed integers as raw sections of the signed files, not base64 (store.py)
+# 10: packed integers as raw sections of the signed files, not base64 (store.py); carry-catalog.json's
+#     rows as columns (catalogrows.py)
 FORMAT = 10
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
