@@ -736,7 +736,7 @@ class _Edit:
         if was <= room or total <= room or frame_cost(last.counts[pid]) != reserved:
             return None
         mine = [(c, *rows.numbers(c)) for c in included if c in rows]  # a removed one is past `start`
-        chosen = refit(budget - reserved, mine, listed, since, rows.numbers, self._least)
+        chosen = refit(budget - reserved, mine, listed, since, rows.costs().__getitem__, self._least)
         left = list(listed)  # in command order, as `chosen`: each chosen one taken out where it is
         for command in reversed(chosen):
             at = bisect.bisect_left(left, command)

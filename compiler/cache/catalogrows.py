@@ -47,6 +47,7 @@ class Rows(MutableMapping[str, Row]):
             raise ValueError("a command twice")
         self._texts, self._lengths, self._numbers = texts, lengths, numbers
         self._starts: list[int] | None = None  # each row's first byte in `_texts`, when asked
+        self._costs: dict[str, tuple[int, bool]] | None = None  # `costs`, when asked
 
     @classmethod
     def of(cls, rows: Mapping[str, Row]) -> Rows:
@@ -72,6 +73,15 @@ class Rows(MutableMapping[str, Row]):
         i = 3 * self._at[command]
         return self._numbers[i + 1], bool(self._numbers[i])
 
+    def costs(self) -> dict[str, tuple[int, bool]]:
+        """Every row's (cost, always), by command: what first fit asks of thousands of rows, a
+        lookup in C each (budget.refit)."""
+        if self._costs is None:
+            numbers = self._numbers
+            pairs = zip(numbers[1::3], map(bool, numbers[0::3]), strict=True)
+            self._costs = dict(zip(self._commands, pairs, strict=True))
+        return self._costs
+
     def __getitem__(self, command: str) -> Row:
         i = self._at[command]
         start = self._start(i)
@@ -87,6 +97,7 @@ class Rows(MutableMapping[str, Row]):
         ]
 
     def __setitem__(self, command: str, row: Row) -> None:
+        self._costs = None
         made = [_encoded(text) for text in row[:3]]
         always, cost, bare = row[3:6]
         new = b"".join(made)
@@ -108,6 +119,7 @@ class Rows(MutableMapping[str, Row]):
 
     def __delitem__(self, command: str) -> None:
         i = self._at.pop(command)
+        self._costs = None
         start = self._start(i)
         self._texts = self._texts[:start] + self._texts[start + self._size(i) :]
         del self._lengths[3 * i : 3 * i + 3], self._numbers[3 * i : 3 * i + 3], self._commands[i]

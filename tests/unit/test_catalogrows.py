@@ -33,6 +33,7 @@ def test_every_change_gives_what_a_dict_gives(start: dict[str, list[object]], st
         assert list(rows) == list(model)  # a dict's order: put in, kept in place when changed
         assert {c: rows[c] for c in rows} == model
         assert all(rows.numbers(c) == (model[c][4], model[c][3]) for c in model)
+        assert rows.costs() == {c: (r[4], r[3]) for c, r in model.items()}
         assert rows.least_cost() == min((r[4] for r in model.values()), default=0)
     again = Rows(*rows.columns())  # as carry-catalog.json gives them back
     assert again == model and list(again) == list(model)
