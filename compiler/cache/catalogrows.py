@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import array
 import itertools
+import operator
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
@@ -21,6 +22,7 @@ Row = list[Any]  # name, description, path, always, cost, bare cost
 # Any str round-trips, a lone surrogate included: a row is kept for what the build made of it,
 # whatever the build's own checks say of its text.
 _ERRORS = "surrogatepass"
+_TEXTS, _NUMBERS = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4, 5)
 
 
 def _encoded(text: str) -> bytes:
@@ -51,10 +53,18 @@ class Rows(MutableMapping[str, Row]):
 
     @classmethod
     def of(cls, rows: Mapping[str, Row]) -> Rows:
-        texts = [(_encoded(name), _encoded(about), _encoded(path)) for name, about, path, *_ in rows.values()]
-        lengths: array.array[int] = array.array("I", map(len, itertools.chain.from_iterable(texts)))
-        numbers: array.array[int] = array.array("q", [int(n) for row in rows.values() for n in row[3:6]])
-        return cls(list(rows), b"".join(itertools.chain.from_iterable(texts)), lengths, numbers)
+        """The columns of plain rows. Taken apart in C, a full build's 10,000 rows in a few ms: the
+        texts joined, then encoded at once (each row's lengths in characters are its lengths in
+        bytes when all of it is ASCII, nearly always; else each text is encoded alone)."""
+        texts = list(itertools.chain.from_iterable(map(_TEXTS, rows.values())))
+        joined = "".join(texts)
+        if joined.isascii():
+            data, lengths = joined.encode("ascii"), array.array("I", map(len, texts))
+        else:
+            each = list(map(_encoded, texts))
+            data, lengths = b"".join(each), array.array("I", map(len, each))
+        numbers = array.array("q", itertools.chain.from_iterable(map(_NUMBERS, rows.values())))
+        return cls(list(rows), data, lengths, numbers)
 
     def columns(self) -> tuple[list[str], bytes, array.array[int], array.array[int]]:
         """The commands in order and the three columns (what `Rows(...)` takes)."""
