@@ -22,13 +22,13 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import hash_lines, input_line

@@ -26,7 +26,6 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -39,6 +38,7 @@ from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
 from .cache.records import Record, build_key, debris
 from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
+from .dataclass import dataclass, replace
 from .delta import SKILL_MD, Checked, check_edit, files_of, has, owned, spliced, toggled
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
@@ -705,7 +705,7 @@ class _Edit:
     @cached_property
     def _least(self) -> int:
         """No catalog row costs less (a bound for budget.refit: the rows are read by then)."""
-        return min((row[4] for row in self.catalog.rows.values()), default=0)
+        return self.catalog.rows.least_cost()
 
     def _kept(self, catalog: Catalog, persona: Persona, last: _Last) -> tuple[Packing, int] | None:
         """The packing of `persona`'s catalog made from the last one (budget.refit: first fit resumed
@@ -723,11 +723,11 @@ class _Edit:
         for command, before in last.rows.items():
             now = has(listed, command)
             then = before if command in last.listed[pid] else None  # its row when this catalog listed it
-            if (now and rows[command][3]) or (then is not None and then[3]):
+            if (now and rows.numbers(command)[1]) or (then is not None and then[3]):
                 return None  # always-on: ranked first, and its cost is taken before any other's
             if (now or then is not None) and (since is None or command < since):
                 since = command
-            total += (rows[command][4] if now else 0) - (then[4] if then is not None else 0)
+            total += (rows.numbers(command)[0] if now else 0) - (then[4] if then is not None else 0)
         budget = config.budget_for(pid)
         frame_cost = frame(self.template, persona, budget)
         # Both packings were made into the room left with the notice reserved: the entries did not
@@ -735,10 +735,8 @@ class _Edit:
         room, reserved = budget - frame_cost(0), frame_cost(len(listed))
         if was <= room or total <= room or frame_cost(last.counts[pid]) != reserved:
             return None
-        mine = [(c, rows[c][4], rows[c][3]) for c in included if c in rows]  # a removed one is past `start`
-        chosen = refit(
-            budget - reserved, mine, listed, since, lambda c: (rows[c][4], rows[c][3]), self._least
-        )
+        mine = [(c, *rows.numbers(c)) for c in included if c in rows]  # a removed one is past `start`
+        chosen = refit(budget - reserved, mine, listed, since, rows.costs().__getitem__, self._least)
         left = list(listed)  # in command order, as `chosen`: each chosen one taken out where it is
         for command in reversed(chosen):
             at = bisect.bisect_left(left, command)
@@ -747,7 +745,7 @@ class _Edit:
             del left[at]
         left_out = tuple(left)
         first = rows[listed[0]][2] if listed else pid
-        fixed = frame_cost(0) + sum(rows[c][4] for c in chosen if rows[c][3])
+        fixed = frame_cost(0) + sum(cost for cost, always in map(rows.numbers, chosen) if always)
         packing = packed(
             pid,
             budget,
@@ -864,8 +862,7 @@ class _Edit:
             return
         if ours is None or sha256_hex(index) != written[0].index:
             return  # the next build finds an output it did not record, and builds
-        objects = fmt.OBJECTS + "/"
-        unused = [i for i, rel in enumerate(ours.names) if rel.startswith(objects) and rel[-64:] not in live]
+        unused = ours.unreferenced(fmt.OBJECTS + "/", live)
         ours.drop(unused)
         for rel in files:
             ours.put(rel, fs.output_stat(os.lstat(self.dist / rel)))
@@ -958,7 +955,7 @@ class _Last:
 class _Rows(Mapping[str, Skill]):
     """The listed skills as the catalog reads them (catalog_skill), made from their rows when asked."""
 
-    def __init__(self, rows: dict[str, Row]) -> None:
+    def __init__(self, rows: Mapping[str, Row]) -> None:
         self._rows = rows
 
     def __getitem__(self, command: str) -> Skill:

@@ -8,12 +8,12 @@ stages testable one at a time.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .dataclass import dataclass, field
 from .diagnostics import Diagnostic
 from .digests import sha256_hex
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from .dataclass import dataclass, field
 
 
 def silent(_: str) -> None:

@@ -7,13 +7,13 @@ import functools
 import gc
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from . import diagnostics as dg
 from .cache import Hit, Report, Stats, quick_hit, quick_replay
+from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy

@@ -20,35 +20,36 @@ import base64
 import os
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from ..dataclass import dataclass, field
 from ..diagnostics import Diagnostic
 from ..digests import input_line, sha256_hex
 from ..format.layout import INDEX
 from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, TargetSetting
 from ..stages.budget import Packing
+from . import catalogrows
 from .codec import decode_diags, encode_diags
 from .packed import pack, unpack
 from .store import read_signed, write_signed
 
 NAME, CATALOG = "carry.json", "carry-catalog.json"
 
-Row = list[Any]  # a catalog row: name, description, path, always, cost, bare cost
+Row = catalogrows.Row  # a catalog row: name, description, path, always, cost, bare cost
 
 
 @dataclass(frozen=True)
 class Catalog:
     """Every listed skill's catalog row (what catalog_skill and the budget read of it), and each
-    persona's listed commands in command order (CatalogParts.listed). Kept as JSON gives them back
-    (the rows as they are; carry-catalog.json holds each persona's commands as places among the
-    rows': `_encode_catalog`): a description edit at 10,000 skills reads them all."""
+    persona's listed commands in command order (CatalogParts.listed). The rows are columns, decoded
+    as they are read (catalogrows.py); carry-catalog.json holds each persona's commands as places
+    among the rows (`_encode_catalog`)."""
 
-    rows: dict[str, Row]
+    rows: catalogrows.Rows
     listed: dict[str, list[str]]
     # command -> `name`, every served skill's, when `targets:` are selected (their reports compare
     # names across skills: an edit build adding or removing a skill must know them all)
@@ -114,7 +115,7 @@ def made(
                 name = program.skills[c.command].name
                 rows[c.command] = [name, c.description, c.path, c.always, c.cost, c.bare_cost]
     names = {c: s.name for c, s in program.skills.items()} if config.targets else {}
-    catalog = Catalog(dict(sorted(rows.items())), listed, names)
+    catalog = Catalog(catalogrows.Rows.of(dict(sorted(rows.items()))), listed, names)
     at = {c: s.anchors.get("name", (0, 0)) for c, s in program.skills.items()}
     anchor = Counter(at.values()).most_common(1)[0][0] if at else (0, 0)
     carry = Carry(
@@ -171,11 +172,13 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
     try:
         if not isinstance(data, dict) or data.get("id") != carry.catalog:
             return None
-        commands, rows, listed, names = data["commands"], data["rows"], data["listed"], data["names"]
-        ok = isinstance(commands, list) and isinstance(rows, list) and isinstance(names, dict)
-        if not ok or len(commands) != len(rows):  # signed: a wrong shape fails, here or below
+        commands, texts, names = data["commands"], data["texts"], data["names"]
+        lengths, numbers = unpack(data["lengths"], "I"), unpack(data["numbers"])
+        ok = isinstance(commands, list) and isinstance(texts, bytes) and isinstance(names, dict)
+        if not ok or lengths is None or numbers is None:  # signed: a wrong shape fails, here or below
             return None
-        return Catalog(dict(zip(commands, rows, strict=True)), _listed(commands, listed), names)
+        rows = catalogrows.Rows(commands, texts, lengths, numbers)
+        return Catalog(rows, _listed(commands, data["listed"], data["places"]), names)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None
 
@@ -187,33 +190,36 @@ def new_catalog_id() -> str:
 
 
 def _encode_catalog(name: str, catalog: Catalog) -> dict[str, Any]:
-    # The rows as a list beside their commands, and each persona's listed commands as their places
-    # in it (uint32, base64): JSON reads lists and one string a persona in a third of the time of
-    # 10,000 keys and 114,000 strings, and the commands come back as the same string objects.
-    commands = list(catalog.rows)
-    at = {c: i for i, c in enumerate(commands)}
+    # The rows as their columns (catalogrows.py), and each persona's listed commands as their places
+    # among them (uint32, one raw section for every persona, `listed` saying how many are whose):
+    # the commands come back from JSON as the same string objects the rows hold.
+    commands, texts, lengths, numbers = catalog.rows.columns()
+    at = catalog.rows.place()
+    places: array.array[int] = array.array("I")
+    for listed in catalog.listed.values():
+        places.extend([at[c] for c in listed] if len(listed) < 2 else itemgetter(*listed)(at))
     return {
         "id": name,
         "commands": commands,
-        "rows": list(catalog.rows.values()),
-        "listed": {pid: _places(at, listed) for pid, listed in catalog.listed.items()},
+        "texts": texts,
+        "lengths": pack(lengths),
+        "numbers": pack(numbers),
+        "listed": [[pid, len(listed)] for pid, listed in catalog.listed.items()],
+        "places": pack(places),
         "names": catalog.names,
     }
 
 
-def _places(at: dict[str, int], commands: list[str]) -> str:
-    if len(commands) < 2:  # itemgetter of one key gives the value, not a tuple
-        return pack(array.array("I", [at[c] for c in commands]))
-    return pack(array.array("I", itemgetter(*commands)(at)))
-
-
-def _listed(commands: list[str], listed: dict[str, str]) -> dict[str, list[str]]:
+def _listed(commands: list[str], listed: list[list[Any]], packed: object) -> dict[str, list[str]]:
+    places = unpack(packed, "I")
+    if places is None or sum(n for _pid, n in listed) != len(places):
+        raise ValueError("not packed places")
     found: dict[str, list[str]] = {}
-    for pid, text in listed.items():
-        places = unpack(text, "I")
-        if places is None:
-            raise ValueError("not packed places")
-        found[pid] = [commands[i] for i in places] if len(places) < 2 else list(itemgetter(*places)(commands))
+    start = 0
+    for pid, n in listed:
+        these = places[start : start + n]
+        found[pid] = [commands[i] for i in these] if n < 2 else list(itemgetter(*these)(commands))
+        start += n
     return found
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import array
 import os
 import sys
-from dataclasses import dataclass
 from functools import partial
 from operator import attrgetter
+
+from ..dataclass import dataclass
 
 SPLIT_AT = 8192  # fewer paths take less time than a fork's round trip saves (bench/RESULTS.md)
 GONE = -2  # the ctime and inode number of a path that is not there (never a recorded value)
@@ -77,18 +78,18 @@ def look(paths: list[str], fd: int) -> Looked:
     return Looked(taken, ctimes + theirs[:rest], inodes + theirs[rest:])
 
 
-def lstat_each(paths: list[str], fd: int, step: int = 1024) -> list[os.stat_result | None]:
+def lstat_each(paths: list[str], fd: int) -> list[os.stat_result | None]:
     """lstat of each path (relative to `fd`); None for one that is not there (a folder or file
-    removed). A slice at a time in C; one at a time only in a slice that has a missing path."""
-    lstat = partial(os.lstat, dir_fd=fd)
+    removed). The map runs in C, and a path that is not there only stops it for that path."""
     found: list[os.stat_result | None] = []
-    for start in range(0, len(paths), step):
-        chunk = paths[start : start + step]
+    each = map(partial(os.lstat, dir_fd=fd), paths)
+    while True:
         try:
-            found.extend(list(map(lstat, chunk)))  # whole, or nothing of it
+            found.extend(each)  # in C; what came before a path that is not there stays in `found`
         except (FileNotFoundError, NotADirectoryError):
-            found.extend(map(partial(lstat_or_none, fd=fd), chunk))
-    return found
+            found.append(None)  # that path: `each` goes on with the next
+            continue
+        return found
 
 
 def lstat_or_none(path: str, fd: int) -> os.stat_result | None:

@@ -12,8 +12,8 @@ why those two suffice); all four values are recorded. A root is compared through
 by its real path, a symlink by its target text and the stat data of the file it leads to. So when everything listed here
 matches, a walk would see what the recorded one saw, and its digest is the recorded `inputs`.
 
-JSON like every cache file. The stat data is packed (int64, base64): the quick path decodes the
-paths and two strings, lstats every path once and compares; the directories' names and kinds,
+Signed like every cache file. The stat data is packed (int64, raw sections of the file, store.py):
+the quick path decodes the paths and two arrays, lstats every path once and compares; the directories' names and kinds,
 which only a walk after a change needs, are strings it does not decode. When only files moved
 (`changes`), an edit build (edit.py) takes it from there and records the new stat data (`renewed`).
 """
@@ -23,10 +23,10 @@ from __future__ import annotations
 import array
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
+from ..dataclass import dataclass, field
 from . import lstats
 from .packed import pack, unpack
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
@@ -48,8 +48,8 @@ class Manifest:
     paths: list[str]
     counts: tuple[int, int, int]
     links: list[tuple[str, Stat]]  # each symlink's target text, and the file it leads to or NEVER
-    folders: str  # each directory's stat data (int64, little-endian), base64: for `listings` only
-    files: str  # each file's stat data, the same way: for `changes` only (which files an edit touched)
+    folders: bytes  # each directory's stat data (int64, little-endian, packed.py): for `listings` only
+    files: bytes  # each file's stat data, the same way: for `changes` only (which files an edit touched)
     names: str  # every directory's names as on disk, in order, "/"-joined (no name holds a "/")
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
     # The lstat results `unchanged` took in this process, of the paths past the roots in order (the
@@ -215,8 +215,8 @@ class Manifest:
         inputs: str,
         paths: list[str],
         counts: tuple[int, int, int],
-        folders: str,
-        files: str,
+        folders: bytes,
+        files: bytes,
         names: str | None = None,
         kinds: str | None = None,
     ) -> dict[str, Any]:
@@ -343,8 +343,8 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         reals = [(str(real), _four(stat, 0)) for _rel, _where, real, *stat in data["tops"]]
         links = [(str(target), _four(stat, 0)) for target, *stat in data["links"]]
         paths = data["paths"]  # signed: a wrong type only fails to match
-        folder_stats, names, kinds = str(data["folders"]), str(data["names"]), str(data["kinds"])
-        file_stats = str(data["files"])
+        folder_stats, file_stats = data["folders"], data["files"]
+        names, kinds = str(data["names"]), str(data["kinds"])
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     count = folders + files + len(links)
@@ -353,7 +353,9 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         and isinstance(paths, list)
         and len(paths) == count
         and kinds.count("/") == folders - 1
-        and len(file_stats) == 4 * -(-(32 * files) // 3)  # base64 of four int64 per file
+        and isinstance(folder_stats, bytes)
+        and isinstance(file_stats, bytes)
+        and len(file_stats) == 32 * files  # four int64 per file
         and all(paths[i] == where for i, (_rel, where) in enumerate(tops))
         and os.path.isabs(base)
     )
@@ -394,7 +396,7 @@ def _relative(paths: list[str], base: str) -> list[str]:
     return [at[cut:] if at.startswith(prefix) and len(at) > cut else at for at in paths]
 
 
-def _pack(values: list[int]) -> str | None:
+def _pack(values: list[int]) -> bytes | None:
     try:
         return pack(array.array("q", values))
     except OverflowError:
@@ -422,8 +424,8 @@ def _differing(now: array.array[int], recorded: array.array[int], step: int = 40
             yield from (at for at in range(start, min(end, len(now))) if now[at] != recorded[at])
 
 
-def _unpack(text: str) -> list[int] | None:
-    packed = unpack(text)
+def _unpack(data: bytes) -> list[int] | None:
+    packed = unpack(data)
     return None if packed is None else packed.tolist()
 
 

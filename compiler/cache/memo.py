@@ -20,12 +20,12 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..dataclass import dataclass, field
 from ..diagnostics import Diagnostic
 from ..digests import digest
 from ..model import Skill, SkillSource, Strategy

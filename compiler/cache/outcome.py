@@ -3,8 +3,9 @@ current (`Hit`). Apart from the door and the memo, so a no-op build loads neithe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ..dataclass import dataclass
 
 if TYPE_CHECKING:
     from .records import Record

@@ -26,11 +26,11 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import fs
+from ..dataclass import dataclass, replace
 from ..digests import digest
 from ..format.layout import is_object
 from ..options import Options
@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 # 7: the walk's manifest (walk.json), the walk's digest over sorted keys
 # 8: each file's stat data in walk.json; what an edit build starts from (carry.json)
 # 9: outputs.json packed (names, and their stat data as int64)
-FORMAT = 9
+# 10: packed integers as raw sections of the signed files, not base64 (store.py); carry-catalog.json's
+#     rows as columns (catalogrows.py)
+FORMAT = 10
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
 
@@ -141,7 +143,7 @@ def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[
     no object (an incomplete Quick: the caller adds the head, the watch list and the tops)."""
     dirs = {""} | {rel.rsplit("/", 1)[0] for rel in present if "/" in rel}
     dirs |= {d.rsplit("/", i)[0] for d in list(dirs) for i in range(1, d.count("/") + 1)}
-    signature = {d: _dir_stat(dist / d if d else dist) for d in sorted(dirs)}
+    signature = {d: _dir_stat(_under(dist, d)) for d in sorted(dirs)}
     ours = set(files)
     return Quick(
         "",
@@ -166,7 +168,7 @@ def signature_after(
         while "/" in rel:
             rel = rel.rsplit("/", 1)[0]
             dirs.add(rel)
-    stats = {d: _dir_stat(dist / d if d else dist) for d in sorted(dirs)}
+    stats = {d: _dir_stat(_under(dist, d)) for d in sorted(dirs)}
     plain = quick.files.keys() | {rel for rel in written if not is_object(rel)}
     return replace(
         quick,
@@ -175,7 +177,13 @@ def signature_after(
     )
 
 
-def _dir_stat(path: Path) -> list[int] | None:
+def _under(dist: Path, rel: str) -> str:
+    """dist/rel as text: the output's hundreds of folders are stat'ed on every build, and a Path
+    made for each cost more than the lstat (2-3 ms at 10,000 skills)."""
+    return f"{dist}/{rel}" if rel else str(dist)
+
+
+def _dir_stat(path: str) -> list[int] | None:
     try:
         st = os.lstat(path)
     except OSError:
@@ -185,7 +193,7 @@ def _dir_stat(path: Path) -> list[int] | None:
 
 def same_output(dist: Path, quick: Quick) -> bool:
     for rel, want in quick.dirs.items():
-        if _dir_stat(dist / rel if rel else dist) != want:
+        if _dir_stat(_under(dist, rel)) != want:
             return False
     for rel, want in quick.files.items():
         try:

@@ -4,9 +4,9 @@ into Diagnostics only on demand. Apart from the memo's codec, so a no-op build l
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ..dataclass import dataclass
 from ..diagnostics import Diagnostic, Severity
 
 SEVERITY_OF = {s.value: s for s in Severity}  # a dict lookup: Severity(value) is slow for 100,000 rows

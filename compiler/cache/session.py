@@ -54,10 +54,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Protocol, TypeVar
 
 from .. import fs
+from ..dataclass import replace
 from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config

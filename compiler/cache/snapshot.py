@@ -13,12 +13,12 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from .. import fs
+from ..dataclass import dataclass, field
 from ..names.paths import IGNORED_DIRS, nfc
 
 Tops = tuple[tuple[str, str], ...]  # each walked root: (its config path, where it is on disk)

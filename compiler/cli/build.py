@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +13,7 @@ import click
 from .. import diagnostics as dg
 from .. import pipeline
 from ..cache import Report
+from ..dataclass import dataclass
 from ..diagnostics import Diagnostic, printable
 from ..diagnostics import formats as report
 from ..diagnostics.codes import Code

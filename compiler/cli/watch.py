@@ -21,12 +21,12 @@ import os
 import stat
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..dataclass import dataclass
 from ..diagnostics import printable
 from ..errors import SkillcError
 from ..format.errors import ReaderError

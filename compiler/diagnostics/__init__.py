@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 
+from ..dataclass import dataclass
 from ..format.escape import HIDDEN_CATEGORIES
 from .codes import DESCRIPTIONS, Code
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
+from ..dataclass import dataclass, replace
 from . import CODES, Diagnostic, Severity
 from .codes import lowerable
 

@@ -11,9 +11,9 @@ where the project is (`originalUriBaseIds`).
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
+from ..dataclass import replace
 from . import Diagnostic
 
 

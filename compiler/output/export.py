@@ -17,11 +17,11 @@ import os
 import secrets
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import fs
+from ..dataclass import dataclass
 from ..errors import OutputRefused
 from .write import lock, recover, swap
 

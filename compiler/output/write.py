@@ -34,10 +34,10 @@ import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import fs
+from ..dataclass import dataclass
 from ..errors import OutputRefused
 from ..format.layout import INDEX, OBJECTS, PERSONAS, TEMP_PREFIX, is_object
 from ..format.layout import OUTPUT_MARKER as MARKER

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .. import diagnostics as dg
 from .. import fs
+from ..dataclass import replace
 from ..diagnostics import Diagnostic, policy
 from ..diagnostics.codes import Code
 from ..errors import UsageError

@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..dataclass import dataclass, field
 from ..format import files
 
 if TYPE_CHECKING:

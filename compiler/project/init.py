@@ -8,9 +8,9 @@ below it in precedence), and ARIA's sources plus personas.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..dataclass import dataclass
 from ..errors import InitError
 from . import pyproject
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import reader
+from ..dataclass import asdict, dataclass, field
 from ..diagnostics import printable
 from ..format.escape import hidden
 

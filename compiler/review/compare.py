@@ -12,10 +12,10 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import reader
+from ..dataclass import dataclass
 from .audit import audit
 
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
+from ..dataclass import asdict
 from ..diagnostics import printable
 from .compare import Change, PersonaSummary, Review
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import posixpath
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import reader
+from ..dataclass import dataclass
 from ..model import Artifacts, Config
 
 

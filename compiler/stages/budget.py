@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
 
 from .. import diagnostics as dg
+from ..dataclass import dataclass, field
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Strategy

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Protocol
 
 from .. import diagnostics as dg
+from ..dataclass import dataclass
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Config, Persona, Program, Resolved, Skill, Strategy

@@ -11,12 +11,12 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import diagnostics as dg
 from .. import fs
+from ..dataclass import dataclass, field
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (

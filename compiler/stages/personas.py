@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from .. import diagnostics as dg
+from ..dataclass import replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Discovery, Persona, PersonaSource, Skill

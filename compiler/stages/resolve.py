@@ -10,8 +10,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..dataclass import dataclass
 from ..model import Access, Outcome, Persona, Program, Resolved, Skill, SkillResolutions
 from .lint import wrap_overlay
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import fields, replace
 from typing import Any
 
 from .. import diagnostics as dg
+from ..dataclass import fields, replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code, lowerable
 from ..model import Document, Skill, SkillSource

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import diagnostics as dg
 from .. import fs
+from ..dataclass import dataclass
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..digests import sha256_hex as sha256

@@ -3,9 +3,8 @@ personas against them (personas.py), then the links between skills; --skip-inval
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import diagnostics as dg
+from ..dataclass import replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..diagnostics.policy import Policy, inline_ignores, refusal

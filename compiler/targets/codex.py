@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ..dataclass import dataclass
 from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
 MAX_NAME = 64  # a longer name is not loaded (golden names: long65 absent)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__, reader
+from ..dataclass import dataclass
 from ..errors import SkillcError
 from ..output.export import File, marked
 from . import view

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import reader
+from ..dataclass import dataclass
 from . import claude_code, codex, gemini, opencode
 from .model import Listing, Skill, Status
 from .opencode import Permission

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from skillc.cache import session as cache_session
 from skillc.cache import snapshot as snapshots
 from skillc.cache import store as cachestore
 from skillc.cli import cli
+from skillc.dataclass import replace
 from skillc.format.jsonio import dumps
 from skillc.options import Options
 from skillc.output import assemble
@@ -551,7 +551,7 @@ def test_the_documented_blind_spot_and_its_ways_out(tree, tmp_path):
     target = skill_files(tree)[3]
     target.write_text(target.read_text() + "\nUnseen.\n")
     d = tree.parent / cache.DIRNAME
-    record = json.loads((d / records.BUILD_FILE).read_bytes().partition(b"\n")[2])
+    record = _signed_json(d / records.BUILD_FILE)
     tops = tuple(tuple(top) for top in record["quick"]["tops"])
     record["inputs"] = snapshots.take_snapshot(tops, d).digest
     cachestore.write_signed(d, records.BUILD_FILE, cachestore.load_key(), record)
@@ -648,6 +648,14 @@ def test_swapped_cache_files_are_ignored(tree):
     assert not result.cache.replayed and 0 < result.cache.reused < len(skill_files(tree))
 
 
+def _signed_json(path):
+    """The JSON of a signed cache file, read past its signature line and its JSON's length line
+    (cache/store.py), without the key."""
+    _head, _, payload = path.read_bytes().partition(b"\n")
+    size, _, rest = payload.partition(b"\n")
+    return json.loads(rest[: int(size)])
+
+
 def test_foreign_cache_is_not_trusted(tree, tmp_path, monkeypatch):
     """A cache made with another key (another user or machine) is never used."""
     build(tree)
@@ -655,7 +663,7 @@ def test_foreign_cache_is_not_trusted(tree, tmp_path, monkeypatch):
     d = tree.parent / cache.DIRNAME
     forged_key = b"k" * 32
     buckets = sorted(p.name for p in d.iterdir() if p.name.startswith(memo_mod.SKILLS_PREFIX))
-    payloads = {name: json.loads((d / name).read_bytes().partition(b"\n")[2]) for name in buckets}
+    payloads = {name: _signed_json(d / name) for name in buckets}
     for payload in payloads.values():
         for _path, (_key, entry) in payload["skills"].items():
             if entry["skill"]:
@@ -683,9 +691,8 @@ def test_cache_files_are_signed_json(tree):
     build(tree)
     for name in [*CACHE_FILES[:-1], skill_bucket(tree)]:
         raw = (tree.parent / cache.DIRNAME / name).read_bytes()
-        head, _, payload = raw.partition(b"\n")
-        assert head.startswith(b"skillc-cache/1 ")
-        assert isinstance(json.loads(payload), dict)
+        assert raw.startswith(b"skillc-cache/2 ")
+        assert isinstance(_signed_json(tree.parent / cache.DIRNAME / name), dict)
 
 
 def test_no_key_means_no_cache(tree, tmp_path, monkeypatch):
@@ -741,7 +748,7 @@ def test_check_is_not_fooled_by_a_record(tree):
     # Re-sign the record so that it vouches for the tampered file.
     d = tree.parent / cache.DIRNAME
     key = cachestore.load_key()
-    record = json.loads((d / records.BUILD_FILE).read_bytes().partition(b"\n")[2])
+    record = _signed_json(d / records.BUILD_FILE)
     rel = prompt.relative_to(tree.parent / "dist").as_posix()
     st = prompt.stat()
     record["quick"]["files"][rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]

@@ -7,10 +7,10 @@ states only what it is about.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from skillc.dataclass import replace
 from skillc.diagnostics import Diagnostic
 from skillc.model import (
     Config,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from support.targets import fixture_skills, golden
 
+from skillc.dataclass import replace
 from skillc.targets import gemini
 from skillc.targets.model import Skill
 

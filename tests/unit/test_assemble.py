@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
 from typing import Any
 
 from support import values as v
 
+from skillc.dataclass import replace
 from skillc.digests import GENERATOR
 from skillc.format import layout as fmt
 from skillc.format.layout import OUTPUT_MARKER

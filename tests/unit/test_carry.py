@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import array
-import base64
 import sys
 from pathlib import Path
 
-import orjson
 import pytest
 
 from skillc.cache import carry as carry_mod
 from skillc.cache.carry import Carry, Catalog, load_catalog, save
+from skillc.cache.catalogrows import Rows
 from skillc.cache.store import read_signed, write_signed
 
 KEY = b"k" * 32
@@ -28,7 +27,7 @@ def _catalog() -> Catalog:
         "é": ["e", "Non-ASCII \u2028 and \x00.", "s/é/SKILL.md", False, 41, -1],
     }
     listed = {"one": ["b"], "none": [], "all": ["a/x", "b", "é"], "two": ["a/x", "é"]}
-    return Catalog(rows, listed, {"b": "b"})
+    return Catalog(Rows.of(rows), listed, {"b": "b"})
 
 
 def test_catalog_rows_come_back_as_they_were_kept(tmp_path: Path) -> None:
@@ -42,20 +41,28 @@ def test_catalog_rows_of_another_build_or_out_of_place_are_none(tmp_path: Path) 
     save(tmp_path, KEY, carry, _catalog())
     assert load_catalog(tmp_path, KEY, _carry(carry_mod.new_catalog_id())) is None
     data = read_signed(tmp_path, carry_mod.CATALOG, KEY)
-    data["listed"]["one"] = "AAAAAAEAAAACAAAAAwAAAA=="  # places 0..3 of three rows
+    good = data["places"]
+    data["places"] = good[:-4] + array.array("I", [3]).tobytes()  # place 3 of three rows
     write_signed(tmp_path, carry_mod.CATALOG, KEY, data)
     assert load_catalog(tmp_path, KEY, carry) is None
-    data["listed"]["one"] = "not base64!"
+    data["places"] = good[:-1]  # not a whole number of places
     write_signed(tmp_path, carry_mod.CATALOG, KEY, data)
     assert load_catalog(tmp_path, KEY, carry) is None
+    data["places"] = good + good[:4]  # more places than the personas list
+    write_signed(tmp_path, carry_mod.CATALOG, KEY, data)
+    assert load_catalog(tmp_path, KEY, carry) is None
+    data["places"] = good
+    write_signed(tmp_path, carry_mod.CATALOG, KEY, data)
+    assert load_catalog(tmp_path, KEY, carry) == _catalog()
 
 
 @pytest.mark.skipif(sys.byteorder == "big", reason="the places are little-endian on disk")
 def test_listed_commands_are_kept_as_places_not_names(tmp_path: Path) -> None:
     carry = _carry(carry_mod.new_catalog_id())
     save(tmp_path, KEY, carry, _catalog())
-    raw = (tmp_path / carry_mod.CATALOG).read_bytes()
-    listed = orjson.loads(raw[raw.index(b"\n") + 1 :])["listed"]
+    data = read_signed(tmp_path, carry_mod.CATALOG, KEY)
     # the rows' order is b, a/x, é: "all" lists a/x, b, é
-    assert base64.b64decode(listed["all"]) == array.array("I", [1, 0, 2]).tobytes()
-    assert listed["none"] == ""
+    counts = dict(data["listed"])
+    assert counts["none"] == 0
+    start = sum(n for pid, n in data["listed"][: [p for p, _ in data["listed"]].index("all")])
+    assert data["places"][4 * start : 4 * start + 12] == array.array("I", [1, 0, 2]).tobytes()

@@ -90,3 +90,24 @@ def test_only_one_thread_forks(monkeypatch) -> None:
         pytest.skip("the test runner has other threads")
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert lstats._alone()
+
+
+@pytest.mark.parametrize("gone", [[], [0], [79], [0, 1, 2], [5, 40, 41, 78, 79], list(range(0, 80, 3))])
+def test_each_path_not_there_is_none_and_the_others_are_found(tree, tmp_path, gone) -> None:
+    """The map goes on past a path that is not there: the first, the last, runs of them; a folder
+    gone takes its file with it (NotADirectoryError or FileNotFoundError either way)."""
+    paths, fd = tree
+    for i in sorted(gone, reverse=True):
+        target = tmp_path / paths[i]
+        if target.is_dir():
+            for inner in target.iterdir():
+                inner.unlink()
+            target.rmdir()
+        elif target.exists():
+            target.unlink()
+    found = lstats.lstat_each(paths, fd)
+    want = [lstats.lstat_or_none(p, fd) for p in paths]
+    assert [None if st is None else st.st_ino for st in found] == [
+        None if st is None else st.st_ino for st in want
+    ]
+    assert sum(st is None for st in found) >= len(gone)

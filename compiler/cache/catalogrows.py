@@ -1,0 +1,167 @@
+"""The catalog rows of carry-catalog.json as columns: each row decoded when it is read, a change
+spliced into the columns.
+
+A row is [name, description, path, always, cost, bare cost] (carry.Row). At 10,000 skills, JSON
+rows cost an edit build 20-25 ms to read and 10 to write (70,000 objects made and written again),
+while a description edit reads a few hundred of them: the included entries of the catalogs it
+renders again, and the costs that first fit resumes over (`costs`). So the texts are one UTF-8
+string with each row's three lengths, and the numbers an int64 array, three a row; both are raw
+sections of the signed file (store.py), read without decoding.
+"""
+
+from __future__ import annotations
+
+import array
+import itertools
+import operator
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any
+
+Row = list[Any]  # name, description, path, always, cost, bare cost
+
+# Any str round-trips, a lone surrogate included: a row is kept for what the build made of it,
+# whatever the build's own checks say of its text.
+_ERRORS = "surrogatepass"
+_TEXTS, _NUMBERS = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4, 5)
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", _ERRORS)
+
+
+class Rows(MutableMapping[str, Row]):
+    """Catalog rows by command, in the order they were put in (a plain dict's)."""
+
+    def __init__(
+        self, commands: list[str], texts: bytes, lengths: array.array[int], numbers: array.array[int]
+    ):
+        """`lengths`: each row's name, description and path, in bytes; `numbers`: each row's always
+        (0 or 1), cost and bare cost. Raises ValueError when the columns do not fit together."""
+        if (
+            len(lengths) != 3 * len(commands)
+            or len(numbers) != 3 * len(commands)
+            or sum(lengths) != len(texts)
+        ):
+            raise ValueError("catalog columns of different lengths")
+        self._commands = commands
+        self._at = {c: i for i, c in enumerate(commands)}
+        if len(self._at) != len(commands):
+            raise ValueError("a command twice")
+        self._texts, self._lengths, self._numbers = texts, lengths, numbers
+        self._starts: list[int] | None = None  # each row's first byte in `_texts`, when asked
+        self._costs: dict[str, tuple[int, bool]] | None = None  # `costs`, when asked
+
+    @classmethod
+    def of(cls, rows: Mapping[str, Row]) -> Rows:
+        """The columns of plain rows. Taken apart in C, a full build's 10,000 rows in a few ms: the
+        texts joined, then encoded at once (each row's lengths in characters are its lengths in
+        bytes when all of it is ASCII, nearly always; else each text is encoded alone)."""
+        texts = list(itertools.chain.from_iterable(map(_TEXTS, rows.values())))
+        joined = "".join(texts)
+        if joined.isascii():
+            data, lengths = joined.encode("ascii"), array.array("I", map(len, texts))
+        else:
+            each = list(map(_encoded, texts))
+            data, lengths = b"".join(each), array.array("I", map(len, each))
+        numbers = array.array("q", itertools.chain.from_iterable(map(_NUMBERS, rows.values())))
+        return cls(list(rows), data, lengths, numbers)
+
+    def columns(self) -> tuple[list[str], bytes, array.array[int], array.array[int]]:
+        """The commands in order and the three columns (what `Rows(...)` takes)."""
+        return self._commands, self._texts, self._lengths, self._numbers
+
+    def place(self) -> dict[str, int]:
+        """Each command's place among the rows."""
+        return self._at
+
+    def least_cost(self) -> int:
+        """No row costs less (0 when there is none)."""
+        return min(self._numbers[1::3], default=0)
+
+    def numbers(self, command: str) -> tuple[int, bool]:
+        """A row's cost and whether it is always on, without decoding its texts."""
+        i = 3 * self._at[command]
+        return self._numbers[i + 1], bool(self._numbers[i])
+
+    def costs(self) -> dict[str, tuple[int, bool]]:
+        """Every row's (cost, always), by command: what first fit asks of thousands of rows, a
+        lookup in C each (budget.refit)."""
+        if self._costs is None:
+            numbers = self._numbers
+            pairs = zip(numbers[1::3], map(bool, numbers[0::3]), strict=True)
+            self._costs = dict(zip(self._commands, pairs, strict=True))
+        return self._costs
+
+    def __getitem__(self, command: str) -> Row:
+        i = self._at[command]
+        start = self._start(i)
+        a, b, c = self._lengths[3 * i : 3 * i + 3]
+        texts, numbers = self._texts, self._numbers[3 * i : 3 * i + 3]
+        return [
+            texts[start : start + a].decode("utf-8", _ERRORS),
+            texts[start + a : start + a + b].decode("utf-8", _ERRORS),
+            texts[start + a + b : start + a + b + c].decode("utf-8", _ERRORS),
+            bool(numbers[0]),
+            numbers[1],
+            numbers[2],
+        ]
+
+    def __setitem__(self, command: str, row: Row) -> None:
+        self._costs = None
+        made = [_encoded(text) for text in row[:3]]
+        always, cost, bare = row[3:6]
+        new = b"".join(made)
+        i = self._at.get(command)
+        if i is None:
+            self._commands.append(command)
+            self._at[command] = len(self._commands) - 1
+            self._texts += new
+            if self._starts is not None:  # it holds one start past the last row: the end
+                self._starts.append(len(self._texts))
+            self._lengths.extend(map(len, made))
+            self._numbers.extend([int(always), cost, bare])
+            return
+        start = self._start(i)
+        self._texts = self._texts[:start] + new + self._texts[start + self._size(i) :]
+        self._lengths[3 * i : 3 * i + 3] = array.array("I", map(len, made))
+        self._numbers[3 * i : 3 * i + 3] = array.array("q", [int(always), cost, bare])
+        self._starts = None
+
+    def __delitem__(self, command: str) -> None:
+        i = self._at.pop(command)
+        self._costs = None
+        start = self._start(i)
+        self._texts = self._texts[:start] + self._texts[start + self._size(i) :]
+        del self._lengths[3 * i : 3 * i + 3], self._numbers[3 * i : 3 * i + 3], self._commands[i]
+        for j in range(i, len(self._commands)):
+            self._at[self._commands[j]] = j
+        self._starts = None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._commands)
+
+    def __len__(self) -> int:
+        return len(self._commands)
+
+    def __contains__(self, command: object) -> bool:
+        return command in self._at
+
+    def __eq__(self, other: object) -> bool:  # as a dict's: the same keys and values, in any order
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return len(self) == len(other) and all(c in other and self[c] == other[c] for c in self)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a dict
+
+    def __repr__(self) -> str:
+        return f"Rows({dict(self.items())!r})"
+
+    def _size(self, i: int) -> int:
+        return sum(self._lengths[3 * i : 3 * i + 3])
+
+    def _start(self, i: int) -> int:
+        if self._starts is None:
+            lengths = self._lengths
+            sizes = map(sum, zip(lengths[0::3], lengths[1::3], lengths[2::3], strict=True))
+            self._starts = list(itertools.accumulate(sizes, initial=0))
+        return self._starts[i]
