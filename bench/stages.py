@@ -43,8 +43,9 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
     from skillc.output.write import write
     from skillc.project import config as config_mod
     from skillc.stages.catalog import catalogs
-    from skillc.stages.discover import discover
+    from skillc.stages.discover import discover_checked
     from skillc.stages.resolve import resolve
+    from skillc.stages.skills import checked_first, walk_checks
     from skillc.stages.template import load_template
     from skillc.stages.validate import validate
 
@@ -56,10 +57,11 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
     template, _ = load_template(config)
     assert template is not None, "the template does not load"
     mark("config + template")
-    found = discover(config, os.listdir)
-    mark("discover (walk + read)")
-    program = validate(found)
-    mark("parse + validate")
+    # As `--no-cache` runs them: a large source walked, read and checked by two processes.
+    found, checked = discover_checked(config, walk_checks(), os.listdir)
+    mark("discover (walk + read; a large source's checks too, in two processes)")
+    program = validate(found, checked_first(checked))
+    mark("parse + validate (the rest)")
     resolutions = resolve(program)
     mark("resolve")
     texts, packings, _ = catalogs(config, program, resolutions, template)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
     from .output.write import Comparison
     from .stages.budget import Packing
-    from .stages.discover import Lstat
+    from .stages.discover import Checked, Lstat
     from .stages.template import Template
 
 
@@ -176,6 +176,7 @@ class Front:
     template: Template | None
     found: Discovery
     diagnostics: tuple[Diagnostic, ...]  # config, overlap and template problems
+    checked: Checked | None = None  # the skills checked as discover read them (discover_checked)
 
 
 @_uncollected
@@ -194,7 +195,11 @@ def compile_project(
     head = _head(config_path, options)
     if isinstance(head, ConfigFailed):
         return head
-    return _back(_discovered(head, listdir, options.progress), None, progress=options.progress, keep=keep)
+    # Front passed as its only reference: _back lets the inputs' bytes go after the check.
+    share = listdir is os.listdir
+    return _back(
+        _discovered(head, listdir, options.progress, share=share), None, progress=options.progress, keep=keep
+    )
 
 
 @dataclass(frozen=True)
@@ -207,12 +212,25 @@ class Head:
 
 
 def _discovered(
-    head: Head, listdir: Callable[[str], Any], progress: Progress = silent, lstat: Lstat = os.lstat
+    head: Head,
+    listdir: Callable[[str], Any],
+    progress: Progress = silent,
+    lstat: Lstat = os.lstat,
+    share: bool = False,
 ) -> Front:
-    from .stages.discover import discover  # not on a replayed build: the cache's walk vouches for it
+    """share: a large source is walked, read and checked by two processes (discover_checked); only
+    for a build without the memo (the memo would check most skills for nothing) and with a listdir
+    that answers alike in a forked process."""
+    # Not on a replayed build: the cache's walk vouches for it.
+    from .stages.discover import discover, discover_checked
 
     progress(f"discovering {len(head.config.sources)} source(s)")
-    return Front(head.config, head.template, discover(head.config, listdir, lstat), head.diagnostics)
+    if not share:
+        return Front(head.config, head.template, discover(head.config, listdir, lstat), head.diagnostics)
+    from .stages.skills import walk_checks
+
+    found, checked = discover_checked(head.config, walk_checks(), listdir, lstat)
+    return Front(head.config, head.template, found, head.diagnostics, checked)
 
 
 def _head(config_path: Path, options: Options) -> Head | ConfigFailed:
@@ -248,22 +266,26 @@ def _back(
     from .output.bounds import over_bounds
     from .stages.catalog import catalogs, entry_cost
     from .stages.resolve import resolve
-    from .stages.skills import check_skills
+    from .stages.skills import check_skills, checked_first
     from .stages.validate import validate
 
     config, template, head_diags, found = front.config, front.template, front.diagnostics, front.found
+    checks = (
+        memo.check_skills(check_skills) if memo else checked_first(front.checked) if front.checked else None
+    )
     kept = front if keep else None
     del front
     policy = Policy(config.severities, config.path_severities)
     progress(f"validating {len(found.skills)} SKILL.md file(s)")
     program = validate(
         found,
-        memo.check_skills(check_skills) if memo else None,
+        checks,
         skip_invalid=config.skip_invalid,
         policy=policy,
         sources=config.sources,
         targets=tuple(t.name for t in config.targets),
     )
+    del checks  # the results a split walk made are the program's now: their table goes
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
     # levelling them again would raise them back); the head's and the catalogs' are set here.
     diags = tuple(policy.apply(head_diags)) + program.diagnostics
@@ -376,7 +398,7 @@ def build(
     if problem and not dg.has_errors(head.diagnostics):
         # Nothing is written, but every other problem is still reported in this run.
         refused = dg.error(config.output, Code.OUTPUT_NOT_OURS, f"output directory {problem}")
-        result = _back(_discovered(head, os.listdir), None)
+        result = _back(_discovered(head, os.listdir, share=True), None)
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None
     if cache and template is not None:
@@ -387,7 +409,9 @@ def build(
         if door is not None:
             door.stats.declined = declined
     if door is None or template is None:
-        result = _owned(_back(_discovered(head, os.listdir, progress), None, progress=progress, keep=keep))
+        result = _owned(
+            _back(_discovered(head, os.listdir, progress, share=True), None, progress=progress, keep=keep)
+        )
         return result, _write(result, prune, progress)
     return _build_cached(head, template, door, prune, progress, keep)
 

@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import diagnostics as dg
 from .. import fs
@@ -64,12 +64,37 @@ class Walk:
 def discover(config: Config, listdir: Listdir = os.listdir, lstat: Lstat = os.lstat) -> Discovery:
     """`listdir` is injectable so tests can prove the output ignores listing order; `listdir` and
     `lstat` together let a build that has already walked the inputs (the cache's snapshot) reuse it."""
+    return _discover(config, (listdir, lstat), None)
+
+
+# How a split walk checks the SKILL.md files it reads (stages/skills.py's, handed in: discover does
+# not import the checks): (check one here, check one in a forked helper and pack the result,
+# what this process makes of a packed result and its source).
+Checks = tuple[Callable[[SkillSource], Any], Callable[[SkillSource], Any], Callable[[Any, SkillSource], Any]]
+# (source index, command) -> the check's result, for each skill a split walk checked.
+Checked = dict[tuple[int, str], Any]
+
+
+def discover_checked(
+    config: Config, checks: Checks, listdir: Listdir = os.listdir, lstat: Lstat = os.lstat
+) -> tuple[Discovery, Checked]:
+    """discover, with a large source's top-level folders shared with a forked helper (`_split`):
+    each process walks, reads and checks its share. The Discovery is discover's, to the byte and
+    in every order; with the results of the checks made on the way (not every skill's: a source
+    walked whole leaves its skills to the check stage). listdir and lstat must answer alike in a
+    forked process (no state of their own that the walk changes)."""
+    checked: Checked = {}
+    return _discover(config, (listdir, lstat), (checks, checked)), checked
+
+
+def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | None) -> Discovery:
     diags: list[Diagnostic] = list(_excludes_skill_md(config))
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
     watched: list[str] = []  # the ignore files the walks read
+    listdir, lstat = lister
     for index, src in enumerate(config.sources):
-        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched)
+        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched, split)
         for skill in found:
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
@@ -202,33 +227,49 @@ def walk(
     warning, a link to an ancestor is a loop, so neither loops nor a diamond
     of links can make the walk revisit a directory.
     """
-    root_real = os.path.realpath(root)
-    state = _WalkState(
-        confine or root_real, rel_prefix, skip, {root_real: ""}, lstat, reserved, outside or Outside()
-    )
-    # (path, rel, real paths of the ancestors, real path of this directory)
-    stack: list[tuple[str, str, frozenset[str], str]] = [(str(root), "", frozenset({root_real}), root_real)]
-    while stack:
-        path, rel, ancestors, here = stack.pop()
-        state.dirs.append(rel)
-        try:
-            names = _listing(listdir(path), rel_prefix, rel, state.diags)
-        except OSError as exc:
-            state.diags.append(
-                dg.error(
-                    _join(rel_prefix, rel) or ".", Code.UNREADABLE, f"cannot list directory: {exc.strerror}"
-                )
-            )
-            continue
-        subdirs = [
-            sub for name, disk in names if (sub := state.visit(path, rel, name, disk, ancestors, here))
-        ]
-        stack.extend(reversed(subdirs))
+    state, top = _start(root, rel_prefix, confine, skip, lstat, reserved, outside)
+    _descend(state, listdir, [top])
     files = tuple(sorted(state.files, key=lambda e: e.rel))
     return Walk(files, tuple(sorted(state.dirs)), tuple(state.diags))
 
 
 _Dir = tuple[str, str, frozenset[str], str]  # (path, rel, real paths of the ancestors, real path)
+
+
+def _start(
+    root: Path,
+    rel_prefix: str,
+    confine: str | None,
+    skip: Skip,
+    lstat: Lstat,
+    reserved: Reserved,
+    outside: Outside | None,
+) -> tuple[_WalkState, _Dir]:
+    """A walk's state, and its root as the first directory to enter."""
+    root_real = os.path.realpath(root)
+    state = _WalkState(
+        confine or root_real, rel_prefix, skip, {root_real: ""}, lstat, reserved, outside or Outside()
+    )
+    return state, (str(root), "", frozenset({root_real}), root_real)
+
+
+def _descend(state: _WalkState, listdir: Listdir, stack: list[_Dir]) -> None:
+    """Depth first, each folder's entries in sorted order: the order of the walk's diagnostics."""
+    while stack:
+        stack.extend(reversed(_enter(state, listdir, stack.pop())))
+
+
+def _enter(state: _WalkState, listdir: Listdir, folder: _Dir) -> list[_Dir]:
+    """One folder listed and its entries visited: its files recorded, its folders to walk returned."""
+    path, rel, ancestors, here = folder
+    state.dirs.append(rel)
+    try:
+        names = _listing(listdir(path), state.rel_prefix, rel, state.diags)
+    except OSError as exc:
+        where = _join(state.rel_prefix, rel) or "."
+        state.diags.append(dg.error(where, Code.UNREADABLE, f"cannot list directory: {exc.strerror}"))
+        return []
+    return [sub for name, disk in names if (sub := state.visit(path, rel, name, disk, ancestors, here))]
 
 
 @dataclass(frozen=True)
@@ -257,6 +298,9 @@ class _WalkState:
     files: list[Entry] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     diags: list[Diagnostic] = field(default_factory=list)
+    # A symlink to a folder was followed: which folder a walk meets first (and walks; the other is
+    # WALKED_ONCE) depends on the whole walk's order, so a split walk is done again as one (_split).
+    linked: bool = False
 
     def visit(
         self, path: str, rel: str, name: str, disk: str, ancestors: frozenset[str], here: str
@@ -311,6 +355,7 @@ class _WalkState:
             return None
         # realpath lstats every component (0.4 s for 10,000 skills); a
         # plain directory's real path is its parent's plus its name.
+        self.linked = self.linked or linked
         real = os.path.realpath(child) if linked else _under(here, disk)
         first = self.seen.get(real)
         if first is not None:
@@ -517,6 +562,7 @@ def _source_skills(
     diags: list[Diagnostic],
     inputs: list[InputFile],
     watched: list[str],
+    split: _Split | None = None,
 ) -> list[SkillSource]:
     root = config.source_dir(index)
     if not root.is_dir():
@@ -542,6 +588,10 @@ def _source_skills(
         for what, key in inner.values()
     )
     skip = _source_skip(config, inner)
+    if split is not None:
+        shares = _split(config, index, root, skip, lister, split[0])
+        if shares is not None:
+            return _merged(config, index, shares, diags, (inputs, watched), split[1])
     tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags, _outside(config))
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
@@ -561,6 +611,213 @@ def _source_skip(config: Config, inner: Mapping[str, object]) -> Skip:
     """What a source's walk leaves out: `resources.exclude` and the other inputs inside it."""
     base = resource_filter(config)
     return lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir)
+
+
+# --- a large source walked, read and checked by two processes ----------------------------------
+
+# Below this many top-level folders a source is walked by this process alone: a fork and its pipes
+# would cost more than half of a small walk saves.
+SPLIT_THRESHOLD = 500
+_TOPS = 40  # top-level folders a chunk; each process claims the next chunk as it is free
+
+_Split = tuple[Checks, Checked]
+
+
+class _Share(NamedTuple):
+    """One chunk of a source's top-level folders, walked, read and checked, by this process or (as
+    plain rows, `_packed`) by a forked helper. A skill's folder and every file it owns lie below one
+    top-level folder, so a chunk's skills are whole; what spans the source is merged (`_merged`)."""
+
+    problems: list[ignorefiles.Problem]  # the ignore files in it that could not be read, in walk order
+    read: list[str]  # the ignore files in it that were read
+    hidden: list[str]  # skill folders below a hidden folder
+    loose: list[Diagnostic]  # the walk's diagnostics no skill owns, in walk order
+    skills: list[SkillSource]  # sorted by folder
+    results: list[Any]  # each skill's check; None for a SKILL.md not read
+    linked: bool  # a symlink to a folder was followed: the source is walked again, whole
+
+
+class _Root(NamedTuple):
+    """The source's root, listed and visited by this process before any chunk: each chunk starts
+    from it (forked helpers inherit it)."""
+
+    config: Config
+    source: int  # its index in the config's sources
+    state: _WalkState  # the root's entries: its files and diagnostics
+    tops: list[_Dir]  # the top-level folders to walk, in the walk's order
+    listdir: Listdir
+    rules: ignorefiles.Rules
+    head: tuple[list[ignorefiles.Problem], list[str]]  # the ignore files the root's visit met
+
+
+def _split(
+    config: Config, index: int, root: Path, skip: Skip, lister: tuple[Listdir, Lstat], checks: Checks
+) -> tuple[_Root, list[_Share]] | None:
+    """The source's root listed here, its top-level folders in chunks shared with a forked helper
+    (workers.share): each process walks, reads and checks the chunks it claims. Why: discover alone
+    is 0.6 s of one core at 10,000 skills, with the other idle. None: walk it whole (a small source,
+    one core, no fork, a followed symlink to a folder)."""
+    helpers = min(os.cpu_count() or 1, 8) - 1
+    if helpers < 1 or not hasattr(os, "fork"):
+        return None
+    listdir, lstat = lister
+    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+    listdir = rules.listing(listdir)
+    state, top = _start(
+        root,
+        config.sources[index],
+        _confine(config, root),
+        ignorefiles.combined(rules, skip),
+        lstat,
+        _reserved(config),
+        _outside(config),
+    )
+    tops = _enter(state, listdir, top)
+    if len(tops) < SPLIT_THRESHOLD or state.linked:
+        return None
+    from . import workers  # processes: not for the folder an edit build discovers (discover_skill)
+
+    start = _Root(config, index, state, tops, listdir, rules, (list(rules.problems), list(rules.read)))
+    size = max(_TOPS, -(-len(tops) // workers.MAX_CHUNKS))
+    ranges = [range(i, min(i + size, len(tops))) for i in range(0, len(tops), size)]
+    check, pack, adopt = checks
+
+    def here(k: int) -> _Share:
+        return _share(start, ranges[k], check)
+
+    try:
+        mine, theirs = workers.share(
+            len(ranges),
+            helpers,
+            here,
+            lambda k: _packed(_share(start, ranges[k], pack)),
+            lambda k, rows: _unpacked(rows, config, index, adopt),
+        )
+    except OSError:  # no process could be forked: only the root was listed
+        return None
+    # A chunk of a helper that died is walked here.
+    shares = [mine[k] if k in mine else theirs[k] if k in theirs else here(k) for k in range(len(ranges))]
+    return None if any(share.linked for share in shares) else (start, shares)
+
+
+def _share(start: _Root, tops: range, check: Callable[[SkillSource], Any]) -> _Share:
+    """Chunk `tops` of the root's folders, walked, read and checked as _source_skills does the whole."""
+    config, index, root, rules = start.config, start.source, start.state, start.rules
+    src = config.sources[index]
+    at = len(rules.problems), len(rules.read)
+    state = _WalkState(root.confine, src, root.skip, {}, root.lstat, root.reserved, root.outside)
+    _descend(state, start.listdir, start.tops[tops.start : tops.stop][::-1])
+    files = tuple(sorted(state.files, key=lambda e: e.rel))
+    found = _skill_files(files, src, [])  # no file at the root: no diagnostic
+    dirs = sorted(d for d in found if not _is_hidden(d))
+    ours = set(dirs)
+    owned = _assign_files(files, ours)
+    # The root's diagnostics come first in the walk: a problem with a top-level entry (a name twin)
+    # may be one of these skills'.
+    problems = _assign_diagnostics(tuple(root.diags), src, ours, [])
+    loose: list[Diagnostic] = []
+    for d, more in _assign_diagnostics(tuple(state.diags), src, ours, loose).items():
+        problems[d] = problems.get(d, []) + more
+    skills = [
+        _load_skill(config, index, src, d, found[d], owned.get(d, []), problems.get(d, []), []) for d in dirs
+    ]
+    return _Share(
+        rules.problems[at[0] :],
+        rules.read[at[1] :],
+        [d for d in found if _is_hidden(d)],
+        loose,
+        skills,
+        [check(skill) if skill.readable else None for skill in skills],
+        state.linked,
+    )
+
+
+def _packed(share: _Share) -> tuple[Any, ...]:
+    """A helper's chunk as plain rows (its results packed already): no dataclass crosses the pipe.
+    The resources' digests go with them, hashed in the helper (the build hash needs them)."""
+    if share.linked:
+        return ([], [], [], [], [], True)
+    rows = [
+        (
+            s.command,
+            s.skill_md.rel,
+            s.skill_md.data,
+            s.skill_md.executable,
+            s.problems,
+            s.readable,
+            tuple((r.path, r.file.rel, r.file.data, r.file.executable, r.file.digest) for r in s.resources),
+            result,
+        )
+        for s, result in zip(share.skills, share.results, strict=True)
+    ]
+    return (share.problems, share.read, share.hidden, share.loose, rows, False)
+
+
+def _unpacked(
+    packed: tuple[Any, ...], config: Config, index: int, adopt: Callable[[Any, SkillSource], Any]
+) -> _Share:
+    """A helper's rows as the SkillSources (and check results) this process would have made."""
+    problems, read, hidden, loose, rows, linked = packed
+    src, targets = config.sources[index], tuple(t.name for t in config.targets)
+    skills: list[SkillSource] = []
+    results: list[Any] = []
+    for command, rel, data, executable, found, readable, files, result in rows:
+        resources = tuple(
+            Resource(path, _hashed(InputFile(frel, fdata, fexec), digest))
+            for path, frel, fdata, fexec, digest in files
+        )
+        skill = SkillSource(
+            command,
+            index,
+            f"{src}/{command}",
+            InputFile(rel, data, executable),
+            resources,
+            found,
+            readable,
+            targets,
+        )
+        skills.append(skill)
+        results.append(None if result is None else adopt(result, skill))
+    return _Share(problems, read, hidden, loose, skills, results, linked)
+
+
+def _hashed(file: InputFile, digest: str) -> InputFile:
+    vars(file)["digest"] = digest  # the cached_property's own slot: the helper hashed it
+    return file
+
+
+def _merged(
+    config: Config,
+    index: int,
+    split: tuple[_Root, list[_Share]],
+    diags: list[Diagnostic],
+    lists: tuple[list[InputFile], list[str]],
+    checked: Checked,
+) -> list[SkillSource]:
+    """The shares as one walk of the source: the diagnostics, ignore files, inputs and skills that
+    _source_skills gives from the serial walk, in its order."""
+    start, shares = split
+    inputs, watched = lists
+    src, root = config.sources[index], start.state
+    problems = start.head[0] + [p for share in shares for p in share.problems]
+    watched.extend(_join(src, rel) for rel in start.head[1] + [r for share in shares for r in share.read])
+    diags.extend(dg.warning(_join(src, rel), Code.UNREADABLE, why) for rel, why in problems)
+    _skill_files(tuple(sorted(root.files, key=lambda e: e.rel)), src, diags)  # a SKILL.md at the root
+    hidden = sorted(d for share in shares for d in share.hidden)
+    pairs = sorted(
+        (pair for share in shares for pair in zip(share.skills, share.results, strict=True)),
+        key=lambda pair: pair[0].command,
+    )
+    if not pairs:
+        diags.append(_empty_source(config, src, hidden))
+    diags.extend(_hidden_for_targets(config, src, hidden))
+    _assign_diagnostics(tuple(root.diags), src, {skill.command for skill, _ in pairs}, diags)
+    diags.extend(d for share in shares for d in share.loose)
+    for skill, result in pairs:
+        inputs.extend(([skill.skill_md] if skill.readable else []) + [r.file for r in skill.resources])
+        if result is not None:
+            checked[(index, skill.command)] = result
+    return [skill for skill, _ in pairs]
 
 
 def discover_skill(config: Config, index: int, d: str) -> tuple[SkillSource, tuple[str, ...]] | None:

@@ -4,7 +4,7 @@ function of its source, spread over the cores for large trees."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import diagnostics as dg
@@ -44,6 +44,27 @@ def check_skills(sources: Sequence[SkillSource]) -> list[SkillResult]:
     if packed is None:
         return [check_skill(src) for src in sources]
     return [_unpack(result, src) for result, src in zip(packed, sources, strict=True)]
+
+
+def checked_first(done: Mapping[tuple[int, str], SkillResult]) -> SkillChecks:
+    """check_skills for the skills not in `done` (by source index and command: what a split walk
+    checked as it read them, discover.discover_checked); the same results, in order."""
+
+    def checks(sources: Sequence[SkillSource]) -> list[SkillResult]:
+        rest = iter(check_skills([s for s in sources if (s.source, s.command) not in done]))
+        return [done[key] if (key := (s.source, s.command)) in done else next(rest) for s in sources]
+
+    return checks
+
+
+def walk_checks() -> tuple[
+    Callable[[SkillSource], SkillResult],
+    Callable[[SkillSource], Packed],
+    Callable[[Packed, SkillSource], SkillResult],
+]:
+    """What discover's split walk checks with (discover.Checks): here, in a forked helper (a Packed
+    row, as the check stage's helpers send), and a helper's row made a result here."""
+    return check_skill, _pack, _unpack
 
 
 def _forks() -> bool:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from support.project import skill_md, src_project
 
 from skillc.pipeline import compile_project
 from skillc.project import config as config_mod
-from skillc.stages.discover import Outside, discover, walk
+from skillc.stages.discover import Checked, Outside, discover, discover_checked, walk
 
 
 def test_discover_commands_nesting_resources_and_ignores(tmp_path: Path) -> None:
@@ -65,3 +67,162 @@ def test_a_link_out_of_the_project_is_refused_or_followed_by_the_walk(tmp_path: 
     followed = walk(tmp_path / "p" / "src", "src", confine=confine, outside=Outside(follow=True))
     assert [e.rel for e in followed.files] == ["x/SKILL.md"]
     assert [(d.severity.value, d.code) for d in followed.diagnostics] == [("warning", "SKC302")]
+
+
+# --- a large source split between this process and a forked helper ----------------------------
+
+
+def _split_like_serial(cfg_path: Path, monkeypatch: pytest.MonkeyPatch, tops: int = 1) -> Checked:
+    """discover_checked with every source split in chunks of `tops` top-level folders gives what
+    discover gives (every skill, input, diagnostic, ignore file, in every order), and the checks it
+    made are check_skill's. Returns them."""
+    from skillc.stages import discover as discover_mod
+    from skillc.stages.skills import check_skill, walk_checks
+
+    cfg, _ = config_mod.load(cfg_path)
+    assert cfg is not None
+    serial = discover(cfg)
+    monkeypatch.setattr(discover_mod, "SPLIT_THRESHOLD", 1)
+    monkeypatch.setattr(discover_mod, "_TOPS", tops)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    split, checked = discover_checked(cfg, walk_checks())
+    assert split == serial
+    assert [f.rel for f in split.inputs] == [f.rel for f in serial.inputs]
+    assert all(a.digest == b.digest for a, b in zip(split.inputs, serial.inputs, strict=True))
+    by_key = {(s.source, s.command): s for s in split.skills}
+    assert all(checked[key] == check_skill(by_key[key]) for key in checked if key in by_key)
+    return checked
+
+
+def _hostile_tree(tmp_path: Path) -> Path:
+    files: dict[str, str | bytes] = {f"src/s{i:02}/SKILL.md": skill_md(f"s{i:02}") for i in range(12)}
+    files |= {
+        "src/.gitignore": "*.log\nignored-dir/\n",
+        "src/s01/debug.log": "left out\n",
+        "src/ignored-dir/x/SKILL.md": skill_md("x"),
+        "src/s02/.gitignore": "secret.md\n!keep.log\n",
+        "src/s02/secret.md": "not shipped\n",
+        "src/s02/keep.log": "taken back\n",
+        "src/s03/scripts/run.sh": "echo hi\n",
+        "src/s03/nested/SKILL.md": skill_md("nested"),
+        "src/s03/nested/notes.md": "the sub-skill's\n",
+        "src/lower/skill.md": skill_md("lower"),  # only the lowercase file: accepted with a warning
+        "src/SKILL.md": skill_md("root"),  # at the root: ignored with a warning
+        "src/.hidden/z/SKILL.md": skill_md("z"),
+        "src/s05/.b/SKILL.md": skill_md("b"),  # hidden below a skill: its resource, as serially
+        "src/.git/y/SKILL.md": skill_md("y"),
+        "src/Foo/SKILL.md": skill_md("foo"),  # a case twin of `foo`, in another chunk
+        "src/foo/SKILL.md": skill_md("foo"),
+        "src/foo_bar/SKILL.md": skill_md("foo-bar"),  # the same sanitized id as foo-bar
+        "src/foo-bar/SKILL.md": skill_md("foo-bar"),
+        "src/p\u0430ste/SKILL.md": skill_md("paste"),  # Cyrillic a: looks like paste
+        "src/paste/SKILL.md": skill_md("paste"),
+        "src/bad/SKILL.md": "---\nname: [\n---\n",
+        "src/~tilde/SKILL.md": skill_md("tilde"),  # an unsafe top-level name: refused at the root
+        "src/caf\u00e9/SKILL.md": skill_md("caf\u00e9"),
+        "src/cafe\u0301/SKILL.md": skill_md("cafe"),  # its NFD twin: the root's diagnostic, café's problem
+    }
+    cfg = src_project(tmp_path, files)
+    (tmp_path / "src" / "s06" / ".ignore").mkdir()  # an ignore file that cannot be read
+    (tmp_path / "src" / "s07" / "link.md").symlink_to(tmp_path / "src" / "s08" / "SKILL.md")
+    (tmp_path / "src" / "s09" / "broken.md").symlink_to(tmp_path / "src" / "nowhere")
+    os.mkfifo(tmp_path / "src" / "s10" / "pipe")
+    (tmp_path / "src" / "zdocs").mkdir()
+    os.mkfifo(tmp_path / "src" / "zdocs" / "pipe")  # no skill's: the source's own diagnostic
+    return cfg
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
+@pytest.mark.parametrize("tops", [1, 3, 100])
+def test_a_split_walk_gives_what_the_serial_walk_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tops: int
+) -> None:
+    """Ignore files at the root and in a share, hidden folders, links to files, a FIFO, an
+    unreadable ignore file, collisions and look-alikes across shares, a SKILL.md at the root, name
+    twins at the root: each in its place and order, whichever process walked it."""
+    checked = _split_like_serial(_hostile_tree(tmp_path), monkeypatch, tops)
+    assert {"s00", "bad", "s03/nested", "lower"} <= {command for _, command in checked}
+    cfg, _ = config_mod.load(tmp_path / "skillc.yaml")
+    found = discover(cfg)
+    said = {d.code for d in found.diagnostics} | {d.code for s in found.skills for d in s.problems}
+    # the tree says each of these, compared above in place and order
+    assert {"SKC301", "SKC302", "SKC306", "SKC309", "SKC310", "SKC312", "SKC320"} <= said
+    assert "src/.ignore" not in found.ignore_files and "src/.gitignore" in found.ignore_files
+    assert "src/s02/.gitignore" in found.ignore_files
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
+def test_a_split_walk_of_two_sources_keeps_precedence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"{s}/k{i}/SKILL.md": skill_md(f"k{i}", body=f"from {s}\n") for s in "ab" for i in range(6)}
+    cfg = src_project(tmp_path, files, config="sources: [a, b]\npersonas: personas\noutput: dist\n")
+    checked = _split_like_serial(cfg, monkeypatch, 2)
+    assert set(checked) == {(i, f"k{n}") for i in (0, 1) for n in range(6)}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
+def test_a_followed_link_to_a_folder_walks_the_source_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which of a folder and a link to it the walk meets first depends on the whole walk: the
+    source is walked again in one process (nothing checked on the way), with the serial answer."""
+    files = {f"src/s{i}/SKILL.md": skill_md(f"s{i}") for i in range(6)}
+    cfg = src_project(tmp_path, files)
+    (tmp_path / "src" / "s5" / "more").symlink_to(tmp_path / "src" / "s1")  # s1 again, as s5/more
+    (tmp_path / "src" / "s0" / "again").symlink_to(tmp_path / "src" / "s4")
+    assert _split_like_serial(cfg, monkeypatch) == {}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
+def test_a_helper_that_dies_leaves_its_chunks_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillc.stages import discover as discover_mod
+
+    def dies(share: object) -> tuple[object, ...]:
+        os._exit(3)  # in the helper only: this process never packs
+
+    monkeypatch.setattr(discover_mod, "_packed", dies)
+    checked = _split_like_serial(_hostile_tree(tmp_path), monkeypatch, 2)
+    assert checked  # every chunk walked and checked here
+
+
+def test_no_fork_walks_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillc.stages import workers
+
+    def refused(*args: object) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(workers, "share", refused)
+    assert _split_like_serial(_hostile_tree(tmp_path), monkeypatch) == {}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
+def test_a_split_build_is_the_serial_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the pipeline: the checks made on the way stand for the check stage's."""
+    from skillc.stages import discover as discover_mod
+
+    cfg = _hostile_tree(tmp_path)
+    monkeypatch.setattr(discover_mod, "SPLIT_THRESHOLD", 10**9)
+    serial = compile_project(cfg)
+    monkeypatch.setattr(discover_mod, "SPLIT_THRESHOLD", 1)
+    monkeypatch.setattr(discover_mod, "_TOPS", 2)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    split = compile_project(cfg)
+    assert split.diagnostics == serial.diagnostics and split.diagnostics
+    assert split.program == serial.program
+    assert split.artifacts is not None and serial.artifacts is not None
+    assert dict(split.artifacts.files) == dict(serial.artifacts.files)
+
+
+def test_one_core_walks_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillc.stages import discover as discover_mod
+    from skillc.stages.skills import walk_checks
+
+    cfg, _ = config_mod.load(_hostile_tree(tmp_path))
+    assert cfg is not None
+    monkeypatch.setattr(discover_mod, "SPLIT_THRESHOLD", 1)
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    found, checked = discover_checked(cfg, walk_checks())
+    assert checked == {} and found == discover(cfg)
