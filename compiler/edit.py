@@ -21,6 +21,7 @@ tests/property/test_incremental_sequences.py compares its results with clean bui
 from __future__ import annotations
 
 import bisect
+import operator
 import os
 import stat
 import time
@@ -459,19 +460,16 @@ class _Edit:
         that is a SKILL.md names one (a command is its folder below the source)."""
         labels = sorted(self.config.sources, key=len, reverse=True)  # a nested source's label first
         found: dict[str, set[str]] = {label: set() for label in labels}
-        # The lines split and picked in C (a regex anchored at each line costs three times more), then
-        # each source's taken, the deepest first (a path belongs to the deepest source it is below)
-        lines = [h for h in self.carry.lines.split("\n") if "/SKILL.md\0" in h or "/skill.md\0" in h]
-        rels = [line[: line.index("\0")] for line in lines]
-        deeper: tuple[str, ...] = ()
-        for label in labels:
-            prefix, cut = label + "/", len(label) + 1
-            folders = [
-                r[cut : -len("/SKILL.md")] for r in rels if r.startswith(prefix) and not r.startswith(deeper)
-            ]
-            # A SKILL.md below a hidden folder is a resource of the skill around it (discover)
-            found[label].update(c for c in folders if c and "/." not in "/" + c)
-            deeper += (prefix,)
+        # Each SKILL.md's folder: the text before each "/SKILL.md\0", from the line's start (split in
+        # C; a regex anchored at each line costs three times more), in path order as the lines are.
+        text = self.carry.lines
+        if "/skill.md\0" in text:  # a lowercase one (the spec's alternative): line by line
+            lines = [h for h in text.split("\n") if "/SKILL.md\0" in h or "/skill.md\0" in h]
+            rels = [line[: line.index("\0") - len("/SKILL.md")] for line in lines]
+        else:
+            rels = [part[part.rfind("\n") + 1 :] for part in text.split("/SKILL.md\0")[:-1]]
+        for label in labels:  # the deepest first: a path belongs to the deepest source it is below
+            found[label] = _below_source(rels, label, [other for other in found if other != label])
         return found
 
     def _alone(self, command: str) -> None:
@@ -878,6 +876,23 @@ class _Edit:
     ) -> tuple[Edited, WriteResult]:
         report = final_diagnostics(self.config, counts[0] == 0, unordered)
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
+
+
+def _below_source(rels: list[str], label: str, others: list[str]) -> set[str]:
+    """The commands of source `label`: the folders in `rels` (sorted) below it and below no source
+    nested in it. Its folders are one run of `rels`, cut in C; a SKILL.md below a hidden folder is a
+    resource of the skill around it (discover), and no command."""
+    prefix, cut = label + "/", len(label) + 1
+    run = rels[bisect.bisect_left(rels, prefix) : bisect.bisect_left(rels, label + "0")]  # "0" follows "/"
+    nested = tuple(o + "/" for o in others if o.startswith(prefix))
+    if nested:
+        run = [r for r in run if not r.startswith(nested)]
+    found = set(map(operator.itemgetter(slice(cut, None)), run))
+    found.discard("")
+    joined = "\n" + "\n".join(found)
+    if "\n." in joined or "/." in joined:
+        found = {c for c in found if "/." not in "/" + c}
+    return found
 
 
 def _below(path: str, folder: str) -> bool:
