@@ -24,21 +24,25 @@ def among_closest(word: str, choice: str, others: Iterable[str], n: int = 3) -> 
     only the others that could score above it: difflib.get_close_matches ranks by (score, text)
     and scores every choice that passes its cutoff, which at 10,000 skill commands is 0.1 s a
     word; here difflib's own upper bounds are held to `choice`'s score, and the count stops at n.
-    An other that folds to `choice`'s text may stand for it in close_matches (the first kept): then
-    the answer is True, the cautious one for the edit build that asks (which declines such a pair)."""
+    An other that folds to `choice`'s text may stand for it in close_matches (the first kept): then,
+    where `choice` is close enough to be named at all, the answer is True, the cautious one for the
+    edit build that asks (which declines such a pair)."""
     import difflib
 
-    folded, folds = choice.casefold(), {o.casefold() for o in others}
-    if folded in folds:
-        return True
+    folded = choice.casefold()
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(word.casefold())
     matcher.set_seq1(folded)
+    # `choice` not close to `word`: nothing that folds to its text is either. The others are read
+    # only past this (most words, at 10,000 commands: 1.5 ms each saved).
     if matcher.real_quick_ratio() < CUTOFF or matcher.quick_ratio() < CUTOFF:
         return False
     score = matcher.ratio()
     if score < CUTOFF:
         return False
+    folds = {o.casefold() for o in others}
+    if folded in folds:
+        return True
     better = 0
     for other in folds:
         matcher.set_seq1(other)
