@@ -93,13 +93,27 @@ class Carry:
         return self.anchors.get(command, self.anchor)
 
 
+@dataclass(frozen=True)
+class Found:
+    """What the carry keeps of a build's discovery: taken before the stages run, so that the
+    discovery's bytes can go once they are checked, as in a build without the cache."""
+
+    lines: str  # the build hash's input lines (digests.input_line), in order
+    problems: dict[str, tuple[Diagnostic, ...]]  # command -> discover's problems, for each that has some
+
+    @classmethod
+    def of(cls, found: Discovery) -> Found:
+        lines = b"".join(map(input_line, found.inputs)).decode()
+        return cls(lines, {s.command: s.problems for s in found.skills if s.problems})
+
+
 def made(
     key: str,
     program: Program,
     packings: Mapping[str, Packing],
     unordered: tuple[Diagnostic, ...],
     art: Artifacts,
-    found: Discovery,
+    found: Found,
     early: tuple[Diagnostic, ...],
     counts: tuple[int, int, int],
     config: Config,
@@ -121,11 +135,11 @@ def made(
     carry = Carry(
         key,
         sha256_hex(art.files[INDEX]),
-        b"".join(map(input_line, found.inputs)).decode(),
+        found.lines,
         anchor,
         {c: where for c, where in at.items() if where != anchor},
         dict(program.own),
-        {s.command: s.problems for s in found.skills if s.problems and s.command in program.skills},
+        {c: problems for c, problems in found.problems.items() if c in program.skills},
         dict(art.shards),
         dict(art.refs),
         dict(program.personas),
