@@ -2,14 +2,18 @@
 (manifest.py `changes`): each path's ctime and inode number, and the stat results themselves.
 
 The lstats are most of a no-op build and of an edit build (30,000 paths at 10,000 skills, about
-90 ms). With a second core, a forked child takes the second half and sends back the two numbers
-of each path while this process takes the first half, as git preloads its index with parallel
-lstats. Threads would not do it in Python: each lstat takes the interpreter's lock back to build
-its result, and two threads spend more time passing the lock than the second core saves. A fork is
+90 ms). With a second core, a forked child takes a share and sends back the two numbers of each
+path while this process takes the rest, as git preloads its index with parallel
+lstats. The paths go in chunks: this process takes them from the first on and the child from the
+last back, each claiming the next as it is free (a byte of one pipe), so whichever has the core
+does the work (the child, faulting in the pages it writes, ran 15-30 ms behind an even half), and
+this process's results stay the first paths'. Threads would not do it in Python: each lstat takes
+the interpreter's lock back to build its result, and two threads spend more time passing the lock
+than the second core saves. A fork is
 made only where it is safe and pays: Linux, a process with one thread (a fork copies no other
 thread, and any lock one held would stay held in the child), at least SPLIT_AT paths. Anything
 that goes wrong in the child (an inode number past 2**63, a crash) costs only the split: this
-process then takes the second half itself.
+process then takes the child's share itself.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from operator import attrgetter
 from ..dataclass import dataclass
 
 SPLIT_AT = 8192  # fewer paths take less time than a fork's round trip saves (bench/RESULTS.md)
+CHUNK = 1024  # paths a claim: about 3 ms of lstats, what the last to finish may wait for the other
+_MAX_CLAIMS = 4096  # one byte each in the claims pipe, written before the fork: well within its buffer
 GONE = -2  # the ctime and inode number of a path that is not there (never a recorded value)
 _CTIME, _INO = attrgetter("st_ctime_ns"), attrgetter("st_ino")
 
@@ -40,42 +46,62 @@ class Looked:
 def look(paths: list[str], fd: int) -> Looked:
     """lstat of each path (relative to the directory `fd`). OverflowError: an inode number that
     does not fit in 64 bits (overlayfs's xino), which the caller cannot record either."""
-    half = len(paths) // 2
     if len(paths) < SPLIT_AT or not _alone():
         taken = lstat_each(paths, fd)
         return Looked(taken, *_keys(taken))
-    read, write = os.pipe()
+    size = max(CHUNK, -(-len(paths) // _MAX_CLAIMS))
+    chunks = -(-len(paths) // size)
+    claims, results = os.pipe(), os.pipe()
+    os.write(claims[1], bytes(chunks))  # one byte a chunk, read to its end: no chunk left
+    os.close(claims[1])
     try:
         pid = os.fork()
     except OSError:  # no process to spare (a limit): one process takes them all
-        os.close(read)
-        os.close(write)
+        for end in (claims[0], *results):
+            os.close(end)
         taken = lstat_each(paths, fd)
         return Looked(taken, *_keys(taken))
-    if pid == 0:  # the child: the second half's numbers into the pipe, then out without a trace
+    if pid == 0:  # the child: chunks from the last back, their numbers into the pipe, then out
         try:
-            os.close(read)
-            ctimes, inodes = _keys(lstat_each(paths[half:], fd))
-            with open(write, "wb") as out:
-                out.write(ctimes.tobytes() + inodes.tobytes())
+            os.close(results[0])
+            _theirs(paths, fd, size, chunks, claims[0], results[1])
         finally:
             os._exit(0)
-    os.close(write)
-    pipe = open(read, "rb")  # noqa: SIM115 - closed below, before the wait
+    os.close(results[1])
+    pipe = open(results[0], "rb")  # noqa: SIM115 - closed below, before the wait
     try:
-        taken = lstat_each(paths[:half], fd)
+        taken = []
+        while os.read(claims[0], 1):  # the chunks from the first on, as long as any is left
+            taken.extend(lstat_each(paths[len(taken) : len(taken) + size], fd))
         sent = pipe.read()
     finally:
+        os.close(claims[0])
         pipe.close()  # first: a child still writing (this process interrupted) gets an error, not a full pipe
         os.waitpid(pid, 0)
     ctimes, inodes = _keys(taken)
-    rest = len(paths) - half
-    if len(sent) != 16 * rest:  # the child failed: its half is taken here
-        more = _keys(lstat_each(paths[half:], fd))
+    rest = len(paths) - len(taken)
+    if len(sent) != 16 * rest:  # the child failed: what it took is taken here
+        more = _keys(lstat_each(paths[len(taken) :], fd))
         return Looked(taken, ctimes + more[0], inodes + more[1])
     theirs = array.array("q")
     theirs.frombytes(sent)  # the same machine, the same byte order
     return Looked(taken, ctimes + theirs[:rest], inodes + theirs[rest:])
+
+
+def _theirs(paths: list[str], fd: int, size: int, chunks: int, claims: int, out: int) -> None:
+    """The child's share: a chunk from the last back for each claim it wins, then the ctimes and
+    inode numbers of all it took, in path order (its chunks are the last ones: a run to the end)."""
+    done: list[tuple[array.array[int], array.array[int]]] = []
+    while os.read(claims, 1):
+        k = chunks - 1 - len(done)
+        done.append(_keys(lstat_each(paths[k * size : (k + 1) * size], fd)))
+    done.reverse()
+    ctimes, inodes = array.array("q"), array.array("q")
+    for c, i in done:
+        ctimes += c
+        inodes += i
+    with open(out, "wb") as pipe:
+        pipe.write(ctimes.tobytes() + inodes.tobytes())
 
 
 def lstat_each(paths: list[str], fd: int) -> list[os.stat_result | None]:
