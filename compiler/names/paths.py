@@ -101,7 +101,7 @@ def sanitize_joined(joined: str) -> str:
     the same way: for thousands of commands, one replace in C when each is plain (an edit build
     holds a new command to every other)."""
     framed = f"\0{joined}\0"
-    if _PLAIN_CHARS.fullmatch(joined) and not _PLAIN_BREAK.search(framed):
+    if _PLAIN_CHARS.fullmatch(joined) and not any(pair in framed for pair in _BREAKS):
         return joined.replace("-", "_")
     return "\0".join(sanitize_command(c) if c else c for c in joined.split("\0"))
 
@@ -113,10 +113,12 @@ PLAIN_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 # Segments that are plain names: each hyphen is a run of one, between two alphanumerics, so it
 # becomes one '_' and nothing is stripped.
 _PLAIN_COMMAND = re.compile(f"{PLAIN_NAME}(?:/{PLAIN_NAME})*")
-# _PLAIN_COMMAND for "\0"-joined commands, in two scans that do not backtrack: the characters, and no
-# "-" or "/" beside another, a "\0" or an end (a "\0" is put at each end to see those).
+# _PLAIN_COMMAND for "\0"-joined commands, in scans that do not backtrack: the characters, and no
+# "-" or "/" beside another, a "\0" or an end (a "\0" is put at each end to see those): the eight
+# pairs that would be, each searched for in C (a regex of them tried at every character: 5 ms for
+# 10,000 commands).
 _PLAIN_CHARS = re.compile(r"[a-z0-9/\-\0]*")
-_PLAIN_BREAK = re.compile(r"[-/][-/\0]|\0[-/]")
+_BREAKS = ("--", "-/", "-\0", "/-", "//", "/\0", "\0-", "\0/")
 
 
 def extension(name: str) -> str:
