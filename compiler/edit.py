@@ -59,7 +59,7 @@ from .model import (
     Strategy,
 )
 from .names.confusables import skeleton
-from .names.paths import nfc, sanitize_command, sanitize_joined
+from .names.paths import nfc, run_below, sanitize_command, sanitize_joined
 from .names.suggest import among_closest
 from .output import assemble
 from .output.bounds import over_bounds
@@ -860,7 +860,7 @@ class _Edit:
             return
         if ours is None or sha256_hex(index) != written[0].index:
             return  # the next build finds an output it did not record, and builds
-        unused = ours.unreferenced(fmt.OBJECTS + "/", live)
+        unused = ours.unreferenced(fmt.OBJECTS, live)
         ours.drop(unused)
         for rel in files:
             ours.put(rel, fs.output_stat(os.lstat(self.dist / rel)))
@@ -880,10 +880,11 @@ class _Edit:
 
 def _below_source(rels: list[str], label: str, others: list[str]) -> set[str]:
     """The commands of source `label`: the folders in `rels` (sorted) below it and below no source
-    nested in it. Its folders are one run of `rels`, cut in C; a SKILL.md below a hidden folder is a
+    nested in it. Its folders are one run of `rels` (run_below); a SKILL.md below a hidden folder is a
     resource of the skill around it (discover), and no command."""
     prefix, cut = label + "/", len(label) + 1
-    run = rels[bisect.bisect_left(rels, prefix) : bisect.bisect_left(rels, label + "0")]  # "0" follows "/"
+    start, end = run_below(rels, label)
+    run = rels[start:end]
     nested = tuple(o + "/" for o in others if o.startswith(prefix))
     if nested:
         run = [r for r in run if not r.startswith(nested)]

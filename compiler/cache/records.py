@@ -29,6 +29,7 @@ from ..dataclass import dataclass, field
 from ..digests import digest
 from ..format.layout import is_object
 from ..fs import scan_tree
+from ..names.paths import run_below
 from .manifest import NAME as WALK_FILE
 from .manifest import Manifest, decode
 from .packed import pack, unpack
@@ -72,11 +73,10 @@ class Outputs:
             del self.stats[5 * at : 5 * at + 5]
 
     def unreferenced(self, folder: str, live: set[str]) -> list[int]:
-        """The places of the files in `folder` (with its slash) whose names do not end in a digest of
-        `live`. The names are sorted, so the folder's are one run of them; the test of each runs in
+        """The places of the files below `folder` whose names do not end in a digest of `live`. The
+        names are sorted, so the folder's are one run of them (run_below); the test of each runs in
         C (15,000 objects: 1-2 ms, where a loop in Python took 13)."""
-        lo = bisect.bisect_left(self.names, folder)
-        hi = bisect.bisect_left(self.names, folder[:-1] + chr(ord(folder[-1]) + 1), lo)
+        lo, hi = run_below(self.names, folder)
         tails = map(operator.itemgetter(slice(-64, None)), itertools.islice(self.names, lo, hi))
         return list(itertools.compress(range(lo, hi), map(operator.not_, map(live.__contains__, tails))))
 

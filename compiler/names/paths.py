@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import diagnostics as dg
@@ -94,6 +96,14 @@ def sanitize_command(command: str) -> str:
 def sanitize_each(command: str) -> str:
     """sanitize_command segment by segment, for any command (a test holds the shortcut to it)."""
     return "/".join(_NOT_ALNUM.sub("_", seg.lower()).strip("_") for seg in command.split("/"))
+
+
+def run_below(paths: Sequence[str], folder: str) -> tuple[int, int]:
+    """Where the paths below `folder` are among sorted `paths`: [start, end), one run (each starts
+    with folder + "/", which sorts after `folder` itself and before folder + "0", "0" following
+    "/"). Two bisections instead of a test of every path."""
+    start = bisect.bisect_left(paths, folder + "/")
+    return start, bisect.bisect_left(paths, folder + "0", start)
 
 
 def sanitize_joined(joined: str) -> str:

@@ -78,4 +78,4 @@ def test_unreferenced_is_every_file_in_the_folder_whose_tail_is_not_live(
     out = Outputs.of({name: [1, 2, 3, 4, 5] for name in names})
     live |= {name[-64:] for name in sorted(names)[::2]}  # some of them referenced
     want = [i for i, rel in enumerate(out.names) if rel.startswith("objects/") and rel[-64:] not in live]
-    assert out.unreferenced("objects/", live) == want
+    assert out.unreferenced("objects", live) == want
