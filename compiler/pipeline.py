@@ -17,7 +17,7 @@ from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
-from .digests import build_hash
+from .digests import build_hash, hash_lines, input_line
 from .errors import TemplateFailure
 from .options import DEFAULTS, Options, Progress, silent
 from .output.placement import placement_problems
@@ -422,6 +422,7 @@ class _Keyed:
 
     front: Front
     build_hash: str
+    lines: list[bytes]  # each input's line of the build hash (digests.input_line): the carry keeps them
 
     @property
     def input_paths(self) -> tuple[str, ...]:
@@ -447,7 +448,8 @@ def _build_cached(
             if walked
             else _discovered(head, os.listdir, progress)
         )
-        return _Keyed(front, build_hash(head.config, front.found.inputs, template))
+        lines = [input_line(f) for f in front.found.inputs]
+        return _Keyed(front, hash_lines(head.config, template.source, lines), lines)
 
     progress("checking the build cache")
     found = door.replay(discovered)
@@ -461,7 +463,7 @@ def _build_cached(
     # What the carry needs of the discovery, taken now: `_back` is then handed the front's only
     # reference and lets the inputs' bytes go after the check, as a build without the cache does
     # (at 100,000 skills, hundreds of MB held to the end otherwise).
-    kept_of, early, hashed = Found.of(found.front.found), found.early, found.build_hash
+    kept_of, early, hashed = Found.of(found.front.found, found.lines), found.early, found.build_hash
     fronts = [found.front]
     del found
     result = _owned(replace(_back(fronts.pop(), memo, hashed, progress, keep), cache=door.stats))

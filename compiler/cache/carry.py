@@ -28,7 +28,7 @@ import orjson
 
 from ..dataclass import dataclass, field
 from ..diagnostics import Diagnostic
-from ..digests import input_line, sha256_hex
+from ..digests import sha256_hex
 from ..format.layout import INDEX
 from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, TargetSetting
 from ..stages.budget import Packing
@@ -102,9 +102,9 @@ class Found:
     problems: dict[str, tuple[Diagnostic, ...]]  # command -> discover's problems, for each that has some
 
     @classmethod
-    def of(cls, found: Discovery) -> Found:
-        lines = b"".join(map(input_line, found.inputs)).decode()
-        return cls(lines, {s.command: s.problems for s in found.skills if s.problems})
+    def of(cls, found: Discovery, lines: list[bytes]) -> Found:
+        """`lines`: each of found's inputs' line, as the build hash was made of them."""
+        return cls(b"".join(lines).decode(), {s.command: s.problems for s in found.skills if s.problems})
 
 
 def made(
