@@ -13,16 +13,28 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .outcome import Hit, Stats
-from .quick import Early, quick_hit, quick_replay
-from .report import Report
-from .store import DIRNAME
-
 if TYPE_CHECKING:
     from .memo import Memo
+    from .outcome import Hit, Stats
+    from .quick import Early, quick_hit, quick_replay
+    from .report import Report
     from .session import Session, open_session
+    from .store import DIRNAME
 
-_LATER = {"Memo": "memo", "Session": "session", "open_session": "session"}
+# Each name by its module, imported on first use: `skillc build` starts its lstats (early.py) before
+# the rest of the cache is imported.
+_LATER = {
+    "DIRNAME": "store",
+    "Early": "quick",
+    "Hit": "outcome",
+    "Memo": "memo",
+    "Report": "report",
+    "Session": "session",
+    "Stats": "outcome",
+    "open_session": "session",
+    "quick_hit": "quick",
+    "quick_replay": "quick",
+}
 
 __all__ = [
     "DIRNAME",

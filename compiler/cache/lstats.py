@@ -19,7 +19,9 @@ process then takes the child's share itself.
 from __future__ import annotations
 
 import array
+import contextlib
 import os
+import signal
 import sys
 from functools import partial
 from operator import attrgetter
@@ -45,10 +47,86 @@ class Looked:
 
 def look(paths: list[str], fd: int) -> Looked:
     """lstat of each path (relative to the directory `fd`). OverflowError: an inode number that
-    does not fit in 64 bits (overlayfs's xino), which the caller cannot record either."""
-    if len(paths) < SPLIT_AT or not _alone():
+    does not fit in 64 bits (overlayfs's xino), which the caller cannot record either. A child that
+    `begin` started for these very paths below this very folder is joined instead of a new one."""
+    split = _take(paths, fd)
+    if split is None and len(paths) >= SPLIT_AT and _alone():
+        split = _fork(paths, fd)
+    if split is None:
         taken = lstat_each(paths, fd)
         return Looked(taken, *_keys(taken))
+    return _join(split, paths, fd)
+
+
+@dataclass(frozen=True)
+class _Split:
+    """A forked child taking chunks from the last back: its pid, the claims pipe's read end, the
+    pipe its numbers come back by, the chunk size."""
+
+    pid: int
+    claims: int
+    results: int
+    size: int
+
+
+@dataclass(frozen=True)
+class _Early:
+    """A split `begin` started before the build asked: for which paths, below which folder (its
+    device and inode number), and the folder's descriptor the child took."""
+
+    split: _Split
+    paths: list[str]
+    folder: tuple[int, int]
+    fd: int
+
+
+_early: list[_Early] = []  # at most one: `begin`'s, until `look` joins it or `discard` ends it
+
+
+def begin(paths: list[str], base: str) -> None:
+    """Start the lstats of `paths` (relative to `base`) in a forked child now, while this process
+    goes on importing and checking: `look` joins it when asked for the same paths below the same
+    folder, and `discard` ends it otherwise. Nothing is started where `look` would not fork."""
+    discard()
+    if len(paths) < SPLIT_AT or not _alone():
+        return
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    st = os.fstat(fd)
+    split = _fork(paths, fd)
+    if split is None:
+        os.close(fd)
+        return
+    _early.append(_Early(split, paths, (st.st_dev, st.st_ino), fd))
+
+
+def discard() -> None:
+    """End a child `begin` started that no `look` joined (its work is not needed)."""
+    while _early:
+        early = _early.pop()
+        with contextlib.suppress(OSError):
+            os.kill(early.split.pid, signal.SIGKILL)  # it may be writing into a pipe no one reads
+        for end in (early.split.claims, early.split.results, early.fd):
+            os.close(end)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(early.split.pid, 0)
+
+
+def _take(paths: list[str], fd: int) -> _Split | None:
+    """`begin`'s split, when it lstats these paths below the folder `fd` is open on."""
+    if not _early:
+        return None
+    early = _early[-1]
+    st = os.fstat(fd)
+    if early.folder != (st.st_dev, st.st_ino) or early.paths != paths:
+        discard()
+        return None
+    _early.pop()
+    os.close(early.fd)  # the child has its own
+    return early.split
+
+
+def _fork(paths: list[str], fd: int) -> _Split | None:
+    """A child taking chunks of `paths` from the last back; None when no process could be made."""
     size = max(CHUNK, -(-len(paths) // _MAX_CLAIMS))
     chunks = -(-len(paths) // size)
     claims, results = os.pipe(), os.pipe()
@@ -59,8 +137,7 @@ def look(paths: list[str], fd: int) -> Looked:
     except OSError:  # no process to spare (a limit): one process takes them all
         for end in (claims[0], *results):
             os.close(end)
-        taken = lstat_each(paths, fd)
-        return Looked(taken, *_keys(taken))
+        return None
     if pid == 0:  # the child: chunks from the last back, their numbers into the pipe, then out
         try:
             os.close(results[0])
@@ -68,16 +145,22 @@ def look(paths: list[str], fd: int) -> Looked:
         finally:
             os._exit(0)
     os.close(results[1])
-    pipe = open(results[0], "rb")  # noqa: SIM115 - closed below, before the wait
+    return _Split(pid, claims[0], results[0], size)
+
+
+def _join(split: _Split, paths: list[str], fd: int) -> Looked:
+    """This process's chunks from the first on, as long as any is left, then the child's numbers."""
+    size = split.size
+    pipe = open(split.results, "rb")  # noqa: SIM115 - closed below, before the wait
     try:
-        taken = []
-        while os.read(claims[0], 1):  # the chunks from the first on, as long as any is left
+        taken: list[os.stat_result | None] = []
+        while os.read(split.claims, 1):
             taken.extend(lstat_each(paths[len(taken) : len(taken) + size], fd))
         sent = pipe.read()
     finally:
-        os.close(claims[0])
+        os.close(split.claims)
         pipe.close()  # first: a child still writing (this process interrupted) gets an error, not a full pipe
-        os.waitpid(pid, 0)
+        os.waitpid(split.pid, 0)
     ctimes, inodes = _keys(taken)
     rest = len(paths) - len(taken)
     if len(sent) != 16 * rest:  # the child failed: what it took is taken here

@@ -34,6 +34,7 @@ from ..dataclass import dataclass, replace
 from ..digests import digest
 from ..format.layout import is_object
 from ..options import Options
+from . import lstats
 from .manifest import Changes, Manifest, encode
 from .outcome import Hit, hit
 from .records import Quick, Record, Records, debris
@@ -218,9 +219,32 @@ class Early:
     changes: Changes | None = None
 
 
-def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
-    """The recorded build when nothing it depends on changed, checked without parsing the config;
-    None when the cache is off."""
+_started: list[Records] = []  # `start`'s records, for the quick path of the same cache
+
+
+def start(config_path: Path) -> None:
+    """Read the recorded walk and start its lstats (lstats.begin) before the command line and the
+    stages are imported, when they would be split with a forked child anyway: the child then has
+    most of them done by the time `quick_replay` asks. `config_path` is the command line's config as
+    far as it can be told without parsing it; `quick_replay` takes what this started only for the
+    same cache, and the lstats only for the same paths below the same folder, and ends them otherwise."""
+    discard()
+    records = _records(config_path)
+    manifest = records.walk() if records is not None else None
+    if records is None or manifest is None:
+        return
+    _started.append(records)
+    manifest.begin()
+
+
+def discard() -> None:
+    """Forget what `start` read and end what it started."""
+    _started.clear()
+    lstats.discard()
+
+
+def _records(config_path: Path) -> Records | None:
+    """The cache's records for the config, or None when the cache is off."""
     directory = config_path.resolve().parent / DIRNAME
     try:
         if not stat.S_ISDIR(os.lstat(directory).st_mode):
@@ -230,7 +254,26 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
     signing_key = load_key()
     if signing_key is None:
         return None
-    records = Records(directory, signing_key, fingerprint(), FORMAT)
+    for records in _started:  # what `start` read of this very cache: read once
+        if records.directory == directory and records.signing_key == signing_key:
+            return records
+    return Records(directory, signing_key, fingerprint(), FORMAT)
+
+
+def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
+    """The recorded build when nothing it depends on changed, checked without parsing the config;
+    None when the cache is off."""
+    records = _records(config_path)
+    if not any(records is started for started in _started):
+        lstats.discard()  # what `start` began for another cache
+    _started.clear()
+    try:
+        return None if records is None else _replay(records, config_path, options, prune)
+    finally:
+        lstats.discard()  # what `start` began for lstats this build did not ask for
+
+
+def _replay(records: Records, config_path: Path, options: Options, prune: bool) -> Early:
     record = records.record()
     quick = record.quick if record is not None else None
     if record is None or quick is None or record.inputs is None:
@@ -247,7 +290,7 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
         return Early(records, tops, None, manifest=manifest, changes=changes)
     if changes is None:
         known = (manifest.listings(), manifest.taken()) if manifest else (None, None)
-        now = take_snapshot(tops, directory, *known)
+        now = take_snapshot(tops, records.directory, *known)
         if now is None or now.digest != record.inputs:
             return Early(records, tops, now, manifest=manifest)
     dist = config_path.resolve().parent / quick.output

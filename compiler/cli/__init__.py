@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import atexit
 import gc
-import importlib
+import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import click
-
-from .. import __version__
-from .boundary import Group, exit_now, guarded
-from .shared import COLOR, CONFIG_HELP
+if TYPE_CHECKING:
+    from .group import cli as cli
 
 GC_THRESHOLD = (50_000, 20, 100)
 
@@ -34,31 +33,16 @@ COMMANDS = {
     "codes": ("project", "codes"),
     "vendor-reader": ("project", "vendor_reader"),
 }
+# What keeps a `build` from using the cache's quick path, or from running at all.
+_NOT_EARLY = frozenset({"--no-cache", "--watch", "-h", "--help", "--version"})
 
 
-class _Commands(Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+def __getattr__(name: str) -> Any:
+    if name == "cli":  # the click group, imported when asked for (`main` starts a build before it)
+        from .group import cli
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        found = COMMANDS.get(cmd_name)
-        if found is None:
-            return None
-        command = getattr(importlib.import_module(f"{__name__}.{found[0]}"), found[1])
-        assert isinstance(command, click.Command)
-        return command
-
-
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="skillc")
-@click.option(
-    "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
-)
-@COLOR
-@click.pass_context
-def cli(ctx: click.Context, config_path: Path | None) -> None:
-    """skillc: compile agent skills into immutable, deterministic artifacts."""
-    ctx.obj = config_path  # `skillc --config X build` and `skillc build --config X` both work
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,7 +50,49 @@ def main(argv: list[str] | None = None) -> None:
     # little; the default gen-0 threshold (700) rescans them thousands of times.
     # Measured at 10,000 skills: 7% faster, same peak memory. CLI process only (bench/ sets it too).
     gc.set_threshold(*GC_THRESHOLD)
-    guarded(cli, argv)
+    try:
+        _start(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        from .boundary import interrupted
+
+        interrupted()
+    from .boundary import guarded
+    from .group import cli
+
+    try:
+        guarded(cli, argv)
+    finally:
+        if "skillc.cache.quick" in sys.modules:  # a build that never asked for what `_start` began
+            sys.modules["skillc.cache.quick"].discard()
+
+
+def _start(argv: list[str]) -> None:
+    """For `skillc build`, the cache's lstats started before click and the stages are imported
+    (cache/quick.py `start`): a forked child takes them while this process imports. The config is
+    told from the command line without parsing it (the last `--config`, else the one `find_config`
+    finds from here); the quick path uses what was started only for the same cache and paths."""
+    if "build" not in argv or not _NOT_EARLY.isdisjoint(argv):
+        return
+    named = None
+    for i, arg in enumerate(argv):
+        if arg == "--config" and i + 1 < len(argv):
+            named = argv[i + 1]
+        elif arg.startswith("--config="):
+            named = arg.partition("=")[2]
+    from ..cache import quick
+
+    try:
+        here = Path(os.getcwd())
+        if named is None:
+            from ..project.init import find_config
+
+            found = find_config(here)
+        else:
+            found = here / named
+        if found is not None:
+            quick.start(found)
+    except Exception:  # a guess only: the build itself says what is wrong
+        quick.discard()
 
 
 def run() -> None:
@@ -82,4 +108,6 @@ def run() -> None:
     if code is not None and not isinstance(code, int):  # a message to print: Python's own exit says it
         raise SystemExit(code)
     atexit._run_exitfuncs()  # what Python's own exit runs before its teardown
+    from .boundary import exit_now
+
     exit_now(code or 0)

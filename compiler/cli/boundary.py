@@ -66,13 +66,18 @@ def exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+def interrupted() -> NoReturn:
+    """Say so, and leave with 130."""
+    click.echo("skillc: interrupted", err=True)
+    exit_now(INTERRUPTED)
+
+
 def guarded(cli: click.Group, argv: list[str] | None) -> None:
     """Run the command line; what escapes the group (an interrupt, a bug) ends here."""
     try:
         cli.main(args=argv, prog_name="skillc")
     except KeyboardInterrupt:
-        click.echo("skillc: interrupted", err=True)
-        exit_now(INTERRUPTED)
+        interrupted()
     except SystemExit as exc:
         if exc.code == INTERRUPTED:  # interrupted, and already said so
             exit_now(INTERRUPTED)

@@ -640,3 +640,79 @@ def test_a_skill_that_may_fit_now_or_was_included_changes_the_packing(tight, tmp
     assert result.cache.edited
     same_as_clean(tight, tmp_path, result)
     assert included(tight) != before and packed == []
+
+
+def _early_builds(monkeypatch) -> list[str]:
+    """What each `look` did with what `begin` started: "joined", "ended" (other paths), or "none"."""
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
+    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    seen: list[str] = []
+    real_take = lstats._take
+
+    def take(paths, fd):
+        had = bool(lstats._early)
+        split = real_take(paths, fd)
+        seen.append("joined" if split is not None else ("ended" if had else "none"))
+        return split
+
+    monkeypatch.setattr(lstats, "_take", take)
+    return seen
+
+
+def _main(*argv: str) -> int:
+    from skillc.cli import main
+
+    try:
+        main(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_skillc_build_starts_its_lstats_before_the_cli_is_imported(tree, tmp_path, monkeypatch):
+    """`skillc build` begins the quick path's lstats from the command line alone (cli `_start`,
+    quick.start); the quick path joins them, and the build is the one a clean build makes."""
+    seen = _early_builds(monkeypatch)
+    edited = served(tree)[5]
+    edited.write_text(edited.read_text() + "\nAn edit the early lstats see.\n")
+    assert _main("build", "-q", "--config", str(tree)) == 0
+    assert seen == ["joined"] and not lstats._early
+    monkeypatch.chdir(tree.parent)  # no --config: the one find_config finds from here
+    edited.write_text(edited.read_text() + "\nAnd another.\n")
+    assert _main("build", "-q") == 0
+    assert seen == ["joined", "joined"]
+    result, written = build(tree)
+    assert result.cache.quick and not written.written  # what the early builds recorded is current
+    same_as_clean(tree, tmp_path, result)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_what_was_started_for_another_cache_is_ended(tree, tmp_path, monkeypatch):
+    """A guess that names another project (quick.start) is ended by the quick path of this one, and
+    a build whose command line keeps it off the quick path starts nothing."""
+    from skillc.cache import quick
+
+    seen = _early_builds(monkeypatch)
+    other = tmp_path / "other"
+    generate(other, 12, n_personas=2, seed=7)
+    settle(other)
+    for _ in range(2):  # the first has no cache to start from; the second, a no-op, has
+        assert _main("build", "-q", "--config", str(other / "skillc.yaml")) == 0
+    assert seen == ["joined"] and not lstats._early
+    quick.start(other / "skillc.yaml")
+    assert lstats._early
+    edited = served(tree)[2]
+    edited.write_text(edited.read_text() + "\nEdited.\n")
+    result, _ = build(tree)
+    assert result.cache.edited and seen == ["joined", "none"] and not lstats._early
+    same_as_clean(tree, tmp_path, result)
+    # The last --config is the build's own (click's rule): the guess is right.
+    edited.write_text(edited.read_text() + "\nAgain.\n")
+    assert _main("--config", str(other / "skillc.yaml"), "build", "-q", "--config", str(tree)) == 0
+    assert seen[-1] == "joined"
+    starts: list[object] = []
+    monkeypatch.setattr(quick, "start", starts.append)
+    for argv in (["build", "--no-cache", "-q"], ["build", "--watch", "--help"], ["check", "-q"]):
+        _main(*argv, "--config", str(tree))
+    assert starts == [] and not lstats._early

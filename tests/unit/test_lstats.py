@@ -135,3 +135,61 @@ def test_each_path_not_there_is_none_and_the_others_are_found(tree, tmp_path, go
         None if st is None else st.st_ino for st in want
     ]
     assert sum(st is None for st in found) >= len(gone)
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_begun_lstats_are_joined_by_a_look_at_the_same_paths(tree, tmp_path, monkeypatch) -> None:
+    """`begin` forks the child before the build asks; the look of the same paths below the same
+    folder (another descriptor on it) joins that child and finds what one process finds."""
+    paths, fd = tree
+    alone(monkeypatch, True)
+    monkeypatch.setattr(lstats, "CHUNK", 3)
+    for _ in range(3):
+        lstats.begin(list(paths), str(tmp_path))  # an equal list, not the same one
+        assert len(lstats._early) == 1
+        pid = lstats._early[0].split.pid
+        found, want = lstats.look(paths, fd), serial(paths, fd)
+        assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
+        assert not lstats._early and _reaped(pid)
+
+
+def test_a_look_at_other_paths_or_another_folder_ends_what_was_begun(tree, tmp_path, monkeypatch) -> None:
+    paths, fd = tree
+    alone(monkeypatch, True)
+    other = tmp_path / "d0"
+    for begun_paths, below in ((paths[:-1], tmp_path), (paths, other)):
+        lstats.begin(begun_paths, str(below))
+        pid = lstats._early[0].split.pid
+        found, want = lstats.look(paths, fd), serial(paths, fd)
+        assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
+        assert not lstats._early and _reaped(pid)
+
+
+def test_discard_ends_the_child_and_a_second_begin_ends_the_first(tree, tmp_path, monkeypatch) -> None:
+    paths, _fd = tree
+    alone(monkeypatch, True)
+    monkeypatch.setattr(lstats, "CHUNK", 1)
+    lstats.begin(paths, str(tmp_path))
+    first = lstats._early[0].split.pid
+    lstats.begin(paths, str(tmp_path))
+    assert _reaped(first) and len(lstats._early) == 1
+    second = lstats._early[0].split.pid
+    lstats.discard()
+    assert not lstats._early and _reaped(second)
+    lstats.discard()  # nothing begun: nothing to do
+
+
+def test_nothing_is_begun_where_look_would_not_fork(tree, tmp_path, monkeypatch) -> None:
+    paths, fd = tree
+    alone(monkeypatch, False)
+    lstats.begin(paths, str(tmp_path))
+    assert not lstats._early
+    found, want = lstats.look(paths, fd), serial(paths, fd)
+    assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)

@@ -73,3 +73,22 @@ def test_a_file_signed_with_another_key_or_name_is_refused(tmp_path: Path) -> No
     assert read_signed(tmp_path, "f.json", b"o" * 32) is None
     (tmp_path / "f.json").rename(tmp_path / "g.json")
     assert read_signed(tmp_path, "g.json", KEY) is None
+
+
+def test_a_signed_file_reads_the_same_with_either_json_parser(tmp_path, monkeypatch) -> None:
+    """Reads take orjson's parser once it is imported, else the standard library's (store._loads):
+    the data and the raw sections come back the same either way, and a damaged file is None either way."""
+    import sys
+
+    from skillc.cache import store
+
+    key = b"k" * 32
+    data = {"a": [1, -2, 3.5, None, True], "é\u2028": '\x00"\\\U0001f600', "n": {"x": []}, "raw": b"\x00\xff"}
+    store.write_signed(tmp_path, "f.json", key, data)
+    got = store.read_signed(tmp_path, "f.json", key)
+    monkeypatch.delitem(sys.modules, "orjson")
+    assert store.read_signed(tmp_path, "f.json", key) == got == data
+    path = tmp_path / "f.json"
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(b'"n"', b'"m"'))
+    assert store.read_signed(tmp_path, "f.json", key) is None

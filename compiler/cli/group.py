@@ -1,0 +1,38 @@
+"""The `skillc` group: its own options, and each command imported from its module when it runs."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import click
+
+from .. import __version__
+from . import COMMANDS
+from .boundary import Group
+from .shared import COLOR, CONFIG_HELP
+
+
+class _Commands(Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = COMMANDS.get(cmd_name)
+        if found is None:
+            return None
+        command = getattr(importlib.import_module(f".{found[0]}", __package__), found[1])
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="skillc")
+@click.option(
+    "--config", "config_path", default=None, type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP
+)
+@COLOR
+@click.pass_context
+def cli(ctx: click.Context, config_path: Path | None) -> None:
+    """skillc: compile agent skills into immutable, deterministic artifacts."""
+    ctx.obj = config_path  # `skillc --config X build` and `skillc build --config X` both work
