@@ -681,12 +681,13 @@ class _Edit:
         program = Program(_Rows(catalog.rows), self.carry.personas, self.carry.exclusive, ())
         made: dict[str, tuple[str, Packing]] = {}
         parts: CatalogParts | None = None
+        entries: dict[tuple[str, str | None], dict[str, Any]] = {}  # shared: most personas list most skills
         for pid in personas:
             persona = self.carry.personas[pid]
             kept = self._kept(catalog, persona, last)
             if kept is not None:
                 made[pid], self.totals[pid] = (
-                    (catalog_text(program, persona, self.template, kept[0]), kept[0]),
+                    (catalog_text(program, persona, self.template, kept[0], entries), kept[0]),
                     kept[1],
                 )
                 continue
@@ -696,7 +697,7 @@ class _Edit:
                     for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
                 }
                 parts = CatalogParts({}, candidates, catalog.listed)
-            made[pid] = persona_catalog(self.config, program, persona, self.template, parts)
+            made[pid] = persona_catalog(self.config, program, persona, self.template, parts, made=entries)
             self.totals[pid] = sum(c.cost for c in made[pid][1].candidates)
         return made
 

@@ -50,9 +50,10 @@ def catalogs(
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
     diags = budget_warnings(config, program)
+    made: dict[tuple[str, str | None], dict[str, Any]] = {}  # entries, shared by the personas' catalogs
     for persona in program.personas.values():
         texts[persona.id], packings[persona.id] = persona_catalog(
-            config, program, persona, template, parts, memo
+            config, program, persona, template, parts, memo, made
         )
         diags.extend(packings[persona.id].diagnostics)
     return texts, packings, tuple(diags)
@@ -111,13 +112,14 @@ def persona_catalog(
     template: Template,
     parts: CatalogParts,
     memo: CatalogMemo | None = None,
+    made: dict[tuple[str, str | None], dict[str, Any]] | None = None,
 ) -> tuple[str, Packing]:
-    """One persona's catalog text and packing; `memo` as for catalogs()."""
+    """One persona's catalog text and packing; `memo` as for catalogs(), `made` as for catalog_text."""
     candidates = tuple(map(parts.candidates.__getitem__, parts.listed[persona.id]))
     inputs = CatalogInputs(config, persona, template, parts.entries, candidates)
     found = memo.recall(inputs) if memo else None
     if found is None:
-        found = _fit_catalog(config, program, persona, template, candidates)
+        found = _fit_catalog(config, program, persona, template, candidates, made)
         if memo:
             memo.remember(inputs, *found)
     return found
@@ -152,7 +154,12 @@ def candidate(skill: Skill, cost: int, template: Template, config: Config) -> Ca
 
 
 def _fit_catalog(
-    config: Config, program: Program, persona: Persona, template: Template, candidates: tuple[Candidate, ...]
+    config: Config,
+    program: Program,
+    persona: Persona,
+    template: Template,
+    candidates: tuple[Candidate, ...],
+    made: dict[tuple[str, str | None], dict[str, Any]] | None = None,
 ) -> tuple[str, Packing]:
     """Pack, render, and pack tighter while shortened entries came out longer than estimated."""
     budget = config.budget_for(persona.id)
@@ -169,7 +176,7 @@ def _fit_catalog(
             where=config.config_rel,
             slack=slack,
         )
-        text = catalog_text(program, persona, template, packing)
+        text = catalog_text(program, persona, template, packing, made)
         if len(text) <= budget or not packing.descriptions:
             break
         slack += len(text) - budget
@@ -181,11 +188,24 @@ def frame(template: Template, persona: Persona, budget: int) -> Callable[[int], 
     return lambda omitted: len(_render(template, persona, [], omitted, budget))
 
 
-def catalog_text(program: Program, persona: Persona, template: Template, packing: Packing) -> str:
-    """The catalog a packing gives: its included skills, with its descriptions, and the count left out."""
-    skills = [
-        catalog_skill(program.skills[c], template, packing.descriptions.get(c)) for c in packing.included
-    ]
+def catalog_text(
+    program: Program,
+    persona: Persona,
+    template: Template,
+    packing: Packing,
+    made: dict[tuple[str, str | None], dict[str, Any]] | None = None,
+) -> str:
+    """The catalog a packing gives: its included skills, with its descriptions, and the count left out.
+    `made`: the entries made for other personas' catalogs, by command and description (an entry is
+    the same in each catalog that lists it with the same description), filled as they are made."""
+    made = {} if made is None else made
+    skills = []
+    for command in packing.included:
+        key = (command, packing.descriptions.get(command))
+        entry = made.get(key)
+        if entry is None:
+            entry = made[key] = catalog_skill(program.skills[command], template, key[1])
+        skills.append(dict(entry))  # a copy: a project's template could change what it is given
     return _render(template, persona, skills, len(packing.left_out), packing.budget)
 
 
