@@ -50,7 +50,8 @@ def catalogs(
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
     diags = budget_warnings(config, program)
-    made: dict[tuple[str, str | None], dict[str, Any]] = {}  # entries, shared by the personas' catalogs
+    # Entries shared by the personas' catalogs, from each skill's whole-description one made for its cost.
+    made: dict[tuple[str, str | None], dict[str, Any]] = {(c, None): e for c, e in parts.entries.items()}
     for persona in program.personas.values():
         texts[persona.id], packings[persona.id] = persona_catalog(
             config, program, persona, template, parts, memo, made

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import values as v
 from support.project import skill_md, src_project
 
@@ -66,3 +67,36 @@ def test_a_persona_budget_overrides_the_catalog_budget() -> None:
 def test_a_budget_for_a_persona_that_does_not_exist_warns() -> None:
     prog = v.program([v.skill("a")], [v.persona("p")])
     assert _catalogs(prog, persona_budgets=(("ghost", 500),))[2] == ["SKC412"]
+
+
+def test_personas_share_the_entries_they_list_and_a_template_that_changes_one_changes_no_other() -> None:
+    """catalogs() makes each skill's entry once for every catalog that lists it with the same
+    description (catalog_text's `made`); each render gets copies, so a template that writes into
+    what it is given (a project's Jinja could) changes no other persona's catalog."""
+    from skillc.dataclass import replace
+    from skillc.stages import catalog as catalog_mod
+
+    prog = v.program(
+        [v.skill(f"s{i}", description=f"Skill {i}.") for i in range(4)], [v.persona("p"), v.persona("q")]
+    )
+    made: list[str] = []
+    real = catalog_mod.catalog_skill
+
+    def counted(skill: Any, template: Any, description: str | None = None) -> dict[str, Any]:
+        made.append(skill.command)
+        return real(skill, template, description)
+
+    plain = v.template()
+
+    def defacing(*, persona: dict[str, Any], skills: list[dict[str, Any]], omitted: int, budget: int) -> str:
+        text = plain.render(persona=persona, skills=skills, omitted=omitted, budget=budget)
+        for entry in skills:
+            entry["description"] = "changed by " + persona["name"]
+        return text
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(catalog_mod, "catalog_skill", counted)
+        texts, _, _ = catalogs(v.config(), prog, resolve(prog), replace(plain, render=defacing))
+    assert sorted(made) == ["s0", "s1", "s2", "s3"]  # once each (for its cost), for two catalogs too
+    lines = "- s0: Skill 0.\n- s1: Skill 1.\n- s2: Skill 2.\n- s3: Skill 3.\n"
+    assert texts == {"p": "Skills for P:\n" + lines, "q": "Skills for Q:\n" + lines}
