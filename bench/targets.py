@@ -116,7 +116,21 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
     full, full_rss = median([*build, "--no-cache"], env, repeat, clean)
     run(build, env)  # warm the cache
     noop, _ = median(build, env, repeat)
-    target = skill_dirs(tree)[len(skill_dirs(tree)) // 2] / "SKILL.md"
+    # A skill every persona's model may invoke (so a description edit renders every catalog again),
+    # from the middle of the last source: no other source overrides it, and the adds and deletes
+    # below (in the first source) never move it. A tree is reused across runs, and the middle of all
+    # skills had drifted onto one that another source overrides (an edit there is no edit build).
+    last_source = sorted((tree / "skills").iterdir())[-1]
+    in_last = [d / "SKILL.md" for d in skill_dirs(tree) if last_source in d.parents]
+    middle = len(in_last) // 2
+    target = next(
+        md
+        for md in in_last[middle:] + in_last[:middle]
+        if not any(
+            flag in md.read_text("utf-8") for flag in ("disable-model-invocation", "persona_exclusive")
+        )
+        and not any(md.parent.glob("*/SKILL.md"))
+    )
 
     def edit(i: int) -> None:
         with open(target, "a", encoding="utf-8") as fh:
