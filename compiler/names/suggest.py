@@ -10,13 +10,39 @@ CUTOFF = 0.6  # difflib's default, as Python's own suggestions use it
 
 def close_matches(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     """Up to n choices close to word, best first; case is ignored, the choices keep theirs."""
-    import difflib  # here: most runs suggest nothing
-
     by_folded: dict[str, str] = {}
     for choice in choices:
         by_folded.setdefault(choice.casefold(), choice)
-    hits = difflib.get_close_matches(word.casefold(), list(by_folded), n=n, cutoff=CUTOFF)
-    return [by_folded[h] for h in hits]
+    return [by_folded[h] for h in _closest(word.casefold(), by_folded, n)]
+
+
+def _closest(word: str, candidates: Iterable[str], n: int) -> list[str]:
+    """difflib.get_close_matches(word, candidates, n, CUTOFF), the same list in the same order, with
+    a candidate scored only when difflib's upper bounds of its score reach the n-th best so far:
+    difflib scores every candidate past the cutoff, and a build's unknown skill names, each held to
+    10,000 commands, cost a full build 0.1 s each (SequenceMatcher.ratio). The ranking is difflib's:
+    by (score, text), largest first (heapq.nlargest)."""
+    import difflib  # here: most runs suggest nothing
+    import heapq
+
+    if n <= 0:
+        raise ValueError(f"n must be > 0: {n!r}")
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    best: list[tuple[float, str]] = []  # the n largest (score, text) so far; best[0] the least of them
+    for text in candidates:
+        matcher.set_seq1(text)
+        floor = best[0][0] if len(best) == n else CUTOFF
+        if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+            continue  # its score cannot reach the floor
+        score = matcher.ratio()
+        if score < CUTOFF:
+            continue
+        if len(best) < n:
+            heapq.heappush(best, (score, text))
+        elif (score, text) > best[0]:
+            heapq.heapreplace(best, (score, text))
+    return [text for _score, text in sorted(best, reverse=True)]
 
 
 def among_closest(word: str, choice: str, others: Iterable[str], n: int = 3) -> bool:

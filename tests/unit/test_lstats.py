@@ -145,31 +145,38 @@ def _reaped(pid: int) -> bool:
     return False
 
 
-def test_begun_lstats_are_joined_by_a_look_at_the_same_paths(tree, tmp_path, monkeypatch) -> None:
-    """`begin` forks the child before the build asks; the look of the same paths below the same
-    folder (another descriptor on it) joins that child and finds what one process finds."""
+@pytest.mark.parametrize("begun", ["the same", "fewer paths", "another folder"])
+def test_a_look_joins_what_was_begun_for_its_paths_and_ends_anything_else(
+    tree, tmp_path, monkeypatch, begun
+) -> None:
+    """`begin` forks the child before the build asks. A look of the same paths below the same folder
+    (an equal list, another descriptor on it) joins that child; any other look ends it and takes its
+    own. Either way it finds what one process finds, and no child is left."""
     paths, fd = tree
     alone(monkeypatch, True)
     monkeypatch.setattr(lstats, "CHUNK", 3)
+    begun_paths, below = {
+        "the same": (list(paths), tmp_path),
+        "fewer paths": (paths[:-1], tmp_path),
+        "another folder": (paths, tmp_path / "d0"),
+    }[begun]
+    joined: list[bool] = []
+    real_take = lstats._take
+
+    def take(asked: list[str], at: int) -> object:
+        split = real_take(asked, at)
+        joined.append(split is not None)
+        return split
+
+    monkeypatch.setattr(lstats, "_take", take)
     for _ in range(3):
-        lstats.begin(list(paths), str(tmp_path))  # an equal list, not the same one
+        lstats.begin(begun_paths, str(below))
         assert len(lstats._early) == 1
         pid = lstats._early[0].split.pid
         found, want = lstats.look(paths, fd), serial(paths, fd)
         assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
         assert not lstats._early and _reaped(pid)
-
-
-def test_a_look_at_other_paths_or_another_folder_ends_what_was_begun(tree, tmp_path, monkeypatch) -> None:
-    paths, fd = tree
-    alone(monkeypatch, True)
-    other = tmp_path / "d0"
-    for begun_paths, below in ((paths[:-1], tmp_path), (paths, other)):
-        lstats.begin(begun_paths, str(below))
-        pid = lstats._early[0].split.pid
-        found, want = lstats.look(paths, fd), serial(paths, fd)
-        assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
-        assert not lstats._early and _reaped(pid)
+    assert joined == [begun == "the same"] * 3
 
 
 def test_discard_ends_the_child_and_a_second_begin_ends_the_first(tree, tmp_path, monkeypatch) -> None:
