@@ -26,6 +26,7 @@ from typing import Any
 
 _LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):( +)(\S(?:[ -~]*\S)?)")
 _HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):")  # a key whose value is the indented lines below it
+_ITEM = re.compile(r"-( +)(\S(?:[ -~]*\S)?)")  # one item of a block sequence below such a key
 _PRINTABLE = re.compile(r"[ -~]*")  # printable ASCII: nothing YAML refuses, reads as a break, or skillc flags
 # A plain scalar cannot start with one of these (YAML 1.1, 9.1.3 and PyYAML's check_plain).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -44,7 +45,11 @@ _BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "o
 Positions = dict[tuple[Any, ...], tuple[int, int]]
 # One key of a mapping: (key, where the key is, where its value is, the nested mapping's keys or
 # None for a scalar). A nested mapping's value starts at its first key, as PyYAML marks it.
-_Key = tuple[str, tuple[int, int], tuple[int, int], "list[_Key] | None"]
+_Key = tuple[str, tuple[int, int], tuple[int, int], "list[_Key] | _Items | None"]
+
+
+class _Items(list[tuple[int, int]]):
+    """Where each item of a block sequence is (a key's value that is a list of scalars)."""
 
 
 def load(text: str, line_offset: int) -> tuple[dict[str, Any], Positions, tuple[()]] | None:
@@ -54,8 +59,25 @@ def load(text: str, line_offset: int) -> tuple[dict[str, Any], Positions, tuple[
     data: dict[str, Any] = {}
     keys: list[_Key] = []
     inner: tuple[dict[str, Any], list[_Key], int] | None = None  # the open nested mapping, its indent
+    items: tuple[list[Any], _Items, int] | None = None  # the open block sequence, its indent
     for number, line in enumerate(text[:-1].split("\n"), 1 + line_offset):
         indent = len(line) - len(line.lstrip(" "))
+        if line.startswith("-", indent):  # an item of a block sequence, or what PyYAML must say
+            if items is None:
+                if inner is None or inner[1]:
+                    return None  # not right below a `key:` line
+                key, key_at, _, _ = keys[-1]  # the `key:` above holds a sequence, not a mapping
+                items = ([], _Items(), indent)
+                data[key] = items[0]
+                keys[-1] = (key, key_at, (number, indent + 1), items[1])
+                inner = None
+            if indent != items[2] or not _item(line[indent:], number, indent, items[0], items[1]):
+                return None
+            continue
+        if items is not None:
+            if indent:
+                return None  # below an item: a continuation or a deeper level
+            items = None
         if indent:
             if inner is None or (inner[1] and indent != inner[2]):
                 return None  # indented, but not a nested key: a continuation or a deeper level
@@ -96,6 +118,17 @@ def _entry(line: str, number: int, indent: int, mapping: dict[str, Any], keys: l
         return False
     mapping[found.group(1)] = value[0]
     keys.append((found.group(1), (number, indent + 1), (number, indent + found.end(2) + 1), None))
+    return True
+
+
+def _item(line: str, number: int, indent: int, values: list[Any], places: _Items) -> bool:
+    """One `- value` line into a sequence's values and their places; False when not sure of it."""
+    found = _ITEM.fullmatch(line)
+    value = _value(found.group(2)) if found is not None else None
+    if found is None or value is None:
+        return False
+    values.append(value[0])
+    places.append((number, indent + found.start(2) + 1))
     return True
 
 
@@ -148,10 +181,15 @@ def _positions(keys: list[_Key], off: int) -> Positions:
     """In the order yamlgraph._check_graph records them: a mapping, its keys, then its values from the
     last (a stack), each nested mapping's own before the values above it."""
     pos: Positions = {}
-    stack: list[tuple[tuple[str, ...], tuple[int, int], list[_Key] | None]] = [((), (1 + off, 1), keys)]
+    stack: list[tuple[tuple[str, ...], tuple[int, int], list[_Key] | _Items | None]] = [
+        ((), (1 + off, 1), keys)
+    ]
     while stack:
         path, at, nested = stack.pop()
         pos[("v", *path)] = at
+        if isinstance(nested, _Items):  # a sequence: its items, from the last (a stack too)
+            pos.update((("v", *path, i), item_at) for i, item_at in reversed(list(enumerate(nested))))
+            continue
         for key, key_at, value_at, below in nested or ():
             pos[("k", *path, key)] = key_at
             stack.append(((*path, key), value_at, below))

@@ -41,13 +41,28 @@ NESTED = st.tuples(
     KEYS.map(lambda k: k + ":") | st.sampled_from(["metadata:", "metadata: ", "metadata:  # c", "a:b:"]),
     st.lists(st.tuples(INDENTS, LINES | ODD), min_size=0, max_size=4),
 ).map(lambda head: "\n".join([head[0], *(indent + line for indent, line in head[1])]))
-TEXTS = st.lists(LINES | ODD | NESTED, min_size=1, max_size=6).map(lambda lines: "\n".join(lines) + "\n")
+# A `key:` line and items below it: a block sequence, indented or not, ragged or not, with items the
+# flat loader takes and items only PyYAML reads (nested sequences, mappings, comments, empty items).
+ITEMS = st.tuples(
+    st.sampled_from(["", " ", "  ", "    "]),
+    st.sampled_from(["- ", "-  ", "-", "- - ", "-\t"]),
+    VALUES | QUOTED | st.sampled_from(["a: b", "x # c", ""]),
+).map("".join)
+SEQUENCE = st.tuples(
+    KEYS.map(lambda k: k + ":") | st.sampled_from(["requires_bins:", "tags: ", "k:  # c"]),
+    st.lists(ITEMS, min_size=0, max_size=4),
+).map(lambda head: "\n".join([head[0], *head[1]]))
+TEXTS = st.lists(LINES | ODD | NESTED | SEQUENCE, min_size=1, max_size=6).map(
+    lambda lines: "\n".join(lines) + "\n"
+)
 
 
 def typed(value: Any) -> Any:
     """A value with its type spelled out: True and 1, or 1 and 1.0, are not the same answer."""
     if isinstance(value, dict):
         return [(k, typed(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return ["list", *map(typed, value)]
     return (type(value).__name__, value)
 
 
@@ -140,3 +155,20 @@ def test_a_plain_scalar_resolves_as_pyyaml_resolves_it(text: str) -> None:
 
     want = yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False))
     assert flatyaml._resolve(text) == want
+
+
+def test_a_list_of_scalars_takes_the_flat_path() -> None:
+    """Claude Code's and the generator's frontmatter lists (`allowed-tools`, `requires_bins`): a key
+    with `- item` lines below it, indented or not, read without PyYAML."""
+    for text in (
+        "name: pdf\nrequires_bins:\n  - make\n  - 'git'\nallowed-tools:\n- Read\n- Bash\ndescription: x\n",
+        "metadata:\n  author: t\ntags:\n    -   yes\n    - ~\n",
+    ):
+        flat = flatyaml.load(text, 1)
+        assert flat is not None
+        graph = load_yaml_graph(text, "SKILL.md", 1)
+        assert (typed(flat[0]), list(flat[1].items()), flat[2]) == (
+            typed(graph[0]),
+            list(graph[1].items()),
+            graph[2],
+        )
