@@ -13,7 +13,9 @@ with no escape or quote inside, or a plain scalar that cannot continue, hold a c
 or start with an indicator, which YAML's own resolver reads as a string, boolean or null; printable
 ASCII only (no control characters, no line breaks YAML knows beyond `\\n`), no blank or comment
 lines, no duplicate keys. One level of nesting: a top-level `key:` line alone, then one or more such
-lines indented by the same number of spaces (a block mapping: `metadata:` with `author: x` below).
+lines indented by the same number of spaces (a block mapping: `metadata:` with `author: x` below), or
+one or more `- value` lines, indented alike or not at all (a block sequence of such scalars:
+`allowed-tools:` with `- Read` below).
 Anything else, numbers and dates included, goes to PyYAML.
 `tests/property/test_flatyaml.py` holds the answers equal to the full path's.
 """
