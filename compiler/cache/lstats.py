@@ -13,7 +13,9 @@ than the second core saves. A fork is
 made only where it is safe and pays: Linux, a process with one thread (a fork copies no other
 thread, and any lock one held would stay held in the child), at least SPLIT_AT paths. Anything
 that goes wrong in the child (an inode number past 2**63, a crash) costs only the split: this
-process then takes the child's share itself.
+process then takes the child's share itself. `skillc build` forks that child before it even imports
+the command line and the stages (`begin`, from quick.start); `look` joins it when it asks for the
+same paths below the same folder, and ends it otherwise.
 """
 
 from __future__ import annotations
