@@ -69,6 +69,7 @@ from .project.ignorefiles import IGNORE_FILES
 from .stages.budget import Candidate, Packing, packed, refit
 from .stages.catalog import (
     CatalogParts,
+    Entries,
     candidate,
     catalog_skill,
     catalog_text,
@@ -681,7 +682,7 @@ class _Edit:
         program = Program(_Rows(catalog.rows), self.carry.personas, self.carry.exclusive, ())
         made: dict[str, tuple[str, Packing]] = {}
         parts: CatalogParts | None = None
-        entries: dict[tuple[str, str | None], dict[str, Any]] = {}  # shared: most personas list most skills
+        entries: Entries = {}  # shared: most personas list most skills
         for pid in personas:
             persona = self.carry.personas[pid]
             kept = self._kept(catalog, persona, last)

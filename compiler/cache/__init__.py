@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from .session import Session, open_session
     from .store import DIRNAME
 
-# Each name by its module, imported on first use: `skillc build` starts its lstats (early.py) before
-# the rest of the cache is imported.
+# Each name by its module, imported on first use: `skillc build` starts its lstats (quick.start)
+# before the rest of the cache is imported.
 _LATER = {
     "DIRNAME": "store",
     "Early": "quick",

@@ -52,7 +52,7 @@ def look(paths: list[str], fd: int) -> Looked:
     does not fit in 64 bits (overlayfs's xino), which the caller cannot record either. A child that
     `begin` started for these very paths below this very folder is joined instead of a new one."""
     split = _take(paths, fd)
-    if split is None and len(paths) >= SPLIT_AT and _alone():
+    if split is None and _splits(paths):
         split = _fork(paths, fd)
     if split is None:
         taken = lstat_each(paths, fd)
@@ -90,7 +90,7 @@ def begin(paths: list[str], base: str) -> None:
     goes on importing and checking: `look` joins it when asked for the same paths below the same
     folder, and `discard` ends it otherwise. Nothing is started where `look` would not fork."""
     discard()
-    if len(paths) < SPLIT_AT or not _alone():
+    if not _splits(paths):
         return
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     st = os.fstat(fd)
@@ -218,6 +218,11 @@ def _keys(taken: list[os.stat_result | None]) -> tuple[array.array[int], array.a
             array.array("q", [GONE if st is None else st.st_ino for st in taken]),
         )
     return array.array("q", map(_CTIME, taken)), array.array("q", map(_INO, taken))
+
+
+def _splits(paths: list[str]) -> bool:
+    """Whether a child takes a share of these paths' lstats."""
+    return len(paths) >= SPLIT_AT and _alone()
 
 
 def _alone() -> bool:

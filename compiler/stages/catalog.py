@@ -15,6 +15,10 @@ from ..names.suggest import did_you_mean
 from .budget import Candidate, Packing, pack
 from .template import Template, escape_value
 
+# Catalog entries already made, by command and description (`catalog_text`): the personas'
+# catalogs share them, as the same skill with the same description is the same entry in each.
+Entries = dict[tuple[str, str | None], dict[str, Any]]
+
 
 def catalog_skill(skill: Skill, template: Template, description: str | None = None) -> dict[str, Any]:
     """description: the budget's shortened (or removed, "") description instead of the skill's."""
@@ -51,7 +55,7 @@ def catalogs(
     packings: dict[str, Packing] = {}
     diags = budget_warnings(config, program)
     # Entries shared by the personas' catalogs, from each skill's whole-description one made for its cost.
-    made: dict[tuple[str, str | None], dict[str, Any]] = {(c, None): e for c, e in parts.entries.items()}
+    made: Entries = {(c, None): e for c, e in parts.entries.items()}
     for persona in program.personas.values():
         texts[persona.id], packings[persona.id] = persona_catalog(
             config, program, persona, template, parts, memo, made
@@ -113,7 +117,7 @@ def persona_catalog(
     template: Template,
     parts: CatalogParts,
     memo: CatalogMemo | None = None,
-    made: dict[tuple[str, str | None], dict[str, Any]] | None = None,
+    made: Entries | None = None,
 ) -> tuple[str, Packing]:
     """One persona's catalog text and packing; `memo` as for catalogs(), `made` as for catalog_text."""
     candidates = tuple(map(parts.candidates.__getitem__, parts.listed[persona.id]))
@@ -160,7 +164,7 @@ def _fit_catalog(
     persona: Persona,
     template: Template,
     candidates: tuple[Candidate, ...],
-    made: dict[tuple[str, str | None], dict[str, Any]] | None = None,
+    made: Entries | None = None,
 ) -> tuple[str, Packing]:
     """Pack, render, and pack tighter while shortened entries came out longer than estimated."""
     budget = config.budget_for(persona.id)
@@ -194,11 +198,10 @@ def catalog_text(
     persona: Persona,
     template: Template,
     packing: Packing,
-    made: dict[tuple[str, str | None], dict[str, Any]] | None = None,
+    made: Entries | None = None,
 ) -> str:
     """The catalog a packing gives: its included skills, with its descriptions, and the count left out.
-    `made`: the entries made for other personas' catalogs, by command and description (an entry is
-    the same in each catalog that lists it with the same description), filled as they are made."""
+    `made`: the entries made for other personas' catalogs (Entries), filled as they are made."""
     made = {} if made is None else made
     skills = []
     for command in packing.included:

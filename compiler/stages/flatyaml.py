@@ -45,8 +45,9 @@ _NULL_WORDS = re.compile(r"~|null|Null|NULL|")
 _BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
 Positions = dict[tuple[Any, ...], tuple[int, int]]
-# One key of a mapping: (key, where the key is, where its value is, the nested mapping's keys or
-# None for a scalar). A nested mapping's value starts at its first key, as PyYAML marks it.
+# One key of a mapping: (key, where the key is, where its value is, the nested mapping's keys, the
+# places of a sequence's items, or None for a scalar). A nested mapping's or a sequence's value
+# starts at its first key or item, as PyYAML marks it.
 _Key = tuple[str, tuple[int, int], tuple[int, int], "list[_Key] | _Items | None"]
 
 
