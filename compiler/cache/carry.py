@@ -34,7 +34,7 @@ from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, Ta
 from ..stages.budget import Packing
 from . import catalogrows
 from .codec import decode_diags, encode_diags
-from .packed import pack, unpack
+from .packed import pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
 from .store import read_signed, write_signed
 
 NAME, CATALOG = "carry.json", "carry-catalog.json"
@@ -186,7 +186,7 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
     try:
         if not isinstance(data, dict) or data.get("id") != carry.catalog:
             return None
-        commands, texts, names = data["commands"], data["texts"], data["names"]
+        commands, texts, names = unpack_texts(data["commands"]), data["texts"], data["names"]
         lengths, numbers = unpack(data["lengths"], "I"), unpack(data["numbers"])
         ok = isinstance(commands, list) and isinstance(texts, bytes) and isinstance(names, dict)
         if not ok or lengths is None or numbers is None:  # signed: a wrong shape fails, here or below
@@ -214,7 +214,7 @@ def _encode_catalog(name: str, catalog: Catalog) -> dict[str, Any]:
         places.extend([at[c] for c in listed] if len(listed) < 2 else itemgetter(*listed)(at))
     return {
         "id": name,
-        "commands": commands,
+        "commands": pack_texts(commands),
         "texts": texts,
         "lengths": pack(lengths),
         "numbers": pack(numbers),
@@ -241,7 +241,7 @@ def _encode(carry: Carry) -> dict[str, Any]:
     return {
         "key": carry.key,
         "index": carry.index,
-        "lines": carry.lines,
+        "lines": pack_text(carry.lines),  # a raw section: its NULs would be escapes in JSON
         "anchor": list(carry.anchor),
         "anchors": carry.anchors,
         "own": {c: encode_diags(d) for c, d in carry.own.items()},
@@ -268,7 +268,7 @@ def _decode(data: dict[str, Any]) -> Carry:
     return Carry(
         str(data["key"]),
         str(data["index"]),
-        str(data["lines"]),
+        _text(data["lines"]),
         (int(data["anchor"][0]), int(data["anchor"][1])),
         {c: (int(a[0]), int(a[1])) for c, a in data["anchors"].items()},
         {c: decode_diags(d) for c, d in data["own"].items()},
@@ -288,6 +288,13 @@ def _decode(data: dict[str, Any]) -> Carry:
         {str(pid): [str(c) for c in cs] for pid, cs in data["included"].items()},
         {str(pid): int(n) for pid, n in data["totals"].items()},
     )
+
+
+def _text(data: object) -> str:
+    text = unpack_text(data)
+    if text is None:
+        raise ValueError("not packed text")
+    return text
 
 
 def encode_config(config: Config) -> dict[str, Any]:

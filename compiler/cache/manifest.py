@@ -12,9 +12,10 @@ why those two suffice); all four values are recorded. A root is compared through
 by its real path, a symlink by its target text and the stat data of the file it leads to. So when everything listed here
 matches, a walk would see what the recorded one saw, and its digest is the recorded `inputs`.
 
-Signed like every cache file. The stat data is packed (int64, raw sections of the file, store.py):
-the quick path decodes the paths and two arrays, lstats every path once and compares; the directories' names and kinds,
-which only a walk after a change needs, are strings it does not decode. When only files moved
+Signed like every cache file. The paths and the stat data are packed (NUL-ended strings and int64,
+raw sections of the file: packed.py, store.py): the quick path decodes the paths and two arrays,
+lstats every path once and compares; the directories' names and kinds, which only a walk after a
+change needs, are strings it does not split. When only files moved
 (`changes`), an edit build (edit.py) takes it from there and records the new stat data (`renewed`).
 """
 
@@ -28,7 +29,7 @@ from typing import Any
 
 from ..dataclass import dataclass, field
 from . import lstats
-from .packed import pack, unpack
+from .packed import pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
@@ -232,13 +233,13 @@ class Manifest:
                 [rel, where, real, *st]
                 for (rel, where), (real, _was), st in zip(self.tops, self.reals, self.tops_now, strict=True)
             ],
-            "paths": paths,
+            "paths": pack_texts(paths),
             "counts": list(counts),
             "links": [[target, *st] for target, st in self.links],
             "folders": folders,
             "files": files,
-            "names": self.names if names is None else names,
-            "kinds": self.kinds if kinds is None else kinds,
+            "names": pack_text(self.names if names is None else names),
+            "kinds": pack_text(self.kinds if kinds is None else kinds),
         }
 
     def taken(self) -> dict[str, os.stat_result]:
@@ -327,13 +328,13 @@ def encode(snapshot: Snapshot, tops: Tops, inputs: str) -> dict[str, Any] | None
         "inputs": inputs,
         "base": base,
         "tops": [[f[0], f[1], snapshot.roots[f[0]], *(f[2] or NEVER)] for f in roots],
-        "paths": paths[: len(roots)] + _relative(paths[len(roots) :], base),
+        "paths": pack_texts(paths[: len(roots)] + _relative(paths[len(roots) :], base)),
         "counts": [len(roots), len(folders), files],
         "links": [[target, *(st or NEVER)] for _at, target, st in walked.links],
         "folders": packed,
         "files": packed_files,
-        "names": "/".join(name for f in folders for name in f[3]),
-        "kinds": "/".join(f[4] for f in folders),
+        "names": pack_text("/".join(name for f in folders for name in f[3])),
+        "kinds": pack_text("/".join(f[4] for f in folders)),
     }
 
 
@@ -347,15 +348,17 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         tops = tuple((str(rel), str(where)) for rel, where, *_ in data["tops"])
         reals = [(str(real), _four(stat, 0)) for _rel, _where, real, *stat in data["tops"]]
         links = [(str(target), _four(stat, 0)) for target, *stat in data["links"]]
-        paths = data["paths"]  # signed: a wrong type only fails to match
+        paths = unpack_texts(data["paths"])
         folder_stats, file_stats = data["folders"], data["files"]
-        names, kinds = str(data["names"]), str(data["kinds"])
+        names, kinds = unpack_text(data["names"]), unpack_text(data["kinds"])
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     count = folders + files + len(links)
     shapes_ok = (
         0 <= roots == len(tops) <= folders <= count
-        and isinstance(paths, list)
+        and paths is not None
+        and names is not None
+        and kinds is not None
         and len(paths) == count
         and kinds.count("/") == folders - 1
         and isinstance(folder_stats, bytes)

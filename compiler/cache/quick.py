@@ -51,7 +51,9 @@ if TYPE_CHECKING:
 # 9: outputs.json packed (names, and their stat data as int64)
 # 10: packed integers as raw sections of the signed files, not base64 (store.py); carry-catalog.json's
 #     rows as columns (catalogrows.py)
-FORMAT = 10
+# 11: long lists of strings (walk.json's paths, outputs.json's names, the catalog's commands) and the
+#     carry's input lines as raw sections (packed.py)
+FORMAT = 11
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
 

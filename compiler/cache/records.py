@@ -32,7 +32,7 @@ from ..fs import scan_tree
 from ..names.paths import run_below
 from .manifest import NAME as WALK_FILE
 from .manifest import Manifest, decode
-from .packed import pack, unpack
+from .packed import pack, pack_texts, unpack, unpack_texts
 from .report import Report, encode_report, encode_text, report_of
 from .store import read_signed, write_signed
 
@@ -89,15 +89,14 @@ class Outputs:
             self.stats[5 * at : 5 * at] = array.array("q", stat)
 
     def encode(self, key: str) -> dict[str, Any]:
-        return {"key": key, "names": self.names, "stats": pack(self.stats)}
+        return {"key": key, "names": pack_texts(self.names), "stats": pack(self.stats)}
 
     @classmethod
     def decode(cls, data: Any, key: str) -> Outputs | None:
         if not isinstance(data, dict) or data.get("key") != key:
             return None
-        names, stats = data.get("names"), data.get("stats")
-        values = unpack(stats)
-        if not isinstance(names, list) or values is None or len(values) != 5 * len(names):
+        names, values = unpack_texts(data.get("names")), unpack(data.get("stats"))
+        if names is None or values is None or len(values) != 5 * len(names):
             return None
         return cls(names, values)
 
@@ -158,6 +157,9 @@ class Records:
     _loaded: tuple[Record | None] | None = field(default=None)  # head.json, once read
     _outputs: tuple[dict[str, list[int]] | None] | None = field(default=None)  # outputs.json, once read
     _walk: tuple[Any] | None = field(default=None)  # walk.json's data, once read
+    # Its manifest, decoded once for the digest asked (`cache.quick.start` reads it before the
+    # quick path asks again: the one manifest whose lstats `start` began)
+    _manifest: tuple[str, Manifest | None] | None = field(default=None)
     scanned: dict[str, list[int]] | None = field(default=None)  # the output, as `replay` found it
 
     def record(self) -> Record | None:
@@ -187,13 +189,15 @@ class Records:
             return None
         if self._walk is None:
             self._walk = (read_signed(self.directory, WALK_FILE, self.signing_key),)
-        return decode(self._walk[0], record.inputs)
+        if self._manifest is None or self._manifest[0] != record.inputs:
+            self._manifest = (record.inputs, decode(self._walk[0], record.inputs))
+        return self._manifest[1]
 
     def keep_walk(self, data: dict[str, Any] | None) -> None:
         """Keep a walk's manifest, unless it is the one kept (the record must name its digest)."""
         if data is not None and (self._walk is None or data != self._walk[0]):
             write_signed(self.directory, WALK_FILE, self.signing_key, data)
-            self._walk = (data,)
+            self._walk, self._manifest = (data,), None
 
     def report(self, key: str) -> Report | None:
         """The recorded build's diagnostics, when they are those of the build `key`."""

@@ -72,14 +72,18 @@ def read_regular(
             raise TooLarge(0, f"is {st.st_size} bytes; the cap is {cap}", os.fspath(path))
         chunks: list[bytes] = []
         left = cap + 1  # one byte more than allowed tells a file that grew past the cap
+        # The size fstat gave and a byte more, in one read: a file of megabytes (a cache file) is
+        # then one buffer, not chunks joined into a second one (half its reading time).
+        want = min(left, st.st_size + 1)
         while left > 0:
-            want = min(left, 1 << 20)
             chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
-            if len(chunk) < want and cap + 1 - left == st.st_size:
+            short = len(chunk) < want
+            want = min(left, 1 << 20)  # a file that grew after the fstat: the rest a chunk at a time
+            if short and cap + 1 - left == st.st_size:
                 # Short, and the size fstat gave: the end, without the empty read that says so (one
                 # system call of five per file; 15,000 files in a 10,000-skill build). A file that
                 # grew after the fstat is read as it was then, as if read a moment earlier.

@@ -266,8 +266,12 @@ def test_a_name_that_is_not_utf8_is_not_vouched_for(tops, tmp_path):
         lambda d: d.update(counts=[d["counts"][0], d["counts"][1] + 1, d["counts"][2]]),
         lambda d: d.update(base="relative/base"),
         lambda d: d.update(tops=[]),
-        lambda d: d.update(paths=d["paths"][:-1]),
-        lambda d: d.update(kinds=d["kinds"] + "/"),
+        lambda d: d.update(paths=d["paths"][:-1]),  # the last path without its NUL
+        lambda d: d.update(paths=d["paths"][: d["paths"].rindex(b"\0", 0, -1) + 1]),  # a path short
+        lambda d: d.update(paths=d["paths"] + b"\xff\0"),  # not UTF-8
+        lambda d: d.update(paths=d["paths"].decode().split("\0")[:-1]),  # a JSON list (format 10)
+        lambda d: d.update(kinds=d["kinds"] + b"/"),
+        lambda d: d.update(names=d["names"].decode()),  # a JSON string (format 10)
         lambda d: d.update(links=[["x", 1]]),
     ],
 )
