@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -139,8 +140,13 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
     edited, _ = median(build, env, repeat, edit)
 
     def describe(i: int) -> None:
+        # The last run's mark replaced, not added to: a tree is reused across runs, and a description
+        # that grew by a mark a run passed the 1,024-character limit (the build then fails).
         text = target.read_text(encoding="utf-8")
-        target.write_text(text.replace("description: ", f"description: Edit {i}. ", 1), encoding="utf-8")
+        marked = re.sub(
+            r"^description: (?:Edit \d+\. )?", f"description: Edit {i}. ", text, count=1, flags=re.M
+        )
+        target.write_text(marked, encoding="utf-8")
 
     described, _ = median(build, env, repeat, describe)
     # A skill added at a source's root, and top-level skills removed that no other source has (a

@@ -188,9 +188,9 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
             return None
         commands, texts, names = unpack_texts(data["commands"]), data["texts"], data["names"]
         lengths, numbers = unpack(data["lengths"], "I"), unpack(data["numbers"])
-        ok = isinstance(commands, list) and isinstance(texts, bytes) and isinstance(names, dict)
-        if not ok or lengths is None or numbers is None:  # signed: a wrong shape fails, here or below
-            return None
+        ok = isinstance(texts, (bytes, memoryview)) and isinstance(names, dict)
+        if not ok or commands is None or lengths is None or numbers is None:  # signed: a wrong shape
+            return None  # fails, here or below
         rows = catalogrows.Rows(commands, texts, lengths, numbers)
         return Catalog(rows, _listed(commands, data["listed"], data["places"]), names)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):

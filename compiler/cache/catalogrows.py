@@ -6,7 +6,8 @@ rows cost an edit build 20-25 ms to read and 10 to write (70,000 objects made an
 while a description edit reads a few hundred of them: the included entries of the catalogs it
 renders again, and the costs that first fit resumes over (`costs`). So the texts are one UTF-8
 string with each row's three lengths, and the numbers an int64 array, three a row; both are raw
-sections of the signed file (store.py), read without decoding.
+sections of the signed file (store.py), read without decoding (the texts a view of the file's bytes
+until a row changes).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import itertools
 import operator
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
+
+from .packed import Raw
 
 Row = list[Any]  # name, description, path, always, cost, bare cost
 
@@ -33,7 +36,7 @@ class Rows(MutableMapping[str, Row]):
     """Catalog rows by command, in the order they were put in (a plain dict's)."""
 
     def __init__(
-        self, commands: list[str], texts: bytes, lengths: array.array[int], numbers: array.array[int]
+        self, commands: list[str], texts: Raw, lengths: array.array[int], numbers: array.array[int]
     ):
         """`lengths`: each row's name, description and path, in bytes; `numbers`: each row's always
         (0 or 1), cost and bare cost. Raises ValueError when the columns do not fit together."""
@@ -66,7 +69,7 @@ class Rows(MutableMapping[str, Row]):
         numbers = array.array("q", itertools.chain.from_iterable(map(_NUMBERS, rows.values())))
         return cls(list(rows), data, lengths, numbers)
 
-    def columns(self) -> tuple[list[str], bytes, array.array[int], array.array[int]]:
+    def columns(self) -> tuple[list[str], Raw, array.array[int], array.array[int]]:
         """The commands in order and the three columns (what `Rows(...)` takes)."""
         return self._commands, self._texts, self._lengths, self._numbers
 
@@ -98,9 +101,9 @@ class Rows(MutableMapping[str, Row]):
         a, b, c = self._lengths[3 * i : 3 * i + 3]
         texts, numbers = self._texts, self._numbers[3 * i : 3 * i + 3]
         return [
-            texts[start : start + a].decode("utf-8", _ERRORS),
-            texts[start + a : start + a + b].decode("utf-8", _ERRORS),
-            texts[start + a + b : start + a + b + c].decode("utf-8", _ERRORS),
+            str(texts[start : start + a], "utf-8", _ERRORS),
+            str(texts[start + a : start + a + b], "utf-8", _ERRORS),
+            str(texts[start + a + b : start + a + b + c], "utf-8", _ERRORS),
             bool(numbers[0]),
             numbers[1],
             numbers[2],
@@ -115,14 +118,14 @@ class Rows(MutableMapping[str, Row]):
         if i is None:
             self._commands.append(command)
             self._at[command] = len(self._commands) - 1
-            self._texts += new
+            self._texts = b"".join((self._texts, new))
             if self._starts is not None:  # it holds one start past the last row: the end
                 self._starts.append(len(self._texts))
             self._lengths.extend(map(len, made))
             self._numbers.extend([int(always), cost, bare])
             return
         start = self._start(i)
-        self._texts = self._texts[:start] + new + self._texts[start + self._size(i) :]
+        self._texts = b"".join((self._texts[:start], new, self._texts[start + self._size(i) :]))
         self._lengths[3 * i : 3 * i + 3] = array.array("I", map(len, made))
         self._numbers[3 * i : 3 * i + 3] = array.array("q", [int(always), cost, bare])
         self._starts = None
@@ -131,7 +134,7 @@ class Rows(MutableMapping[str, Row]):
         i = self._at.pop(command)
         self._costs = None
         start = self._start(i)
-        self._texts = self._texts[:start] + self._texts[start + self._size(i) :]
+        self._texts = b"".join((self._texts[:start], self._texts[start + self._size(i) :]))
         del self._lengths[3 * i : 3 * i + 3], self._numbers[3 * i : 3 * i + 3], self._commands[i]
         for j in range(i, len(self._commands)):
             self._at[self._commands[j]] = j

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..dataclass import dataclass, field
 from . import lstats
-from .packed import pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
+from .packed import Raw, pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
@@ -49,8 +49,8 @@ class Manifest:
     paths: list[str]
     counts: tuple[int, int, int]
     links: list[tuple[str, Stat]]  # each symlink's target text, and the file it leads to or NEVER
-    folders: bytes  # each directory's stat data (int64, little-endian, packed.py): for `listings` only
-    files: bytes  # each file's stat data, the same way: for `changes` only (which files an edit touched)
+    folders: Raw  # each directory's stat data (int64, little-endian, packed.py): for `listings` only
+    files: Raw  # each file's stat data, the same way: for `changes` only (which files an edit touched)
     names: str  # every directory's names as on disk, in order, "/"-joined (no name holds a "/")
     kinds: str  # each directory's kinds (snapshot.Folder), "/"-joined: how many names are whose
     # The lstat results `unchanged` took in this process, of the paths past the roots in order (the
@@ -221,8 +221,8 @@ class Manifest:
         inputs: str,
         paths: list[str],
         counts: tuple[int, int, int],
-        folders: bytes,
-        files: bytes,
+        folders: Raw,
+        files: Raw,
         names: str | None = None,
         kinds: str | None = None,
     ) -> dict[str, Any]:
@@ -353,16 +353,15 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         names, kinds = unpack_text(data["names"]), unpack_text(data["kinds"])
     except (KeyError, TypeError, ValueError, IndexError):
         return None
+    if paths is None or names is None or kinds is None:
+        return None
     count = folders + files + len(links)
     shapes_ok = (
         0 <= roots == len(tops) <= folders <= count
-        and paths is not None
-        and names is not None
-        and kinds is not None
         and len(paths) == count
         and kinds.count("/") == folders - 1
-        and isinstance(folder_stats, bytes)
-        and isinstance(file_stats, bytes)
+        and isinstance(folder_stats, (bytes, memoryview))
+        and isinstance(file_stats, (bytes, memoryview))
         and len(file_stats) == 32 * files  # four int64 per file
         and all(paths[i] == where for i, (_rel, where) in enumerate(tops))
         and os.path.isabs(base)
@@ -432,7 +431,7 @@ def _differing(now: array.array[int], recorded: array.array[int], step: int = 40
             yield from (at for at in range(start, min(end, len(now))) if now[at] != recorded[at])
 
 
-def _unpack(data: bytes) -> list[int] | None:
+def _unpack(data: Raw) -> list[int] | None:
     packed = unpack(data)
     return None if packed is None else packed.tolist()
 

@@ -15,9 +15,12 @@ import sys
 from collections.abc import Sequence
 
 
+Raw = bytes | memoryview  # a raw section as written, or as read (a view of the file's bytes, store.py)
+
+
 def unpack(data: object, typecode: str = "q") -> array.array[int] | None:
     """The integers of `pack`; None when `data` is not such bytes."""
-    if not isinstance(data, bytes):
+    if not isinstance(data, (bytes, memoryview)):
         return None
     values = array.array(typecode)
     try:
@@ -61,9 +64,9 @@ def pack_text(text: str) -> bytes:
 
 def unpack_text(data: object) -> str | None:
     """The string of `pack_text`; None when `data` is not such bytes."""
-    if not isinstance(data, bytes):
+    if not isinstance(data, (bytes, memoryview)):
         return None
     try:
-        return data.decode("utf-8", "surrogatepass")
+        return str(data, "utf-8", "surrogatepass")
     except UnicodeDecodeError:
         return None

@@ -5,7 +5,8 @@ and a newline, the JSON, and the file's raw sections. A top-level value of bytes
 long text) is written as a raw section, after the JSON, instead of inside it: base64 and JSON string
 escapes cost more than the rest of reading or writing such a value (walk.json's stat data: 5 ms of
 an edit build's decoding). The JSON's "$raw" lists the sections, [key, length] in order, and a read
-puts each back under its key, as bytes.
+puts each back under its key as a read-only memoryview of the file's bytes: not copied, since every
+megabyte a process touches anew costs about a millisecond of page faults (packed.py reads either).
 
 Policy (what is kept, when it is trusted) is in session.py; this module only stores and checks bytes.
 """
@@ -109,7 +110,7 @@ def _parsed(payload: memoryview) -> Any:
                 or not 0 <= length <= len(payload) - start
             ):
                 return None
-            data[name], start = bytes(payload[start : start + length]), start + length
+            data[name], start = payload[start : start + length], start + length  # a view: no copy
     except (ValueError, TypeError, RecursionError):  # ValueError: JSON's and UTF-8's errors
         return None
     return data if start == len(payload) else None
