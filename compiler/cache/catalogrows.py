@@ -35,9 +35,7 @@ def _encoded(text: str) -> bytes:
 class Rows(MutableMapping[str, Row]):
     """Catalog rows by command, in the order they were put in (a plain dict's)."""
 
-    def __init__(
-        self, commands: list[str], texts: Raw, lengths: array.array[int], numbers: array.array[int]
-    ):
+    def __init__(self, commands: list[str], texts: Raw, lengths: array.array[int], numbers: array.array[int]):
         """`lengths`: each row's name, description and path, in bytes; `numbers`: each row's always
         (0 or 1), cost and bare cost. Raises ValueError when the columns do not fit together."""
         if (
@@ -53,6 +51,7 @@ class Rows(MutableMapping[str, Row]):
         self._texts, self._lengths, self._numbers = texts, lengths, numbers
         self._starts: list[int] | None = None  # each row's first byte in `_texts`, when asked
         self._costs: dict[str, tuple[int, bool]] | None = None  # `costs`, when asked
+        self.moved = False  # a row put in or taken out since: the rows' places are not the first ones
 
     @classmethod
     def of(cls, rows: Mapping[str, Row]) -> Rows:
@@ -116,6 +115,7 @@ class Rows(MutableMapping[str, Row]):
         new = b"".join(made)
         i = self._at.get(command)
         if i is None:
+            self.moved = True
             self._commands.append(command)
             self._at[command] = len(self._commands) - 1
             self._texts = b"".join((self._texts, new))
@@ -133,6 +133,7 @@ class Rows(MutableMapping[str, Row]):
     def __delitem__(self, command: str) -> None:
         i = self._at.pop(command)
         self._costs = None
+        self.moved = True
         start = self._start(i)
         self._texts = b"".join((self._texts[:start], self._texts[start + self._size(i) :]))
         del self._lengths[3 * i : 3 * i + 3], self._numbers[3 * i : 3 * i + 3], self._commands[i]

@@ -14,7 +14,6 @@ import array
 import sys
 from collections.abc import Sequence
 
-
 Raw = bytes | memoryview  # a raw section as written, or as read (a view of the file's bytes, store.py)
 
 
@@ -53,7 +52,7 @@ def pack_texts(texts: Sequence[str]) -> bytes:
 def unpack_texts(data: object) -> list[str] | None:
     """The strings of `pack_texts`; None when `data` is not such bytes."""
     text = unpack_text(data)
-    if text is None or not text.endswith("\0") and text:
+    if text is None or (text and not text.endswith("\0")):
         return None
     return text[:-1].split("\0") if text else []
 

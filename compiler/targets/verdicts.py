@@ -8,21 +8,38 @@ only gathers them for the names of `targets:` and says them the way every diagno
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
+from typing import Any
 
-from . import claude_code, codex, gemini, opencode
 from .model import Issue, Verdict, Verdicts
 
-TABLES: dict[str, Verdicts] = {
-    "claude-code": claude_code.VERDICTS,
-    "codex": codex.VERDICTS,
-    "gemini": gemini.VERDICTS,
-    "opencode": opencode.VERDICTS,
-}
+
+@cache
+def _tables() -> dict[str, Verdicts]:
+    """Each harness's verdicts, by its name in `targets:`. The harnesses' modules are imported when
+    a target is selected: every skill check asks, and most builds select none."""
+    from . import claude_code, codex, gemini, opencode
+
+    return {
+        "claude-code": claude_code.VERDICTS,
+        "codex": codex.VERDICTS,
+        "gemini": gemini.VERDICTS,
+        "opencode": opencode.VERDICTS,
+    }
+
+
+def __getattr__(name: str) -> Any:
+    if name == "TABLES":
+        return _tables()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def verdicts(issue: Issue, targets: Sequence[str]) -> tuple[tuple[str, Verdict], ...]:
     """(target, verdict) for each selected target, in the config's order."""
-    return tuple((name, TABLES[name][issue]) for name in targets if name in TABLES)
+    if not targets:
+        return ()
+    tables = _tables()
+    return tuple((name, tables[name][issue]) for name in targets if name in tables)
 
 
 def suffix(issue: Issue, targets: Sequence[str]) -> str:

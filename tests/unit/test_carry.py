@@ -66,3 +66,46 @@ def test_listed_commands_are_kept_as_places_not_names(tmp_path: Path) -> None:
     assert counts["none"] == 0
     start = sum(n for pid, n in data["listed"][: [p for p, _ in data["listed"]].index("all")])
     assert data["places"][4 * start : 4 * start + 12] == array.array("I", [1, 0, 2]).tobytes()
+
+
+def _moved(catalog: Catalog) -> None:
+    row = catalog.rows["b"]
+    del catalog.rows["b"]
+    catalog.rows["b"] = row
+
+
+def _reordered(catalog: Catalog) -> None:
+    lists = list(catalog.listed.items())
+    catalog.listed.clear()
+    catalog.listed.update(reversed(lists))
+
+
+def _saved_places(tmp_path: Path, catalog: Catalog) -> bytes:
+    carry = _carry(carry_mod.new_catalog_id())
+    save(tmp_path, KEY, carry, catalog)
+    return bytes(read_signed(tmp_path, carry_mod.CATALOG, KEY)["places"])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda c: c.rows.__setitem__("b", ["b", "Another.", "s/b/SKILL.md", False, 41, -1]),  # kept
+        lambda c: c.listed.__setitem__("one", ["a/x", "b"]),  # a persona lists another
+        lambda c: c.rows.__setitem__("c", ["c", "New.", "s/c/SKILL.md", False, 9, -1]),  # a row put in
+        lambda c: (
+            c.rows.__delitem__("b"),
+            c.listed.update({k: [x for x in v if x != "b"] for k, v in c.listed.items()}),
+        ),
+        _reordered,  # the personas in another order
+        _moved,  # a row taken out and put in again: the last now, every listing as it was
+    ],
+)
+def test_places_read_are_written_again_only_while_they_stand(tmp_path: Path, change) -> None:
+    """A catalog read and changed is kept with the places a catalog made whole would have."""
+    carry = _carry(carry_mod.new_catalog_id())
+    save(tmp_path, KEY, carry, _catalog())
+    read = load_catalog(tmp_path, KEY, carry)
+    assert read is not None and read.read is not None
+    change(read)
+    whole = Catalog(Rows(*read.rows.columns()), dict(read.listed), read.names)  # nothing read
+    assert _saved_places(tmp_path / "a", read) == _saved_places(tmp_path / "b", whole)
