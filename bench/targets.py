@@ -133,6 +133,54 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
         and not any(md.parent.glob("*/SKILL.md"))
     )
 
+    # The tree is put back as it was after the run (`restore`): reused across runs, it had drifted
+    # (adds kept, skills deleted for good, a description grown), and the runs measured other trees.
+    original = target.read_bytes()
+    added_dirs: list[Path] = []
+    aside = workdir / f"deleted-{os.getpid()}"  # the deleted skills, outside the tree, put back after
+    try:
+        return _edits(tree, env, build, repeat, target, added_dirs, aside, full, full_rss, naive, noop, floor)
+    finally:
+        restore(build, env, target, original, added_dirs, aside, tree)
+
+
+def restore(
+    build: list[str],
+    env: dict[str, str],
+    target: Path,
+    original: bytes,
+    added: list[Path],
+    aside: Path,
+    tree: Path,
+) -> None:
+    """Put the tree back as the run found it, then build once so the cache and dist/ follow."""
+    target.write_bytes(original)
+    for folder in added:
+        shutil.rmtree(folder, ignore_errors=True)
+    if aside.exists():
+        source = sorted((tree / "skills").iterdir())[0]
+        for folder in sorted(aside.iterdir()):
+            folder.rename(source / folder.name)
+        aside.rmdir()
+    run(build, env)
+
+
+def _edits(
+    tree: Path,
+    env: dict[str, str],
+    build: list[str],
+    repeat: int,
+    target: Path,
+    added_dirs: list[Path],
+    aside: Path,
+    full: float,
+    full_rss: int,
+    naive: float,
+    noop: float,
+    floor: float,
+) -> list[tuple[str, float, str, str]]:
+    py, dist = build[0], tree / "dist"
+
     def edit(i: int) -> None:
         with open(target, "a", encoding="utf-8") as fh:
             fh.write(f"\nEdited {i}.\n")
@@ -159,6 +207,7 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
         name = f"bench-added-{os.getpid()}-{i}"  # a tree is reused across runs
         new = source / name / "SKILL.md"
         new.parent.mkdir()
+        added_dirs.append(new.parent)
         new.write_text(f"---\nname: {name}\ndescription: Added by the benchmark.\n---\nNew.\n")
 
     added, _ = median(build, env, repeat, add)
@@ -171,7 +220,8 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
     doomed = [source / n for n in alone if not any((source / n).glob("*/SKILL.md"))][: repeat + 1]
 
     def delete(i: int) -> None:
-        shutil.rmtree(doomed[i])
+        aside.mkdir(exist_ok=True)
+        doomed[i].rename(aside / doomed[i].name)  # out of the tree, as a removal: put back after the run
 
     deleted, _ = median(build, env, repeat, delete)
     last = sorted(json.loads((dist / "_index.json").read_bytes())["personas"])[-1]
