@@ -5,8 +5,8 @@ and a newline, the JSON, and the file's raw sections. A top-level value of bytes
 long text) is written as a raw section, after the JSON, instead of inside it: base64 and JSON string
 escapes cost more than the rest of reading or writing such a value (walk.json's stat data: 5 ms of
 an edit build's decoding). The JSON's "$raw" lists the sections, [key, length] in order, and a read
-puts each back under its key as a read-only memoryview of the file's bytes: not copied, since every
-megabyte a process touches anew costs about a millisecond of page faults (packed.py reads either).
+puts each back under its key as a read-only memoryview of the file's bytes, not a copy: a copy is
+another buffer of megabytes for the process to fill (packed.py reads either).
 
 Policy (what is kept, when it is trusted) is in session.py; this module only stores and checks bytes.
 """
