@@ -19,6 +19,7 @@ from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
+from skillc.cache.quick import _records, same_output
 from skillc.format.layout import is_object
 from skillc.pipeline import build
 
@@ -32,6 +33,24 @@ STEPS = 8
 @pytest.fixture(autouse=True)
 def own_key(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
+def recorded_as_built(root: Path, got: dict[str, bytes], want: dict[str, bytes]) -> bool:
+    """The build record, when it describes this output (a build that cannot vouch for its walk, a
+    file saved in its clock tick, records nothing), lists the objects the build uses, and says
+    whether the output holds others: what the next `--prune` goes by (with nothing changed it
+    replays when the output holds only the listed objects)."""
+    records = _records(root / "skillc.yaml")
+    record = records.record() if records is not None else None
+    if records is None or record is None or record.quick is None:
+        return True
+    outputs = records.packed_outputs()
+    if outputs is None or not same_output(root / "dist", record.quick):
+        return True
+    used = {rel for rel in want if is_object(rel)}
+    return {rel for rel in outputs.names if is_object(rel)} == used and record.quick.extra is bool(
+        {rel for rel in got if is_object(rel)} - used
+    )
 
 
 def tighten(root: Path) -> None:
@@ -73,6 +92,7 @@ def test_every_step_builds_what_a_clean_build_does(tmp_path, seed, targets, tigh
         assert {rel: got.get(rel) for rel in want} == want, where
         extra = got.keys() - want.keys()
         assert all(is_object(rel) for rel in extra) and not (prune and extra), where
+        assert recorded_as_built(root, got, want), where
         if name == "nothing" and step and trail[-2] == "nothing":
             assert result.cache is not None and result.cache.replayed, where
 
@@ -108,6 +128,7 @@ def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, s
         got = dist_bytes(root / "dist")
         assert {rel: got.get(rel) for rel in want} == want, where
         assert all(is_object(rel) for rel in got.keys() - want.keys()), where
+        assert recorded_as_built(root, got, want), where
         assert result.summary is not None and result.summary.objects == len(
             [rel for rel in want if is_object(rel)]
         ), where

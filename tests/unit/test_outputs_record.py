@@ -66,16 +66,8 @@ def test_a_changed_record_is_the_record_of_the_changed_files(before, written, un
     assert out.as_dict() == want and Outputs.decode(out.encode("k"), "k") == out
 
 
-_NAMES = st.sampled_from(
-    ["objects", "objects0", "objectsX", "object/x", "_index.json", "personas/p.md", "objects/ab/"]
-).flatmap(lambda head: st.text("abc/", max_size=70).map(lambda tail: head + tail))
-
-
-@given(st.sets(_NAMES, max_size=30), st.sets(st.text("abc/", min_size=0, max_size=64), max_size=10))
-def test_unreferenced_is_every_file_in_the_folder_whose_tail_is_not_live(
-    names: set[str], live: set[str]
-) -> None:
+@given(st.sets(st.text("abc/", max_size=8), max_size=30), st.sets(st.text("abc/", max_size=8), max_size=10))
+def test_places_are_those_of_the_names_here(names: set[str], asked: set[str]) -> None:
     out = Outputs.of({name: [1, 2, 3, 4, 5] for name in names})
-    live |= {name[-64:] for name in sorted(names)[::2]}  # some of them referenced
-    want = [i for i, rel in enumerate(out.names) if rel.startswith("objects/") and rel[-64:] not in live]
-    assert out.unreferenced("objects", live) == want
+    asked |= set(sorted(names)[::3])  # some of them here
+    assert out.places(sorted(asked)) == [out.names.index(rel) for rel in sorted(asked) if rel in names]
