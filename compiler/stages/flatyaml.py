@@ -15,7 +15,8 @@ ASCII only (no control characters, no line breaks YAML knows beyond `\\n`), no b
 lines, no duplicate keys. One level of nesting: a top-level `key:` line alone, then one or more such
 lines indented by the same number of spaces (a block mapping: `metadata:` with `author: x` below), or
 one or more `- value` lines, indented alike or not at all (a block sequence of such scalars:
-`allowed-tools:` with `- Read` below).
+`allowed-tools:` with `- Read` below). A key of such a mapping may hold such a sequence too, its
+items as deep as the key or deeper (`sven:`, then `requires_bins:` with `- rg` below it).
 Anything else, numbers and dates included, goes to PyYAML.
 `tests/property/test_flatyaml.py` holds the answers equal to the full path's.
 """
@@ -62,25 +63,35 @@ def load(text: str, line_offset: int) -> tuple[dict[str, Any], Positions, tuple[
     data: dict[str, Any] = {}
     keys: list[_Key] = []
     inner: tuple[dict[str, Any], list[_Key], int] | None = None  # the open nested mapping, its indent
-    items: tuple[list[Any], _Items, int] | None = None  # the open block sequence, its indent
+    # The open block sequence: its values, their places, its items' indent, its key's indent
+    items: tuple[list[Any], _Items, int, int] | None = None
+    pending: tuple[str, tuple[int, int], int] | None = None  # a nested `key:` alone, before its items
     for number, line in enumerate(text[:-1].split("\n"), 1 + line_offset):
         indent = len(line) - len(line.lstrip(" "))
         if line.startswith("-", indent):  # an item of a block sequence, or what PyYAML must say
             if items is None:
-                if inner is None or inner[1]:
+                if pending is not None and inner is not None and indent >= pending[2]:
+                    key, key_at, owner = pending  # the nested `key:` above holds a sequence
+                    items, pending = ([], _Items(), indent, owner), None
+                    inner[0][key] = items[0]
+                    inner[1].append((key, key_at, (number, indent + 1), items[1]))
+                elif inner is None or inner[1] or pending is not None:
                     return None  # not right below a `key:` line
-                key, key_at, _, _ = keys[-1]  # the `key:` above holds a sequence, not a mapping
-                items = ([], _Items(), indent)
-                data[key] = items[0]
-                keys[-1] = (key, key_at, (number, indent + 1), items[1])
-                inner = None
+                else:
+                    key, key_at, _, _ = keys[-1]  # the `key:` above holds a sequence, not a mapping
+                    items = ([], _Items(), indent, 0)
+                    data[key] = items[0]
+                    keys[-1] = (key, key_at, (number, indent + 1), items[1])
+                    inner = None
             if indent != items[2] or not _item(line[indent:], number, indent, items[0], items[1]):
                 return None
             continue
+        if pending is not None:
+            return None  # a nested `key:` with no items: null, or a mapping a level deeper
         if items is not None:
-            if indent:
+            if indent and indent != items[3]:
                 return None  # below an item: a continuation or a deeper level
-            items = None
+            items = None  # the sequence ends: the mapping it is in goes on, or the top level
         if indent:
             if inner is None or (inner[1] and indent != inner[2]):
                 return None  # indented, but not a nested key: a continuation or a deeper level
@@ -88,6 +99,10 @@ def load(text: str, line_offset: int) -> tuple[dict[str, Any], Positions, tuple[
                 key, key_at, _, below = keys[-1]
                 keys[-1] = (key, key_at, (number, indent + 1), below)
                 inner = (inner[0], inner[1], indent)
+            head = _HEAD.fullmatch(line, indent)
+            if head is not None and _new_key(head.group(1), inner[0]):
+                pending = (head.group(1), (number, indent + 1), indent)  # its items below
+                continue
             if not _entry(line[indent:], number, indent, inner[0], inner[1]):
                 return None
             continue
@@ -102,7 +117,7 @@ def load(text: str, line_offset: int) -> tuple[dict[str, Any], Positions, tuple[
         inner = None
         if not _entry(line, number, 0, data, keys):
             return None
-    if inner is not None and not inner[1]:
+    if (inner is not None and not inner[1]) or pending is not None:
         return None
     return data, _positions(keys, line_offset), ()
 

@@ -52,7 +52,22 @@ SEQUENCE = st.tuples(
     KEYS.map(lambda k: k + ":") | st.sampled_from(["requires_bins:", "tags: ", "k:  # c"]),
     st.lists(ITEMS, min_size=0, max_size=4),
 ).map(lambda head: "\n".join([head[0], *head[1]]))
-TEXTS = st.lists(LINES | ODD | NESTED | SEQUENCE, min_size=1, max_size=6).map(
+# A `key:` line and a mapping below it whose keys hold scalars or block sequences (`sven:` with
+# `requires_bins:` and `- rg` below): items as deep as their key or deeper, ragged or not, and what
+# only PyYAML reads (a key with nothing below it, a mapping a level deeper, comments).
+NESTED_KEY = st.tuples(
+    KEYS.map(lambda k: k + ":") | st.sampled_from(["requires_bins:", "tags:  # c", "k: "]),
+    st.sampled_from(["", "", "  ", " ", "\t"]),  # the items' indent past their key's
+    st.lists(st.tuples(st.sampled_from(["", "", " "]), ITEMS), min_size=0, max_size=3),
+).map(lambda t: [t[0], *(t[1] + ragged + item.lstrip(" ") for ragged, item in t[2])])
+NESTED_SEQUENCE = st.tuples(
+    KEYS.map(lambda k: k + ":") | st.sampled_from(["sven:", "metadata:"]),
+    st.sampled_from(["  ", "    ", " "]),  # the nested mapping's indent
+    st.lists(
+        LINES.map(lambda line: [line]) | NESTED_KEY | ODD.map(lambda line: [line]), min_size=1, max_size=4
+    ),
+).map(lambda t: "\n".join([t[0], *(t[1] + line for group in t[2] for line in group)]))
+TEXTS = st.lists(LINES | ODD | NESTED | SEQUENCE | NESTED_SEQUENCE, min_size=1, max_size=6).map(
     lambda lines: "\n".join(lines) + "\n"
 )
 
