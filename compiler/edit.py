@@ -46,7 +46,6 @@ from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
 from .errors import TemplateFailure
 from .format import layout as fmt
-from .format.shardtree import build_table
 from .model import (
     SKILL_MD_CAP,
     Artifacts,
@@ -403,7 +402,7 @@ class _Edit:
         live.update(e[k] for e in personas.values() for k in ("prompt", "meta"))
         # Every object the last build used, less those this one uses: what it leaves over (`_record`)
         dropped = (
-            prompts | carry.refs.keys() | set(carry.shards.values()) | _table_nodes(carry.shards)
+            prompts | carry.refs.keys() | set(carry.shards.values()) | assemble.table_nodes(carry.shards)
         ) - live
         counts = (skills, carry.counts[1], len(live))
         if not write_delta(self.dist, out.files, frozenset(out.objects), index):
@@ -920,19 +919,6 @@ def _line_place(lines: str, line: str) -> int:
         else:
             lo = end + 1
     return lo
-
-
-def _table_nodes(shards: dict[str, str]) -> set[str]:
-    """The digests of the shard table's nodes over `shards`, as assemble.table makes them."""
-    nodes: set[str] = set()
-
-    def put(node: Any) -> str:
-        digest_ = sha256_hex(assemble.encode(node))
-        nodes.add(digest_)
-        return digest_
-
-    build_table(shards, put)
-    return nodes
 
 
 def _below(path: str, folder: str) -> bool:

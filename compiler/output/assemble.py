@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # types only: importing typing's TypedDicts costs a build sta
         PersonaEntry,
         PersonaMetaDoc,
         ResolutionDoc,
+        ShardTableDoc,
         SkillDoc,
     )
 
@@ -147,6 +148,19 @@ def table(shards: dict[str, str], out: Objects) -> str:
     """The shard table over `shards` (name -> digest), its nodes stored in `out`; the root's digest.
     The table is a tree of objects of its own: open() and catalog() never read it."""
     return build_table(shards, lambda node: out.put_document(encode(node)))
+
+
+def table_nodes(shards: dict[str, str]) -> set[str]:
+    """The digests of the objects `table` makes over `shards`, without making them."""
+    nodes: set[str] = set()
+
+    def put(node: ShardTableDoc) -> str:
+        digest = sha256(encode(node))
+        nodes.add(digest)
+        return digest
+
+    build_table(shards, put)
+    return nodes
 
 
 def index_document(config: Config, digest: str, personas: dict[str, PersonaEntry], root: str) -> IndexDoc:
