@@ -20,6 +20,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -133,39 +135,72 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
         and not any(md.parent.glob("*/SKILL.md"))
     )
 
-    # The tree is put back as it was after the run (`restore`): reused across runs, it had drifted
-    # (adds kept, skills deleted for good, a description grown), and the runs measured other trees.
+    with put_back(workdir, tree, target, build, env) as (added_dirs, aside):
+        edited, described, added, deleted = time_edits(tree, env, build, repeat, target, added_dirs, aside)
+        last = sorted(json.loads((dist / "_index.json").read_bytes())["personas"])[-1]
+        cmd = commands(tree)[len(commands(tree)) // 2]
+        cat_code = f"from skillc import reader; reader.open({str(dist)!r}).catalog({last!r})"
+        load_code = f"from skillc import reader; reader.open({str(dist)!r}).load({last!r}, {cmd!r})"
+        cat, _ = median([py, "-c", cat_code], env, 11)
+        load, load_rss = median([py, "-c", load_code], env, 11)
+        other, total = non_object_bytes(dist)
+    mib = 1024.0
+    return [
+        ("floor: `python -c pass`", floor, "1", ""),
+        ("import reader + open + catalog() of the last persona", cat, f"{cat / floor:.2f}x floor", "<= 1.5x"),
+        (
+            "load() of one skill, new process",
+            load,
+            f"{load / floor:.2f}x floor, {load_rss / mib:.0f} MiB",
+            "<= 1.8x, < 20 MiB",
+        ),
+        ("naive loader: glob SKILL.md + yaml.CSafeLoader", naive, "1", ""),
+        ("`skillc build --no-cache`", full, f"{full / naive:.2f}x naive, {full_rss / mib:.0f} MiB", "<= 4x"),
+        ("no-op rebuild", noop, f"{noop / naive:.2f}x naive", "<= 0.4x"),
+        (
+            "rebuild after editing one body (an edit build)",
+            edited,
+            f"{edited / full:.3f}x full build",
+            "<= 0.12x",
+        ),
+        (
+            "rebuild after editing one description",
+            described,
+            f"{described / full:.3f}x full build",
+            "<= 0.12x",
+        ),
+        ("rebuild after adding one skill", added, f"{added / full:.3f}x full build", "<= 0.12x"),
+        ("rebuild after deleting one skill", deleted, f"{deleted / full:.3f}x full build", "<= 0.12x"),
+        ("dist/ bytes that are not objects", other / 1e6, f"MB (of {total / 1e6:.0f} MB)", "<= 10 MB"),
+    ]
+
+
+@contextmanager
+def put_back(
+    workdir: Path, tree: Path, target: Path, build: list[str], env: dict[str, str]
+) -> Iterator[tuple[list[Path], Path]]:
+    """Put the tree back as the run found it: the edited file, the folders the run added (the list
+    yielded) and the skills it deleted (moved to the folder yielded, outside the tree), then build
+    once so the cache and dist/ follow. A tree is reused across runs: it had drifted (adds kept,
+    skills deleted for good, a description grown), and each run measured another tree."""
     original = target.read_bytes()
-    added_dirs: list[Path] = []
-    aside = workdir / f"deleted-{os.getpid()}"  # the deleted skills, outside the tree, put back after
+    added: list[Path] = []
+    aside = workdir / f"deleted-{os.getpid()}"
     try:
-        return _edits(tree, env, build, repeat, target, added_dirs, aside, full, full_rss, naive, noop, floor)
+        yield added, aside
     finally:
-        restore(build, env, target, original, added_dirs, aside, tree)
+        target.write_bytes(original)
+        for folder in added:
+            shutil.rmtree(folder, ignore_errors=True)
+        if aside.exists():
+            source = sorted((tree / "skills").iterdir())[0]
+            for folder in sorted(aside.iterdir()):
+                folder.rename(source / folder.name)
+            aside.rmdir()
+        run(build, env)
 
 
-def restore(
-    build: list[str],
-    env: dict[str, str],
-    target: Path,
-    original: bytes,
-    added: list[Path],
-    aside: Path,
-    tree: Path,
-) -> None:
-    """Put the tree back as the run found it, then build once so the cache and dist/ follow."""
-    target.write_bytes(original)
-    for folder in added:
-        shutil.rmtree(folder, ignore_errors=True)
-    if aside.exists():
-        source = sorted((tree / "skills").iterdir())[0]
-        for folder in sorted(aside.iterdir()):
-            folder.rename(source / folder.name)
-        aside.rmdir()
-    run(build, env)
-
-
-def _edits(
+def time_edits(
     tree: Path,
     env: dict[str, str],
     build: list[str],
@@ -173,13 +208,8 @@ def _edits(
     target: Path,
     added_dirs: list[Path],
     aside: Path,
-    full: float,
-    full_rss: int,
-    naive: float,
-    noop: float,
-    floor: float,
-) -> list[tuple[str, float, str, str]]:
-    py, dist = build[0], tree / "dist"
+) -> tuple[float, float, float, float]:
+    """The median build after a body edit, a description edit, an add and a delete."""
 
     def edit(i: int) -> None:
         with open(target, "a", encoding="utf-8") as fh:
@@ -188,8 +218,8 @@ def _edits(
     edited, _ = median(build, env, repeat, edit)
 
     def describe(i: int) -> None:
-        # The last run's mark replaced, not added to: a tree is reused across runs, and a description
-        # that grew by a mark a run passed the 1,024-character limit (the build then fails).
+        # Each build's mark replaces the last one, so the description keeps its length (a mark
+        # added each time grew it; with trees left as they were, past the 1,024-character limit).
         text = target.read_text(encoding="utf-8")
         marked = re.sub(
             r"^description: (?:Edit \d+\. )?", f"description: Edit {i}. ", text, count=1, flags=re.M
@@ -224,42 +254,7 @@ def _edits(
         doomed[i].rename(aside / doomed[i].name)  # out of the tree, as a removal: put back after the run
 
     deleted, _ = median(build, env, repeat, delete)
-    last = sorted(json.loads((dist / "_index.json").read_bytes())["personas"])[-1]
-    cmd = commands(tree)[len(commands(tree)) // 2]
-    cat_code = f"from skillc import reader; reader.open({str(dist)!r}).catalog({last!r})"
-    load_code = f"from skillc import reader; reader.open({str(dist)!r}).load({last!r}, {cmd!r})"
-    cat, _ = median([py, "-c", cat_code], env, 11)
-    load, load_rss = median([py, "-c", load_code], env, 11)
-    other, total = non_object_bytes(dist)
-    mib = 1024.0
-    return [
-        ("floor: `python -c pass`", floor, "1", ""),
-        ("import reader + open + catalog() of the last persona", cat, f"{cat / floor:.2f}x floor", "<= 1.5x"),
-        (
-            "load() of one skill, new process",
-            load,
-            f"{load / floor:.2f}x floor, {load_rss / mib:.0f} MiB",
-            "<= 1.8x, < 20 MiB",
-        ),
-        ("naive loader: glob SKILL.md + yaml.CSafeLoader", naive, "1", ""),
-        ("`skillc build --no-cache`", full, f"{full / naive:.2f}x naive, {full_rss / mib:.0f} MiB", "<= 4x"),
-        ("no-op rebuild", noop, f"{noop / naive:.2f}x naive", "<= 0.4x"),
-        (
-            "rebuild after editing one body (an edit build)",
-            edited,
-            f"{edited / full:.3f}x full build",
-            "<= 0.12x",
-        ),
-        (
-            "rebuild after editing one description",
-            described,
-            f"{described / full:.3f}x full build",
-            "<= 0.12x",
-        ),
-        ("rebuild after adding one skill", added, f"{added / full:.3f}x full build", "<= 0.12x"),
-        ("rebuild after deleting one skill", deleted, f"{deleted / full:.3f}x full build", "<= 0.12x"),
-        ("dist/ bytes that are not objects", other / 1e6, f"MB (of {total / 1e6:.0f} MB)", "<= 10 MB"),
-    ]
+    return edited, described, added, deleted
 
 
 def table(n: int, personas: int, rows: list[tuple[str, float, str, str]]) -> str:
