@@ -380,7 +380,7 @@ class _Edit:
         texts, catalog = self._catalogs(changed, checked, outcomes)
         out = assemble.Objects()
         personas: dict[str, PersonaEntry] = dict(orjson.loads(index)["personas"])
-        prompts = {e[k] for e in personas.values() for k in ("prompt", "meta")}  # the last build's
+        persona_files = _persona_objects(personas)  # the last build's
         for pid, (text, packing) in texts.items():
             personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
         shards, refs = self._shards(changed, checked, outcomes, out)
@@ -399,10 +399,13 @@ class _Edit:
         if has_errors(report):  # --strict made a new warning one: the cached build reports it
             raise _Declined("an error in the report")
         live = set(refs) | set(shards.values()) | nodes
-        live.update(e[k] for e in personas.values() for k in ("prompt", "meta"))
+        live.update(_persona_objects(personas))
         # Every object the last build used, less those this one uses: what it leaves over (`_record`)
         dropped = (
-            prompts | carry.refs.keys() | set(carry.shards.values()) | assemble.table_nodes(carry.shards)
+            persona_files
+            | carry.refs.keys()
+            | set(carry.shards.values())
+            | assemble.table_nodes(carry.shards)
         ) - live
         counts = (skills, carry.counts[1], len(live))
         if not write_delta(self.dist, out.files, frozenset(out.objects), index):
@@ -904,6 +907,11 @@ def _below_source(rels: list[str], label: str, others: list[str]) -> set[str]:
     if "\n." in joined or "/." in joined:
         found = {c for c in found if "/." not in "/" + c}
     return found
+
+
+def _persona_objects(personas: Mapping[str, PersonaEntry]) -> set[str]:
+    """The objects the index's persona entries name: each one's catalog and meta."""
+    return {entry[k] for entry in personas.values() for k in ("prompt", "meta")}
 
 
 def _line_place(lines: str, line: str) -> int:

@@ -34,7 +34,7 @@ from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, Ta
 from ..stages.budget import Packing
 from . import catalogrows
 from .codec import decode_diags, encode_diags
-from .packed import Raw, pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
+from .packed import Raw, is_raw, pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
 from .store import read_signed, write_signed
 
 NAME, CATALOG = "carry.json", "carry-catalog.json"
@@ -192,7 +192,7 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
             return None
         commands, texts, names = unpack_texts(data["commands"]), data["texts"], data["names"]
         lengths, numbers = unpack(data["lengths"], "I"), unpack(data["numbers"])
-        ok = isinstance(texts, (bytes, memoryview)) and isinstance(names, dict)
+        ok = is_raw(texts) and isinstance(names, dict)
         if not ok or commands is None or lengths is None or numbers is None:  # signed: a wrong shape
             return None  # fails, here or below
         rows = catalogrows.Rows(commands, texts, lengths, numbers)

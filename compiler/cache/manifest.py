@@ -29,7 +29,7 @@ from typing import Any
 
 from ..dataclass import dataclass, field
 from . import lstats
-from .packed import Raw, pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
+from .packed import Raw, is_raw, pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
@@ -360,8 +360,8 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         0 <= roots == len(tops) <= folders <= count
         and len(paths) == count
         and kinds.count("/") == folders - 1
-        and isinstance(folder_stats, (bytes, memoryview))
-        and isinstance(file_stats, (bytes, memoryview))
+        and is_raw(folder_stats)
+        and is_raw(file_stats)
         and len(file_stats) == 32 * files  # four int64 per file
         and all(paths[i] == where for i, (_rel, where) in enumerate(tops))
         and os.path.isabs(base)

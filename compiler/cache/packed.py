@@ -13,13 +13,18 @@ from __future__ import annotations
 import array
 import sys
 from collections.abc import Sequence
+from typing import TypeGuard
 
 Raw = bytes | memoryview  # a raw section as written, or as read (a view of the file's bytes, store.py)
 
 
+def is_raw(data: object) -> TypeGuard[Raw]:
+    return isinstance(data, (bytes, memoryview))
+
+
 def unpack(data: object, typecode: str = "q") -> array.array[int] | None:
     """The integers of `pack`; None when `data` is not such bytes."""
-    if not isinstance(data, (bytes, memoryview)):
+    if not is_raw(data):
         return None
     values = array.array(typecode)
     try:
@@ -63,7 +68,7 @@ def pack_text(text: str) -> bytes:
 
 def unpack_text(data: object) -> str | None:
     """The string of `pack_text`; None when `data` is not such bytes."""
-    if not isinstance(data, (bytes, memoryview)):
+    if not is_raw(data):
         return None
     try:
         return str(data, "utf-8", "surrogatepass")
