@@ -17,7 +17,6 @@ tests/property/test_delta_sequences.py compares the two after random edit sequen
 
 from __future__ import annotations
 
-import bisect
 import os
 import stat
 from collections import Counter
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .cache.catalogrows import has, toggled
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
@@ -403,21 +403,6 @@ def _catalog_parts(
                 touched.add(pid)
     new = CatalogParts(entries, candidates, listed)
     return new, [pid for pid in program.personas if pid in touched]
-
-
-def has(commands: list[str], command: str) -> bool:
-    """Whether `commands` (in command order, as resolve made them) holds `command`."""
-    at = bisect.bisect_left(commands, command)
-    return at < len(commands) and commands[at] == command
-
-
-def toggled(commands: list[str], command: str, present: bool) -> list[str]:
-    """`commands` (in command order) with `command` put in or taken out (a new list: the caller
-    knows it is not there, or is)."""
-    at = bisect.bisect_left(commands, command)
-    if present:
-        return [*commands[:at], command, *commands[at:]]
-    return [*commands[:at], *commands[at + 1 :]]
 
 
 # --- assembly ---------------------------------------------------------------------------------------

@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import orjson
 
 from . import fs
-from .cache.carry import Carry, Catalog, Row, load, load_catalog, new_catalog_id, save
+from .cache.carry import Carry, Catalog, Journal, Row, line_place, load, load_catalog, save_edit
+from .cache.catalogrows import has, toggled
 from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
-from .cache.records import Record, build_key, debris
+from .cache.records import Outputs, Record, Records, build_key, debris
 from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
 from .dataclass import dataclass, replace
-from .delta import SKILL_MD, Checked, check_edit, files_of, has, owned, spliced, toggled
+from .delta import SKILL_MD, Checked, check_edit, files_of, owned, spliced
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
@@ -105,6 +106,31 @@ class Edited:
     @property
     def output_rel(self) -> str:
         return self.config.output
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """What `ahead` read of the recorded build `key`."""
+
+    key: str
+    carry: Carry | None
+    catalog: Catalog | None
+    outputs: Outputs | None
+
+
+def ahead(records: Records) -> _Ahead | None:
+    """Read what an edit build of the recorded build reads first (its carry, its catalog rows and
+    its output's record) before it asks: the quick path does it while a forked child takes the
+    lstats, before it knows whether anything changed (Early.ahead). The catalog rows are read for
+    every edit build, though a body edit needs none: they are a description edit's, an add's and a
+    delete's largest read."""
+    record = records.record()
+    if record is None:
+        return None
+    key, directory = record.build_key, records.directory
+    carry = load(directory, records.signing_key, key)
+    catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
+    return _Ahead(key, carry, catalog, records.packed_outputs())
 
 
 class _Declined(Exception):
@@ -177,7 +203,13 @@ class _Edit:
             raise _Declined("no record or walk")
         self.records, self.record, self.manifest, self.changes = early.records, record, manifest, changes
         self.directory = early.records.directory
-        carry = load(self.directory, early.records.signing_key, record.build_key)
+        read = early.ahead  # from the same records: of this record's build, unless the cache moved on
+        self.read_ahead = read if isinstance(read, _Ahead) and read.key == record.build_key else None
+        carry = (
+            self.read_ahead.carry
+            if self.read_ahead
+            else load(self.directory, early.records.signing_key, record.build_key)
+        )
         if carry is None:
             raise _Declined("no carry for the recorded build")
         if carry.config is None:
@@ -383,11 +415,11 @@ class _Edit:
         persona_files = _persona_objects(personas)  # the last build's
         for pid, (text, packing) in texts.items():
             personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
-        shards, refs = self._shards(changed, checked, outcomes, out)
+        shards, refs, touched = self._shards(changed, checked, outcomes, out)
         before = set(out.objects)
         root = assemble.table(shards, out)
         nodes = {_digest_of(rel) for rel in out.objects - before}
-        lines = self._lines(changed, checked)
+        lines, changed_lines = self._lines(changed, checked)
         build_hash = hash_lines(config, carry.template[0], [lines.encode()])
         new_index = assemble.encode(assemble.index_document(config, build_hash, personas, root))
         out.files[fmt.INDEX] = new_index
@@ -426,7 +458,9 @@ class _Edit:
             totals={**carry.totals, **self.totals},
             unordered=unordered,
             counts=counts,
-            catalog=new_catalog_id() if catalog is not None else carry.catalog,
+            journal=self._journal(
+                changed, checked, catalog, changed_lines, {d: refs.get(d, 0) for d in touched}
+            ),
         )
         self._record(key, (new, catalog, report), dropped, out.files, changed.moved)
         checks = sum(SKILL_MD in one.files for one in changed.edits.values()) + len(changed.added)
@@ -441,6 +475,31 @@ class _Edit:
             if at != self.carry.anchor:
                 anchors[command] = at
         return anchors
+
+    def _journal(
+        self,
+        changed: _Changed,
+        checked: dict[str, Checked],
+        catalog: Catalog | None,
+        lines: dict[str, str | None],
+        refs: dict[str, int],
+    ) -> Journal:
+        """The carry's journal with this build's changes: the input lines and references it changed,
+        the catalog rows of the skills it checked or removed when a catalog changed (with the
+        personas listing each), and with `targets:` the names of the skills added or removed."""
+        journal = self.carry.journal
+        if journal is None:
+            raise _Declined("a carry without a journal")  # never read so: one a full build made
+        rows: dict[str, tuple[Row | None, list[str]]] = {}
+        if catalog is not None:
+            for command in (*checked, *changed.removed):
+                listing = [pid for pid in self.ids if has(catalog.listed[pid], command)]
+                rows[command] = (catalog.rows.get(command), listing)
+        names: dict[str, str | None] = {}
+        if self.config.targets:
+            names = {c: one.skill.name for c, one in changed.added.items()}
+            names.update(dict.fromkeys(changed.removed))
+        return journal.then(lines, refs, rows, names)
 
     def _served(self, one: _Skill) -> Skill:
         """The skill as the last build served it, from its entry (what delta.check_edit compares)."""
@@ -654,7 +713,10 @@ class _Edit:
     @cached_property
     def catalog(self) -> Catalog:
         """The catalog rows the last build left, read when a catalog or a name list changes."""
-        catalog = load_catalog(self.directory, self.records.signing_key, self.carry)
+        taken = self.read_ahead
+        catalog = (
+            taken.catalog if taken else load_catalog(self.directory, self.records.signing_key, self.carry)
+        )
         if catalog is None:
             raise _Declined("no catalog rows")
         return catalog
@@ -774,9 +836,11 @@ class _Edit:
         checked: dict[str, Checked],
         outcomes: dict[str, Mapping[str, Outcome]],
         out: assemble.Objects,
-    ) -> tuple[dict[str, str], dict[str, int]]:
-        """Every shard's digest, and the entries' references, with the changed skills' entries."""
+    ) -> tuple[dict[str, str], dict[str, int], set[str]]:
+        """Every shard's digest, and the entries' references, with the changed skills' entries; and
+        the objects whose references they change."""
         shards, refs = dict(self.carry.shards), Counter(self.carry.refs)
+        touched: set[str] = set()
         names = {fmt.shard_of(c, self.digits) for c in (*checked, *changed.removed)}
         for shard in sorted(names):
             doc = self._doc(shard) if shard in shards else assemble.shard_document(shard, {})
@@ -785,7 +849,9 @@ class _Edit:
                 c for c in (*checked, *changed.removed) if fmt.shard_of(c, self.digits) == shard
             ):
                 if command in entries:
-                    refs.subtract(assemble.entry_refs(entries.pop(command)))
+                    gone = assemble.entry_refs(entries.pop(command))
+                    refs.subtract(gone)
+                    touched.update(gone)
                 if command in checked:
                     entries[command] = assemble.skill_entry(
                         self.config, checked[command].skill, outcomes[command], self.ids, out
@@ -796,31 +862,35 @@ class _Edit:
             else:
                 del shards[shard]
         refs.update(out.refs)
-        return dict(sorted(shards.items())), {d: n for d, n in refs.items() if n > 0}
+        touched.update(out.refs)
+        return dict(sorted(shards.items())), {d: n for d, n in refs.items() if n > 0}, touched
 
-    def _lines(self, changed: _Changed, checked: dict[str, Checked]) -> str:
+    def _lines(self, changed: _Changed, checked: dict[str, Checked]) -> tuple[str, dict[str, str | None]]:
         """The build hash's input lines: the edited files' replaced, the added skills' put in, the
-        removed skills' taken out; in path order."""
+        removed skills' taken out; in path order. And each changed input's line (None: gone)."""
         lines = self.carry.lines
+        touched: dict[str, str | None] = {}
         for one in changed.edits.values():
             for file in one.files.values():
                 old = self._line(file.rel)
                 at = 0 if lines.startswith(old) else lines.index("\n" + old) + 1
-                lines = lines[:at] + input_line(file).decode() + lines[at + len(old) :]
+                new = touched[file.rel] = input_line(file).decode()
+                lines = lines[:at] + new + lines[at + len(old) :]
         # The lines are in path order: a removed skill's are together, cut out as one run, and an
         # added skill's each go where they sort.
         for i, command, _at in changed.moved.removed:
             prefix = f"{self.config.sources[i]}/{command}/"
             at = end = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
             while lines.startswith(prefix, end):
+                touched[lines[end : lines.index("\0", end)]] = None
                 end = lines.index("\n", end) + 1
             lines = lines[:at] + lines[end:]
         for c in changed.added:
             for f in files_of(checked[c].new_src):
-                line = input_line(f).decode()
-                at = _line_place(lines, line[:-1])
+                line = touched[f.rel] = input_line(f).decode()
+                at = line_place(lines, line[:-1])
                 lines = lines[:at] + line + lines[at:]
-        return lines
+        return lines, touched
 
     def _unordered(
         self, changed: _Changed, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]
@@ -863,7 +933,9 @@ class _Edit:
         if written is None:  # nothing written: the output and its signature are the recorded ones
             self.records.save(replace(record, inputs=inputs), None, None, walk)
             return
-        ours = self.records.packed_outputs()  # the last build's, made this build's in place
+        ours = (
+            self.read_ahead.outputs if self.read_ahead else self.records.packed_outputs()
+        )  # made this build's in place
         try:  # written, then the lock released: a build that ran meanwhile may have written another
             index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
         except OSError:
@@ -881,7 +953,8 @@ class _Edit:
         new_quick = replace(signature_after(self.dist, quick, files, ours.get), extra=extra)
         carry, catalog, report = written
         new_record = Record(key, record.head_key, record.dist, *carry.counts, inputs, new_quick)
-        save(self.directory, self.records.signing_key, carry, catalog)  # before head.json names its key
+        # Before head.json names its key; the catalog rows whole, when the carry is, as they are now.
+        save_edit(self.directory, self.records.signing_key, carry, lambda: catalog or self.catalog)
         self.records.save(new_record, ours, report, walk)
 
     def _result(
@@ -912,21 +985,6 @@ def _below_source(rels: list[str], label: str, others: list[str]) -> set[str]:
 def _persona_objects(personas: Mapping[str, PersonaEntry]) -> set[str]:
     """The objects the index's persona entries name: each one's catalog and meta."""
     return {entry[k] for entry in personas.values() for k in ("prompt", "meta")}
-
-
-def _line_place(lines: str, line: str) -> int:
-    """Where `line` (without its newline) goes in `lines` ("\n"-ended, in order), after any equal
-    one, as bisect.insort puts it among the lines: a binary search of the text, not of its 30,000
-    lines split out."""
-    lo, hi = 0, len(lines)  # each the start of a line, or the end
-    while lo < hi:
-        start = lines.rfind("\n", lo, (lo + hi) // 2) + 1 or lo  # the line around the middle
-        end = lines.index("\n", start)
-        if line < lines[start:end]:
-            hi = start
-        else:
-            lo = end + 1
-    return lo
 
 
 def _below(path: str, folder: str) -> bool:

@@ -27,6 +27,7 @@ from .output.placement import placement_problems
 if TYPE_CHECKING:
     from .cache import Memo, Session
     from .cache.carry import Carry, Catalog
+    from .cache.records import Records
     from .cache.snapshot import Walked
     from .edit import Edited
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
@@ -365,7 +366,8 @@ def build(
     early = None
     if cache:
         progress("checking whether the build is current")
-        early = quick_replay(Path(config_path), options, prune=prune)
+        ahead = None if prune or keep else _edit_ahead  # what the edit build below would read first
+        early = quick_replay(Path(config_path), options, prune=prune, meanwhile=ahead)
         _LEFT[:] = [] if keep else [early]  # the watch lives on: what it does not keep, it frees
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
@@ -414,6 +416,17 @@ def build(
         )
         return result, _write(result, prune, progress)
     return _build_cached(head, template, door, prune, progress, keep)
+
+
+def _edit_ahead(records: Records) -> object:
+    """The edit build's module imported, and what it reads first read, while the quick path's
+    lstats run (edit.ahead)."""
+    from .edit import ahead
+
+    try:
+        return ahead(records)
+    except Exception:  # a bug here costs only the reading ahead: the edit build reads for itself
+        return None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ until a row changes).
 from __future__ import annotations
 
 import array
+import bisect
 import itertools
 import operator
 from collections.abc import Iterator, Mapping, MutableMapping
@@ -169,3 +170,18 @@ class Rows(MutableMapping[str, Row]):
             sizes = map(sum, zip(lengths[0::3], lengths[1::3], lengths[2::3], strict=True))
             self._starts = list(itertools.accumulate(sizes, initial=0))
         return self._starts[i]
+
+
+def has(commands: list[str], command: str) -> bool:
+    """Whether `commands` (in command order, as resolve made them) holds `command`."""
+    at = bisect.bisect_left(commands, command)
+    return at < len(commands) and commands[at] == command
+
+
+def toggled(commands: list[str], command: str, present: bool) -> list[str]:
+    """`commands` (in command order) with `command` put in or taken out (a new list: the caller
+    knows it is not there, or is)."""
+    at = bisect.bisect_left(commands, command)
+    if present:
+        return [*commands[:at], command, *commands[at:]]
+    return [*commands[:at], *commands[at + 1 :]]

@@ -25,6 +25,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from functools import partial
 from operator import attrgetter
 
@@ -47,17 +48,19 @@ class Looked:
     inodes: array.array[int]
 
 
-def look(paths: list[str], fd: int) -> Looked:
+def look(paths: list[str], fd: int, meanwhile: Callable[[], None] | None = None) -> Looked:
     """lstat of each path (relative to the directory `fd`). OverflowError: an inode number that
     does not fit in 64 bits (overlayfs's xino), which the caller cannot record either. A child that
-    `begin` started for these very paths below this very folder is joined instead of a new one."""
+    `begin` started for these very paths below this very folder is joined instead of a new one.
+    `meanwhile`: work this process does first while a child takes lstats (the child then takes
+    more of them), called only when one does."""
     split = _take(paths, fd)
     if split is None and _splits(paths):
         split = _fork(paths, fd)
     if split is None:
         taken = lstat_each(paths, fd)
         return Looked(taken, *_keys(taken))
-    return _join(split, paths, fd)
+    return _join(split, paths, fd, meanwhile)
 
 
 @dataclass(frozen=True)
@@ -150,11 +153,14 @@ def _fork(paths: list[str], fd: int) -> _Split | None:
     return _Split(pid, claims[0], results[0], size)
 
 
-def _join(split: _Split, paths: list[str], fd: int) -> Looked:
-    """This process's chunks from the first on, as long as any is left, then the child's numbers."""
+def _join(split: _Split, paths: list[str], fd: int, meanwhile: Callable[[], None] | None) -> Looked:
+    """`meanwhile`, then this process's chunks from the first on, as long as any is left, then the
+    child's numbers."""
     size = split.size
     pipe = open(split.results, "rb")  # noqa: SIM115 - closed below, before the wait
     try:
+        if meanwhile is not None:
+            meanwhile()
         taken: list[os.stat_result | None] = []
         while os.read(split.claims, 1):
             taken.extend(lstat_each(paths[len(taken) : len(taken) + size], fd))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import array
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -73,10 +73,11 @@ class Manifest:
         roots, folders, files = self.counts
         lstats.begin(self.paths[roots : folders + files], self.base)
 
-    def changes(self) -> Changes | None:
+    def changes(self, meanwhile: Callable[[], None] | None = None) -> Changes | None:
         """The directories and files whose stat data is not the recorded one, from one lstat of each
         path (kept in `seen`, as `unchanged` keeps them); None when a root or a symlink changed,
-        or the recorded stat data cannot be read (a walk must then tell)."""
+        or the recorded stat data cannot be read (a walk must then tell). `meanwhile`: as for
+        lstats.look."""
         roots, folders, files = self.counts
         folder_stats, file_stats = unpack(self.folders), unpack(self.files)
         if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
@@ -90,7 +91,7 @@ class Manifest:
             recorded = folder_stats[4 * roots :] + file_stats
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                moved = self._look(self.paths[roots : folders + files], fd, recorded)
+                moved = self._look(self.paths[roots : folders + files], fd, recorded, meanwhile)
             finally:
                 os.close(fd)
             for at, (target, want) in zip(
@@ -112,11 +113,17 @@ class Manifest:
             tuple(where[i] for i in moved if i in gone),
         )
 
-    def _look(self, paths: list[str], fd: int, recorded: array.array[int]) -> list[int]:
+    def _look(
+        self,
+        paths: list[str],
+        fd: int,
+        recorded: array.array[int],
+        meanwhile: Callable[[], None] | None = None,
+    ) -> list[int]:
         """One lstat of each path (lstats.py): the places whose stat data moved, in order. Keeps the
         stat data now (`now`: the recorded, with each moved path's), the places gone (`gone`) and
         the stat results this process took (`seen`)."""
-        looked = lstats.look(paths, fd)
+        looked = lstats.look(paths, fd, meanwhile)
         self.seen[:] = looked.taken
         # The ctime and the inode number are enough: any change to a path (its bytes, its size, its
         # mode, its entries for a folder, its times through utime) sets its ctime to the present,

@@ -219,6 +219,7 @@ class Early:
     manifest: Manifest | None = None  # the recorded walk's, for a walk to reuse its listings
     # Files whose stat data moved while every directory lists what it listed: an edit build's start
     changes: Changes | None = None
+    ahead: object = None  # what `quick_replay`'s `meanwhile` gave, for the edit build
 
 
 _started: list[Records] = []  # `start`'s records, for the quick path of the same cache
@@ -262,20 +263,29 @@ def _records(config_path: Path) -> Records | None:
     return Records(directory, signing_key, fingerprint(), FORMAT)
 
 
-def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
+def quick_replay(
+    config_path: Path, options: Options, *, prune: bool, meanwhile: Callable[[Records], object] | None = None
+) -> Early | None:
     """The recorded build when nothing it depends on changed, checked without parsing the config;
-    None when the cache is off."""
+    None when the cache is off. `meanwhile`: what an edit build would read first, done while a
+    forked child takes the lstats (Manifest.changes): it costs a no-op the child's share of it."""
     records = _records(config_path)
     if not any(records is started for started in _started):
         lstats.discard()  # what `start` began for another cache
     _started.clear()
     try:
-        return None if records is None else _replay(records, config_path, options, prune)
+        return None if records is None else _replay(records, config_path, options, prune, meanwhile)
     finally:
         lstats.discard()  # what `start` began for lstats this build did not ask for
 
 
-def _replay(records: Records, config_path: Path, options: Options, prune: bool) -> Early:
+def _replay(
+    records: Records,
+    config_path: Path,
+    options: Options,
+    prune: bool,
+    meanwhile: Callable[[Records], object] | None,
+) -> Early:
     record = records.record()
     quick = record.quick if record is not None else None
     if record is None or quick is None or record.inputs is None:
@@ -287,9 +297,11 @@ def _replay(records: Records, config_path: Path, options: Options, prune: bool) 
     if manifest is not None and manifest.tops != tops:
         manifest = None
     now = None  # no walk: every directory and file has the recorded stat data
-    changes = manifest.changes() if manifest is not None else None
+    got: list[object] = []  # what `meanwhile` gave, if a child's lstats gave it the time
+    ahead = None if meanwhile is None else lambda: got.append(meanwhile(records))
+    changes = manifest.changes(ahead) if manifest is not None else None
     if changes is not None and not changes.none:  # an edit build may take it from here
-        return Early(records, tops, None, manifest=manifest, changes=changes)
+        return Early(records, tops, None, manifest=manifest, changes=changes, ahead=got[0] if got else None)
     if changes is None:
         known = (manifest.listings(), manifest.taken()) if manifest else (None, None)
         now = take_snapshot(tops, records.directory, *known)

@@ -136,9 +136,9 @@ def _payload(data: Any) -> list[bytes | bytearray | memoryview]:
     return [b"%d\n" % len(body), body, *raw.values()]
 
 
-def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
-    """Atomically replace a cache file; failures are ignored (a cache is optional). A top-level
-    value of bytes goes out as a raw section (the module's docstring)."""
+def write_signed(directory: Path, name: str, key: bytes, data: Any) -> bool:
+    """Atomically replace a cache file; whether it was. Failures are otherwise ignored (a cache is
+    optional). A top-level value of bytes goes out as a raw section (the module's docstring)."""
     tmp = directory / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         parts = _payload(data)
@@ -151,6 +151,8 @@ def write_signed(directory: Path, name: str, key: bytes, data: Any) -> None:
                 for part in parts:
                     fh.write(part)
             os.replace(tmp, directory / name)
-    except (OSError, TypeError):
+    except (OSError, TypeError):  # TypeError: data JSON cannot hold (orjson's JSONEncodeError)
         with contextlib.suppress(OSError):
             tmp.unlink()
+        return False
+    return True

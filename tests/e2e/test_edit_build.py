@@ -544,6 +544,62 @@ def test_edit_builds_are_the_same_when_a_child_takes_half_the_lstats(tree, tmp_p
     assert again.cache.quick and not written.written
 
 
+def counted(monkeypatch, name: str) -> list[int]:
+    """Calls of the edit module's `name` (a reader of the cache)."""
+    calls: list[int] = []
+    real = getattr(edit_mod, name)
+
+    def spy(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(edit_mod, name, spy)
+    return calls
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+@pytest.mark.parametrize("kind", ["description", "add", "delete"])
+def test_an_edit_build_takes_what_was_read_while_a_child_took_the_lstats(tree, tmp_path, monkeypatch, kind):
+    """The carry, the catalog rows and the output's record are read once, while the child takes
+    lstats (edit.ahead), and the edit build starts from that reading."""
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
+    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    carries, catalogs = counted(monkeypatch, "load"), counted(monkeypatch, "load_catalog")
+    taken: list[object] = []
+    real_ahead = edit_mod.ahead
+    monkeypatch.setattr(edit_mod, "ahead", lambda records: taken.append(real_ahead(records)) or taken[-1])
+    if kind == "description":
+        described = served(tree)[-1]
+        described.write_text(described.read_text().replace("description: ", "description: Changed. ", 1))
+    elif kind == "add":
+        new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    else:
+        shutil.rmtree(unnamed(tree)[0].parent)
+    result, _ = build(tree)
+    assert result.cache.edited and len(taken) == 1 and taken[0] is not None
+    assert (len(carries), len(catalogs)) == (1, 1)  # ahead's: the edit build read neither again
+    same_as_clean(tree, tmp_path, result)
+    again, written = build(tree)  # a no-op reads ahead too, and uses none of it
+    assert again.cache.quick and not written.written and len(taken) == 2
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_a_reading_ahead_that_fails_leaves_the_edit_build_to_read(tree, tmp_path, monkeypatch):
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
+    monkeypatch.setattr(lstats, "_alone", lambda: True)
+
+    def broken(records):
+        raise RuntimeError("a bug in reading ahead")
+
+    monkeypatch.setattr(edit_mod, "ahead", broken)
+    carries = counted(monkeypatch, "load")
+    edited = served(tree)[3]
+    edited.write_text(edited.read_text() + "\nOne more line.\n")
+    result, _ = build(tree)
+    assert result.cache.edited and len(carries) == 1
+    same_as_clean(tree, tmp_path, result)
+
+
 @pytest.fixture
 def tight(tmp_path) -> Path:
     """A tree whose catalogs leave most skills out (the budget holds a few entries)."""

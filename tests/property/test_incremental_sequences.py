@@ -19,6 +19,7 @@ from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
+from skillc.cache import carry
 from skillc.cache.quick import _records, same_output
 from skillc.format.layout import is_object
 from skillc.pipeline import build
@@ -97,13 +98,26 @@ def test_every_step_builds_what_a_clean_build_does(tmp_path, seed, targets, tigh
             assert result.cache is not None and result.cache.replayed, where
 
 
+@pytest.mark.parametrize("journal", ["kept", "short"])
 @pytest.mark.parametrize("tight", [False, True], ids=["roomy", "tight"])
 @pytest.mark.parametrize("seed", range(SEEDS))
-def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, seed, tight):
+def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(
+    tmp_path, monkeypatch, seed, tight, journal
+):
     """What an author does between two builds (edit.py's edit builds take most of it): bodies,
     descriptions, flags that move a skill in or out of catalogs, resources and their modes, a
     frontmatter broken and mended, touches. Each build is compared with a clean one, and at least
-    one step of a sequence was an edit build."""
+    one step of a sequence was an edit build. The edit builds keep a journal of the carry (carry.py);
+    with "short" it is written whole again whenever it holds more than one line, two references or
+    one catalog row."""
+    if journal == "short":
+        monkeypatch.setattr(carry, "LIMITS", (1, 2, 1))
+    kept: list[str] = []  # the carry files each build wrote
+    real_write = carry.write_signed
+    monkeypatch.setattr(
+        carry, "write_signed", lambda d, name, *a: kept.append(name) or real_write(d, name, *a)
+    )
+    written_by_edits: set[str] = set()
     rng = random.Random(1000 + seed + (50 if tight else 0))
     root = tmp_path / "p"
     generate(root, 12, n_personas=3, seed=seed)
@@ -116,7 +130,10 @@ def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, s
         name = rng.choice([*sorted(WRITING_STEPS), "body_edit", "description_edit"])
         trail.append(name)
         WRITING_STEPS[name](root, rng)
+        del kept[:]
         result, written = build(root / "skillc.yaml")
+        if result.cache and result.cache.edited:
+            written_by_edits.update(kept)
         want, diags = clean_build(root, tmp_path / "clean")
         where = f"seed {seed}, steps {trail}"
         assert tuple(d.format() for d in result.diagnostics) == diags, where
@@ -133,3 +150,5 @@ def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, s
             [rel for rel in want if is_object(rel)]
         ), where
     assert edited, trail
+    if written_by_edits:  # the edit builds kept a journal, or (short) wrote the carry whole again
+        assert (carry.NAME if journal == "short" else carry.EDITS) in written_by_edits, trail

@@ -67,6 +67,52 @@ def test_the_childs_chunks_are_the_last_ones_in_path_order(tree, claims) -> None
     assert sent == want.ctimes.tobytes() + want.inodes.tobytes()
 
 
+def test_meanwhile_runs_once_before_this_process_takes_a_chunk_and_only_with_a_child(
+    tree, monkeypatch
+) -> None:
+    """`meanwhile` is the work this process does while the child takes lstats (the quick path reads
+    ahead for an edit build): it runs once, before this process claims any chunk, so the child
+    claims them meanwhile; without a child nothing runs it. Either way the numbers are the same."""
+    paths, fd = tree
+    monkeypatch.setattr(lstats, "CHUNK", 4)
+    claimed: list[int] = []
+    real = lstats.lstat_each
+
+    def counting(these, at):
+        claimed.append(len(these))
+        return real(these, at)
+
+    monkeypatch.setattr(lstats, "lstat_each", counting)
+    for split in (True, False):
+        alone(monkeypatch, split)
+        ran: list[int] = []
+        del claimed[:]
+        found = lstats.look(paths, fd, lambda ran=ran: ran.append(len(claimed)))
+        want = serial(paths, fd)
+        assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
+        assert ran == ([0] if split else [])
+
+
+def test_a_meanwhile_that_raises_leaves_no_child_behind(tree, monkeypatch) -> None:
+    paths, fd = tree
+    alone(monkeypatch, True)
+    forked: list[int] = []
+    real_fork = lstats._fork
+
+    def fork(*args):
+        split = real_fork(*args)
+        forked.append(split.pid)
+        return split
+
+    def boom() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lstats, "_fork", fork)
+    with pytest.raises(KeyboardInterrupt):
+        lstats.look(paths, fd, boom)
+    assert forked and _reaped(forked[0])
+
+
 def test_paths_gone_are_gone_in_either_half(tree, tmp_path, monkeypatch) -> None:
     paths, fd = tree
     monkeypatch.setattr(lstats, "CHUNK", 8)
