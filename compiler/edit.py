@@ -289,18 +289,19 @@ class _Edit:
                 now = _scan(where)
             except CannotVouch:
                 raise _Declined("a name that is not UTF-8") from None
-            before, after = set(zip(*recorded, strict=True)), set(zip(*now, strict=True))
+            # name -> kind: dicts, not sets of pairs (a pair's hash is made anew; a name's is kept)
+            before, after = dict(zip(*recorded, strict=True)), dict(zip(*now, strict=True))
             if before == after:
                 continue  # the recorded entries stand, with the folder's new stat data
             relisted[where] = now
             index, folder = self._folder(where)
-            for name, kind in sorted(before ^ after):
+            for name, kind in _differing(before, after):
                 if kind != "d":
                     raise _Declined("a file added, removed or renamed")
                 if not name.isascii():  # discover names it by its NFC form: left to discover
                     raise _Declined("a folder name that is not ASCII")
                 command = f"{folder}/{name}" if folder else name
-                (removed if (name, kind) in before else added).append((index, command, f"{where}/{name}"))
+                (removed if before.get(name) == kind else added).append((index, command, f"{where}/{name}"))
         paths = [row for _i, _c, at in added for row in _tree(at)]
         return _Moved(tuple(added), tuple(removed), relisted, tuple(paths))
 
@@ -985,6 +986,16 @@ def _below_source(rels: list[str], label: str, others: list[str]) -> set[str]:
 def _persona_objects(personas: Mapping[str, PersonaEntry]) -> set[str]:
     """The objects the index's persona entries name: each one's catalog and meta."""
     return {entry[k] for entry in personas.values() for k in ("prompt", "meta")}
+
+
+def _differing(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, str]]:
+    """The (name, kind) entries of one listing and not of the other, in order: the symmetric
+    difference of their pairs, found through the names (in C but for the names of both)."""
+    common = before.keys() & after.keys()
+    found = [(n, before[n]) for n in before.keys() - common] + [(n, after[n]) for n in after.keys() - common]
+    if not all(map(operator.eq, map(before.__getitem__, common), map(after.__getitem__, common))):
+        found += [pair for n in common if before[n] != after[n] for pair in ((n, before[n]), (n, after[n]))]
+    return sorted(found)
 
 
 def _below(path: str, folder: str) -> bool:

@@ -281,15 +281,10 @@ def load_catalog(directory: Path, signing_key: bytes, carry: Carry) -> Catalog |
 def _journaled(catalog: Catalog, journal: Journal) -> Catalog:
     """The catalog rows with the journal's changes, as the edit builds made them (edit._catalogs):
     each row put in or taken out, each persona's list given the command or not, each name."""
-    rows, listed = catalog.rows, catalog.listed
-    for command, (row, pids) in journal.rows.items():
-        if row is None:
-            rows.pop(command, None)
-        else:
-            rows[command] = row
-        for pid, commands in listed.items():
-            if catalogrows.has(commands, command) != (pid in pids):
-                listed[pid] = catalogrows.toggled(commands, command, pid in pids)
+    catalog.rows.apply({command: row for command, (row, _pids) in journal.rows.items()})
+    for pid, commands in catalog.listed.items():
+        present = {command: pid in pids for command, (_row, pids) in journal.rows.items()}
+        catalog.listed[pid] = catalogrows.listed_after(commands, present)
     for command, name in journal.names.items():
         if name is None:
             catalog.names.pop(command, None)

@@ -142,6 +142,57 @@ class Rows(MutableMapping[str, Row]):
             self._at[self._commands[j]] = j
         self._starts = None
 
+    def apply(self, changes: Mapping[str, Row | None]) -> None:
+        """Each command's row replaced, put in (last, in the order of `changes`) or taken out (None),
+        as one `self[command] = row` or `del self[command]` each would, in one pass over the columns:
+        each of those copies them all (a journal of 256 rows applied so took 0.4 s at 10,000)."""
+        if not changes:
+            return
+        self._costs, self._starts = None, None
+        lengths = self._lengths
+        sizes = map(sum, zip(lengths[0::3], lengths[1::3], lengths[2::3], strict=True))
+        starts = list(itertools.accumulate(sizes, initial=0))
+        texts: list[bytes | memoryview] = []
+        new_lengths, new_numbers = array.array("I"), array.array("q")
+        commands: list[str] = []
+        view, at = memoryview(self._texts), 0  # the next row not yet copied
+        for i in sorted(self._at[c] for c in changes if c in self._at):
+            texts.append(view[starts[at] : starts[i]])
+            new_lengths += lengths[3 * at : 3 * i]
+            new_numbers += self._numbers[3 * at : 3 * i]
+            commands += self._commands[at:i]
+            row = changes[self._commands[i]]
+            if row is not None:
+                self._put(row, texts, new_lengths, new_numbers)
+                commands.append(self._commands[i])
+            at = i + 1
+        texts.append(view[starts[at] :])
+        new_lengths += lengths[3 * at :]
+        new_numbers += self._numbers[3 * at :]
+        commands += self._commands[at:]
+        for command, row in changes.items():
+            if row is not None and command not in self._at:
+                self._put(row, texts, new_lengths, new_numbers)
+                commands.append(command)
+        self.moved = self.moved or len(commands) != len(self._commands) or commands != self._commands
+        self._texts, self._lengths, self._numbers, self._commands = (
+            b"".join(texts),
+            new_lengths,
+            new_numbers,
+            commands,
+        )
+        self._at = {c: i for i, c in enumerate(commands)}
+
+    @staticmethod
+    def _put(
+        row: Row, texts: list[bytes | memoryview], lengths: array.array[int], numbers: array.array[int]
+    ) -> None:
+        made = [_encoded(text) for text in row[:3]]
+        texts += made
+        lengths.extend(map(len, made))
+        always, cost, bare = row[3:6]
+        numbers.extend([int(always), cost, bare])
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._commands)
 
@@ -176,6 +227,19 @@ def has(commands: list[str], command: str) -> bool:
     """Whether `commands` (in command order, as resolve made them) holds `command`."""
     at = bisect.bisect_left(commands, command)
     return at < len(commands) and commands[at] == command
+
+
+def listed_after(commands: list[str], present: Mapping[str, bool]) -> list[str]:
+    """`commands` (in command order) with each command of `present` put in or taken out, as
+    `toggled` for each would; `commands` itself when none changes it."""
+    gone = {c for c, there in present.items() if not there and has(commands, c)}
+    new = sorted(c for c, there in present.items() if there and not has(commands, c))
+    if not gone and not new:
+        return commands
+    found = [c for c in commands if c not in gone] if gone else list(commands)
+    for command in new:
+        bisect.insort(found, command)
+    return found
 
 
 def toggled(commands: list[str], command: str, present: bool) -> list[str]:

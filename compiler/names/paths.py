@@ -110,8 +110,7 @@ def sanitize_joined(joined: str) -> str:
     """sanitize_command of each command in `joined`, "\0"-separated (no command holds one), joined
     the same way: for thousands of commands, one replace in C when each is plain (an edit build
     holds a new command to every other)."""
-    framed = f"\0{joined}\0"
-    if _PLAIN_CHARS.fullmatch(joined) and not any(pair in framed for pair in _BREAKS):
+    if _plain_chars(joined) and not _breaks(f"\0{joined}\0".encode("ascii")):
         return joined.replace("-", "_")
     return "\0".join(sanitize_command(c) if c else c for c in joined.split("\0"))
 
@@ -123,12 +122,24 @@ PLAIN_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 # Segments that are plain names: each hyphen is a run of one, between two alphanumerics, so it
 # becomes one '_' and nothing is stripped.
 _PLAIN_COMMAND = re.compile(f"{PLAIN_NAME}(?:/{PLAIN_NAME})*")
-# _PLAIN_COMMAND for "\0"-joined commands, in scans that do not backtrack: the characters, and no
-# "-" or "/" beside another, a "\0" or an end (a "\0" is put at each end to see those): the eight
-# pairs that would be, each searched for in C (a regex of them tried at every character: 5 ms for
-# 10,000 commands).
-_PLAIN_CHARS = re.compile(r"[a-z0-9/\-\0]*")
-_BREAKS = ("--", "-/", "-\0", "/-", "//", "/\0", "\0-", "\0/")
+# _PLAIN_COMMAND for "\0"-joined commands, in scans that do not backtrack: the characters
+# (`_plain_chars`), and no "-" or "/" beside another, a "\0" or an end (`_breaks`).
+_PLAIN_BYTES = b"abcdefghijklmnopqrstuvwxyz0123456789/-\0"
+_SEPARATORS = bytes.maketrans(b"-/", b"##")  # "#" is no plain character
+
+
+def _breaks(framed: bytes) -> bool:
+    """Whether a "-" or "/" of plain characters, "\0"-joined with a "\0" at each end, is beside
+    another, a "\0" or an end: with both made "#", three searches in C (the eight pairs searched
+    as they are took 3 ms for 10,000 commands, a regex of them 4-5)."""
+    marked = framed.translate(_SEPARATORS)
+    return b"##" in marked or b"#\0" in marked or b"\0#" in marked
+
+
+def _plain_chars(joined: str) -> bool:
+    """Whether `joined` holds only plain command characters (and "\0"): what is left when they are
+    deleted in C (a regex's character class ran at 80 MB/s: 3 ms for 10,000 commands)."""
+    return joined.isascii() and not joined.encode("ascii").translate(None, _PLAIN_BYTES)
 
 
 def extension(name: str) -> str:

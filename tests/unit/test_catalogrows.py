@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.catalogrows import Rows
+from skillc.cache.catalogrows import Rows, has, listed_after, toggled
 
 _TEXT = st.text(max_size=12)  # any str: non-ASCII, controls, lone surrogates
 _ROW = st.tuples(_TEXT, _TEXT, _TEXT, st.booleans(), st.integers(0, 2**40), st.integers(-1, 2**40)).map(list)
@@ -51,3 +51,40 @@ def test_columns_that_do_not_fit_together_are_refused() -> None:
     ):
         with pytest.raises(ValueError):
             Rows(*broken)
+
+
+@given(
+    st.dictionaries(_COMMANDS, _ROW, max_size=6),
+    st.dictionaries(_COMMANDS, st.none() | _ROW, max_size=6),
+    st.booleans(),
+)
+def test_changes_applied_at_once_are_those_applied_one_by_one(
+    start: dict[str, list[object]], changes: dict, read: bool
+) -> None:
+    """Rows.apply (a journal's rows, carry.py) gives the rows, their order and their columns that
+    setting and deleting each in turn gives."""
+    rows = Rows(*Rows.of(start).columns()) if read else Rows.of(start)  # as read, or as made
+    one_by_one = Rows.of(start)
+    for command, row in changes.items():
+        if row is None:
+            one_by_one.pop(command, None)
+        else:
+            one_by_one[command] = list(row)
+    rows.apply(changes)
+    assert list(rows) == list(one_by_one) and rows == one_by_one
+    (commands, texts, lengths, numbers), want = rows.columns(), one_by_one.columns()
+    assert (commands, bytes(texts), lengths, numbers) == (want[0], bytes(want[1]), want[2], want[3])
+    assert rows.place() == one_by_one.place() and rows.costs() == one_by_one.costs()
+    assert rows.moved == one_by_one.moved
+
+
+@given(
+    st.lists(_COMMANDS, unique=True).map(sorted),
+    st.dictionaries(_COMMANDS, st.booleans(), max_size=6),
+)
+def test_a_listing_after_changes_is_the_listing_toggled_one_by_one(listed: list[str], present: dict) -> None:
+    one_by_one = listed
+    for command, there in present.items():
+        if has(one_by_one, command) != there:
+            one_by_one = toggled(one_by_one, command, there)
+    assert listed_after(listed, present) == one_by_one
