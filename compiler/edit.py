@@ -60,7 +60,7 @@ from .model import (
     Strategy,
 )
 from .names.confusables import skeleton
-from .names.paths import nfc, run_below, sanitize_command, sanitize_joined
+from .names.paths import nfc, sanitize_command, sanitize_joined
 from .names.suggest import among_closest
 from .output import assemble
 from .output.bounds import over_bounds
@@ -444,6 +444,11 @@ class _Edit:
         if not write_delta(self.dist, out.files, frozenset(out.objects), index):
             raise _Declined("another build wrote the output")
         key = build_key(self.records.fingerprint, build_hash, config, carry.early)
+        commands = dict(carry.commands)
+        for i, command, _at in changed.moved.added:
+            commands[config.sources[i]] |= {command}
+        for i, command, _at in changed.moved.removed:
+            commands[config.sources[i]] -= {command}
         new = replace(
             carry,
             key=key,
@@ -459,6 +464,7 @@ class _Edit:
             totals={**carry.totals, **self.totals},
             unordered=unordered,
             counts=counts,
+            commands=commands,
             journal=self._journal(
                 changed, checked, catalog, changed_lines, {d: refs.get(d, 0) for d in touched}
             ),
@@ -487,7 +493,8 @@ class _Edit:
     ) -> Journal:
         """The carry's journal with this build's changes: the input lines and references it changed,
         the catalog rows of the skills it checked or removed when a catalog changed (with the
-        personas listing each), and with `targets:` the names of the skills added or removed."""
+        personas listing each), with `targets:` the names of the skills added or removed, and the
+        commands added to or removed from a source."""
         journal = self.carry.journal
         if journal is None:
             raise _Declined("a carry without a journal")  # never read so: one a full build made
@@ -500,7 +507,10 @@ class _Edit:
         if self.config.targets:
             names = {c: one.skill.name for c, one in changed.added.items()}
             names.update(dict.fromkeys(changed.removed))
-        return journal.then(lines, refs, rows, names)
+        sources = self.config.sources
+        commands = {f"{sources[i]}\0{c}": True for i, c, _at in changed.moved.added}
+        commands.update({f"{sources[i]}\0{c}": False for i, c, _at in changed.moved.removed})
+        return journal.then(lines, refs, rows, names, commands)
 
     def _served(self, one: _Skill) -> Skill:
         """The skill as the last build served it, from its entry (what delta.check_edit compares)."""
@@ -525,21 +535,9 @@ class _Edit:
 
     @cached_property
     def commands(self) -> dict[str, set[str]]:
-        """Source label -> every command discover found there (served or overridden): each input
-        that is a SKILL.md names one (a command is its folder below the source)."""
-        labels = sorted(self.config.sources, key=len, reverse=True)  # a nested source's label first
-        found: dict[str, set[str]] = {label: set() for label in labels}
-        # Each SKILL.md's folder: the text before each "/SKILL.md\0", from the line's start (split in
-        # C; a regex anchored at each line costs three times more), in path order as the lines are.
-        text = self.carry.lines
-        if "/skill.md\0" in text:  # a lowercase one (the spec's alternative): line by line
-            lines = [h for h in text.split("\n") if "/SKILL.md\0" in h or "/skill.md\0" in h]
-            rels = [line[: line.index("\0") - len("/SKILL.md")] for line in lines]
-        else:
-            rels = [part[part.rfind("\n") + 1 :] for part in text.split("/SKILL.md\0")[:-1]]
-        for label in labels:  # the deepest first: a path belongs to the deepest source it is below
-            found[label] = _below_source(rels, label, [other for other in found if other != label])
-        return found
+        """Source label -> every command discover found there (served or overridden), as the carry
+        keeps them (carry.commands_of): this build's adds and removals go into them (`_rebuild`)."""
+        return {label: set(found) for label, found in self.carry.commands.items()}
 
     def _alone(self, command: str) -> None:
         """Decline unless adding or removing `command` changes no other skill's entry and no
@@ -963,24 +961,6 @@ class _Edit:
     ) -> tuple[Edited, WriteResult]:
         report = final_diagnostics(self.config, counts[0] == 0, unordered)
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
-
-
-def _below_source(rels: list[str], label: str, others: list[str]) -> set[str]:
-    """The commands of source `label`: the folders in `rels` (sorted) below it and below no source
-    nested in it. Its folders are one run of `rels` (run_below); a SKILL.md below a hidden folder is a
-    resource of the skill around it (discover), and no command."""
-    prefix, cut = label + "/", len(label) + 1
-    start, end = run_below(rels, label)
-    run = rels[start:end]
-    nested = tuple(o + "/" for o in others if o.startswith(prefix))
-    if nested:
-        run = [r for r in run if not r.startswith(nested)]
-    found = set(map(operator.itemgetter(slice(cut, None)), run))
-    found.discard("")
-    joined = "\n" + "\n".join(found)
-    if "\n." in joined or "/." in joined:
-        found = {c for c in found if "/." not in "/" + c}
-    return found
 
 
 def _persona_objects(personas: Mapping[str, PersonaEntry]) -> set[str]:

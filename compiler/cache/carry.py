@@ -25,7 +25,7 @@ import array
 import base64
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from ..diagnostics import Diagnostic
 from ..digests import sha256_hex
 from ..format.layout import INDEX
 from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, TargetSetting
+from ..names.paths import run_below
 from ..stages.budget import Packing
 from . import catalogrows
 from .codec import decode_diags, encode_diags
@@ -81,11 +82,17 @@ class Journal:
     refs: dict[str, int] = field(default_factory=dict)
     rows: dict[str, tuple[Row | None, list[str]]] = field(default_factory=dict)
     names: dict[str, str | None] = field(default_factory=dict)
+    commands: dict[str, bool] = field(default_factory=dict)  # "label\0command": found there or not
 
     def kept(self) -> bool:
-        """Small enough to be kept as it is (LIMITS)."""
+        """Small enough to be kept as it is (LIMITS; a command added or removed comes with a row)."""
         lines, refs, rows = LIMITS
-        return len(self.lines) <= lines and len(self.refs) <= refs and len(self.rows) <= rows
+        return (
+            len(self.lines) <= lines
+            and len(self.refs) <= refs
+            and len(self.rows) <= rows
+            and len(self.commands) <= rows
+        )
 
     def then(
         self,
@@ -93,6 +100,7 @@ class Journal:
         refs: Mapping[str, int],
         rows: Mapping[str, tuple[Row | None, list[str]]],
         names: Mapping[str, str | None],
+        commands: Mapping[str, bool] = {},
     ) -> Journal:
         """This journal with one more build's changes."""
         return Journal(
@@ -101,6 +109,7 @@ class Journal:
             {**self.refs, **refs},
             {**self.rows, **rows},
             {**self.names, **names},
+            {**self.commands, **commands},
         )
 
 
@@ -136,6 +145,9 @@ class Carry:
     # it included, in command order, and what its candidates cost together.
     included: dict[str, list[str]] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
+    # Source label -> every command discover found there, served or overridden (`commands_of`): what
+    # an added or removed skill is held to (edit._added, edit._alone)
+    commands: dict[str, frozenset[str]] = field(default_factory=dict)
     # What changed since the whole carry this one was read from, or None: a carry made whole by a
     # full build. An edit build keeps it (`save_edit`) unless it grew past LIMITS.
     journal: Journal | None = field(default=None, compare=False, repr=False)
@@ -205,6 +217,7 @@ def made(
         program.lookups,
         {pid: list(p.included) for pid, p in packings.items()},
         {pid: sum(c.cost for c in p.candidates) for pid, p in packings.items()},
+        commands_of(found.lines, config.sources),
     )
     return carry, catalog
 
@@ -356,6 +369,9 @@ def _encode(carry: Carry) -> dict[str, Any]:
         "config": None if carry.config is None else encode_config(carry.config),
         "template": [carry.template[0].decode("utf-8", "surrogateescape"), carry.template[1]],
         "lookups": sorted(carry.lookups),
+        # Every source's commands in one raw section, sorted within each, and how many are whose
+        "commands": pack_texts([c for found in carry.commands.values() for c in sorted(found)]),
+        "command_counts": [[label, len(found)] for label, found in carry.commands.items()],
         **_encode_own(carry),
     }
 
@@ -391,9 +407,22 @@ def _decode(data: dict[str, Any]) -> Carry:
         config=None if data["config"] is None else decode_config(data["config"]),
         template=(str(data["template"][0]).encode("utf-8", "surrogateescape"), str(data["template"][1])),
         lookups=frozenset(str(c) for c in data["lookups"]),
+        commands=_commands(data["commands"], data["command_counts"]),
         journal=Journal(key),
         **_decode_own(data),
     )
+
+
+def _commands(packed: object, counts: list[list[Any]]) -> dict[str, frozenset[str]]:
+    every = unpack_texts(packed)
+    if every is None or sum(n for _label, n in counts) != len(every):
+        raise ValueError("not packed commands")
+    found: dict[str, frozenset[str]] = {}
+    start = 0
+    for label, n in counts:
+        found[str(label)] = frozenset(every[start : start + n])
+        start += n
+    return found
 
 
 def _decode_own(data: dict[str, Any]) -> dict[str, Any]:
@@ -422,6 +451,7 @@ def _encode_edits(carry: Carry, journal: Journal) -> dict[str, Any]:
         "journal_refs": journal.refs,
         "journal_rows": {c: [row, pids] for c, (row, pids) in journal.rows.items()},
         "journal_names": journal.names,
+        "journal_commands": journal.commands,
     }
 
 
@@ -433,6 +463,7 @@ def _patched(base: Carry, edits: dict[str, Any]) -> Carry:
         {str(d): int(n) for d, n in edits["journal_refs"].items()},
         {str(c): (row, [str(p) for p in pids]) for c, (row, pids) in edits["journal_rows"].items()},
         {str(c): None if name is None else str(name) for c, name in edits["journal_names"].items()},
+        {str(key): bool(there) for key, there in edits["journal_commands"].items()},
     )
     refs = dict(base.refs)
     for digest, count in journal.refs.items():
@@ -441,7 +472,63 @@ def _patched(base: Carry, edits: dict[str, Any]) -> Carry:
         else:
             refs.pop(digest, None)
     lines = patched_lines(base.lines, journal.lines)
-    return replace(base, key=str(edits["key"]), lines=lines, refs=refs, journal=journal, **_decode_own(edits))
+    return replace(
+        base,
+        key=str(edits["key"]),
+        lines=lines,
+        refs=refs,
+        commands=_journaled_commands(base.commands, journal.commands),
+        journal=journal,
+        **_decode_own(edits),
+    )
+
+
+def _journaled_commands(
+    commands: dict[str, frozenset[str]], changes: dict[str, bool]
+) -> dict[str, frozenset[str]]:
+    """Each source's commands with the journal's put in ("label\0command": True) or taken out."""
+    changed: dict[str, set[str]] = {}
+    for key, there in changes.items():
+        label, command = key.split("\0")
+        found = changed.setdefault(label, set(commands[label]))
+        (found.add if there else found.discard)(command)
+    return {**commands, **{label: frozenset(found) for label, found in changed.items()}}
+
+
+def commands_of(lines: str, labels: Sequence[str]) -> dict[str, frozenset[str]]:
+    """Source label -> every command discover found there (served or overridden), from the build
+    hash's input lines: each input that is a SKILL.md names one (a command is its folder below the
+    source; the deepest source a path is below is its)."""
+    deepest = sorted(labels, key=len, reverse=True)  # a nested source's label first
+    found: dict[str, frozenset[str]] = {}
+    # Each SKILL.md's folder: the text before each "/SKILL.md\0", from the line's start (split in C;
+    # a regex anchored at each line costs three times more), in path order as the lines are.
+    if "/skill.md\0" in lines:  # a lowercase one (the spec's alternative): line by line
+        skill_lines = [h for h in lines.split("\n") if "/SKILL.md\0" in h or "/skill.md\0" in h]
+        rels = [line[: line.index("\0") - len("/SKILL.md")] for line in skill_lines]
+    else:
+        rels = [part[part.rfind("\n") + 1 :] for part in lines.split("/SKILL.md\0")[:-1]]
+    for label in deepest:
+        found[label] = _below_source(rels, label, [other for other in labels if other != label])
+    return {label: found[label] for label in labels}
+
+
+def _below_source(rels: list[str], label: str, others: list[str]) -> frozenset[str]:
+    """The commands of source `label`: the folders in `rels` (sorted) below it and below no source
+    nested in it. Its folders are one run of `rels` (run_below); a SKILL.md below a hidden folder is a
+    resource of the skill around it (discover), and no command."""
+    prefix, cut = label + "/", len(label) + 1
+    start, end = run_below(rels, label)
+    run = rels[start:end]
+    nested = tuple(o + "/" for o in others if o.startswith(prefix))
+    if nested:
+        run = [r for r in run if not r.startswith(nested)]
+    found = set(map(itemgetter(slice(cut, None)), run))
+    found.discard("")
+    joined = "\n" + "\n".join(found)
+    if "\n." in joined or "/." in joined:
+        found = {c for c in found if "/." not in "/" + c}
+    return frozenset(found)
 
 
 def patched_lines(lines: str, changes: Mapping[str, str | None]) -> str:

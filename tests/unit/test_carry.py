@@ -122,6 +122,7 @@ def _whole(catalog_id: str) -> Carry:
     return Carry(
         "k0", "i0", lines, (2, 1), {"b": (3, 1)}, {}, {}, {"0": "s0"}, {"r1": 2, "r2": 1}, {}, {}, {}, (), (),
         (3, 4, 9), catalog_id, None, (b"", ""), frozenset(), {"all": ["b"]}, {"all": 40},
+        {"s": frozenset({"a/x", "b", "é"}), "t": frozenset({"b"})},
     )  # fmt: skip
 
 
@@ -132,6 +133,7 @@ def _edited(base: Carry) -> Carry:
         {"r1": 1, "r2": 0, "r3": 5},
         {"c": (ROW_C, ["all"]), "b": (None, [])},
         {"c": "c", "b": None},
+        {"s\0b": False, "s\0c": True},
     )
     return replace(
         base,
@@ -144,6 +146,7 @@ def _edited(base: Carry) -> Carry:
         counts=(2, 4, 8),
         included={"all": ["c"]},
         totals={"all": 9},
+        commands={"s": frozenset({"a/x", "c", "é"}), "t": frozenset({"b"})},
         journal=journal,
     )
 
