@@ -266,7 +266,7 @@ def load(directory: Path, signing_key: bytes, key: str) -> Carry | None:
         edits = read_signed(directory, EDITS, signing_key)
         if not isinstance(edits, dict) or edits.get("key") != key or edits.get("base") != data.get("key"):
             return None
-        return _patched(_decode(data), edits)
+        return _patched(_decode(data, edits), edits)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None
 
@@ -393,7 +393,9 @@ def _encode_own(carry: Carry) -> dict[str, Any]:
     }
 
 
-def _decode(data: dict[str, Any]) -> Carry:
+def _decode(data: dict[str, Any], own: dict[str, Any] | None = None) -> Carry:
+    """A whole carry, with the parts an edit build makes again taken from `own` when given (the
+    edits' own, which `_patched` keeps: the whole carry's are not decoded for nothing)."""
     personas = [_decode_persona(p) for p in data["personas"]]
     key = str(data["key"])
     return Carry(
@@ -409,7 +411,7 @@ def _decode(data: dict[str, Any]) -> Carry:
         lookups=frozenset(str(c) for c in data["lookups"]),
         commands=_commands(data["commands"], data["command_counts"]),
         journal=Journal(key),
-        **_decode_own(data),
+        **_decode_own(data if own is None else own),
     )
 
 
@@ -456,7 +458,8 @@ def _encode_edits(carry: Carry, journal: Journal) -> dict[str, Any]:
 
 
 def _patched(base: Carry, edits: dict[str, Any]) -> Carry:
-    """The carry of carry-edits.json's build: the whole carry `base` with its journal applied."""
+    """The carry of carry-edits.json's build: the whole carry `base` (decoded with the edits' own
+    parts) with its journal applied."""
     journal = Journal(
         base.key,
         {str(rel): None if line is None else str(line) for rel, line in edits["journal_lines"].items()},
@@ -479,7 +482,6 @@ def _patched(base: Carry, edits: dict[str, Any]) -> Carry:
         refs=refs,
         commands=_journaled_commands(base.commands, journal.commands),
         journal=journal,
-        **_decode_own(edits),
     )
 
 

@@ -232,11 +232,13 @@ def has(commands: list[str], command: str) -> bool:
 def listed_after(commands: list[str], present: Mapping[str, bool]) -> list[str]:
     """`commands` (in command order) with each command of `present` put in or taken out, as
     `toggled` for each would; `commands` itself when none changes it."""
-    gone = {c for c, there in present.items() if not there and has(commands, c)}
-    new = sorted(c for c, there in present.items() if there and not has(commands, c))
+    gone = [c for c, there in present.items() if not there and has(commands, c)]
+    new = [c for c, there in present.items() if there and not has(commands, c)]
     if not gone and not new:
         return commands
-    found = [c for c in commands if c not in gone] if gone else list(commands)
+    found = list(commands)
+    for command in gone:  # each found by a binary search and taken out in C, as each put in
+        del found[bisect.bisect_left(found, command)]
     for command in new:
         bisect.insort(found, command)
     return found
