@@ -48,19 +48,40 @@ class Looked:
     inodes: array.array[int]
 
 
-def look(paths: list[str], fd: int, meanwhile: Callable[[], None] | None = None) -> Looked:
+@dataclass(frozen=True)
+class Recorded:
+    """The recorded ctime and inode number of each path: what tells a change as the lstats come."""
+
+    ctimes: array.array[int]
+    inodes: array.array[int]
+
+    def differ(self, start: int, ctimes: array.array[int], inodes: array.array[int]) -> bool:
+        """Whether the numbers of the paths from `start` on are not the recorded ones."""
+        end = start + len(ctimes)
+        return ctimes != self.ctimes[start:end] or inodes != self.inodes[start:end]
+
+
+def look(
+    paths: list[str],
+    fd: int,
+    meanwhile: Callable[[], None] | None = None,
+    recorded: Recorded | None = None,
+) -> Looked:
     """lstat of each path (relative to the directory `fd`). OverflowError: an inode number that
     does not fit in 64 bits (overlayfs's xino), which the caller cannot record either. A child that
     `begin` started for these very paths below this very folder is joined instead of a new one.
-    `meanwhile`: work this process does first while a child takes lstats (the child then takes
-    more of them), called only when one does."""
+    `meanwhile`: work this process does while a child takes lstats (the child then takes more of
+    them), once either process has found a path whose numbers are not `recorded` (without
+    `recorded`, a change known already: before any chunk); never without a child, nor when no
+    change is found by the time this process has no chunk left to take. (The quick path reads
+    ahead for an edit build so: a no-op does not pay for it.)"""
     split = _take(paths, fd)
     if split is None and _splits(paths):
-        split = _fork(paths, fd)
+        split = _fork(paths, fd, recorded)
     if split is None:
         taken = lstat_each(paths, fd)
         return Looked(taken, *_keys(taken))
-    return _join(split, paths, fd, meanwhile)
+    return _join(split, paths, fd, meanwhile, recorded)
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,7 @@ class _Split:
     claims: int
     results: int
     size: int
+    found: int  # a pipe's read end (not blocking): "!" once the child has found a change
 
 
 @dataclass(frozen=True)
@@ -88,7 +110,7 @@ class _Early:
 _early: list[_Early] = []  # at most one: `begin`'s, until `look` joins it or `discard` ends it
 
 
-def begin(paths: list[str], base: str) -> None:
+def begin(paths: list[str], base: str, recorded: Recorded | None = None) -> None:
     """Start the lstats of `paths` (relative to `base`) in a forked child now, while this process
     goes on importing and checking: `look` joins it when asked for the same paths below the same
     folder, and `discard` ends it otherwise. Nothing is started where `look` would not fork."""
@@ -97,7 +119,7 @@ def begin(paths: list[str], base: str) -> None:
         return
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     st = os.fstat(fd)
-    split = _fork(paths, fd)
+    split = _fork(paths, fd, recorded)
     if split is None:
         os.close(fd)
         return
@@ -110,7 +132,7 @@ def discard() -> None:
         early = _early.pop()
         with contextlib.suppress(OSError):
             os.kill(early.split.pid, signal.SIGKILL)  # it may be writing into a pipe no one reads
-        for end in (early.split.claims, early.split.results, early.fd):
+        for end in (early.split.claims, early.split.results, early.split.found, early.fd):
             os.close(end)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(early.split.pid, 0)
@@ -130,46 +152,69 @@ def _take(paths: list[str], fd: int) -> _Split | None:
     return early.split
 
 
-def _fork(paths: list[str], fd: int) -> _Split | None:
+def _fork(paths: list[str], fd: int, recorded: Recorded | None) -> _Split | None:
     """A child taking chunks of `paths` from the last back; None when no process could be made."""
     size = max(CHUNK, -(-len(paths) // _MAX_CLAIMS))
     chunks = -(-len(paths) // size)
-    claims, results = os.pipe(), os.pipe()
+    claims, results, found = os.pipe(), os.pipe(), os.pipe()
     os.write(claims[1], bytes(chunks))  # one byte a chunk, read to its end: no chunk left
     os.close(claims[1])
     try:
         pid = os.fork()
     except OSError:  # no process to spare (a limit): one process takes them all
-        for end in (claims[0], *results):
+        for end in (claims[0], *results, *found):
             os.close(end)
         return None
     if pid == 0:  # the child: chunks from the last back, their numbers into the pipe, then out
         try:
             os.close(results[0])
-            _theirs(paths, fd, size, chunks, claims[0], results[1])
+            os.close(found[0])
+            _theirs(paths, fd, size, chunks, claims[0], results[1], recorded, found[1])
         finally:
             os._exit(0)
     os.close(results[1])
-    return _Split(pid, claims[0], results[0], size)
+    os.close(found[1])
+    os.set_blocking(found[0], False)
+    return _Split(pid, claims[0], results[0], size, found[0])
 
 
-def _join(split: _Split, paths: list[str], fd: int, meanwhile: Callable[[], None] | None) -> Looked:
-    """`meanwhile`, then this process's chunks from the first on, as long as any is left, then the
-    child's numbers."""
+def _join(
+    split: _Split,
+    paths: list[str],
+    fd: int,
+    meanwhile: Callable[[], None] | None,
+    recorded: Recorded | None,
+) -> Looked:
+    """This process's chunks from the first on, as long as any is left, with `meanwhile` run once
+    a change is known (`look`), then the child's numbers."""
     size = split.size
     pipe = open(split.results, "rb")  # noqa: SIM115 - closed below, before the wait
     try:
-        if meanwhile is not None:
-            meanwhile()
         taken: list[os.stat_result | None] = []
+        ctimes, inodes = array.array("q"), array.array("q")
+        if meanwhile is not None and recorded is None:
+            meanwhile()
+            meanwhile = None
         while os.read(split.claims, 1):
-            taken.extend(lstat_each(paths[len(taken) : len(taken) + size], fd))
+            start = len(taken)
+            chunk = lstat_each(paths[start : start + size], fd)
+            taken.extend(chunk)
+            mine = _keys(chunk)
+            ctimes += mine[0]
+            inodes += mine[1]
+            if (
+                meanwhile is not None
+                and recorded is not None
+                and (recorded.differ(start, *mine) or _signalled(split.found))
+            ):
+                meanwhile()
+                meanwhile = None
         sent = pipe.read()
     finally:
         os.close(split.claims)
+        os.close(split.found)
         pipe.close()  # first: a child still writing (this process interrupted) gets an error, not a full pipe
         os.waitpid(split.pid, 0)
-    ctimes, inodes = _keys(taken)
     rest = len(paths) - len(taken)
     if len(sent) != 16 * rest:  # the child failed: what it took is taken here
         more = _keys(lstat_each(paths[len(taken) :], fd))
@@ -179,13 +224,36 @@ def _join(split: _Split, paths: list[str], fd: int, meanwhile: Callable[[], None
     return Looked(taken, ctimes + theirs[:rest], inodes + theirs[rest:])
 
 
-def _theirs(paths: list[str], fd: int, size: int, chunks: int, claims: int, out: int) -> None:
+def _signalled(found: int) -> bool:
+    """Whether the child has said it found a change (a byte in the pipe; nothing there yet, or the
+    pipe's end when the child is done without one, is no)."""
+    try:
+        return os.read(found, 1) == b"!"
+    except BlockingIOError:
+        return False
+
+
+def _theirs(
+    paths: list[str],
+    fd: int,
+    size: int,
+    chunks: int,
+    claims: int,
+    out: int,
+    recorded: Recorded | None,
+    found: int,
+) -> None:
     """The child's share: a chunk from the last back for each claim it wins, then the ctimes and
-    inode numbers of all it took, in path order (its chunks are the last ones: a run to the end)."""
+    inode numbers of all it took, in path order (its chunks are the last ones: a run to the end).
+    The first chunk it finds a change in, it says so through `found`."""
     done: list[tuple[array.array[int], array.array[int]]] = []
+    told = recorded is None
     while os.read(claims, 1):
         k = chunks - 1 - len(done)
         done.append(_keys(lstat_each(paths[k * size : (k + 1) * size], fd)))
+        if not told and recorded is not None and recorded.differ(k * size, *done[-1]):
+            os.write(found, b"!")
+            told = True
     done.reverse()
     ctimes, inodes = array.array("q"), array.array("q")
     for c, i in done:

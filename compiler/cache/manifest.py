@@ -76,7 +76,17 @@ class Manifest:
     def begin(self) -> None:
         """Start the lstats `changes` takes (lstats.begin): the quick path's early start."""
         roots, folders, files = self.counts
-        lstats.begin(self.paths[roots : folders + files], self.base)
+        stats = self._recorded()
+        known = None if stats is None else lstats.Recorded(stats[2::4], stats[3::4])
+        lstats.begin(self.paths[roots : folders + files], self.base, known)
+
+    def _recorded(self) -> array.array[int] | None:
+        """The recorded stat data of each path past the roots, four values a path, in order."""
+        roots, _folders, files = self.counts
+        folder_stats, file_stats = unpack(self.folders), unpack(self.files)
+        if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
+            return None
+        return folder_stats[4 * roots :] + file_stats
 
     def changes(self, meanwhile: Callable[[], None] | None = None) -> Changes | None:
         """The directories and files whose stat data is not the recorded one, from one lstat of each
@@ -84,8 +94,8 @@ class Manifest:
         or the recorded stat data cannot be read (a walk must then tell). `meanwhile`: as for
         lstats.look."""
         roots, folders, files = self.counts
-        folder_stats, file_stats = unpack(self.folders), unpack(self.files)
-        if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
+        recorded = self._recorded()
+        if recorded is None:
             return None
         try:
             del self.tops_now[:]
@@ -93,10 +103,12 @@ class Manifest:
                 if os.path.realpath(self.paths[i]) != real:
                     return None
                 self.tops_now.append(stat_data(os.stat(self.paths[i])))
-            recorded = folder_stats[4 * roots :] + file_stats
+            # A root whose stat data moved (a skill added to or removed from a source) is a change
+            # known before any lstat: `meanwhile` need not wait for one.
+            known = any(now != want for now, (_real, want) in zip(self.tops_now, self.reals, strict=True))
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                moved = self._look(self.paths[roots : folders + files], fd, recorded, meanwhile)
+                moved = self._look(self.paths[roots : folders + files], fd, recorded, meanwhile, known)
             finally:
                 os.close(fd)
             for at, (target, want) in zip(
@@ -124,20 +136,21 @@ class Manifest:
         fd: int,
         recorded: array.array[int],
         meanwhile: Callable[[], None] | None = None,
+        known: bool = False,
     ) -> list[int]:
         """One lstat of each path (lstats.py): the places whose stat data moved, in order. Keeps the
         stat data now (`now`: the recorded, with each moved path's), the places gone (`gone`) and
-        the stat results this process took (`seen`)."""
-        looked = lstats.look(paths, fd, meanwhile)
+        the stat results this process took (`seen`). `known`: a change is known already (`meanwhile`
+        runs before any chunk)."""
+        ctimes, inodes = recorded[2::4], recorded[3::4]
+        looked = lstats.look(paths, fd, meanwhile, None if known else lstats.Recorded(ctimes, inodes))
         self.seen[:] = looked.taken
         # The ctime and the inode number are enough: any change to a path (its bytes, its size, its
         # mode, its entries for a folder, its times through utime) sets its ctime to the present,
         # which no call sets back and which is later than the recorded one (a path is recorded only
         # when its ctime is older than the walk's stamp, snapshot.py); a path replaced by another,
         # even with an equal ctime, has another inode. A path gone has neither (lstats.GONE).
-        moved = sorted(
-            {*_differing(looked.ctimes, recorded[2::4]), *_differing(looked.inodes, recorded[3::4])}
-        )
+        moved = sorted({*_differing(looked.ctimes, ctimes), *_differing(looked.inodes, inodes)})
         now = self.now
         del now[:]
         now.extend(recorded)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -58,7 +59,7 @@ def test_the_childs_chunks_are_the_last_ones_in_path_order(tree, claims) -> None
     os.write(claim_w, bytes(claims))
     os.close(claim_w)
     out_r, out_w = os.pipe()
-    lstats._theirs(paths, fd, size, chunks, claim_r, out_w)  # it closes the write end
+    lstats._theirs(paths, fd, size, chunks, claim_r, out_w, None, -1)  # it closes the write end
     os.close(claim_r)
     with open(out_r, "rb") as pipe:
         sent = pipe.read()
@@ -67,14 +68,13 @@ def test_the_childs_chunks_are_the_last_ones_in_path_order(tree, claims) -> None
     assert sent == want.ctimes.tobytes() + want.inodes.tobytes()
 
 
-def test_meanwhile_runs_once_before_this_process_takes_a_chunk_and_only_with_a_child(
-    tree, monkeypatch
-) -> None:
-    """`meanwhile` is the work this process does while the child takes lstats (the quick path reads
-    ahead for an edit build): it runs once, before this process claims any chunk, so the child
-    claims them meanwhile; without a child nothing runs it. Either way the numbers are the same."""
-    paths, fd = tree
-    monkeypatch.setattr(lstats, "CHUNK", 4)
+def recorded_now(paths: list[str], fd: int) -> lstats.Recorded:
+    want = serial(paths, fd)
+    return lstats.Recorded(want.ctimes, want.inodes)
+
+
+def counting_claims(monkeypatch) -> list[int]:
+    """How many paths each lstat_each of this process took, in order."""
     claimed: list[int] = []
     real = lstats.lstat_each
 
@@ -83,14 +83,64 @@ def test_meanwhile_runs_once_before_this_process_takes_a_chunk_and_only_with_a_c
         return real(these, at)
 
     monkeypatch.setattr(lstats, "lstat_each", counting)
+    return claimed
+
+
+def test_meanwhile_runs_once_a_change_is_found_and_only_with_a_child(tree, tmp_path, monkeypatch) -> None:
+    """`meanwhile` (the quick path's reading ahead for an edit build) runs while the child takes
+    lstats, once a path's numbers are not the recorded ones: in this process's first chunk here.
+    Without a change (a no-op) it never runs; without a child neither. The numbers are the same."""
+    paths, fd = tree
+    monkeypatch.setattr(lstats, "CHUNK", 4)
+    unchanged = recorded_now(paths, fd)
+    (tmp_path / paths[1]).write_text("edited\n")  # d0/SKILL.md: in the first chunk
+    claimed = counting_claims(monkeypatch)
+    real_theirs = lstats._theirs
+
+    def late(*args):  # the child waits: this process takes the first chunk, whatever the load
+        time.sleep(0.3)
+        real_theirs(*args)
+
+    monkeypatch.setattr(lstats, "_theirs", late)
     for split in (True, False):
         alone(monkeypatch, split)
-        ran: list[int] = []
-        del claimed[:]
-        found = lstats.look(paths, fd, lambda ran=ran: ran.append(len(claimed)))
-        want = serial(paths, fd)
-        assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
-        assert ran == ([0] if split else [])
+        for known, runs in ((unchanged, [1] if split else []), (recorded_now(paths, fd), [])):
+            ran: list[int] = []
+            del claimed[:]
+            found = lstats.look(paths, fd, lambda ran=ran: ran.append(len(claimed)), known)
+            want = serial(paths, fd)
+            assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
+            assert ran == runs
+
+
+def test_without_recorded_numbers_meanwhile_runs_before_any_chunk(tree, monkeypatch) -> None:
+    paths, fd = tree
+    monkeypatch.setattr(lstats, "CHUNK", 4)
+    alone(monkeypatch, True)
+    claimed = counting_claims(monkeypatch)
+    ran: list[int] = []
+    lstats.look(paths, fd, lambda: ran.append(len(claimed)))
+    assert ran == [0]
+
+
+def test_the_child_says_once_that_it_found_a_change(tree, tmp_path) -> None:
+    paths, fd = tree
+    known = recorded_now(paths, fd)
+    for i in (-1, -3):  # two changes in the child's chunks: one "!"
+        os.utime(tmp_path / paths[i], ns=(1, 1))
+    size, chunks = 11, -(-len(paths) // 11)
+    claim_r, claim_w = os.pipe()
+    os.write(claim_w, bytes(chunks))
+    os.close(claim_w)
+    out_r, out_w = os.pipe()
+    found_r, found_w = os.pipe()
+    lstats._theirs(paths, fd, size, chunks, claim_r, out_w, known, found_w)
+    os.close(found_w)
+    os.close(claim_r)
+    with open(out_r, "rb") as pipe:
+        pipe.read()
+    with open(found_r, "rb") as told:
+        assert told.read() == b"!"
 
 
 def test_a_meanwhile_that_raises_leaves_no_child_behind(tree, monkeypatch) -> None:
