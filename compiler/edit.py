@@ -21,6 +21,7 @@ tests/property/test_incremental_sequences.py compares its results with clean bui
 from __future__ import annotations
 
 import bisect
+import contextlib
 import operator
 import os
 import stat
@@ -36,6 +37,7 @@ import orjson
 from . import fs
 from .cache.carry import Carry, Catalog, Journal, Row, line_place, load, load_catalog, save_edit
 from .cache.catalogrows import has, toggled
+from .cache.manifest import Manifest
 from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
 from .cache.records import Outputs, Record, Records, build_key, debris
@@ -116,21 +118,30 @@ class _Ahead:
     carry: Carry | None
     catalog: Catalog | None
     outputs: Outputs | None
+    # Each root whose stat data moved (where the walk names it): its recorded entries and its
+    # entries now, as `_moved` takes them (a skill added to or removed from a source)
+    listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]]
 
 
-def ahead(records: Records) -> _Ahead | None:
+def ahead(records: Records, manifest: Manifest) -> _Ahead | None:
     """Read what an edit build of the recorded build reads first (its carry, its catalog rows and
-    its output's record) before it asks: the quick path does it while a forked child takes the
-    lstats, before it knows whether anything changed (Early.ahead). The catalog rows are read for
-    every edit build, though a body edit needs none: they are a description edit's, an add's and a
-    delete's largest read."""
+    its output's record), and list the roots whose stat data moved, before it asks: the quick path
+    does it while a forked child takes the rest of the lstats, once it knows something changed
+    (lstats.look). The catalog rows are read for every edit build, though a body edit needs none:
+    they are a description edit's, an add's and a delete's largest read."""
     record = records.record()
     if record is None:
         return None
     key, directory = record.build_key, records.directory
     carry = load(directory, records.signing_key, key)
     catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
-    return _Ahead(key, carry, catalog, records.packed_outputs())
+    listings = {}
+    for where, now, (_real, want) in zip(manifest.paths, manifest.tops_now, manifest.reals, strict=False):
+        recorded = manifest.entries(where) if now != want else None
+        if recorded is not None:
+            with contextlib.suppress(OSError, CannotVouch):  # the edit build tells
+                listings[where] = (recorded, _scan(where))
+    return _Ahead(key, carry, catalog, records.packed_outputs(), listings)
 
 
 class _Declined(Exception):
@@ -281,14 +292,12 @@ class _Edit:
         relisted: dict[str, tuple[list[str], str]] = {}
         added: list[tuple[int, str, str]] = []
         removed: list[tuple[int, str, str]] = []
+        listed = self.read_ahead.listings if self.read_ahead else {}
         for where in self.changes.folders:
-            recorded = self.manifest.entries(where)
-            if recorded is None:
-                raise _Declined("a folder the walk did not record")
-            try:
-                now = _scan(where)
-            except CannotVouch:
-                raise _Declined("a name that is not UTF-8") from None
+            if where in listed:
+                recorded, now = listed[where]
+            else:
+                recorded, now = self._listing(where)
             # name -> kind: dicts, not sets of pairs (a pair's hash is made anew; a name's is kept)
             before, after = dict(zip(*recorded, strict=True)), dict(zip(*now, strict=True))
             if before == after:
@@ -304,6 +313,16 @@ class _Edit:
                 (removed if before.get(name) == kind else added).append((index, command, f"{where}/{name}"))
         paths = [row for _i, _c, at in added for row in _tree(at)]
         return _Moved(tuple(added), tuple(removed), relisted, tuple(paths))
+
+    def _listing(self, where: str) -> tuple[tuple[list[str], str], tuple[list[str], str]]:
+        """A folder's recorded entries and its entries now (names and kinds)."""
+        recorded = self.manifest.entries(where)
+        if recorded is None:
+            raise _Declined("a folder the walk did not record")
+        try:
+            return recorded, _scan(where)
+        except CannotVouch:
+            raise _Declined("a name that is not UTF-8") from None
 
     def _folder(self, where: str) -> tuple[int, str]:
         """A walked folder as a source's index and its path below the source ("" for its root)."""

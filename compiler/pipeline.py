@@ -27,6 +27,7 @@ from .output.placement import placement_problems
 if TYPE_CHECKING:
     from .cache import Memo, Session
     from .cache.carry import Carry, Catalog
+    from .cache.manifest import Manifest
     from .cache.records import Records
     from .cache.snapshot import Walked
     from .edit import Edited
@@ -418,13 +419,13 @@ def build(
     return _build_cached(head, template, door, prune, progress, keep)
 
 
-def _edit_ahead(records: Records) -> object:
+def _edit_ahead(records: Records, manifest: Manifest) -> object:
     """The edit build's module imported, and what it reads first read, while the quick path's
     lstats run (edit.ahead)."""
     from .edit import ahead
 
     try:
-        return ahead(records)
+        return ahead(records, manifest)
     except Exception:  # a bug here costs only the reading ahead: the edit build reads for itself
         return None
 

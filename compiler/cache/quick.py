@@ -264,7 +264,11 @@ def _records(config_path: Path) -> Records | None:
 
 
 def quick_replay(
-    config_path: Path, options: Options, *, prune: bool, meanwhile: Callable[[Records], object] | None = None
+    config_path: Path,
+    options: Options,
+    *,
+    prune: bool,
+    meanwhile: Callable[[Records, Manifest], object] | None = None,
 ) -> Early | None:
     """The recorded build when nothing it depends on changed, checked without parsing the config;
     None when the cache is off. `meanwhile`: what an edit build would read first, done while a
@@ -284,7 +288,7 @@ def _replay(
     config_path: Path,
     options: Options,
     prune: bool,
-    meanwhile: Callable[[Records], object] | None,
+    meanwhile: Callable[[Records, Manifest], object] | None,
 ) -> Early:
     record = records.record()
     quick = record.quick if record is not None else None
@@ -298,8 +302,12 @@ def _replay(
         manifest = None
     now = None  # no walk: every directory and file has the recorded stat data
     got: list[object] = []  # what `meanwhile` gave, if a child's lstats gave it the time
-    ahead = None if meanwhile is None else lambda: got.append(meanwhile(records))
-    changes = manifest.changes(ahead) if manifest is not None else None
+    changes = None
+    if manifest is not None:
+        walked = manifest
+        changes = manifest.changes(
+            None if meanwhile is None else lambda: got.append(meanwhile(records, walked))
+        )
     if changes is not None and not changes.none:  # an edit build may take it from here
         return Early(records, tops, None, manifest=manifest, changes=changes, ahead=got[0] if got else None)
     if changes is None:

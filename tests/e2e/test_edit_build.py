@@ -582,17 +582,24 @@ def test_an_edit_build_takes_what_was_read_while_a_child_took_the_lstats(tree, t
     carries, catalogs = counted(monkeypatch, "load"), counted(monkeypatch, "load_catalog")
     taken: list[object] = []
     real_ahead = edit_mod.ahead
-    monkeypatch.setattr(edit_mod, "ahead", lambda records: taken.append(real_ahead(records)) or taken[-1])
+    monkeypatch.setattr(edit_mod, "ahead", lambda *args: taken.append(real_ahead(*args)) or taken[-1])
+    scans: list[str] = []
+    real_scan = edit_mod._scan
+    monkeypatch.setattr(edit_mod, "_scan", lambda path: scans.append(path) or real_scan(path))
+    source = tree.parent / "skills" / "src-a"
     if kind == "description":
         described = served(tree)[-1]
         described.write_text(described.read_text().replace("description: ", "description: Changed. ", 1))
     elif kind == "add":
-        new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+        new_skill(source / "brand-new", "brand-new")
     else:
+        source = unnamed(tree)[0].parent.parent
         shutil.rmtree(unnamed(tree)[0].parent)
     result, _ = build(tree)
     assert result.cache.edited and len(taken) == 1 and taken[0] is not None
     assert (len(carries), len(catalogs)) == (1, 1)  # ahead's: the edit build read neither again
+    # The source folder an add or a delete changed was listed ahead, once (a root: known at once)
+    assert [p for p in scans if p.endswith(f"/{source.name}")] == ([] if kind == "description" else scans[:1])
     same_as_clean(tree, tmp_path, result)
     again, written = build(tree)  # no change found: nothing read ahead
     assert again.cache.quick and not written.written and len(taken) == 1
@@ -603,7 +610,7 @@ def test_a_reading_ahead_that_fails_leaves_the_edit_build_to_read(tree, tmp_path
     monkeypatch.setattr(lstats, "SPLIT_AT", 2)
     monkeypatch.setattr(lstats, "_alone", lambda: True)
 
-    def broken(records):
+    def broken(*args):
         raise RuntimeError("a bug in reading ahead")
 
     monkeypatch.setattr(edit_mod, "ahead", broken)
