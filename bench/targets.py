@@ -72,12 +72,20 @@ def run(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     return took, rss
 
 
-def median(argv: list[str], env: dict[str, str], n: int, before=None) -> tuple[float, int]:
+def timed(argv: list[str], env: dict[str, str], n: int, before=None) -> list[tuple[float, int]]:
     runs = []
     for i in range(n):
         if before:
             before(i)
         runs.append(run(argv, env))
+    return runs
+
+
+def median(argv: list[str], env: dict[str, str], n: int, before=None) -> tuple[float, int]:
+    return median_of(timed(argv, env, n, before))
+
+
+def median_of(runs: list[tuple[float, int]]) -> tuple[float, int]:
     return statistics.median(t for t, _ in runs), max(r for _, r in runs)
 
 
@@ -110,13 +118,17 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
     script.write_text(CONSOLE_SCRIPT, encoding="utf-8")
     build = [py, str(script), "build", "--config", str(cfg)]
     floor, _ = median([py, "-c", "pass"], env, 11)
-    naive, _ = median([py, "-c", NAIVE, str(tree / "skills")], env, repeat)
+    naive_argv = [py, "-c", NAIVE, str(tree / "skills")]
+    naive_runs = timed(naive_argv, env, repeat)
 
     def clean(_: int) -> None:
         shutil.rmtree(dist, ignore_errors=True)
         shutil.rmtree(tree / ".skillc-cache", ignore_errors=True)
 
-    full, full_rss = median([*build, "--no-cache"], env, repeat, clean)
+    # The full build and the naive loader are taken before the other figures and again after them,
+    # and their medians are of both: this machine's speed drifts by 10-20% over minutes, and a ratio
+    # of figures taken minutes apart drifted with it.
+    full_runs = timed([*build, "--no-cache"], env, repeat, clean)
     run(build, env)  # warm the cache
     noop, _ = median(build, env, repeat)
     # A skill every persona's model may invoke (so a description edit renders every catalog again),
@@ -144,6 +156,9 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
         cat, _ = median([py, "-c", cat_code], env, 11)
         load, load_rss = median([py, "-c", load_code], env, 11)
         other, total = non_object_bytes(dist)
+    naive, _ = median_of(naive_runs + timed(naive_argv, env, repeat))
+    full, full_rss = median_of(full_runs + timed([*build, "--no-cache"], env, repeat, clean))
+    run(build, env)  # the cache warm again for the next run
     mib = 1024.0
     return [
         ("floor: `python -c pass`", floor, "1", ""),
@@ -209,13 +224,25 @@ def time_edits(
     added_dirs: list[Path],
     aside: Path,
 ) -> tuple[float, float, float, float]:
-    """The median build after a body edit, a description edit, an add and a delete."""
+    """The median build after a body edit, a description edit, an add and a delete, taken in rounds
+    of one of each: each kind meets the machine as the others do (taken one kind after another, a
+    kind measured in a slow minute looked slower than the others)."""
+    # A skill added at a source's root, and top-level skills removed that no other source has (a
+    # skill that another overrides, a parent, or one a persona names touches more than itself, and
+    # goes to the stages: docs/cache.md). Chosen before any is added: an added one is not removed.
+    sources = sorted((tree / "skills").iterdir())
+    source = sources[0]
+    tops = [{d.name for d in s.iterdir() if (d / "SKILL.md").exists()} for s in sources]
+    # ... and that no persona names (an allowlist, an overlay: removing one changes its diagnostics)
+    named = " ".join(
+        p.read_text(errors="replace") + p.name for p in (tree / "personas").rglob("*") if p.is_file()
+    )
+    alone = sorted(n for n in tops[0] - set().union(*tops[1:]) if n not in named)
+    doomed = [source / n for n in alone if not any((source / n).glob("*/SKILL.md"))][: repeat + 1]
 
     def edit(i: int) -> None:
         with open(target, "a", encoding="utf-8") as fh:
             fh.write(f"\nEdited {i}.\n")
-
-    edited, _ = median(build, env, repeat, edit)
 
     def describe(i: int) -> None:
         # Each build's mark replaces the last one, so the description keeps its length (a mark
@@ -226,13 +253,6 @@ def time_edits(
         )
         target.write_text(marked, encoding="utf-8")
 
-    described, _ = median(build, env, repeat, describe)
-    # A skill added at a source's root, and top-level skills removed that no other source has (a
-    # skill that another overrides, a parent, or one a persona names touches more than itself, and
-    # goes to the stages: docs/cache.md).
-    sources = sorted((tree / "skills").iterdir())
-    source = sources[0]
-
     def add(i: int) -> None:
         name = f"bench-added-{os.getpid()}-{i}"  # a tree is reused across runs
         new = source / name / "SKILL.md"
@@ -240,20 +260,17 @@ def time_edits(
         added_dirs.append(new.parent)
         new.write_text(f"---\nname: {name}\ndescription: Added by the benchmark.\n---\nNew.\n")
 
-    added, _ = median(build, env, repeat, add)
-    tops = [{d.name for d in s.iterdir() if (d / "SKILL.md").exists()} for s in sources]
-    # ... and that no persona names (an allowlist, an overlay: removing one changes its diagnostics)
-    named = " ".join(
-        p.read_text(errors="replace") + p.name for p in (tree / "personas").rglob("*") if p.is_file()
-    )
-    alone = sorted(n for n in tops[0] - set().union(*tops[1:]) if n not in named)
-    doomed = [source / n for n in alone if not any((source / n).glob("*/SKILL.md"))][: repeat + 1]
-
     def delete(i: int) -> None:
         aside.mkdir(exist_ok=True)
         doomed[i].rename(aside / doomed[i].name)  # out of the tree, as a removal: put back after the run
 
-    deleted, _ = median(build, env, repeat, delete)
+    kinds = (edit, describe, add, delete)
+    times: list[list[float]] = [[] for _ in kinds]
+    for i in range(repeat):
+        for kind, taken in zip(kinds, times, strict=True):
+            kind(i)
+            taken.append(run(build, env)[0])
+    edited, described, added, deleted = map(statistics.median, times)
     return edited, described, added, deleted
 
 
