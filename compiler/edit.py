@@ -135,8 +135,10 @@ def ahead(records: Records, manifest: Manifest) -> _Ahead | None:
     key, directory = record.build_key, records.directory
     carry = load(directory, records.signing_key, key)
     catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
-    listings = {}
-    for where, now, (_real, want) in zip(manifest.paths, manifest.tops_now, manifest.reals, strict=False):
+    listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]] = {}
+    # The roots are the manifest's first paths, as `changes` stat'ed them (tops_now) before this
+    roots = zip(manifest.paths, manifest.tops_now, manifest.reals, strict=False)
+    for where, now, (_real, want) in roots:
         recorded = manifest.entries(where) if now != want else None
         if recorded is not None:
             with contextlib.suppress(OSError, CannotVouch):  # the edit build tells

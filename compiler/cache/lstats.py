@@ -3,19 +3,21 @@
 
 The lstats are most of a no-op build and of an edit build (30,000 paths at 10,000 skills, about
 90 ms). With a second core, a forked child takes a share and sends back the two numbers of each
-path while this process takes the rest, as git preloads its index with parallel
-lstats. The paths go in chunks: this process takes them from the first on and the child from the
-last back, each claiming the next as it is free (a byte of one pipe), so whichever has the core
-does the work (the child, faulting in the pages it writes, ran 15-30 ms behind an even half), and
-this process's results stay the first paths'. Threads would not do it in Python: each lstat takes
-the interpreter's lock back to build its result, and two threads spend more time passing the lock
-than the second core saves. A fork is
-made only where it is safe and pays: Linux, a process with one thread (a fork copies no other
-thread, and any lock one held would stay held in the child), at least SPLIT_AT paths. Anything
-that goes wrong in the child (an inode number past 2**63, a crash) costs only the split: this
-process then takes the child's share itself. `skillc build` forks that child before it even imports
-the command line and the stages (`begin`, from quick.start); `look` joins it when it asks for the
-same paths below the same folder, and ends it otherwise.
+path while this process takes the rest, as git preloads its index with parallel lstats. The paths
+go in chunks: this process takes them from the first on and the child from the last back, each
+claiming the next as it is free (a byte of one pipe), so whichever has the core does the work (the
+child, faulting in the pages it writes, ran 15-30 ms behind an even half), and this process's
+results stay the first paths'. Once a change is known (a chunk of this process's that differs from
+the record, or the child's word through a third pipe), this process does the caller's `meanwhile`
+(an edit build's first reads) and the child takes more of the chunks. Threads would not do it in
+Python: each lstat takes the interpreter's lock back to build its result, and two threads spend
+more time passing the lock than the second core saves. A fork is made only where it is safe and
+pays: Linux, a process with one thread (a fork copies no other thread, and any lock one held would
+stay held in the child), at least SPLIT_AT paths. Anything that goes wrong in the child (an inode
+number past 2**63, a crash) costs only the split: this process then takes the child's share
+itself. `skillc build` forks that child before it even imports the command line and the stages
+(`begin`, from quick.start); `look` joins it when it asks for the same paths below the same folder,
+and ends it otherwise.
 """
 
 from __future__ import annotations

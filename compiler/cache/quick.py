@@ -272,7 +272,8 @@ def quick_replay(
 ) -> Early | None:
     """The recorded build when nothing it depends on changed, checked without parsing the config;
     None when the cache is off. `meanwhile`: what an edit build would read first, done while a
-    forked child takes the lstats (Manifest.changes): it costs a no-op the child's share of it."""
+    forked child takes the lstats once a change is known (Manifest.changes, lstats.look): a no-op
+    does not run it. What it gives is the Early's `ahead`."""
     records = _records(config_path)
     if not any(records is started for started in _started):
         lstats.discard()  # what `start` began for another cache
