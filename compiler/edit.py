@@ -35,7 +35,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import orjson
 
 from . import fs
-from .cache.carry import Carry, Catalog, Journal, Row, line_place, load, load_catalog, save_edit
+from .cache.carry import (
+    Carry,
+    Catalog,
+    Journal,
+    Row,
+    commands_after,
+    load,
+    load_catalog,
+    patched_lines,
+    save_edit,
+)
 from .cache.catalogrows import has, toggled
 from .cache.manifest import Manifest
 from .cache.outcome import Stats
@@ -136,10 +146,8 @@ def ahead(records: Records, manifest: Manifest) -> _Ahead | None:
     carry = load(directory, records.signing_key, key)
     catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
     listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]] = {}
-    # The roots are the manifest's first paths, as `changes` stat'ed them (tops_now) before this
-    roots = zip(manifest.paths, manifest.tops_now, manifest.reals, strict=False)
-    for where, now, (_real, want) in roots:
-        recorded = manifest.entries(where) if now != want else None
+    for where in manifest.moved_roots():  # as `changes` stat'ed them before this
+        recorded = manifest.entries(where)
         if recorded is not None:
             with contextlib.suppress(OSError, CannotVouch):  # the edit build tells
                 listings[where] = (recorded, _scan(where))
@@ -465,11 +473,9 @@ class _Edit:
         if not write_delta(self.dist, out.files, frozenset(out.objects), index):
             raise _Declined("another build wrote the output")
         key = build_key(self.records.fingerprint, build_hash, config, carry.early)
-        commands = dict(carry.commands)
-        for i, command, _at in changed.moved.added:
-            commands[config.sources[i]] |= {command}
-        for i, command, _at in changed.moved.removed:
-            commands[config.sources[i]] -= {command}
+        sources = config.sources  # each command a source gained or lost, as a journal holds it
+        found = {f"{sources[i]}\0{c}": True for i, c, _at in changed.moved.added}
+        found.update({f"{sources[i]}\0{c}": False for i, c, _at in changed.moved.removed})
         new = replace(
             carry,
             key=key,
@@ -485,9 +491,9 @@ class _Edit:
             totals={**carry.totals, **self.totals},
             unordered=unordered,
             counts=counts,
-            commands=commands,
+            commands=commands_after(carry.commands, found),
             journal=self._journal(
-                changed, checked, catalog, changed_lines, {d: refs.get(d, 0) for d in touched}
+                changed, checked, catalog, changed_lines, {d: refs.get(d, 0) for d in touched}, found
             ),
         )
         self._record(key, (new, catalog, report), dropped, out.files, changed.moved)
@@ -511,11 +517,12 @@ class _Edit:
         catalog: Catalog | None,
         lines: dict[str, str | None],
         refs: dict[str, int],
+        commands: dict[str, bool],
     ) -> Journal:
         """The carry's journal with this build's changes: the input lines and references it changed,
         the catalog rows of the skills it checked or removed when a catalog changed (with the
         personas listing each), with `targets:` the names of the skills added or removed, and the
-        commands added to or removed from a source."""
+        commands added to or removed from a source (`commands`)."""
         journal = self.carry.journal
         if journal is None:
             raise _Declined("a carry without a journal")  # never read so: one a full build made
@@ -528,9 +535,6 @@ class _Edit:
         if self.config.targets:
             names = {c: one.skill.name for c, one in changed.added.items()}
             names.update(dict.fromkeys(changed.removed))
-        sources = self.config.sources
-        commands = {f"{sources[i]}\0{c}": True for i, c, _at in changed.moved.added}
-        commands.update({f"{sources[i]}\0{c}": False for i, c, _at in changed.moved.removed})
         return journal.then(lines, refs, rows, names, commands)
 
     def _served(self, one: _Skill) -> Skill:
@@ -887,30 +891,25 @@ class _Edit:
 
     def _lines(self, changed: _Changed, checked: dict[str, Checked]) -> tuple[str, dict[str, str | None]]:
         """The build hash's input lines: the edited files' replaced, the added skills' put in, the
-        removed skills' taken out; in path order. And each changed input's line (None: gone)."""
+        removed skills' taken out; in path order. And each changed input's line (None: gone): the
+        lines are the last build's with those applied as a journal's are (carry.patched_lines)."""
         lines = self.carry.lines
         touched: dict[str, str | None] = {}
         for one in changed.edits.values():
             for file in one.files.values():
-                old = self._line(file.rel)
-                at = 0 if lines.startswith(old) else lines.index("\n" + old) + 1
-                new = touched[file.rel] = input_line(file).decode()
-                lines = lines[:at] + new + lines[at + len(old) :]
-        # The lines are in path order: a removed skill's are together, cut out as one run, and an
-        # added skill's each go where they sort.
+                self._line(file.rel)  # one of the last build's inputs, or declined
+                touched[file.rel] = input_line(file).decode()
+        # The lines are in path order: a removed skill's are together, one run.
         for i, command, _at in changed.moved.removed:
             prefix = f"{self.config.sources[i]}/{command}/"
-            at = end = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
-            while lines.startswith(prefix, end):
-                touched[lines[end : lines.index("\0", end)]] = None
-                end = lines.index("\n", end) + 1
-            lines = lines[:at] + lines[end:]
+            at = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
+            while lines.startswith(prefix, at):
+                touched[lines[at : lines.index("\0", at)]] = None
+                at = lines.index("\n", at) + 1
         for c in changed.added:
             for f in files_of(checked[c].new_src):
-                line = touched[f.rel] = input_line(f).decode()
-                at = line_place(lines, line[:-1])
-                lines = lines[:at] + line + lines[at:]
-        return lines, touched
+                touched[f.rel] = input_line(f).decode()
+        return patched_lines(lines, touched), touched
 
     def _unordered(
         self, changed: _Changed, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]

@@ -480,15 +480,16 @@ def _patched(base: Carry, edits: dict[str, Any]) -> Carry:
         key=str(edits["key"]),
         lines=lines,
         refs=refs,
-        commands=_journaled_commands(base.commands, journal.commands),
+        commands=commands_after(base.commands, journal.commands),
         journal=journal,
     )
 
 
-def _journaled_commands(
-    commands: dict[str, frozenset[str]], changes: dict[str, bool]
+def commands_after(
+    commands: dict[str, frozenset[str]], changes: Mapping[str, bool]
 ) -> dict[str, frozenset[str]]:
-    """Each source's commands with the journal's put in ("label\0command": True) or taken out."""
+    """Each source's commands with those of `changes` put in ("label\0command": True) or taken
+    out, as a journal holds them."""
     changed: dict[str, set[str]] = {}
     for key, there in changes.items():
         label, command = key.split("\0")

@@ -148,10 +148,9 @@ class Rows(MutableMapping[str, Row]):
         each of those copies them all (a journal of 256 rows applied so took 0.4 s at 10,000)."""
         if not changes:
             return
-        self._costs, self._starts = None, None
-        lengths = self._lengths
-        sizes = map(sum, zip(lengths[0::3], lengths[1::3], lengths[2::3], strict=True))
-        starts = list(itertools.accumulate(sizes, initial=0))
+        self._costs = None
+        starts, lengths = self._row_starts(), self._lengths
+        self._starts = None
         texts: list[bytes | memoryview] = []
         new_lengths, new_numbers = array.array("I"), array.array("q")
         commands: list[str] = []
@@ -216,11 +215,15 @@ class Rows(MutableMapping[str, Row]):
         return sum(self._lengths[3 * i : 3 * i + 3])
 
     def _start(self, i: int) -> int:
+        return self._row_starts()[i]
+
+    def _row_starts(self) -> list[int]:
+        """Each row's first byte in `_texts`, and one past the last row: made when first asked."""
         if self._starts is None:
             lengths = self._lengths
             sizes = map(sum, zip(lengths[0::3], lengths[1::3], lengths[2::3], strict=True))
             self._starts = list(itertools.accumulate(sizes, initial=0))
-        return self._starts[i]
+        return self._starts
 
 
 def has(commands: list[str], command: str) -> bool:

@@ -105,10 +105,10 @@ class Manifest:
                 self.tops_now.append(stat_data(os.stat(self.paths[i])))
             # A root whose stat data moved (a skill added to or removed from a source) is a change
             # known before any lstat: `meanwhile` need not wait for one.
-            known = any(now != want for now, (_real, want) in zip(self.tops_now, self.reals, strict=True))
+            tops = self.moved_roots()
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                moved = self._look(self.paths[roots : folders + files], fd, recorded, meanwhile, known)
+                moved = self._look(self.paths[roots : folders + files], fd, recorded, meanwhile, bool(tops))
             finally:
                 os.close(fd)
             for at, (target, want) in zip(
@@ -119,7 +119,6 @@ class Manifest:
                     return None
         except (OSError, CannotVouch, OverflowError):  # OverflowError: an inode number past 2**63
             return None  # (overlayfs's xino): a walk tells
-        tops = tuple(self.paths[i] for i, (_real, want) in enumerate(self.reals) if self.tops_now[i] != want)
         if not moved:
             return Changes(tops, ())
         inside, gone = folders - roots, set(self.gone)
@@ -129,6 +128,12 @@ class Manifest:
             tuple(where[i] for i in moved if i >= inside and i not in gone),
             tuple(where[i] for i in moved if i in gone),
         )
+
+    def moved_roots(self) -> tuple[str, ...]:
+        """The roots (as the walk names them) whose stat data, as `changes` took it, is not the
+        recorded one: a source a skill was added to or removed from."""
+        roots = zip(self.paths[: len(self.reals)], self.tops_now, self.reals, strict=True)
+        return tuple(path for path, now, (_real, want) in roots if now != want)
 
     def _look(
         self,
