@@ -168,6 +168,25 @@ def scan_tree(dist: Path) -> dict[str, list[int]] | None:
     return found
 
 
+def list_tree(dist: Path) -> list[str] | None:
+    """The path of every file below dist (relative, unsorted); None if it cannot be walked. What
+    scan_tree finds, without a stat of each file: the folders' entries tell what is a folder."""
+    found: list[str] = []
+    stack = [("", str(dist))]
+    try:
+        while stack:
+            rel, path = stack.pop()
+            with os.scandir(path) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((f"{rel}{entry.name}/", entry.path))
+                    else:
+                        found.append(f"{rel}{entry.name}")
+    except OSError:
+        return None
+    return found
+
+
 @contextmanager
 def interrupt_deferred() -> Iterator[None]:
     """Ctrl-C while the output is being written and swapped takes effect once that is done:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .cache.snapshot import Walked
     from .edit import Edited
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
+    from .output.survey import Survey
     from .output.write import Comparison
     from .stages.budget import Packing
     from .stages.discover import Checked, Lstat
@@ -412,11 +413,24 @@ def build(
         if door is not None:
             door.stats.declined = declined
     if door is None or template is None:
-        result = _owned(
-            _back(_discovered(head, os.listdir, progress, share=True), None, progress=progress, keep=keep)
-        )
-        return result, _write(result, prune, progress)
+        survey = None
+        try:
+            fronts = [_discovered(head, os.listdir, progress, share=True)]
+            survey = _survey(dist)  # now: the split discover took both cores, the rest takes one
+            result = _owned(_back(fronts.pop(), None, progress=progress, keep=keep))
+            return result, _write(result, prune, progress, survey=survey)
+        finally:
+            if survey is not None:
+                survey.end()
     return _build_cached(head, template, door, prune, progress, keep)
+
+
+def _survey(dist: Path) -> Survey | None:
+    """The objects of the output checked by a helper while the build goes on (output/survey.py):
+    for a build without the cache's record of them, which would otherwise read each one back."""
+    from .output import survey
+
+    return survey.start(str(dist))
 
 
 def _edit_ahead(records: Records, manifest: Manifest) -> object:
@@ -480,8 +494,13 @@ def _build_cached(
     kept_of, early, hashed = Found.of(found.front.found, found.lines), found.early, found.build_hash
     fronts = [found.front]
     del found
-    result = _owned(replace(_back(fronts.pop(), memo, hashed, progress, keep), cache=door.stats))
-    written = _write(result, prune, progress, memo.output_files)
+    survey = None if memo.output_files else _survey(head.config.root / head.config.output)
+    try:
+        result = _owned(replace(_back(fronts.pop(), memo, hashed, progress, keep), cache=door.stats))
+        written = _write(result, prune, progress, memo.output_files, survey)
+    finally:
+        if survey is not None:
+            survey.end()
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     progress("recording the build in the cache")
@@ -540,12 +559,19 @@ def _owned(result: Compiled) -> Compiled:
 
 
 def _write(
-    result: Compiled, prune: bool, progress: Progress = silent, known: Mapping[str, list[int]] | None = None
+    result: Compiled,
+    prune: bool,
+    progress: Progress = silent,
+    known: Mapping[str, list[int]] | None = None,
+    survey: Survey | None = None,
 ) -> Written | None:
-    """Write a build without errors; None (nothing written) otherwise. known: see write.compare."""
+    """Write a build without errors; None (nothing written) otherwise. known: see write.compare;
+    or what `survey` found."""
     from .output.write import write
 
     if not result.ok or result.artifacts is None:
         return None
+    if survey is not None:  # asked for only where the cache knows no output file
+        known = survey.known()
     progress(f"writing {len(result.artifacts.files)} file(s) to {result.config.output}/")
     return write(result.output, result.artifacts, prune=prune, known=known)

@@ -19,7 +19,7 @@ refuses a whole directory skillc never wrote.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 from .. import fs
@@ -27,12 +27,12 @@ from ..format.layout import INDEX, MAX_INDEX_BYTES, OBJECTS, OUTPUT_MARKER, PERS
 from ..model import Artifacts
 
 
-def foreign_files(dist: Path, art: Artifacts, present: Mapping[str, object] | None = None) -> list[str]:
+def foreign_files(dist: Path, art: Artifacts, present: Iterable[str] | None = None) -> list[str]:
     """The files below dist (relative, sorted) that neither this build nor the last one wrote.
 
-    present: the files below dist, when the caller has just listed them (fs.scan_tree)."""
+    present: the files below dist, when the caller has just listed them (fs.scan_tree, list_tree)."""
     if present is None:
-        present = fs.scan_tree(dist) if dist.is_dir() else None
+        present = fs.list_tree(dist) if dist.is_dir() else None
     if not present:
         return []
     # OBJECTS and PERSONAS are listed only when something not a folder took their name (a planted
