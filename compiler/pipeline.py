@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import gc
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeAlias, TypeVar
@@ -413,24 +414,38 @@ def build(
         if door is not None:
             door.stats.declined = declined
     if door is None or template is None:
-        survey = None
-        try:
-            fronts = [_discovered(head, os.listdir, progress, share=True)]
-            survey = _survey(dist)  # now: the split discover took both cores, the rest takes one
-            result = _owned(_back(fronts.pop(), None, progress=progress, keep=keep))
-            return result, _write(result, prune, progress, survey=survey)
-        finally:
-            if survey is not None:
-                survey.end()
+        with _surveyed() as survey:
+            result = _owned(_compiled(head, progress, keep, survey))
+            return result, _write(result, prune, progress, survey=survey[0] if survey else None)
     return _build_cached(head, template, door, prune, progress, keep)
 
 
-def _survey(dist: Path) -> Survey | None:
+def _compiled(head: Head, progress: Progress, keep: bool, survey: list[Survey]) -> Compiled:
+    """A build without the cache, from its config on, with the output's objects surveyed (into
+    `survey`) from the end of discover: the split discover takes both cores, the rest takes one."""
+    fronts = [_discovered(head, os.listdir, progress, share=True)]
+    survey.extend(_survey(head.config.root / head.config.output))
+    return _back(fronts.pop(), None, progress=progress, keep=keep)
+
+
+@contextmanager
+def _surveyed() -> Iterator[list[Survey]]:
+    """Where a survey started inside is kept, and ended however the block ends."""
+    kept: list[Survey] = []
+    try:
+        yield kept
+    finally:
+        for survey in kept:
+            survey.end()
+
+
+def _survey(dist: Path) -> list[Survey]:
     """The objects of the output checked by a helper while the build goes on (output/survey.py):
     for a build without the cache's record of them, which would otherwise read each one back."""
     from .output import survey
 
-    return survey.start(str(dist))
+    started = survey.start(str(dist))
+    return [] if started is None else [started]
 
 
 def _edit_ahead(records: Records, manifest: Manifest) -> object:
@@ -494,13 +509,11 @@ def _build_cached(
     kept_of, early, hashed = Found.of(found.front.found, found.lines), found.early, found.build_hash
     fronts = [found.front]
     del found
-    survey = None if memo.output_files else _survey(head.config.root / head.config.output)
-    try:
+    with _surveyed() as survey:
+        if not memo.output_files:
+            survey.extend(_survey(head.config.root / head.config.output))
         result = _owned(replace(_back(fronts.pop(), memo, hashed, progress, keep), cache=door.stats))
-        written = _write(result, prune, progress, memo.output_files, survey)
-    finally:
-        if survey is not None:
-            survey.end()
+        written = _write(result, prune, progress, memo.output_files, survey[0] if survey else None)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     progress("recording the build in the cache")
@@ -533,10 +546,14 @@ def check(
     """Compile without the cache and compare with the output on disk; nothing is written."""
     from .output.write import compare
 
-    result = compile_project(config_path, options)
-    if isinstance(result, ConfigFailed) or not result.ok or result.artifacts is None:
-        return result, None
-    return result, compare(result.output, result.artifacts)
+    head = _head(config_path, options)
+    if isinstance(head, ConfigFailed):
+        return head, None
+    with _surveyed() as survey:
+        result = _compiled(head, options.progress, False, survey)
+        if not result.ok or result.artifacts is None:
+            return result, None
+        return result, compare(result.output, result.artifacts, survey[0].known() if survey else None)
 
 
 def _owned(result: Compiled) -> Compiled:

@@ -100,3 +100,19 @@ def test_an_object_edited_after_the_helper_read_it_is_repaired(
     monkeypatch.setattr(survey.Survey, "known", then_edited)
     pipeline.build(built, cache=False)
     assert victim.read_bytes() == good
+
+
+def test_check_reads_back_no_object_the_helper_found_whole(built: Path, reads: list[str]) -> None:
+    _, cmp = pipeline.check(built)
+    assert cmp is not None and cmp.current
+    assert not [name for name in reads if len(name) == 64]
+
+
+def test_check_sees_an_object_edited_in_place(built: Path, reads: list[str]) -> None:
+    dist = built.parent / "dist"
+    victim = next(p for p in _objects(dist) if p.read_bytes().startswith(b"Body 2."))
+    st = victim.stat()
+    victim.write_bytes(victim.read_bytes().upper())
+    os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _, cmp = pipeline.check(built)
+    assert cmp is not None and cmp.changed == (f"objects/{victim.name[:2]}/{victim.name}",)
