@@ -170,7 +170,12 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
             "<= 1.8x, < 20 MiB",
         ),
         ("naive loader: glob SKILL.md + yaml.CSafeLoader", naive, "1", ""),
-        ("`skillc build --no-cache`", full, f"{full / naive:.2f}x naive, {full_rss / mib:.0f} MiB", "<= 2.5x"),
+        (
+            "`skillc build --no-cache`",
+            full,
+            f"{full / naive:.2f}x naive, {full_rss / mib:.0f} MiB",
+            "<= 2.5x",
+        ),
         ("no-op rebuild", noop, f"{noop / naive:.2f}x naive", "<= 0.3x"),
         (
             "rebuild after editing one body (an edit build)",
