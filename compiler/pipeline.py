@@ -223,8 +223,8 @@ def _discovered(
     share: bool = False,
 ) -> Front:
     """share: a large source is walked, read and checked by two processes (discover_checked); only
-    for a build without the memo (the memo would check most skills for nothing) and with a listdir
-    that answers alike in a forked process."""
+    for a build without the memo or with an empty one (a full memo would check most skills for
+    nothing) and with a listdir and an lstat that answer alike in a forked process."""
     # Not on a replayed build: the cache's walk vouches for it.
     from .stages.discover import discover, discover_checked
 
@@ -274,9 +274,8 @@ def _back(
     from .stages.validate import validate
 
     config, template, head_diags, found = front.config, front.template, front.diagnostics, front.found
-    checks = (
-        memo.check_skills(check_skills) if memo else checked_first(front.checked) if front.checked else None
-    )
+    first = checked_first(front.checked) if front.checked else None  # what a split discover checked
+    checks = memo.check_skills(first or check_skills) if memo else first
     kept = front if keep else None
     del front
     policy = Policy(config.severities, config.path_severities)
@@ -289,7 +288,7 @@ def _back(
         sources=config.sources,
         targets=tuple(t.name for t in config.targets),
     )
-    del checks  # the results a split walk made are the program's now: their table goes
+    del checks, first  # the results a split walk made are the program's now: their table goes
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
     # levelling them again would raise them back); the head's and the catalogs' are set here.
     diags = tuple(policy.apply(head_diags)) + program.diagnostics
@@ -485,11 +484,14 @@ def _build_cached(
     """The one place the pipeline uses the cache: replay, memo, finish."""
 
     def discovered(walked: Walked | None) -> _Keyed:
-        # The cache's stat walk has listed and stat'ed the inputs: discover does not again.
+        # The cache's stat walk has listed and stat'ed the inputs: discover does not again. A cache
+        # with no record of a build to reuse (a first build) checks every skill, as a build without
+        # it does: discover shares the walk and the checks with a forked helper then too.
+        share = door.fresh
         front = (
-            _discovered(head, walked.listdir, progress, walked.lstat)
+            _discovered(head, walked.listdir, progress, walked.lstat, share=share)
             if walked
-            else _discovered(head, os.listdir, progress)
+            else _discovered(head, os.listdir, progress, share=share)
         )
         lines = [input_line(f) for f in front.found.inputs]
         return _Keyed(front, hash_lines(head.config, template.source, lines), lines)

@@ -159,6 +159,12 @@ class Session:
         return hit(same)
 
     @property
+    def fresh(self) -> bool:
+        """No build of this compiler is recorded: the memo has nothing this build can reuse (a first
+        build, or one after skillc or its parsers changed)."""
+        return self.records.record() is None
+
+    @property
     def memo(self) -> Memo:
         """The memo the stages use, read on first use (a replayed build needs none)."""
         if not self._memo_loaded:

@@ -1059,3 +1059,31 @@ def test_a_build_stopped_while_keeping_its_cache_leaves_one_the_next_build_can_u
     settle(tree.parent)
     again, _ = build(tree, prune=True)
     assert again.cache.replayed and dist_bytes(tree.parent / "dist") == want
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
+def test_a_fresh_cache_splits_discover_and_remembers_what_it_checked(tree, tmp_path, monkeypatch):
+    """A build whose cache holds no record (a first build) walks, reads and checks a large source
+    with a forked helper, as `--no-cache` does; the memo keeps those checks, so the next build that
+    cannot replay (a config edit) checks no skill again, and walks alone."""
+    monkeypatch.setattr(discover_stage, "SPLIT_THRESHOLD", 1)
+    splits: list[bool] = []
+    split = discover_stage._split
+
+    def counted(*args, **kwargs):
+        found = split(*args, **kwargs)
+        splits.append(found is not None)
+        return found
+
+    monkeypatch.setattr(discover_stage, "_split", counted)
+    want, diags = cold(tree, tmp_path / "cold")
+    splits.clear()
+    result, written = build(tree)
+    assert any(splits) and written is not None and written.written
+    assert result.cache.checked == N and result.cache.reused == 0
+    assert dist_bytes(tree.parent / "dist") == want and result.diagnostics == diags
+    splits.clear()
+    tree.write_text(tree.read_text() + "\n# a comment: another config, the same build\n")
+    result, _ = build(tree)
+    assert splits == [] and result.cache.checked == 0 and result.cache.reused == N
+    assert dist_bytes(tree.parent / "dist") == cold(tree, tmp_path / "cold again")[0]
