@@ -413,38 +413,46 @@ def build(
         if door is not None:
             door.stats.declined = declined
     if door is None or template is None:
-        with _surveyed() as survey:
+        with _surveying() as survey:
             result = _owned(_compiled(head, progress, keep, survey))
-            return result, _write(result, prune, progress, survey=survey[0] if survey else None)
+            return result, _write(result, prune, progress, survey=survey)
     return _build_cached(head, template, door, prune, progress, keep)
 
 
-def _compiled(head: Head, progress: Progress, keep: bool, survey: list[Survey]) -> Compiled:
-    """A build without the cache, from its config on, with the output's objects surveyed (into
-    `survey`) from the end of discover: the split discover takes both cores, the rest takes one."""
+def _compiled(head: Head, progress: Progress, keep: bool, survey: _Surveying) -> Compiled:
+    """A build without the cache, from its config on, with the output's objects surveyed from the
+    end of discover: the split discover takes both cores, the rest takes one."""
     fronts = [_discovered(head, os.listdir, progress, share=True)]
-    survey.extend(_survey(head.config.root / head.config.output))
+    survey.start(head.config.root / head.config.output)
     return _back(fronts.pop(), None, progress=progress, keep=keep)
 
 
+class _Surveying:
+    """The helper that checks the output's objects while the build goes on (output/survey.py), for
+    a build without the cache's record of them, which would otherwise read each one back."""
+
+    def __init__(self) -> None:
+        self.running: Survey | None = None
+
+    def start(self, dist: Path) -> None:
+        from .output import survey
+
+        self.running = survey.start(str(dist))
+
+    def known(self, recorded: Mapping[str, list[int]] | None = None) -> Mapping[str, list[int]] | None:
+        """What the helper found (it is stopped first), or `recorded` when none was started."""
+        return recorded if self.running is None else self.running.known()
+
+
 @contextmanager
-def _surveyed() -> Iterator[list[Survey]]:
-    """Where a survey started inside is kept, and ended however the block ends."""
-    kept: list[Survey] = []
+def _surveying() -> Iterator[_Surveying]:
+    """A survey that the block may start, ended (its helper stopped and reaped) however it ends."""
+    survey = _Surveying()
     try:
-        yield kept
+        yield survey
     finally:
-        for survey in kept:
-            survey.end()
-
-
-def _survey(dist: Path) -> list[Survey]:
-    """The objects of the output checked by a helper while the build goes on (output/survey.py):
-    for a build without the cache's record of them, which would otherwise read each one back."""
-    from .output import survey
-
-    started = survey.start(str(dist))
-    return [] if started is None else [started]
+        if survey.running is not None:
+            survey.running.end()
 
 
 def _edit_ahead(records: Records, manifest: Manifest) -> object:
@@ -511,11 +519,11 @@ def _build_cached(
     kept_of, early, hashed = Found.of(found.front.found, found.lines), found.early, found.build_hash
     fronts = [found.front]
     del found
-    with _surveyed() as survey:
-        if not memo.output_files:
-            survey.extend(_survey(head.config.root / head.config.output))
+    with _surveying() as survey:
+        if not memo.output_files:  # no record of the output: the helper tells which objects stand
+            survey.start(head.config.root / head.config.output)
         result = _owned(replace(_back(fronts.pop(), memo, hashed, progress, keep), cache=door.stats))
-        written = _write(result, prune, progress, memo.output_files, survey[0] if survey else None)
+        written = _write(result, prune, progress, memo.output_files, survey)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     progress("recording the build in the cache")
@@ -551,11 +559,11 @@ def check(
     head = _head(config_path, options)
     if isinstance(head, ConfigFailed):
         return head, None
-    with _surveyed() as survey:
+    with _surveying() as survey:
         result = _compiled(head, options.progress, False, survey)
         if not result.ok or result.artifacts is None:
             return result, None
-        return result, compare(result.output, result.artifacts, survey[0].known() if survey else None)
+        return result, compare(result.output, result.artifacts, survey.known())
 
 
 def _owned(result: Compiled) -> Compiled:
@@ -582,15 +590,15 @@ def _write(
     prune: bool,
     progress: Progress = silent,
     known: Mapping[str, list[int]] | None = None,
-    survey: Survey | None = None,
+    survey: _Surveying | None = None,
 ) -> Written | None:
     """Write a build without errors; None (nothing written) otherwise. known: see write.compare;
-    or what `survey` found."""
+    or what `survey` found, when it was started."""
     from .output.write import write
 
     if not result.ok or result.artifacts is None:
         return None
-    if survey is not None:  # asked for only where the cache knows no output file
-        known = survey.known()
+    if survey is not None:
+        known = survey.known(known)
     progress(f"writing {len(result.artifacts.files)} file(s) to {result.config.output}/")
     return write(result.output, result.artifacts, prune=prune, known=known)

@@ -116,3 +116,28 @@ def test_check_sees_an_object_edited_in_place(built: Path, reads: list[str]) -> 
     os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
     _, cmp = pipeline.check(built)
     assert cmp is not None and cmp.changed == (f"objects/{victim.name[:2]}/{victim.name}",)
+
+
+def test_a_build_interrupted_stops_and_reaps_its_helper(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[tuple[survey.Survey, int]] = []
+    start = survey.start
+
+    def kept(dist: str) -> survey.Survey | None:
+        running = start(dist)
+        if running is not None:
+            started.append((running, running._pid))
+        return running
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(survey, "start", kept)
+    monkeypatch.setattr(pipeline, "_back", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.build(built, cache=False)
+    if not started:
+        pytest.skip("no helper on this machine")
+    running, pid = started[0]
+    assert running._pid == 0  # ended
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # and reaped: no zombie left
