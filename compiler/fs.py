@@ -151,40 +151,32 @@ def scan_tree(dist: Path) -> dict[str, list[int]] | None:
     ctime and inode too: an object edited in place with its mtime set back keeps
     size and mtime, but the write moved its ctime (utime cannot set that back).
     """
-    found: dict[str, list[int]] = {}
-    stack = [("", str(dist))]
     try:
-        while stack:
-            rel, path = stack.pop()
-            with os.scandir(path) as it:
-                for entry in it:
-                    name = f"{rel}{entry.name}"
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append((name + "/", entry.path))
-                    else:
-                        found[name] = output_stat(entry.stat(follow_symlinks=False))
+        return {rel: output_stat(entry.stat(follow_symlinks=False)) for rel, entry in _files(dist)}
     except OSError:
         return None
-    return found
 
 
 def list_tree(dist: Path) -> list[str] | None:
     """The path of every file below dist (relative, unsorted); None if it cannot be walked. What
     scan_tree finds, without a stat of each file: the folders' entries tell what is a folder."""
-    found: list[str] = []
-    stack = [("", str(dist))]
     try:
-        while stack:
-            rel, path = stack.pop()
-            with os.scandir(path) as it:
-                for entry in it:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append((f"{rel}{entry.name}/", entry.path))
-                    else:
-                        found.append(f"{rel}{entry.name}")
+        return [rel for rel, _entry in _files(dist)]
     except OSError:
         return None
-    return found
+
+
+def _files(dist: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every entry below dist that is no folder, by its path relative to dist; raises OSError."""
+    stack = [("", str(dist))]
+    while stack:
+        rel, path = stack.pop()
+        with os.scandir(path) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((f"{rel}{entry.name}/", entry.path))
+                else:
+                    yield f"{rel}{entry.name}", entry
 
 
 @contextmanager
