@@ -726,12 +726,12 @@ class _Edit:
             if wanted:
                 rows[command] = self._row(one.skill)
             else:
-                rows.pop(command, None)
+                rows.discard(command)
         for command in changed.removed:
             for pid in self.ids:
                 if has(listed[pid], command):
                     listed[pid] = toggled(listed[pid], command, False)
-            rows.pop(command, None)
+            rows.discard(command)
         return self._render(catalog, [pid for pid in self.ids if pid in touched], last), catalog
 
     @cached_property

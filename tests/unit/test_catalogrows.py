@@ -17,6 +17,7 @@ _STEP = st.one_of(
     st.tuples(st.just("set"), _COMMANDS, _ROW),
     st.tuples(st.just("del"), _COMMANDS, st.none()),
     st.tuples(st.just("pop"), _COMMANDS, st.none()),
+    st.tuples(st.just("discard"), _COMMANDS, st.none()),
 )
 
 
@@ -30,6 +31,9 @@ def test_every_change_gives_what_a_dict_gives(start: dict[str, list[object]], st
             del rows[command], model[command]
         elif op == "pop":
             assert rows.pop(command, None) == model.pop(command, None)
+        elif op == "discard":
+            rows.discard(command)
+            model.pop(command, None)
         assert list(rows) == list(model)  # a dict's order: put in, kept in place when changed
         assert {c: rows[c] for c in rows} == model
         assert all(rows.numbers(c) == (model[c][4], model[c][3]) for c in model)
