@@ -76,27 +76,29 @@ def compare(
     dist: Path,
     art: Artifacts,
     known: Mapping[str, list[int]] | None = None,
-    scanned: Mapping[str, list[int]] | None = None,
+    listed: Iterable[str] | None = None,
 ) -> Comparison:
     """What differs between dist and art, byte for byte.
 
-    known: stat data of the files the last build left (the build cache's record). An object whose
-    stat data is still those is taken as unchanged without reading it, as a no-op build takes every
-    file: its name is its content's hash, so the bytes that build wrote are the bytes art holds.
-    Objects' bytes are asked of art one at a time, as they are compared (assemble makes some on demand).
-    scanned: fs.scan_tree(dist), when the caller has just taken it.
+    known: stat data of the files the last build left (the build cache's record, or what
+    survey.py's helper saw). An object whose stat data is still those (an lstat now) is taken as
+    unchanged without reading it, as a no-op build takes every file: its name is its content's hash,
+    so the bytes that build wrote are the bytes art holds. Objects' bytes are asked of art one at a
+    time, as they are compared (assemble makes some on demand).
+    listed: fs.list_tree(dist), when the caller has just taken it. Names only: at 100,000 skills a
+    scan with each file's stat data held 60 MB more at the build's peak, which is this stage.
     """
-    if scanned is None:
-        scanned = (fs.scan_tree(dist) or {}) if dist.is_dir() else {}
-    stats = scanned
-    present = set(stats)
+    if listed is None:
+        listed = (fs.list_tree(dist) or []) if dist.is_dir() else []
+    present = set(listed)
     known = known or {}
+    top = str(dist)
     missing = tuple(p for p in art.files if p not in present)
     changed = tuple(
         p
         for p in art.files
         if p in present
-        and not (p in art.objects and known.get(p) == stats[p])
+        and not (p in art.objects and _stands(top, p, known.get(p)))
         and not _same(dist / p, art.files[p], p in art.objects)
     )
     extra = sorted(present - set(art.files))
@@ -106,6 +108,17 @@ def compare(
         tuple(p for p in extra if not is_object(p)),
         tuple(p for p in extra if is_object(p)),
     )
+
+
+def _stands(top: str, rel: str, want: list[int] | None) -> bool:
+    """The file's stat data are still `want` (a path made as text: a Path for each of 150,000
+    objects costs more than its lstat)."""
+    if want is None:
+        return False
+    try:
+        return fs.output_stat(os.lstat(f"{top}/{rel}")) == want
+    except OSError:
+        return False
 
 
 def _same(path: Path, data: bytes, is_object: bool) -> bool:
@@ -189,14 +202,13 @@ def write(
     dist.parent.mkdir(parents=True, exist_ok=True)
     with lock(dist), fs.interrupt_deferred():
         problem = ownership_problem(dist)  # again under the lock: the early checks are advice
-        scanned = (fs.scan_tree(dist) or {}) if not problem and _is_real_dir(dist) else {}
-        foreign = foreign_files(dist, art, scanned)  # one walk for this and compare
+        listed = (fs.list_tree(dist) or []) if not problem and _is_real_dir(dist) else []
+        foreign = foreign_files(dist, art, listed)  # one walk for this and compare
         if problem or foreign:
             raise OutputRefused(problem or f"holds {dist.name}/{foreign[0]}, which skillc did not write")
         recover(dist)
         _remove_temporaries(dist)
-        scanned = {rel: st for rel, st in scanned.items() if not rel.startswith(TEMP_PREFIX)}
-        cmp = compare(dist, art, known, scanned)
+        cmp = compare(dist, art, known, [rel for rel in listed if not rel.startswith(TEMP_PREFIX)])
         if cmp.current and not (prune and cmp.extra_objects):
             return WriteResult(False, 0)
         pruned = len(cmp.extra_objects) if prune else 0
