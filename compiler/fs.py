@@ -145,6 +145,15 @@ def output_stat(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode]
 
 
+def stat_stands(path: str | Path, want: list[int]) -> bool:
+    """The file at `path` still has the stat data recorded as `want` (output_stat, of an lstat);
+    False when it cannot be stat'ed."""
+    try:
+        return output_stat(os.lstat(path)) == want
+    except OSError:
+        return False
+
+
 def scan_tree(dist: Path) -> dict[str, list[int]] | None:
     """path -> [size, mtime_ns, ctime_ns, inode, mode] of every file below dist; None if it cannot be walked.
 

@@ -198,14 +198,7 @@ def same_output(dist: Path, quick: Quick) -> bool:
     for rel, want in quick.dirs.items():
         if _dir_stat(_under(dist, rel)) != want:
             return False
-    for rel, want in quick.files.items():
-        try:
-            st = os.lstat(dist / rel)
-        except OSError:
-            return False
-        if fs.output_stat(st) != want:
-            return False
-    return True
+    return all(fs.stat_stands(dist / rel, want) for rel, want in quick.files.items())
 
 
 @dataclass(frozen=True)

@@ -92,13 +92,15 @@ def compare(
         listed = (fs.list_tree(dist) or []) if dist.is_dir() else []
     present = set(listed)
     known = known or {}
-    top = str(dist)
+    top = str(dist)  # each object's path made as text: a Path for each of 150,000 costs more than its lstat
     missing = tuple(p for p in art.files if p not in present)
     changed = tuple(
         p
         for p in art.files
         if p in present
-        and not (p in art.objects and _stands(top, p, known.get(p)))
+        and not (
+            p in art.objects and (want := known.get(p)) is not None and fs.stat_stands(f"{top}/{p}", want)
+        )
         and not _same(dist / p, art.files[p], p in art.objects)
     )
     extra = sorted(present - set(art.files))
@@ -108,17 +110,6 @@ def compare(
         tuple(p for p in extra if not is_object(p)),
         tuple(p for p in extra if is_object(p)),
     )
-
-
-def _stands(top: str, rel: str, want: list[int] | None) -> bool:
-    """The file's stat data are still `want` (a path made as text: a Path for each of 150,000
-    objects costs more than its lstat)."""
-    if want is None:
-        return False
-    try:
-        return fs.output_stat(os.lstat(f"{top}/{rel}")) == want
-    except OSError:
-        return False
 
 
 def _same(path: Path, data: bytes, is_object: bool) -> bool:
