@@ -460,6 +460,8 @@ class _Edit:
         report = final_diagnostics(config, skills == 0, unordered)
         if has_errors(report):  # --strict made a new warning one: the cached build reports it
             raise _Declined("an error in the report")
+        # The recorded report is final_diagnostics of the carry's: with the same input, it is kept.
+        same_report = unordered == carry.unordered and (skills == 0) == (carry.counts[0] == 0)
         live = set(refs) | set(shards.values()) | nodes
         live.update(_persona_objects(personas))
         # Every object the last build used, less those this one uses: what it leaves over (`_record`)
@@ -496,7 +498,7 @@ class _Edit:
                 changed, checked, catalog, changed_lines, {d: refs.get(d, 0) for d in touched}, found
             ),
         )
-        self._record(key, (new, catalog, report), dropped, out.files, changed.moved)
+        self._record(key, (new, catalog, None if same_report else report), dropped, out.files, changed.moved)
         checks = sum(SKILL_MD in one.files for one in changed.edits.values()) + len(changed.added)
         measured = sum(catalog is not None and c in catalog.rows for c in checked)
         stats = Stats(checks, 0, measured, len(texts), edited=True)
@@ -933,15 +935,15 @@ class _Edit:
     def _record(
         self,
         key: str,
-        written: tuple[Carry, Catalog | None, tuple[Diagnostic, ...]] | None,
+        written: tuple[Carry, Catalog | None, tuple[Diagnostic, ...] | None] | None,
         dropped: set[str],
         files: Mapping[str, bytes],
         moved: _Moved,
     ) -> None:
         """Record the build `key` with the walk as `changes` saw it; `written`: the carry, the catalog
-        rows when they changed, and the report of a build this wrote (`files`; `dropped`: the objects
-        the last build named that it does not). The previous record's files and report stand for a
-        build that wrote nothing."""
+        rows when they changed, and the report of a build this wrote when it is not the recorded one
+        (`files`; `dropped`: the objects the last build named that it does not). The previous
+        record's files and report stand for a build that wrote nothing."""
         record, quick = self.record, self.record.quick
         assert quick is not None and record.inputs is not None
         changes = self.changes
@@ -971,7 +973,8 @@ class _Edit:
         extra = quick.extra or bool(unused)  # the output keeps objects this build does not use
         new_quick = replace(signature_after(self.dist, quick, files, ours.get), extra=extra)
         carry, catalog, report = written
-        new_record = Record(key, record.head_key, record.dist, *carry.counts, inputs, new_quick)
+        kept_report = None if report is not None else record.report_key  # the files the last build's names
+        new_record = Record(key, record.head_key, record.dist, *carry.counts, inputs, new_quick, kept_report)
         # Before head.json names its key; the catalog rows whole, when the carry is, as they are now.
         save_edit(self.directory, self.records.signing_key, carry, lambda: catalog or self.catalog)
         self.records.save(new_record, ours, report, walk)

@@ -143,8 +143,7 @@ class Rows(MutableMapping[str, Row]):
         start = self._start(i)
         self._texts = b"".join((self._texts[:start], self._texts[start + self._size(i) :]))
         del self._lengths[3 * i : 3 * i + 3], self._numbers[3 * i : 3 * i + 3], self._commands[i]
-        for j in range(i, len(self._commands)):
-            self._at[self._commands[j]] = j
+        self._at.update(zip(self._commands[i:], range(i, len(self._commands)), strict=True))  # in C
         self._starts = None
 
     def apply(self, changes: Mapping[str, Row | None]) -> None:

@@ -162,20 +162,25 @@ def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[
 def signature_after(
     dist: Path, quick: Quick, written: Iterable[str], present: Callable[[str], list[int] | None]
 ) -> Quick:
-    """`quick` for the output after a build wrote `written` into it in place (an edit build):
-    the directories recorded and those of the files written, each stat'ed again, and the files
-    that are no object as they are now (`present`: a file's stat data, or None for one not there).
-    What `output_signature` gives after a scan of the whole output, without the scan."""
-    dirs = set(quick.dirs)
+    """`quick` for the output after a build wrote `written` into it in place (an edit build), as
+    `same_output` found it just before: the folders the writes went into (and the folders above
+    them) stat'ed again, the other folders as recorded, and the files that are no object as they
+    are now (`present`: a file's stat data, or None for one not there). What `output_signature`
+    gives after a scan of the whole output, without the scan. The other folders are not stat'ed
+    again: nothing this build did moved theirs, and anything else that did is for the next build
+    to see (the output's 257 folders took 2 ms at 10,000 skills)."""
+    touched = {""}
     for rel in written:
         while "/" in rel:
             rel = rel.rsplit("/", 1)[0]
-            dirs.add(rel)
-    stats = {d: _dir_stat(_under(dist, d)) for d in sorted(dirs)}
+            touched.add(rel)
+    now = {d: _dir_stat(_under(dist, d)) for d in touched}
+    dirs = {d: s for d, s in quick.dirs.items() if d not in now}
+    dirs.update((d, s) for d, s in now.items() if s is not None)
     plain = quick.files.keys() | {rel for rel in written if not is_object(rel)}
     return replace(
         quick,
-        dirs={d: s for d, s in stats.items() if s is not None},
+        dirs={d: dirs[d] for d in sorted(dirs)},
         files={rel: st for rel in sorted(plain) if (st := present(rel)) is not None},
     )
 
@@ -317,7 +322,7 @@ def _replay(
         or not same_output(dist, quick)
     ):
         return Early(records, tops, now, manifest=manifest)
-    report = records.report(record.build_key)
+    report = records.report(record)
     if report is not None and now is not None:  # the same inputs, some directory touched: keep its stat
         records.keep_walk(encode(now, tops, record.inputs))
     return Early(records, tops, now, None if report is None else (record, report), manifest)

@@ -126,6 +126,13 @@ class Record:
     objects: int
     inputs: str | None = None  # the digest of its inputs' stat walk, when it could vouch for them
     quick: Quick | None = None
+    # The build key that report.json and rows.json carry, when not this record's: an edit build
+    # whose diagnostics are the last build's keeps those files rather than writing them again.
+    report: str | None = None
+
+    @property
+    def report_key(self) -> str:
+        return self.report or self.build_key
 
 
 def build_key(fingerprint: str, build_hash: str, config: Config, early: tuple[Diagnostic, ...]) -> str:
@@ -197,8 +204,9 @@ class Records:
             write_signed(self.directory, WALK_FILE, self.signing_key, data)
             self._walk, self._manifest = (data,), None
 
-    def report(self, key: str) -> Report | None:
-        """The recorded build's diagnostics, when they are those of the build `key`."""
+    def report(self, record: Record) -> Report | None:
+        """The diagnostics of the recorded build `record` (in the files its `report_key` names)."""
+        key = record.report_key
         data = read_signed(self.directory, REPORT_FILE, self.signing_key)
 
         def rows() -> Any:
@@ -220,7 +228,7 @@ class Records:
         if not output_current(files, self.scanned, prune=prune):
             return None
         # Loaded only now: a hundred thousand diagnostics cost more than the checks above.
-        report = self.report(key)
+        report = self.report(record)
         return None if report is None else (record, report)
 
     def _read(self) -> Record | None:
@@ -237,11 +245,14 @@ class Records:
                 data["objects"],
                 data["inputs"],
                 _quick(data["quick"]),
+                data.get("report"),
             )
         except (KeyError, TypeError):
             return None
         shapes = ((record.build_key, str), (record.head_key, str), (record.dist, str))
-        ok = all(type(value) is kind for value, kind in shapes) and type(record.inputs) in (str, type(None))
+        ok = all(type(value) is kind for value, kind in shapes) and all(
+            type(value) in (str, type(None)) for value in (record.inputs, record.report)
+        )
         return record if ok else None
 
     def save(
@@ -252,9 +263,11 @@ class Records:
         walk: dict[str, Any] | None = None,
     ) -> None:
         """Keep `record`; `files`, `diagnostics` and the walk's manifest too, unless they are those
-        already kept (None); `files` may be those `packed_outputs` gave, changed. `head.json` is
-        written last: until then the others name another key."""
+        already kept (None; the record's `report` then names the key the kept report carries);
+        `files` may be those `packed_outputs` gave, changed. `head.json` is written last: until
+        then the others name another key."""
         key = record.build_key
+        assert diagnostics is None or record.report is None, "a report written carries the record's key"
         if diagnostics is not None:  # the report carries the key too, so a record never replays another's
             write_signed(
                 self.directory, ROWS_FILE, self.signing_key, {"key": key, **encode_report(diagnostics)}
@@ -286,6 +299,7 @@ class Records:
                 "objects": record.objects,
                 "inputs": record.inputs,
                 "quick": None if quick is None else quick.__dict__,
+                "report": record.report,
             },
         )
         self._loaded = (record,)

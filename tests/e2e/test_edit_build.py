@@ -20,6 +20,7 @@ from support.files import snapshot as dist_bytes
 from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
 from skillc.cache import lstats
+from skillc.cache.quick import output_signature
 from skillc.format.layout import is_object, object_path
 from skillc.pipeline import build
 from skillc.stages import readinput
@@ -346,6 +347,43 @@ def test_an_output_another_build_wrote_meanwhile_is_not_recorded(tree, tmp_path,
     same_as_clean(tree, tmp_path, again)
 
 
+def test_an_edit_build_records_the_output_folders_as_a_scan_finds_them(tree, tmp_path):
+    """The folders it wrote into stat'ed again, the others as recorded: what a scan would record."""
+    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    result, _ = build(tree)
+    assert result.cache.edited
+    dist = tree.parent / "dist"
+    present = {p.relative_to(dist).as_posix(): [] for p in dist.rglob("*") if p.is_file()}
+    assert records_of(tree).record().quick.dirs == output_signature(dist, present, ()).dirs
+
+
+def test_an_output_folder_changed_during_an_edit_build_is_not_recorded_as_current(
+    tree, tmp_path, monkeypatch
+):
+    """A folder the edit build did not write into keeps its recorded stat data: a change made to it
+    by something else while the build ran is for the next build to see, not to record."""
+    real = edit_mod.write_delta
+    objects = tree.parent / "dist" / "objects"
+
+    def and_something_else(dist, files, objects_, previous):
+        done = real(dist, files, objects_, previous)
+        untouched = sorted(
+            d for d in objects.iterdir() if not any(rel.startswith(f"objects/{d.name}/") for rel in files)
+        )
+        os.chmod(untouched[0], 0o700)  # its ctime moves, its listing does not
+        return done
+
+    monkeypatch.setattr(edit_mod, "write_delta", and_something_else)
+    target = served(tree)[3]
+    target.write_text(target.read_text() + "\nEdited.\n")
+    assert build(tree)[0].cache.edited
+    monkeypatch.undo()
+    again, _ = build(tree)
+    assert not again.cache.quick
+    same_as_clean(tree, tmp_path, again)
+    assert build(tree)[0].cache.quick
+
+
 def test_a_template_that_fails_on_an_edit_is_reported_as_the_stages_report_it(tree, tmp_path):
     template = tree.parent / "templates" / "fails.md.j2"
     template.parent.mkdir(exist_ok=True)
@@ -411,6 +449,33 @@ def test_an_added_skill_is_an_edit_build(tree, tmp_path):
     again, _ = build(tree)
     assert again.cache.edited
     same_as_clean(tree, tmp_path, again)
+
+
+def test_an_edit_build_keeps_the_report_its_diagnostics_are_and_writes_one_they_are_not(tree, tmp_path):
+    """report.json and rows.json are written again only when the diagnostics changed; head.json
+    names the build whose files hold them, and the next no-op replays what a clean build reports."""
+    report = tree.parent / ".skillc-cache" / "report.json"
+    rows = report.with_name("rows.json")
+    kept = {f: (f.read_bytes(), f.stat().st_ino) for f in (report, rows)}  # a write renames a new file
+    target = served(tree)[0]
+    target.write_text(target.read_text() + "\nEdited.\n")
+    result, _ = build(tree)
+    assert result.cache.edited
+    assert {f: (f.read_bytes(), f.stat().st_ino) for f in kept} == kept
+    replayed, _ = build(tree)
+    assert replayed.cache.quick
+    same_as_clean(tree, tmp_path, replayed)
+
+    folder = tree.parent / "skills" / "src-a" / "brand-new"
+    new_skill(folder, "brand-new")
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("name:", "colour: blue\nname:", 1))
+    result, _ = build(tree)
+    assert result.cache.edited and any(d.code == "SKC205" for d in result.diagnostics)
+    assert report.read_bytes() != kept[report][0] and rows.read_bytes() != kept[rows][0]
+    replayed, _ = build(tree)
+    assert replayed.cache.quick and any(d.code == "SKC205" for d in replayed.diagnostics)
+    same_as_clean(tree, tmp_path, replayed)
 
 
 def top_level(config: Path) -> list[Path]:
