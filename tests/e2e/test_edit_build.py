@@ -22,6 +22,7 @@ from skillc.cache import carry as carry_mod
 from skillc.cache import lstats
 from skillc.cache.quick import output_signature
 from skillc.format.layout import is_object, object_path
+from skillc.fs import output_stat
 from skillc.pipeline import build
 from skillc.stages import readinput
 from skillc.stages import skills as skills_stage
@@ -476,6 +477,44 @@ def test_an_edit_build_keeps_the_report_its_diagnostics_are_and_writes_one_they_
     replayed, _ = build(tree)
     assert replayed.cache.quick and any(d.code == "SKC205" for d in replayed.diagnostics)
     same_as_clean(tree, tmp_path, replayed)
+
+
+def test_an_edit_build_journals_the_output_record_and_the_next_build_reads_it(tree, tmp_path):
+    """outputs.json stays as the full build wrote it; outputs-edits.json holds what the edit builds
+    changed since, and the record read with it is the output as it is."""
+    whole = tree.parent / ".skillc-cache" / "outputs.json"
+    kept = (whole.read_bytes(), whole.stat().st_ino)
+    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    assert build(tree)[0].cache.edited
+    target = served(tree)[2]
+    target.write_text(target.read_text() + "\nThen edited.\n")
+    result, _ = build(tree)
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+    assert (whole.read_bytes(), whole.stat().st_ino) == kept
+    assert whole.with_name("outputs-edits.json").exists()
+    dist = tree.parent / "dist"
+    now = {p.relative_to(dist).as_posix(): output_stat(os.lstat(p)) for p in dist.rglob("*") if p.is_file()}
+    recorded = records_of(tree).outputs()
+    assert recorded is not None and {rel: now[rel] for rel in recorded} == recorded
+    assert all(is_object(rel) for rel in now.keys() - recorded.keys())  # the objects it stopped using
+    assert build(tree)[0].cache.quick
+
+
+@pytest.mark.parametrize("damage", ["journal", "whole"])
+def test_a_damaged_output_record_costs_a_build_that_compares_the_output(tree, tmp_path, damage):
+    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    assert build(tree)[0].cache.edited
+    cache = tree.parent / ".skillc-cache"
+    (cache / ("outputs-edits.json" if damage == "journal" else "outputs.json")).write_text("not signed\n")
+    target = served(tree)[5]
+    target.write_text(target.read_text() + "\nAfter the damage.\n")
+    result, written = build(tree)
+    assert written is not None
+    same_as_clean(tree, tmp_path, result)
+    again, _ = build(tree)  # whatever the build above recorded, this one is the clean build's
+    same_as_clean(tree, tmp_path, again)
+    assert build(tree)[0].cache.quick
 
 
 def top_level(config: Path) -> list[Path]:

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.records import Outputs
+from skillc.cache.packed import pack_texts
+from skillc.cache.records import OUTPUT_EDITS_LIMIT, Outputs
 
 OBJ = "objects/ab/" + "a" * 62
 
@@ -71,3 +72,50 @@ def test_places_are_those_of_the_names_here(names: set[str], asked: set[str]) ->
     out = Outputs.of({name: [1, 2, 3, 4, 5] for name in names})
     asked |= set(sorted(names)[::3])  # some of them here
     assert out.places(sorted(asked)) == [out.names.index(rel) for rel in sorted(asked) if rel in names]
+
+
+def read(out: Outputs, key: str) -> Outputs:
+    """`out` as outputs.json holds it for the build `key`, read back (its journal starts there)."""
+    found = Outputs.decode(out.encode(key), key)
+    assert found is not None and found.base == key and found.changes == {}
+    return found
+
+
+@given(
+    st.dictionaries(NAMES, STAT),
+    st.lists(st.tuples(st.dictionaries(NAMES, STAT), st.sets(NAMES)), min_size=1, max_size=4),
+)
+def test_a_journal_applied_to_the_whole_gives_the_changed_record(before, builds) -> None:
+    """Edit builds in a row, each writing only its journal since the whole file: the whole with the
+    last journal applied is the record of the changed files, as a dict model says."""
+    whole = read(Outputs.of(before), "k0")
+    out, want = read(Outputs.of(before), "k0"), dict(before)
+    for n, (written, unused) in enumerate(builds, start=1):
+        out.drop([i for i, rel in enumerate(out.names) if rel in unused])
+        for rel, stat in written.items():
+            out.put(rel, stat)
+        want = {rel: s for rel, s in want.items() if rel not in unused} | written
+        journal = out.encode_changes(f"k{n}")
+        assert journal is not None and journal["base"] == "k0"
+        out = whole.with_changes(journal, f"k{n}")
+        assert out is not None and out.as_dict() == want and out == Outputs.of(want)
+
+
+def test_a_journal_of_another_build_or_another_whole_is_not_applied() -> None:
+    whole = read(Outputs.of(files()), "k0")
+    changed = read(Outputs.of(files()), "k0")
+    changed.put("objects/00/" + "b" * 62, [1, 1, 1, 1, 1])
+    journal = changed.encode_changes("k1")
+    assert whole.with_changes(journal, "k2") is None  # the record names another build
+    assert read(Outputs.of(files()), "other").with_changes(journal, "k1") is None  # another whole
+    assert whole.with_changes(None, "k1") is None
+    assert whole.with_changes({**journal, "names": pack_texts(["b", "a"])}, "k1") is None  # not in order
+    assert whole.with_changes({**journal, "stats": b""}, "k1") is None
+
+
+def test_no_journal_past_the_limit_or_without_a_whole() -> None:
+    assert Outputs.of(files()).encode_changes("k1") is None  # made from a dict: no whole file under it
+    out = read(Outputs.of({}), "k0")
+    for i in range(OUTPUT_EDITS_LIMIT + 1):
+        out.put(f"objects/{i:04}", [1, 2, 3, 4, 5])
+    assert out.encode_changes("k1") is None
