@@ -22,17 +22,24 @@ change needs, are strings it does not split. When only files moved
 from __future__ import annotations
 
 import array
+import bisect
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from itertools import accumulate
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
+from functools import partial
+from itertools import accumulate, chain
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..dataclass import dataclass, field
+from ..dataclass import dataclass, field, replace
 from . import lstats
 from .packed import Raw, is_raw, pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
 from .snapshot import CannotVouch, Listings, Snapshot, Stat, Tops, followed, stat_data
 
 NAME = "walk.json"
+EDITS = "walk-edits.json"  # what edit builds changed since walk.json (`Renewal.journal`)
+# A journal is kept while its parts and literal items are no more than this many bytes (about a third
+# of walk.json at 10,000 skills); past it, walk.json is written whole again.
+EDITS_LIMIT = 1 << 20
+_ROPES = ("paths", "folders", "files", "names", "kinds")
 NEVER = (-1, -1, -1, -1)  # the stat data of a directory whose listing cannot be vouched for
 
 
@@ -67,6 +74,9 @@ class Manifest:
     split: list[tuple[list[str], list[str], list[int]]] = field(
         default_factory=list, compare=False, repr=False
     )
+    # The whole manifest this one was made from by edit builds (walk.json, with walk-edits.json
+    # applied), with this one's ropes over it; None when this one is that whole manifest.
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
     def unchanged(self) -> bool:
         """Every root, directory, file and symlink is as recorded: the walk would see what it saw."""
@@ -172,103 +182,84 @@ class Manifest:
         inputs: str,
         relisted: Mapping[str, tuple[list[str], str]] | None = None,
         added: Sequence[tuple[str, Stat, tuple[list[str], str] | None]] = (),
-    ) -> dict[str, Any] | None:
-        """This manifest as JSON data describing the walk `inputs`: the stat data `changes` saw in
-        place of the recorded, without the paths it found gone, with each folder of `relisted` (as
-        the walk names it) holding the names and kinds given, and the paths `added` (where, stat
-        data, a folder's names and kinds or None for a file). What an edit build records: the caller
-        checks each new or changed path is older than its stamp, and gives every folder whose
-        entries changed with its entries."""
+    ) -> Renewal | None:
+        """This manifest as it describes the walk `inputs`: the stat data `changes` saw in place of
+        the recorded, without the paths it found gone, with each folder of `relisted` (as the walk
+        names it) holding the names and kinds given, and the paths `added` (where, stat data, a
+        folder's names and kinds or None for a file). What an edit build records: the caller checks
+        each new or changed path is older than its stamp, and gives every folder whose entries
+        changed with its entries. Made as ropes over the whole manifest it started from (`origin`):
+        ranges of what it keeps, and what changed, which the record keeps as a journal
+        (`Renewal.journal`) or whole (`Renewal.whole`)."""
         roots, folders, files = self.counts
-        now = self.now
-        if len(now) != 4 * (folders + files - roots):
+        if len(self.now) != 4 * (folders + files - roots) or len(self.tops_now) != roots:
             return None
-        if len(self.tops_now) != roots:
+        origin = self.origin or Origin.of(self)
+        if origin is None:
             return None
-        if not relisted and not added and not self.gone:  # the same paths: new stat data only
-            inside = 4 * (folders - roots)
-            head = array.array("q", [v for st in self.tops_now for v in st])
-            return self._json(inputs, self.paths, self.counts, pack(head + now[:inside]), pack(now[inside:]))
-        # Spliced, not rebuilt: the kept paths, stat rows, kinds and names are copied a run at a
-        # time between the few places that change (a folder gone or relisted), in C.
-        kinds, names, starts = self._listed()
+        recorded = _unpack_all(self.folders, self.files)
+        if recorded is None:
+            return None
+        stats = array.array("q", [v for st in self.tops_now for v in st]) + self.now
+        new = _Splicers(origin.ropes)
+        rows = partial(_rows, new, stats, recorded, folders)
+        names_end, kinds_end = len(self.names) + 1 if self.names else 0, len(self.kinds) + 1
         tops = set(self.paths[:roots])  # a root is kept as the walk names it
-        new_entries: dict[int, tuple[list[str], str]] = {}
-        for where, listing in (relisted or {}).items():
+        entries: dict[int, tuple[list[str], str]] = {}
+        for where, names_kinds in (relisted or {}).items():
             at = _find(self.paths, where if where in tops else _inside(self.base, where), 0, folders)
             if at is None:
                 return None
-            new_entries[at] = listing
-        gone = [roots + i for i in self.gone]  # in paths' places, sorted
-        gone_set = set(gone)
-        stats = array.array("q", [v for st in self.tops_now for v in st]) + now
-        paths: list[str] = []
-        folder_stats = array.array("q")
-        listed: list[str] = []
-        new_kinds: list[str] = []
+            entries[at] = names_kinds
+        gone = {roots + i for i in self.gone}  # in paths' places
+        if not entries and not added and not gone:  # the same paths: new stat data only
+            new.paths.take(0, len(self.paths))
+            rows(0, folders + files)
+            new.names.take(0, names_end)
+            new.kinds.take(0, kinds_end)
+            return Renewal(self, inputs, self.counts, origin, new.done())
+        # Spliced, not rebuilt: the kept paths, stat rows, kinds and names are ranges of the current
+        # ones between the few places that change (a folder gone or relisted), in C.
+        kinds, names, starts = self._listed()
+        name_at = _Offsets(names)  # a name's place as a character of "/"-ended names
+        kind_at = _Offsets(kinds)
         at = 0
-        for cut in sorted({*(g for g in gone if g < folders), *new_entries}):
-            paths += self.paths[at:cut]
-            folder_stats += stats[4 * at : 4 * cut]
-            listed += names[starts[at] : starts[cut]]
-            new_kinds += kinds[at:cut]
-            if cut in new_entries and cut not in gone_set:  # relisted (a folder gone is cut out)
-                paths.append(self.paths[cut])
-                folder_stats += stats[4 * cut : 4 * cut + 4]
-                listed += new_entries[cut][0]
-                new_kinds.append(new_entries[cut][1])
+        for cut in sorted({*(g for g in gone if g < folders), *entries}):
+            new.paths.take(at, cut)
+            rows(at, cut)
+            new.names.take(name_at(starts[at]), name_at(starts[cut]))
+            new.kinds.take(kind_at(at), kind_at(cut))
+            if cut in entries and cut not in gone:  # relisted (a folder gone is cut out)
+                new.paths.take(cut, cut + 1)
+                rows(cut, cut + 1)
+                start, end = starts[cut], starts[cut + 1]
+                _relisted(new, (names[start:end], kinds[cut]), entries[cut], name_at(start), kind_at(cut))
             at = cut + 1
-        paths += self.paths[at:folders]
-        folder_stats += stats[4 * at : 4 * folders]
-        listed += names[starts[at] :]
-        new_kinds += kinds[at:]
-        file_paths: list[str] = []
-        file_stats = array.array("q")
+        new.paths.take(at, folders)
+        rows(at, folders)
+        new.names.take(name_at(starts[at]), names_end)
+        new.kinds.take(kind_at(at), kinds_end)
+        new_folders = folders - len([g for g in gone if g < folders])
+        for where, st, listing in added:
+            if listing is not None:
+                new.paths.add([_inside(self.base, where)])
+                new.folders.add(array.array("q", st))
+                new.names.add("".join(name + "/" for name in listing[0]))
+                new.kinds.add(listing[1] + "/")
+                new_folders += 1
         at = folders
-        for cut in [*(g for g in gone if g >= folders), folders + files]:
-            file_paths += self.paths[at:cut]
-            file_stats += stats[4 * at : 4 * cut]
+        for cut in [*sorted(g for g in gone if g >= folders), folders + files]:
+            new.paths.take(at, cut)
+            rows(at, cut)
             at = cut + 1
-        for where, st, entries in added:
-            if entries is None:
-                file_paths.append(_inside(self.base, where))
-                file_stats.extend(st)
-            else:
-                paths.append(_inside(self.base, where))
-                folder_stats.extend(st)
-                listed += entries[0]
-                new_kinds.append(entries[1])
-        counts = (roots, len(paths), len(file_paths))
-        paths += file_paths + self.paths[folders + files :]
-        return self._json(
-            inputs, paths, counts, pack(folder_stats), pack(file_stats), "/".join(listed), "/".join(new_kinds)
-        )
-
-    def _json(
-        self,
-        inputs: str,
-        paths: list[str],
-        counts: tuple[int, int, int],
-        folders: Raw,
-        files: Raw,
-        names: str | None = None,
-        kinds: str | None = None,
-    ) -> dict[str, Any]:
-        return {
-            "inputs": inputs,
-            "base": self.base,
-            "tops": [
-                [rel, where, real, *st]
-                for (rel, where), (real, _was), st in zip(self.tops, self.reals, self.tops_now, strict=True)
-            ],
-            "paths": pack_texts(paths),
-            "counts": list(counts),
-            "links": [[target, *st] for target, st in self.links],
-            "folders": folders,
-            "files": files,
-            "names": pack_text(self.names if names is None else names),
-            "kinds": pack_text(self.kinds if kinds is None else kinds),
-        }
+        new_files = files - len([g for g in gone if g >= folders])
+        for where, st, listing in added:
+            if listing is None:
+                new.paths.add([_inside(self.base, where)])
+                new.files.add(array.array("q", st))
+                new_files += 1
+        new.paths.take(folders + files, len(self.paths))  # the symlinks
+        return Renewal(self, inputs, (roots, new_folders, new_files), origin, new.done())
 
     def taken(self) -> dict[str, os.stat_result]:
         """What `unchanged` saw, by path as the walk names it. Taken before the walk's stamp, which
@@ -378,11 +369,7 @@ def decode(data: Any, inputs: str) -> Manifest | None:
     try:
         if data["inputs"] != inputs:
             return None
-        base = str(data["base"])
-        roots, folders, files = (int(n) for n in data["counts"])
-        tops = tuple((str(rel), str(where)) for rel, where, *_ in data["tops"])
-        reals = [(str(real), _four(stat, 0)) for _rel, _where, real, *stat in data["tops"]]
-        links = [(str(target), _four(stat, 0)) for target, *stat in data["links"]]
+        head = _head(data)
         paths = unpack_texts(data["paths"])
         folder_stats, file_stats = data["folders"], data["files"]
         names, kinds = unpack_text(data["names"]), unpack_text(data["kinds"])
@@ -390,6 +377,74 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         return None
     if paths is None or names is None or kinds is None:
         return None
+    return _checked(inputs, head, paths, folder_stats, file_stats, names, kinds)
+
+
+def decode_edited(data: Any, edits: Any, inputs: str) -> Manifest | None:
+    """The manifest of the walk `inputs` made by edit builds: walk.json's (`data`) with the journal
+    of walk-edits.json (`edits`) applied, when that journal is of that walk.json; None otherwise.
+    What it costs before the lstats start: slices of walk.json's sections joined, in C."""
+    try:
+        if edits["inputs"] != inputs:
+            return None
+        whole = decode(data, edits["from"])
+        origin = None if whole is None else Origin.of(whole)
+        if origin is None:
+            return None
+        head = _head(edits)
+        paths = _rope(edits, "paths", unpack_texts(edits["paths_pool"]), origin.paths)
+        folders = _rope(edits, "folders", unpack(edits["folders_pool"]), origin.ropes.folders)
+        files = _rope(edits, "files", unpack(edits["files_pool"]), origin.ropes.files)
+        names = _rope(edits, "names", unpack_text(edits["names_pool"]), origin.names)
+        kinds = _rope(edits, "kinds", unpack_text(edits["kinds_pool"]), origin.kinds)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if paths is None or folders is None or files is None or names is None or kinds is None:
+        return None
+    made = Ropes(paths, folders, files, names, kinds)
+    names_ended, kinds_ended = made.names.made(origin.names), made.kinds.made(origin.kinds)
+    if (names_ended and not names_ended.endswith("/")) or not kinds_ended.endswith("/"):
+        return None
+    return _checked(
+        inputs,
+        head,
+        made.paths.made(origin.paths),
+        made.folders.made_packed(origin.folders),
+        made.files.made_packed(origin.files),
+        names_ended[:-1],
+        kinds_ended[:-1],
+        replace(origin, ropes=made),
+    )
+
+
+def _rope(edits: dict[str, Any], name: str, pool: T | None, base: Sized) -> Rope[T] | None:
+    return None if pool is None else Rope.decode(edits[f"{name}_parts"], pool, len(base))
+
+
+def _head(
+    data: Any,
+) -> tuple[str, tuple[int, int, int], Tops, list[tuple[str, Stat]], list[tuple[str, Stat]]]:
+    """The common folder, the counts, the roots, their real paths and the symlinks, as JSON holds them."""
+    base = str(data["base"])
+    roots, folders, files = (int(n) for n in data["counts"])
+    tops = tuple((str(rel), str(where)) for rel, where, *_ in data["tops"])
+    reals = [(str(real), _four(stat, 0)) for _rel, _where, real, *stat in data["tops"]]
+    links = [(str(target), _four(stat, 0)) for target, *stat in data["links"]]
+    return base, (roots, folders, files), tops, reals, links
+
+
+def _checked(
+    inputs: str,
+    head: tuple[str, tuple[int, int, int], Tops, list[tuple[str, Stat]], list[tuple[str, Stat]]],
+    paths: list[str],
+    folder_stats: Any,
+    file_stats: Any,
+    names: str,
+    kinds: str,
+    origin: Origin | None = None,
+) -> Manifest | None:
+    """The manifest, when its parts agree with each other."""
+    base, (roots, folders, files), tops, reals, links = head
     count = folders + files + len(links)
     shapes_ok = (
         0 <= roots == len(tops) <= folders <= count
@@ -415,7 +470,208 @@ def decode(data: Any, inputs: str) -> Manifest | None:
         file_stats,
         names,
         kinds,
+        origin=origin,
     )
+
+
+@dataclass(frozen=True)
+class Ropes:
+    """A manifest's sections as ropes over those of the whole manifest it was made from: its paths,
+    its folders' and files' stat data (int64 values), its names and kinds (characters, each name
+    and each folder's kinds ended by "/")."""
+
+    paths: Rope[list[str]]
+    folders: Rope[array.array[int]]
+    files: Rope[array.array[int]]
+    names: Rope[str]
+    kinds: Rope[str]
+
+    def __iter__(self) -> Iterator[Rope[Any]]:
+        return iter((self.paths, self.folders, self.files, self.names, self.kinds))
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The whole manifest a manifest was made from (its digest and sections: the stat data packed,
+    names and kinds "/"-ended), and that manifest's ropes over it."""
+
+    inputs: str
+    paths: list[str]
+    folders: Raw
+    files: Raw
+    names: str
+    kinds: str
+    ropes: Ropes
+
+    @staticmethod
+    def of(manifest: Manifest) -> Origin | None:
+        """A whole manifest as its own origin."""
+        folders, files = manifest.folders, manifest.files
+        sizes = memoryview(folders).nbytes, memoryview(files).nbytes
+        if sizes[0] % 8 or sizes[1] % 8:
+            return None
+        names = manifest.names + "/" if manifest.names else ""
+        kinds = manifest.kinds + "/"
+        ropes = Ropes(
+            Rope.whole(len(manifest.paths), []),
+            Rope.whole(sizes[0] // 8, array.array("q")),
+            Rope.whole(sizes[1] // 8, array.array("q")),
+            Rope.whole(len(names), ""),
+            Rope.whole(len(kinds), ""),
+        )
+        return Origin(manifest.inputs, manifest.paths, folders, files, names, kinds, ropes)
+
+
+class _Splicers:
+    """The next ropes of each section (rope.Splicer)."""
+
+    def __init__(self, ropes: Ropes) -> None:
+        self.paths, self.folders, self.files = (
+            Splicer(ropes.paths),
+            Splicer(ropes.folders),
+            Splicer(ropes.files),
+        )
+        self.names, self.kinds = Splicer(ropes.names), Splicer(ropes.kinds)
+
+    def done(self) -> Ropes:
+        return Ropes(
+            self.paths.done(), self.folders.done(), self.files.done(), self.names.done(), self.kinds.done()
+        )
+
+
+def _rows(
+    new: _Splicers, stats: array.array[int], recorded: array.array[int], folders: int, start: int, end: int
+) -> None:
+    """The stat data of the paths start to end (folders first, then files, four values a path):
+    the recorded rows as ranges, those `stats` changed as literal rows."""
+    if start < folders < end:
+        _rows(new, stats, recorded, folders, start, folders)
+        _rows(new, stats, recorded, folders, folders, end)
+        return
+    splicer, shift = (new.folders, 0) if end <= folders else (new.files, folders)
+    changed = sorted(
+        {at // 4 for at in _differing(stats[4 * start : 4 * end], recorded[4 * start : 4 * end])}
+    )
+    at = start
+    for row in (start + i for i in changed):
+        splicer.take(4 * (at - shift), 4 * (row - shift))
+        splicer.add(stats[4 * row : 4 * row + 4])
+        at = row + 1
+    splicer.take(4 * (at - shift), 4 * (end - shift))
+
+
+def _relisted(
+    new: _Splicers,
+    was: tuple[list[str], str],
+    now: tuple[list[str], str],
+    name_at: int,
+    kind_at: int,
+) -> None:
+    """A folder's names and kinds listed again (`was` and `now`; the folder's first name and its
+    kinds begin at `name_at` and `kind_at` of the "/"-ended names and kinds): the names both
+    listings begin and end with as ranges, the others as literal items. A skill added to a source of
+    5,000 keeps the journal a few names long, where the whole listing was 100 KB a build."""
+    (old_names, old_kinds), (new_names, new_kinds) = was, now
+    head = min(_alike(old_names, new_names), _alike(old_kinds, new_kinds))
+    room = min(len(old_names), len(new_names)) - head
+    was_back, now_back = old_names[::-1][:room], new_names[::-1][:room]
+    tail = min(_alike(was_back, now_back), _alike(old_kinds[::-1][:room], new_kinds[::-1][:room]))
+    head_chars = sum(map(len, old_names[:head])) + head
+    tail_chars = sum(map(len, old_names[len(old_names) - tail :])) + tail
+    end_chars = sum(map(len, old_names)) + len(old_names)
+    new.names.take(name_at, name_at + head_chars)
+    new.names.add("".join(name + "/" for name in new_names[head : len(new_names) - tail]))
+    new.names.take(name_at + end_chars - tail_chars, name_at + end_chars)
+    new.kinds.take(kind_at, kind_at + head)
+    new.kinds.add(new_kinds[head : len(new_kinds) - tail])
+    new.kinds.take(kind_at + len(old_kinds) - tail, kind_at + len(old_kinds) + 1)  # and its "/"
+
+
+def _alike(one: Sequence[Any], other: Sequence[Any]) -> int:
+    """How many items the two begin with alike: a binary search of slices, each compared in C (a
+    loop over the items of a source folder of 5,000 skills took 1 ms)."""
+    low, high = 0, min(len(one), len(other))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if one[:middle] == other[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class _Offsets:
+    """Where each item begins in the items "/"-ended and joined, asked in order: each answer sums
+    the lengths since the last (asked from the first each time, a delete's dozen took 3 ms)."""
+
+    def __init__(self, items: list[str]) -> None:
+        self.items, self.item, self.offset = items, 0, 0
+
+    def __call__(self, i: int) -> int:
+        if i < self.item:
+            self.item, self.offset = 0, 0
+        self.offset += sum(map(len, self.items[self.item : i])) + i - self.item
+        self.item = i
+        return self.offset
+
+
+def _unpack_all(folders: Raw, files: Raw) -> array.array[int] | None:
+    """The stat data of every folder and file, in order."""
+    folder_stats, file_stats = unpack(folders), unpack(files)
+    return None if folder_stats is None or file_stats is None else folder_stats + file_stats
+
+
+@dataclass(frozen=True)
+class Renewal:
+    """A manifest renewed by an edit build (`Manifest.renewed`): kept whole (`whole`, walk.json) or
+    as a journal over the whole manifest it came from (`journal`, walk-edits.json)."""
+
+    manifest: Manifest  # the one renewed: its folder, roots and symlinks
+    inputs: str
+    counts: tuple[int, int, int]
+    origin: Origin
+    ropes: Ropes
+
+    def whole(self) -> dict[str, Any]:
+        """walk.json's data."""
+        origin, ropes = self.origin, self.ropes
+        return {
+            **self._head(),
+            "paths": pack_texts(ropes.paths.made(origin.paths)),
+            "folders": ropes.folders.made_packed(origin.folders),
+            "files": ropes.files.made_packed(origin.files),
+            "names": pack_text(ropes.names.made(origin.names)[:-1]),
+            "kinds": pack_text(ropes.kinds.made(origin.kinds)[:-1]),
+        }
+
+    def journal(self) -> dict[str, Any] | None:
+        """walk-edits.json's data: the ropes, with the digest of the walk.json they are over; None
+        past EDITS_LIMIT."""
+        ropes = self.ropes
+        raw: dict[str, bytes] = {}
+        for name, rope in zip(_ROPES, ropes, strict=True):
+            raw[f"{name}_parts"] = rope.encode()
+        raw["paths_pool"] = pack_texts(ropes.paths.pool)
+        raw["folders_pool"], raw["files_pool"] = pack(ropes.folders.pool), pack(ropes.files.pool)
+        raw["names_pool"], raw["kinds_pool"] = pack_text(ropes.names.pool), pack_text(ropes.kinds.pool)
+        if sum(map(len, raw.values())) > EDITS_LIMIT:
+            return None
+        return {**self._head(), "from": self.origin.inputs, **raw}
+
+    def _head(self) -> dict[str, Any]:
+        manifest = self.manifest
+        return {
+            "inputs": self.inputs,
+            "base": manifest.base,
+            "tops": [
+                [rel, where, real, *st]
+                for (rel, where), (real, _was), st in zip(
+                    manifest.tops, manifest.reals, manifest.tops_now, strict=True
+                )
+            ],
+            "counts": list(self.counts),
+            "links": [[target, *st] for target, st in manifest.links],
+        }
 
 
 def _common(wheres: list[str]) -> str:
@@ -473,3 +729,135 @@ def _unpack(data: Raw) -> list[int] | None:
 
 def _four(values: Sequence[int], i: int) -> Stat:
     return (values[4 * i], values[4 * i + 1], values[4 * i + 2], values[4 * i + 3])
+
+
+# --- ropes: sequences made of ranges of a base sequence and of literal pieces ----------------------
+#
+# How walk-edits.json keeps the walk's manifest after edit builds, relative to walk.json (`Renewal`),
+# so that an edit build writes what it changed and not 2.7 MB again. A rope's parts are (BASE, start,
+# end), the base's items start to end, and (POOL, start, end), its own pool's. The items are those of
+# the sequence a rope stands for: a list's items, an array's values, a string's characters. An edit
+# build makes the next rope from the ranges of the current sequence it keeps and the literal items it
+# adds (`Splicer`); the current sequence is itself a rope over the base, so the ranges it keeps become
+# ranges of the base, and the pool holds only the literal items still in use. Here and not in a module
+# of their own: a journaled manifest is read before the lstats start, where a module's import costs
+# 1-2 ms on the machines bench/RESULTS.md records.
+
+BASE, POOL = 0, 1
+if TYPE_CHECKING:
+    T = TypeVar("T", list[str], array.array[int], str)
+else:  # a string among the constraints is compiled when the module is imported: the process's first
+    T = TypeVar("T")  # compile(), 1.5-2 ms before the lstats start
+
+
+@dataclass(frozen=True)
+class Rope(Generic[T]):
+    parts: tuple[tuple[int, int, int], ...]
+    pool: T
+
+    @staticmethod
+    def whole(length: int, empty: T) -> Rope[T]:
+        """The base itself."""
+        return Rope(((BASE, 0, length),) if length else (), empty)
+
+    def __len__(self) -> int:
+        return sum(end - start for _kind, start, end in self.parts)
+
+    def made(self, base: T) -> T:
+        """The sequence it stands for, with `base` under it (slices joined in C)."""
+        return _join(
+            [(base if kind == BASE else self.pool)[start:end] for kind, start, end in self.parts], base
+        )
+
+    def made_packed(self: Rope[array.array[int]], base: Raw) -> bytes:
+        """The int64 values it stands for, packed (packed.py), with `base` under it as packed: the
+        bytes of each slice joined once, where unpacking, joining and packing again copy each
+        value three times (a manifest's stat data, before the lstats start)."""
+        pool = memoryview(pack(self.pool))
+        view = memoryview(base).cast("B")
+        return b"".join(
+            (view if kind == BASE else pool)[8 * start : 8 * end] for kind, start, end in self.parts
+        )
+
+    def encode(self) -> bytes:
+        """The parts as packed int64, three a part (the pool is packed by its kind: packed.py)."""
+        return pack(array.array("q", chain.from_iterable(self.parts)))
+
+    @staticmethod
+    def decode(parts: object, pool: T, base_length: int) -> Rope[T] | None:
+        """A rope from its packed parts, when each part lies within the base or the pool."""
+        values = unpack(parts)
+        if values is None or len(values) % 3:
+            return None
+        found = tuple(zip(values[0::3], values[1::3], values[2::3], strict=True))
+        for kind, start, end in found:
+            limit = base_length if kind == BASE else len(pool) if kind == POOL else -1
+            if not 0 <= start <= end <= limit:
+                return None
+        found_rope: Rope[T] = Rope(found, pool)
+        return found_rope
+
+
+class Splicer(Generic[T]):
+    """The next rope over the same base: ranges of the current sequence (`rope`'s), and literal
+    items, appended in order."""
+
+    def __init__(self, rope: Rope[T]) -> None:
+        self.rope: Rope[T] = rope
+        self.ends = list(accumulate(end - start for _kind, start, end in rope.parts))
+        self.parts: list[tuple[int, int, int]] = []
+        self.pieces: list[T] = []
+        self.pooled = 0
+
+    def take(self, start: int, end: int) -> None:
+        """The current sequence's items start to end."""
+        if start >= end:
+            return
+        at = bisect.bisect_right(self.ends, start)
+        while at < len(self.ends) and start < end:
+            kind, first, last = self.rope.parts[at]
+            offset = self.ends[at] - (last - first)  # where the part begins in the current sequence
+            lo, hi = first + start - offset, first + min(end, self.ends[at]) - offset
+            if kind == BASE:
+                self._part(BASE, lo, hi)
+            else:
+                self.add(self.rope.pool[lo:hi])
+            start = self.ends[at]
+            at += 1
+
+    def add(self, items: T) -> None:
+        """Literal items."""
+        if len(items):
+            self.pieces.append(items)
+            self._part(POOL, self.pooled, self.pooled + len(items))
+            self.pooled += len(items)
+
+    def done(self) -> Rope[T]:
+        return Rope(tuple(self.parts), _join(self.pieces, self.rope.pool))
+
+    def _part(self, kind: int, start: int, end: int) -> None:
+        if start == end:
+            return
+        if self.parts and self.parts[-1][0] == kind and self.parts[-1][2] == start:
+            self.parts[-1] = (kind, self.parts[-1][1], end)  # one range, not two that meet
+        else:
+            self.parts.append((kind, start, end))
+
+
+def _join(pieces: Sequence[Any], like: T) -> T:
+    """The pieces as one sequence of the kind of `like`."""
+    joiner: Callable[[Sequence[Any]], Any]
+    if isinstance(like, str):
+        joiner = "".join
+    elif isinstance(like, array.array):
+        joiner = lambda ps: array.array(like.typecode, b"".join(p.tobytes() for p in ps))  # noqa: E731
+    else:
+        joiner = _concat
+    return joiner(pieces)
+
+
+def _concat(pieces: Sequence[list[Any]]) -> list[Any]:
+    joined: list[Any] = []
+    for piece in pieces:  # a few pieces, each copied in C
+        joined += piece
+    return joined

@@ -27,8 +27,9 @@ from ..dataclass import dataclass, field
 from ..digests import digest
 from ..format.layout import is_object
 from ..fs import scan_tree
+from .manifest import EDITS as WALK_EDITS_FILE
 from .manifest import NAME as WALK_FILE
-from .manifest import Manifest, decode
+from .manifest import Manifest, Renewal, decode, decode_edited
 from .packed import pack, pack_texts, unpack, unpack_texts
 from .report import Report, encode_report, encode_text, report_of
 from .store import read_signed, write_signed
@@ -250,11 +251,28 @@ class Records:
         if self._walk is None:
             self._walk = (read_signed(self.directory, WALK_FILE, self.signing_key),)
         if self._manifest is None or self._manifest[0] != record.inputs:
-            self._manifest = (record.inputs, decode(self._walk[0], record.inputs))
+            self._manifest = (record.inputs, self._decoded(self._walk[0], record.inputs))
         return self._manifest[1]
 
-    def keep_walk(self, data: dict[str, Any] | None) -> None:
-        """Keep a walk's manifest, unless it is the one kept (the record must name its digest)."""
+    def _decoded(self, data: Any, inputs: str) -> Manifest | None:
+        """walk.json's manifest when it is of the walk `inputs`, else walk.json with the journal of
+        walk-edits.json applied when that is (an edit build's)."""
+        if isinstance(data, dict) and data.get("inputs") == inputs:
+            return decode(data, inputs)
+        edits = read_signed(self.directory, WALK_EDITS_FILE, self.signing_key)
+        return decode_edited(data, edits, inputs) if isinstance(edits, dict) else None
+
+    def keep_walk(self, data: dict[str, Any] | Renewal | None) -> None:
+        """Keep a walk's manifest, unless it is the one kept (the record must name its digest); an
+        edit build's (`Renewal`) as its journal over walk.json while that is small, else whole."""
+        if isinstance(data, Renewal):
+            journal = data.journal()
+            if journal is not None and write_signed(
+                self.directory, WALK_EDITS_FILE, self.signing_key, journal
+            ):
+                self._manifest = None
+                return
+            data = data.whole()
         if data is not None and (self._walk is None or data != self._walk[0]):
             write_signed(self.directory, WALK_FILE, self.signing_key, data)
             self._walk, self._manifest = (data,), None
@@ -315,7 +333,7 @@ class Records:
         record: Record,
         files: dict[str, list[int]] | Outputs | None,
         diagnostics: tuple[Diagnostic, ...] | None,
-        walk: dict[str, Any] | None = None,
+        walk: dict[str, Any] | Renewal | None = None,
     ) -> None:
         """Keep `record`; `files`, `diagnostics` and the walk's manifest too, unless they are those
         already kept (None; the record's `report` then names the key the kept report carries);

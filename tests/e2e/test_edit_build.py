@@ -501,6 +501,38 @@ def test_an_edit_build_journals_the_output_record_and_the_next_build_reads_it(tr
     assert build(tree)[0].cache.quick
 
 
+def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_walk_would(tree, tmp_path):
+    """walk.json stays as the full build wrote it; walk-edits.json, over it, describes the walk after
+    each edit build: nothing changed since, each folder listing what a new walk lists."""
+    from skillc.cache.snapshot import take_snapshot
+
+    walk_json = tree.parent / ".skillc-cache" / "walk.json"
+    kept = (walk_json.read_bytes(), walk_json.stat().st_ino)
+    src = tree.parent / "skills" / "src-a"
+    doomed = unnamed(tree)
+    steps = [
+        lambda: new_skill(src / "brand-new", "brand-new"),
+        lambda: served(tree)[3].write_text(served(tree)[3].read_text() + "\nEdited.\n"),
+        lambda: shutil.rmtree(doomed[0].parent),
+        lambda: new_skill(src / "another-new", "another-new"),
+        lambda: shutil.rmtree(src / "brand-new"),
+    ]
+    for step in steps:
+        step()
+        result, _ = build(tree)
+        assert result.cache.edited, result.cache.declined
+        assert (walk_json.read_bytes(), walk_json.stat().st_ino) == kept
+        manifest = records_of(tree).walk()
+        assert manifest is not None and manifest.origin is not None and manifest.unchanged()
+        record = records_of(tree).record()
+        fresh = take_snapshot(tuple(map(tuple, record.quick.tops)), tmp_path / "scratch")
+        assert fresh is not None and fresh.walked is not None
+        listed = {f[1]: (list(f[3]), f[4]) for f in fresh.walked.folders}
+        assert {w: (names, kinds) for w, (_st, names, kinds) in manifest.listings().items()} == listed
+        assert build(tree)[0].cache.quick
+    same_as_clean(tree, tmp_path, build(tree)[0])
+
+
 @pytest.mark.parametrize("damage", ["journal", "whole"])
 def test_a_damaged_output_record_costs_a_build_that_compares_the_output(tree, tmp_path, damage):
     new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")

@@ -16,7 +16,7 @@ from support.files import settle, write_tree
 
 from skillc.cache import lstats
 from skillc.cache import snapshot as snapshot_mod
-from skillc.cache.manifest import Manifest, decode, encode
+from skillc.cache.manifest import Manifest, Renewal, decode, decode_edited, encode
 from skillc.cache.snapshot import Snapshot, Tops, take_snapshot
 from skillc.cache.store import read_signed, write_signed
 
@@ -40,6 +40,25 @@ def through_store(data: Any) -> Any:
     with tempfile.TemporaryDirectory() as d:
         write_signed(Path(d), "walk.json", b"k" * 32, data)
         return read_signed(Path(d), "walk.json", b"k" * 32)
+
+
+def again_of(renewal: Renewal | None, inputs: str, snap: Snapshot, tops: Tops) -> Manifest:
+    """What the next build reads of an edit build's renewal, both ways: walk.json written whole, and
+    walk.json as it was (the walk `snap`) with walk-edits.json. The two are the same manifest; the
+    journaled one (which knows its origin, for a renewal after it) is returned."""
+    assert renewal is not None
+    whole = decode(through_store(renewal.whole()), inputs)
+    journal = renewal.journal()
+    assert journal is not None
+    base = encode(snap, tops, snap.digest)
+    edited = decode_edited(through_store(base), through_store(journal), inputs)
+    assert whole is not None and edited is not None
+    assert [getattr(edited, f) for f in FIELDS] == [getattr(whole, f) for f in FIELDS]
+    assert edited.origin is not None and edited.origin.inputs == snap.digest
+    return edited
+
+
+FIELDS = ("inputs", "base", "tops", "reals", "paths", "counts", "links", "names", "kinds")
 
 
 def root_of(tops: Tops) -> Path:
@@ -198,17 +217,18 @@ def test_changes_name_the_files_edited_and_the_folders_whose_entries_moved(tops,
 
 def test_a_renewed_manifest_holds_the_stat_data_the_check_saw(tops, tmp_path):
     """An edit build records it: the next check finds nothing changed, and a later edit is seen."""
-    _snap, found = recorded(tops, tmp_path)
+    snap, found = recorded(tops, tmp_path)
     edited = sorted(root_of(tops).rglob("*.*"))[0]
     edited.write_text(edited.read_text() + "more\n")
     assert found.changes() is not None
-    renewed = found.renewed("next")
-    again = decode(through_store(renewed), "next")
-    assert again is not None and again.unchanged()
+    again = again_of(found.renewed("next"), "next", snap, tops)
+    assert again.unchanged()
     assert again.listings() == found.listings()
     edited.write_text(edited.read_text() + "again\n")
     changes = again.changes()
     assert changes is not None and changes.files == (str(edited),)
+    third = again_of(again.renewed("third"), "third", snap, tops)  # a journal over the same walk.json
+    assert third.unchanged() and third.listings() == again.listings()
 
 
 def found_rel(found: Manifest, path: Path) -> str:
@@ -323,7 +343,7 @@ def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_
     entries are the ones a new walk lists."""
     from skillc.cache.snapshot import _scan
 
-    _snap, found = recorded(tops, tmp_path)
+    snap, found = recorded(tops, tmp_path)
     root = root_of(tops)
     gone = sorted(p for p in (root / "src").iterdir() if p.is_dir())[which]
     shutil.rmtree(gone)
@@ -345,8 +365,8 @@ def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_
     ]
     added += [(str(p), stat4(p), None) for p in (new / "SKILL.md", new / "refs" / "a.md")]
     renewed = found.renewed("next", {str(root / "src"): _scan(str(root / "src"))}, added)
-    again = decode(through_store(renewed), "next")
-    assert again is not None and again.unchanged()
+    again = again_of(renewed, "next", snap, tops)
+    assert again.unchanged()
     fresh = take_snapshot(tops, tmp_path / "cache")
     assert fresh is not None and fresh.walked is not None
     listed = {f[1]: sorted(zip(f[3], f[4], strict=True)) for f in fresh.walked.folders}
@@ -359,7 +379,7 @@ def test_a_renewed_manifest_with_a_file_gone_is_the_walk_now(tops, tmp_path):
     """A file gone from a folder that stays, the folder listed again: the rest as recorded."""
     from skillc.cache.snapshot import _scan
 
-    _snap, found = recorded(tops, tmp_path)
+    snap, found = recorded(tops, tmp_path)
     folder = root_of(tops) / "src" / "alpha" / "references"
     (folder / "guide.md").unlink()
     (folder / "other.md").write_text("other\n")
@@ -368,8 +388,8 @@ def test_a_renewed_manifest_with_a_file_gone_is_the_walk_now(tops, tmp_path):
     assert changes is not None and changes.gone == (str(folder / "guide.md"),)
     st = os.lstat(folder / "other.md")
     added = [(str(folder / "other.md"), (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), None)]
-    again = decode(through_store(found.renewed("next", {str(folder): _scan(str(folder))}, added)), "next")
-    assert again is not None and again.unchanged()
+    again = again_of(found.renewed("next", {str(folder): _scan(str(folder))}, added), "next", snap, tops)
+    assert again.unchanged()
     walk = fresh(tops, tmp_path).walked
     assert walk is not None
     listed = {f[1]: sorted(zip(f[3], f[4], strict=True)) for f in walk.folders}
