@@ -533,12 +533,27 @@ def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_
     same_as_clean(tree, tmp_path, build(tree)[0])
 
 
-@pytest.mark.parametrize("damage", ["journal", "whole"])
-def test_a_damaged_output_record_costs_a_build_that_compares_the_output(tree, tmp_path, damage):
+def test_past_its_limit_the_walk_is_written_whole_again(tree, tmp_path, monkeypatch):
+    from skillc.cache import manifest as manifest_mod
+
+    monkeypatch.setattr(manifest_mod, "EDITS_LIMIT", 0)
+    walk_json = tree.parent / ".skillc-cache" / "walk.json"
+    before = walk_json.read_bytes()
+    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    assert build(tree)[0].cache.edited
+    assert walk_json.read_bytes() != before and not walk_json.with_name("walk-edits.json").exists()
+    manifest = records_of(tree).walk()
+    assert manifest is not None and manifest.origin is None and manifest.unchanged()
+    assert build(tree)[0].cache.quick
+    same_as_clean(tree, tmp_path, build(tree)[0])
+
+
+@pytest.mark.parametrize("damage", ["outputs-edits.json", "outputs.json", "walk-edits.json", "walk.json"])
+def test_a_damaged_record_or_journal_costs_a_build_its_shortcut_not_its_answer(tree, tmp_path, damage):
     new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
     assert build(tree)[0].cache.edited
     cache = tree.parent / ".skillc-cache"
-    (cache / ("outputs-edits.json" if damage == "journal" else "outputs.json")).write_text("not signed\n")
+    (cache / damage).write_text("not signed\n")
     target = served(tree)[5]
     target.write_text(target.read_text() + "\nAfter the damage.\n")
     result, written = build(tree)
