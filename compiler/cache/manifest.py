@@ -17,6 +17,10 @@ raw sections of the file: packed.py, store.py): the quick path decodes the paths
 lstats every path once and compares; the directories' names and kinds, which only a walk after a
 change needs, are strings it does not split. When only files moved
 (`changes`), an edit build (edit.py) takes it from there and records the new stat data (`renewed`).
+
+An edit build does not write walk.json again: it writes walk-edits.json, the manifest after it as
+ropes over walk.json's sections (ranges of them, and what changed: `Renewal.journal`), which the
+next build reads with walk.json (`decode_edited`); past EDITS_LIMIT it writes walk.json whole.
 """
 
 from __future__ import annotations
@@ -452,7 +456,8 @@ def _checked(
         and kinds.count("/") == folders - 1
         and is_raw(folder_stats)
         and is_raw(file_stats)
-        and len(file_stats) == 32 * files  # four int64 per file
+        and memoryview(folder_stats).nbytes == 32 * folders  # four int64 per folder
+        and memoryview(file_stats).nbytes == 32 * files  # and per file
         and all(paths[i] == where for i, (_rel, where) in enumerate(tops))
         and os.path.isabs(base)
     )
