@@ -28,7 +28,7 @@ from __future__ import annotations
 import array
 import bisect
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -94,13 +94,14 @@ class Manifest:
         known = None if stats is None else lstats.Recorded(stats[2::4], stats[3::4])
         lstats.begin(self.paths[roots : folders + files], self.base, known)
 
-    def _recorded(self) -> array.array[int] | None:
-        """The recorded stat data of each path past the roots, four values a path, in order."""
+    def _recorded(self, roots_too: bool = False) -> array.array[int] | None:
+        """The recorded stat data of each path past the roots (of every path, `roots_too`), four
+        values a path, in order."""
         roots, _folders, files = self.counts
         folder_stats, file_stats = unpack(self.folders), unpack(self.files)
         if folder_stats is None or file_stats is None or len(file_stats) != 4 * files:
             return None
-        return folder_stats[4 * roots :] + file_stats
+        return (folder_stats if roots_too else folder_stats[4 * roots :]) + file_stats
 
     def changes(self, meanwhile: Callable[[], None] | None = None) -> Changes | None:
         """The directories and files whose stat data is not the recorded one, from one lstat of each
@@ -201,7 +202,7 @@ class Manifest:
         origin = self.origin or Origin.of(self)
         if origin is None:
             return None
-        recorded = _unpack_all(self.folders, self.files)
+        recorded = self._recorded(roots_too=True)
         if recorded is None:
             return None
         stats = array.array("q", [v for st in self.tops_now for v in st]) + self.now
@@ -396,11 +397,12 @@ def decode_edited(data: Any, edits: Any, inputs: str) -> Manifest | None:
         if origin is None:
             return None
         head = _head(edits)
-        paths = _rope(edits, "paths", unpack_texts(edits["paths_pool"]), origin.paths)
-        folders = _rope(edits, "folders", unpack(edits["folders_pool"]), origin.ropes.folders)
-        files = _rope(edits, "files", unpack(edits["files_pool"]), origin.ropes.files)
-        names = _rope(edits, "names", unpack_text(edits["names_pool"]), origin.names)
-        kinds = _rope(edits, "kinds", unpack_text(edits["kinds_pool"]), origin.kinds)
+        whole_ropes = origin.ropes  # each as long as its section of walk.json
+        paths = _rope(edits, "paths", unpack_texts(edits["paths_pool"]), len(whole_ropes.paths))
+        folders = _rope(edits, "folders", unpack(edits["folders_pool"]), len(whole_ropes.folders))
+        files = _rope(edits, "files", unpack(edits["files_pool"]), len(whole_ropes.files))
+        names = _rope(edits, "names", unpack_text(edits["names_pool"]), len(whole_ropes.names))
+        kinds = _rope(edits, "kinds", unpack_text(edits["kinds_pool"]), len(whole_ropes.kinds))
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     if paths is None or folders is None or files is None or names is None or kinds is None:
@@ -421,8 +423,8 @@ def decode_edited(data: Any, edits: Any, inputs: str) -> Manifest | None:
     )
 
 
-def _rope(edits: dict[str, Any], name: str, pool: T | None, base: Sized) -> Rope[T] | None:
-    return None if pool is None else Rope.decode(edits[f"{name}_parts"], pool, len(base))
+def _rope(edits: dict[str, Any], name: str, pool: T | None, base_length: int) -> Rope[T] | None:
+    return None if pool is None else Rope.decode(edits[f"{name}_parts"], pool, base_length)
 
 
 def _head(
@@ -618,12 +620,6 @@ class _Offsets:
         self.offset += sum(map(len, self.items[self.item : i])) + i - self.item
         self.item = i
         return self.offset
-
-
-def _unpack_all(folders: Raw, files: Raw) -> array.array[int] | None:
-    """The stat data of every folder and file, in order."""
-    folder_stats, file_stats = unpack(folders), unpack(files)
-    return None if folder_stats is None or file_stats is None else folder_stats + file_stats
 
 
 @dataclass(frozen=True)
