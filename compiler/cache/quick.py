@@ -53,7 +53,8 @@ if TYPE_CHECKING:
 #     rows as columns (catalogrows.py)
 # 11: long lists of strings (walk.json's paths, outputs.json's names, the catalog's commands) and the
 #     carry's input lines as raw sections (packed.py)
-FORMAT = 11
+# 12: outputs.json named by an id of its own, which outputs-edits.json names (records.Outputs)
+FORMAT = 12
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
 

@@ -52,12 +52,16 @@ class Outputs:
     """The recorded build's output files (outputs.json): their names in order, and the stat data of
     each, five values a name (size, mtime, ctime, inode, mode), packed as the walk's are (packed.py).
     An edit build takes out the objects it no longer uses and puts in what it wrote, in place, and
-    keeps what it changed since the whole file it started from (`base`, that file's key) as a
-    journal: `outputs-edits.json`, 2 KB where outputs.json is 1.7 MB at 10,000 skills."""
+    keeps what it changed since the whole file it started from (`base`, that file's id) as a
+    journal: `outputs-edits.json`, 2 KB where outputs.json is 1.7 MB at 10,000 skills.
+
+    A whole file is named by an id of its own, drawn when it is written, and not by its build's
+    key: a build can have the key of an earlier one (a skill added, then removed again) and still
+    have rewritten files since, whose stat data only its journal holds."""
 
     names: list[str]
     stats: array.array[int]
-    base: str | None = field(default=None, compare=False)  # the key of the outputs.json read
+    base: str | None = field(default=None, compare=False)  # the id of the outputs.json read
     # Each name changed since then: its stat data, or None for a name taken out.
     changes: dict[str, list[int] | None] = field(default_factory=dict, compare=False)
 
@@ -100,16 +104,19 @@ class Outputs:
             self.stats[5 * at : 5 * at] = array.array("q", stat)
 
     def encode(self, key: str) -> dict[str, Any]:
-        return {"key": key, "names": pack_texts(self.names), "stats": pack(self.stats)}
+        """outputs.json: the build `key`'s output files, under a new id (the class's docstring)."""
+        whole_id = os.urandom(16).hex()
+        return {"key": key, "id": whole_id, "names": pack_texts(self.names), "stats": pack(self.stats)}
 
     @classmethod
-    def decode(cls, data: Any, key: str) -> Outputs | None:
-        if not isinstance(data, dict) or data.get("key") != key:
+    def decode(cls, data: Any) -> Outputs | None:
+        """outputs.json's files, whichever build's (its "key"), with its id as their `base`."""
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             return None
         names, values = unpack_texts(data.get("names")), unpack(data.get("stats"))
         if names is None or values is None or len(values) != 5 * len(names):
             return None
-        return cls(names, values, key)
+        return cls(names, values, data["id"])
 
     def encode_changes(self, key: str) -> dict[str, Any] | None:
         """outputs-edits.json: the build `key`'s changes since outputs.json; None past the limit."""
@@ -229,19 +236,24 @@ class Records:
         return self._outputs[0]
 
     def packed_outputs(self) -> Outputs | None:
-        """The recorded build's outputs as kept: outputs.json when it is that build's, else
-        outputs.json with the journal of outputs-edits.json applied when that is (an edit build's);
-        what an edit build changes (a new value each call)."""
+        """The recorded build's outputs as kept: outputs.json with the journal of outputs-edits.json
+        applied when that journal is the recorded build's and over this outputs.json (an edit
+        build's), else outputs.json when it is that build's; what an edit build changes (a new value
+        each call)."""
         record = self.record()
         if record is None:
             return None
         data = read_signed(self.directory, OUTPUTS_FILE, self.signing_key)
-        key = data.get("key") if isinstance(data, dict) else None
-        whole = Outputs.decode(data, key) if isinstance(key, str) else None
-        if whole is None or whole.base == record.build_key:
-            return whole
+        whole = Outputs.decode(data)
+        if whole is None:
+            return None
+        # The journal first: one over this very file (its id) is newer, even when the record's key
+        # is the whole file's too (a build that came back to an earlier build's key).
         edits = read_signed(self.directory, OUTPUT_EDITS_FILE, self.signing_key)
-        return whole.with_changes(edits, record.build_key)
+        journaled = whole.with_changes(edits, record.build_key)
+        if journaled is not None:
+            return journaled
+        return whole if data.get("key") == record.build_key else None
 
     def walk(self) -> Manifest | None:
         """The manifest of the recorded build's stat walk (walk.json, keyed by its digest)."""

@@ -501,6 +501,30 @@ def test_an_edit_build_journals_the_output_record_and_the_next_build_reads_it(tr
     assert build(tree)[0].cache.quick
 
 
+def test_a_build_back_at_an_earlier_key_keeps_its_journal_of_the_files_it_rewrote(tree, tmp_path):
+    """A skill added and removed again: the second build has the key of the full build before the
+    add, and outputs.json is that build's, yet both rewrote the personas' prompts since. The record
+    read after it is the output as it is (its journal, not the older whole file), so the builds that
+    follow still replay (a stale record cost the no-op after them a full compile)."""
+    before = records_of(tree).record()
+    folder = tree.parent / "skills" / "src-a" / "brand-new"
+    new_skill(folder, "brand-new")
+    assert build(tree)[0].cache.edited
+    shutil.rmtree(folder)
+    result, _ = build(tree)
+    assert result.cache.edited and records_of(tree).record().build_key == before.build_key
+    dist = tree.parent / "dist"
+    now = {p.relative_to(dist).as_posix(): output_stat(os.lstat(p)) for p in dist.rglob("*") if p.is_file()}
+    recorded = records_of(tree).outputs()
+    assert recorded is not None and {rel: now[rel] for rel in recorded} == recorded
+    target = served(tree)[3]
+    target.write_text(target.read_text() + "\nThen edited.\n")
+    assert build(tree)[0].cache.edited
+    replayed, written = build(tree)
+    assert replayed.cache.quick and not written.written
+    same_as_clean(tree, tmp_path, replayed)
+
+
 def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_walk_would(tree, tmp_path):
     """walk.json stays as the full build wrote it; walk-edits.json, over it, describes the walk after
     each edit build: nothing changed since, each folder listing what a new walk lists."""

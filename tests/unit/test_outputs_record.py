@@ -24,7 +24,7 @@ def test_it_round_trips_and_answers_by_name() -> None:
     out = Outputs.of(files())
     assert out.names == sorted(files())
     assert out.as_dict() == files()
-    assert Outputs.decode(out.encode("k"), "k") == out
+    assert Outputs.decode(out.encode("k")) == out
     assert out.get(OBJ) == files()[OBJ] and out.get("objects/zz") is None
 
 
@@ -42,15 +42,16 @@ def test_drop_and_put_give_what_a_new_dict_gives() -> None:
     "data",
     [
         None,
-        {"key": "other", "names": [], "stats": ""},
-        {"key": "k", "names": ["a"], "stats": ""},  # five values a name
-        {"key": "k", "names": ["a"], "stats": "not base64!"},
-        {"key": "k", "names": "a", "stats": ""},
+        {"key": "k", "names": b"", "stats": b""},  # format 11's shape: no id of its own
+        {"key": "k", "id": 7, "names": b"", "stats": b""},
+        {"key": "k", "id": "i", "names": b"a\0", "stats": b""},  # five values a name
+        {"key": "k", "id": "i", "names": b"a\0", "stats": "not bytes"},
+        {"key": "k", "id": "i", "names": "a", "stats": b""},
         {"key": "k", "files": {"a": [1, 2, 3, 4, 5]}},  # format 8's shape
     ],
 )
 def test_what_does_not_decode_is_none(data: object) -> None:
-    assert Outputs.decode(data, "k") is None
+    assert Outputs.decode(data) is None
 
 
 NAMES = st.text(st.sampled_from("abo/_."), min_size=1, max_size=6)
@@ -64,7 +65,7 @@ def test_a_changed_record_is_the_record_of_the_changed_files(before, written, un
     for rel, stat in written.items():
         out.put(rel, stat)
     want = {rel: s for rel, s in before.items() if rel not in unused} | written
-    assert out.as_dict() == want and Outputs.decode(out.encode("k"), "k") == out
+    assert out.as_dict() == want and Outputs.decode(out.encode("k")) == out
 
 
 @given(st.sets(st.text("abc/", max_size=8), max_size=30), st.sets(st.text("abc/", max_size=8), max_size=10))
@@ -76,8 +77,9 @@ def test_places_are_those_of_the_names_here(names: set[str], asked: set[str]) ->
 
 def read(out: Outputs, key: str) -> Outputs:
     """`out` as outputs.json holds it for the build `key`, read back (its journal starts there)."""
-    found = Outputs.decode(out.encode(key), key)
-    assert found is not None and found.base == key and found.changes == {}
+    data = out.encode(key)
+    found = Outputs.decode(data)
+    assert found is not None and found.base == data["id"] != key and found.changes == {}
     return found
 
 
@@ -88,26 +90,30 @@ def read(out: Outputs, key: str) -> Outputs:
 def test_a_journal_applied_to_the_whole_gives_the_changed_record(before, builds) -> None:
     """Edit builds in a row, each writing only its journal since the whole file: the whole with the
     last journal applied is the record of the changed files, as a dict model says."""
-    whole = read(Outputs.of(before), "k0")
-    out, want = read(Outputs.of(before), "k0"), dict(before)
+    data = Outputs.of(before).encode("k0")
+    whole, out, want = Outputs.decode(data), Outputs.decode(data), dict(before)
+    assert whole is not None and out is not None
     for n, (written, unused) in enumerate(builds, start=1):
         out.drop([i for i, rel in enumerate(out.names) if rel in unused])
         for rel, stat in written.items():
             out.put(rel, stat)
         want = {rel: s for rel, s in want.items() if rel not in unused} | written
         journal = out.encode_changes(f"k{n}")
-        assert journal is not None and journal["base"] == "k0"
+        assert journal is not None and journal["base"] == whole.base
         out = whole.with_changes(journal, f"k{n}")
         assert out is not None and out.as_dict() == want and out == Outputs.of(want)
 
 
 def test_a_journal_of_another_build_or_another_whole_is_not_applied() -> None:
-    whole = read(Outputs.of(files()), "k0")
-    changed = read(Outputs.of(files()), "k0")
+    data = Outputs.of(files()).encode("k0")
+    whole, changed = Outputs.decode(data), Outputs.decode(data)
+    assert whole is not None and changed is not None
     changed.put("objects/00/" + "b" * 62, [1, 1, 1, 1, 1])
     journal = changed.encode_changes("k1")
     assert whole.with_changes(journal, "k2") is None  # the record names another build
     assert read(Outputs.of(files()), "other").with_changes(journal, "k1") is None  # another whole
+    # Another whole of the same build and the same files: written again, so another file.
+    assert read(Outputs.of(files()), "k0").with_changes(journal, "k1") is None
     assert whole.with_changes(None, "k1") is None
     assert whole.with_changes({**journal, "names": pack_texts(["b", "a"])}, "k1") is None  # not in order
     assert whole.with_changes({**journal, "stats": b""}, "k1") is None
