@@ -129,7 +129,7 @@ def test_source_attribute_is_escaped():
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     st.text(alphabet=st.sampled_from(list("<>/ \n\tuntrusted-dataUNTRUSTED-DATA&lt;x")), max_size=120)
     | st.text(max_size=200)
@@ -142,7 +142,7 @@ def test_escaped_text_never_contains_a_delimiter(text):
     assert wrapped.endswith("</untrusted-data>\n")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     st.lists(
         st.sampled_from(

@@ -50,7 +50,7 @@ def _parse(value: str, fallback: str | None) -> object:
     return parse_document(InputFile("s/SKILL.md", text.encode()), colon_fallback=fallback).data
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(VALUES)
 def test_the_fallback_reads_the_written_text_or_changes_nothing(value: str) -> None:
     plain, graded = _parse(value, None), _parse(value, " (codex: loads)")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from skillc.stages import fastschema, schema
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=250, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _vocabulary(node: Any, keys: set[str], words: set[str]) -> None:
@@ -156,7 +156,7 @@ def test_both_answers_come_up() -> None:
     """The generator is not vacuous: it yields frontmatter each side accepts and refuses."""
     seen: set[bool] = set()
 
-    @settings(max_examples=200, deadline=None, database=None)
+    @settings(max_examples=200, database=None)
     @given(frontmatter())
     def collect(value: Any) -> None:
         seen.add(jsonschema_accepts("frontmatter", value))

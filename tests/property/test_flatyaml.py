@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from skillc.stages import flatyaml
 from skillc.stages.yamlgraph import load_yaml_graph
 
-SETTINGS = settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
 
 KEYS = st.sampled_from(
     ["name", "description", "always", "allowed-tools", "a_b", "yes", "on", "null", "Off", "y", "_x", "k"]
@@ -106,7 +106,7 @@ def test_each_edge_value_alone(word: str) -> None:
 def test_both_answers_come_up() -> None:
     seen: set[bool] = set()
 
-    @settings(max_examples=300, deadline=None, database=None)
+    @settings(max_examples=300, database=None)
     @given(TEXTS)
     def collect(text: str) -> None:
         seen.add(flatyaml.load(text, 1) is None)

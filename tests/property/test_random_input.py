@@ -14,7 +14,7 @@ from support.project import CONFIG_PERSONAS, project, skill_md
 
 from skillc import reader
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 
 FIELDS = [
     "name",

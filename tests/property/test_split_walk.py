@@ -20,7 +20,7 @@ from skillc.stages.skills import check_skill, walk_checks
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 
 # Few names, so that twins (case, sanitized id, look-alike) and nesting happen often.
 NAMES = st.sampled_from(["a", "A", "b", "b_c", "b-c", "p\u0430ste", "paste", ".h", "x", "deep"])

@@ -14,7 +14,7 @@ from skillc.names.suggest import _closest, among_closest, close_matches
 COMMAND = st.text(st.sampled_from("abcdeAB-/"), min_size=1, max_size=8)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=1500)
 @given(st.text(st.sampled_from("abcdeAB-/"), max_size=8), COMMAND, st.lists(COMMAND, max_size=12))
 def test_among_closest_is_close_matches_naming_the_choice(word, choice, others) -> None:
     others = [o for o in others if o != choice]
@@ -36,7 +36,7 @@ def test_a_long_list_is_scored_only_where_it_could_rank_above() -> None:
     )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=2000)
 @given(
     st.text(st.sampled_from("abcdeAB-/"), max_size=8),
     st.lists(COMMAND, max_size=20, unique=True),

@@ -174,7 +174,7 @@ _VALUES = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(["name", "description", "when_to_use", "metadata"]), _VALUES))
 def test_any_field_value_reads_back_equal(fields: dict[str, Any]) -> None:
     assert (yaml.safe_load(export.yaml_fields(fields)) or {}) == fields

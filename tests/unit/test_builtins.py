@@ -16,7 +16,7 @@ from skillc.stages import builtins
 from skillc.stages import template as template_mod
 from skillc.stages.template import Template, load_template
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 NAMES = ("catalog.xml.j2", "catalog.md.j2")
 
 # Values as catalog_skill hands them on, escaped or not, and the characters Jinja2 or a format string

@@ -65,7 +65,7 @@ def test_no_body_line_leaves_the_description_missing() -> None:
     assert harness_values(_doc(""), {}, "", ("claude-code",)) == ({}, ())
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(st.text(st.sampled_from("ab09-zAÉé_ ."), max_size=70) | st.sampled_from(["a" * 64, "a" * 65, "a-b"]))
 def test_the_plain_name_shortcut_answers_as_every_check(name: str) -> None:
     assert frontmatter.name_problems(name) == frontmatter.name_checks(name)
@@ -78,7 +78,7 @@ _VALUES = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(
     st.dictionaries(
         st.sampled_from(["name", "description", "version", "argument-hint", "metadata", "license", "sven"]),

@@ -92,7 +92,7 @@ def _split_by_lines(text: str) -> tuple[str, str, int] | None:
     return None
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(
     st.lists(
         st.sampled_from(["---", "--- ", " ---", "---\t", "...", "a: b", "", "x", "\u2028", "-- -"]),
@@ -105,7 +105,7 @@ def test_the_frontmatter_split_slices_what_the_lines_say(lines: list[str], newli
     assert _split(text) == _split_by_lines(text)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(st.text(st.characters(max_codepoint=0xA0), max_size=12))
 def test_the_ascii_shortcut_finds_the_control_characters_the_pattern_finds(text: str) -> None:
     from skillc.stages.parse import _RAW_CONTROL, control_characters

@@ -91,7 +91,7 @@ def test_a_record_cut_short_is_left_out(tmp_path: Path) -> None:
     assert len(cut) == len(rels) - 1 and cut.items() <= whole.items()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(st.lists(st.tuples(st.binary(max_size=64), st.booleans()), max_size=12))
 def test_the_records_are_exactly_the_objects_that_hold_their_names(objects: list[tuple[bytes, bool]]) -> None:
     import tempfile
@@ -115,7 +115,7 @@ def test_the_helper_finds_them_in_its_own_process(tmp_path: Path) -> None:
     assert set(running.known(wait=True)) == rels
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 @given(
     st.lists(st.binary(min_size=32, max_size=32), unique=True, max_size=40),
     st.lists(st.binary(min_size=32, max_size=32), max_size=60),
