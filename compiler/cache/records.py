@@ -56,8 +56,8 @@ class Outputs:
     journal: `outputs-edits.json`, 2 KB where outputs.json is 1.7 MB at 10,000 skills.
 
     A whole file is named by an id of its own, drawn when it is written, and not by its build's
-    key: a build can have the key of an earlier one (a skill added, then removed again) and still
-    have rewritten files since, whose stat data only its journal holds."""
+    key: a build can have the key of an earlier one (an edit undone, a skill added and removed) and
+    still have rewritten files since, whose stat data only its journal holds."""
 
     names: list[str]
     stats: array.array[int]

@@ -525,6 +525,29 @@ def test_a_build_back_at_an_earlier_key_keeps_its_journal_of_the_files_it_rewrot
     same_as_clean(tree, tmp_path, replayed)
 
 
+def test_an_edit_undone_keeps_the_record_of_the_files_its_build_rewrote(tree, tmp_path):
+    """An edit, then its undoing (the file as it was, as `git checkout` leaves it): the second build
+    has the full build's key again, yet both rewrote the edited skill's shard. The record read after
+    it is the output as it is, and the next edit and no-op go on from it."""
+    before = records_of(tree).record()
+    target = served(tree)[4]
+    text = target.read_text()
+    target.write_text(text + "\nFor a moment.\n")
+    assert build(tree)[0].cache.edited
+    target.write_text(text)
+    assert build(tree)[0].cache.edited and records_of(tree).record().build_key == before.build_key
+    dist = tree.parent / "dist"
+    now = {p.relative_to(dist).as_posix(): output_stat(os.lstat(p)) for p in dist.rglob("*") if p.is_file()}
+    recorded = records_of(tree).outputs()
+    assert recorded is not None and {rel: now[rel] for rel in recorded} == recorded
+    other = served(tree)[7]
+    other.write_text(other.read_text() + "\nThen this.\n")
+    assert build(tree)[0].cache.edited
+    replayed, written = build(tree)
+    assert replayed.cache.quick and not written.written
+    same_as_clean(tree, tmp_path, replayed)
+
+
 def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_walk_would(tree, tmp_path):
     """walk.json stays as the full build wrote it; walk-edits.json, over it, describes the walk after
     each edit build: nothing changed since, each folder listing what a new walk lists."""

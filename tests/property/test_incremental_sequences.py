@@ -22,6 +22,7 @@ from support.files import snapshot as dist_bytes
 from skillc.cache import carry
 from skillc.cache.quick import _records, same_output
 from skillc.format.layout import is_object
+from skillc.fs import output_stat
 from skillc.pipeline import build
 
 sys.path.insert(0, str(REPO))
@@ -38,9 +39,9 @@ def own_key(tmp_path_factory, monkeypatch):
 
 def recorded_as_built(root: Path, got: dict[str, bytes], want: dict[str, bytes]) -> bool:
     """The build record, when it describes this output (a build that cannot vouch for its walk, a
-    file saved in its clock tick, records nothing), lists the objects the build uses, and says
-    whether the output holds others: what the next `--prune` goes by (with nothing changed it
-    replays when the output holds only the listed objects)."""
+    file saved in its clock tick, records nothing), lists the objects the build uses, with the stat
+    data each file has, and says whether the output holds others: what the next `--prune` goes by
+    (with nothing changed it replays when the output holds only the listed objects)."""
     records = _records(root / "skillc.yaml")
     record = records.record() if records is not None else None
     if records is None or record is None or record.quick is None:
@@ -48,6 +49,9 @@ def recorded_as_built(root: Path, got: dict[str, bytes], want: dict[str, bytes])
     outputs = records.packed_outputs()
     if outputs is None or not same_output(root / "dist", record.quick):
         return True
+    now = {rel: output_stat(os.lstat(root / "dist" / rel)) for rel in outputs.names if rel in got}
+    if now != {rel: outputs.get(rel) for rel in now}:
+        return False
     used = {rel for rel in want if is_object(rel)}
     return {rel for rel in outputs.names if is_object(rel)} == used and record.quick.extra is bool(
         {rel for rel in got if is_object(rel)} - used
@@ -126,11 +130,16 @@ def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(
     build(root / "skillc.yaml")
     trail: list[str] = []
     edited = 0
+    broken_for = 0  # steps the tree has held a frontmatter that does not parse
     for _ in range(STEPS + 4):
         name = rng.choice([*sorted(WRITING_STEPS), "body_edit", "description_edit"])
+        if broken_for >= 3:  # an author mends a typo before long; until then every build fails
+            name = "frontmatter_broken"
         trail.append(name)
         WRITING_STEPS[name](root, rng)
         del kept[:]
+        broken = any("name: [" in p.read_text() for p in root.glob("skills/**/SKILL.md"))
+        broken_for = broken_for + 1 if broken else 0
         result, written = build(root / "skillc.yaml")
         if result.cache and result.cache.edited:
             written_by_edits.update(kept)

@@ -4,6 +4,7 @@ test_delta_sequences.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -27,9 +28,26 @@ def leaves(root: Path) -> list[Path]:
     return [p.parent for p in skills(root) if not any(p.parent.glob("*/SKILL.md"))]
 
 
+UNDO = ".step-undo.json"  # the last body edit's file and its text before it, for `undo`
+
+
 def body_edit(root: Path, rng: random.Random) -> None:
     target = rng.choice(skills(root))
-    target.write_text(target.read_text() + f"\nStep {rng.random()}.\n")
+    text = target.read_text()
+    (root / UNDO).write_text(json.dumps([str(target), text]))
+    target.write_text(text + f"\nStep {rng.random()}.\n")
+
+
+def undo(root: Path, rng: random.Random) -> None:
+    """The last body edit undone, its file as it was (as `git checkout` leaves it): the build has the
+    key of an earlier one, though files were written since (a body edit when there is none to undo)."""
+    kept = root / UNDO
+    if not kept.exists():
+        return body_edit(root, rng)
+    where, text = json.loads(kept.read_text())
+    kept.unlink()
+    if Path(where).exists():
+        Path(where).write_text(text)
 
 
 def description_edit(root: Path, rng: random.Random) -> None:
@@ -121,6 +139,7 @@ STEPS_BY_NAME: dict[str, Callable[[Path, random.Random], None]] = {
         template_edit,
         touch,
         nothing,
+        undo,
     )
 }
 
@@ -171,7 +190,16 @@ def frontmatter_broken(root: Path, rng: random.Random) -> None:
 
 WRITING_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
     f.__name__: f
-    for f in (body_edit, description_edit, resource_edit, flag_edit, body_cleared, frontmatter_broken, touch)
+    for f in (
+        body_edit,
+        description_edit,
+        resource_edit,
+        flag_edit,
+        body_cleared,
+        frontmatter_broken,
+        touch,
+        undo,
+    )
 }
 
 
