@@ -479,6 +479,19 @@ def test_an_edit_build_keeps_the_report_its_diagnostics_are_and_writes_one_they_
     same_as_clean(tree, tmp_path, replayed)
 
 
+def outputs_as_recorded(config: Path) -> bool:
+    """The record's output files (outputs.json with its journal) have the stat data they have now;
+    every other file in the output is an object the build stopped using."""
+    dist = config.parent / "dist"
+    now = {p.relative_to(dist).as_posix(): output_stat(os.lstat(p)) for p in dist.rglob("*") if p.is_file()}
+    recorded = records_of(config).outputs()
+    return (
+        recorded is not None
+        and {rel: now.get(rel) for rel in recorded} == recorded
+        and all(is_object(rel) for rel in now.keys() - recorded.keys())
+    )
+
+
 def test_an_edit_build_journals_the_output_record_and_the_next_build_reads_it(tree, tmp_path):
     """outputs.json stays as the full build wrote it; outputs-edits.json holds what the edit builds
     changed since, and the record read with it is the output as it is."""
@@ -493,53 +506,36 @@ def test_an_edit_build_journals_the_output_record_and_the_next_build_reads_it(tr
     same_as_clean(tree, tmp_path, result)
     assert (whole.read_bytes(), whole.stat().st_ino) == kept
     assert whole.with_name("outputs-edits.json").exists()
-    dist = tree.parent / "dist"
-    now = {p.relative_to(dist).as_posix(): output_stat(os.lstat(p)) for p in dist.rglob("*") if p.is_file()}
-    recorded = records_of(tree).outputs()
-    assert recorded is not None and {rel: now[rel] for rel in recorded} == recorded
-    assert all(is_object(rel) for rel in now.keys() - recorded.keys())  # the objects it stopped using
+    assert outputs_as_recorded(tree)
     assert build(tree)[0].cache.quick
 
 
-def test_a_build_back_at_an_earlier_key_keeps_its_journal_of_the_files_it_rewrote(tree, tmp_path):
-    """A skill added and removed again: the second build has the key of the full build before the
-    add, and outputs.json is that build's, yet both rewrote the personas' prompts since. The record
-    read after it is the output as it is (its journal, not the older whole file), so the builds that
-    follow still replay (a stale record cost the no-op after them a full compile)."""
+def away_and_back(config: Path, how: str) -> None:
+    """A change built, then the sources as they were before it."""
+    if how == "an edit undone":  # the file as it was, as `git checkout` leaves it
+        target = served(config)[4]
+        text = target.read_text()
+        target.write_text(text + "\nFor a moment.\n")
+        assert build(config)[0].cache.edited
+        target.write_text(text)
+    else:
+        folder = config.parent / "skills" / "src-a" / "brand-new"
+        new_skill(folder, "brand-new")
+        assert build(config)[0].cache.edited
+        shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("how", ["an edit undone", "a skill added and removed"])
+def test_a_build_back_at_an_earlier_key_keeps_the_record_of_the_files_it_rewrote(tree, tmp_path, how):
+    """The second build has the key of the full build before the first, and outputs.json is that
+    build's, yet both rewrote files since (a shard, the personas' prompts). The record read after it
+    is the output as it is (the journal, not the older whole file), so the builds that follow still
+    replay (a stale record cost the no-op after the next edit a full compile)."""
     before = records_of(tree).record()
-    folder = tree.parent / "skills" / "src-a" / "brand-new"
-    new_skill(folder, "brand-new")
-    assert build(tree)[0].cache.edited
-    shutil.rmtree(folder)
+    away_and_back(tree, how)
     result, _ = build(tree)
     assert result.cache.edited and records_of(tree).record().build_key == before.build_key
-    dist = tree.parent / "dist"
-    now = {p.relative_to(dist).as_posix(): output_stat(os.lstat(p)) for p in dist.rglob("*") if p.is_file()}
-    recorded = records_of(tree).outputs()
-    assert recorded is not None and {rel: now[rel] for rel in recorded} == recorded
-    target = served(tree)[3]
-    target.write_text(target.read_text() + "\nThen edited.\n")
-    assert build(tree)[0].cache.edited
-    replayed, written = build(tree)
-    assert replayed.cache.quick and not written.written
-    same_as_clean(tree, tmp_path, replayed)
-
-
-def test_an_edit_undone_keeps_the_record_of_the_files_its_build_rewrote(tree, tmp_path):
-    """An edit, then its undoing (the file as it was, as `git checkout` leaves it): the second build
-    has the full build's key again, yet both rewrote the edited skill's shard. The record read after
-    it is the output as it is, and the next edit and no-op go on from it."""
-    before = records_of(tree).record()
-    target = served(tree)[4]
-    text = target.read_text()
-    target.write_text(text + "\nFor a moment.\n")
-    assert build(tree)[0].cache.edited
-    target.write_text(text)
-    assert build(tree)[0].cache.edited and records_of(tree).record().build_key == before.build_key
-    dist = tree.parent / "dist"
-    now = {p.relative_to(dist).as_posix(): output_stat(os.lstat(p)) for p in dist.rglob("*") if p.is_file()}
-    recorded = records_of(tree).outputs()
-    assert recorded is not None and {rel: now[rel] for rel in recorded} == recorded
+    assert outputs_as_recorded(tree)
     other = served(tree)[7]
     other.write_text(other.read_text() + "\nThen this.\n")
     assert build(tree)[0].cache.edited
