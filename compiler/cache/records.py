@@ -229,7 +229,7 @@ class Records:
         return self._loaded[0]
 
     def outputs(self) -> dict[str, list[int]] | None:
-        """The stat data of the recorded build's output files (outputs.json, keyed like the record)."""
+        """The stat data of the recorded build's output files (`packed_outputs`, as a dict)."""
         if self._outputs is None:
             packed = self.packed_outputs()
             self._outputs = (None if packed is None else packed.as_dict(),)
