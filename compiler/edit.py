@@ -15,6 +15,11 @@ objects in the output), and makes the table, the index and the build hash again.
 quick, the next edit starts from this one.
 
 Anything else returns the reason, and the cached build runs (docs/cache.md lists the cases).
+
+A build is made (`_Edit.made`: up to its first write) and then written and recorded
+(`_Edit.commit`). When a source folder moved, the quick path makes it while a forked child
+takes the lstats, on the guess that a skill was added or removed there and nothing else changed
+(`ahead`, `_guessed`); `edit_build` writes that one when the lstats bear the guess out.
 tests/property/test_incremental_sequences.py compares its results with clean builds.
 """
 
@@ -47,7 +52,7 @@ from .cache.carry import (
     save_edit,
 )
 from .cache.catalogrows import has, toggled
-from .cache.manifest import Manifest
+from .cache.manifest import Changes, Manifest
 from .cache.outcome import Stats
 from .cache.quick import Early, same_output, signature_after
 from .cache.records import Outputs, Record, Records, build_key, debris
@@ -131,6 +136,9 @@ class _Ahead:
     # Each root whose stat data moved (where the walk names it): its recorded entries and its
     # entries now, as `_moved` takes them (a skill added to or removed from a source)
     listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]]
+    # When a root moved: the edit build made on the guess that nothing else did, not yet written
+    # (`_guessed`); the edit build writes it if the lstats then find the guess right
+    guessed: _Guessed | None = None
 
 
 def ahead(records: Records, manifest: Manifest) -> _Ahead | None:
@@ -146,12 +154,45 @@ def ahead(records: Records, manifest: Manifest) -> _Ahead | None:
     carry = load(directory, records.signing_key, key)
     catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
     listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]] = {}
-    for where in manifest.moved_roots():  # as `changes` stat'ed them before this
+    roots = manifest.moved_roots()  # as `changes` stat'ed them before this
+    for where in roots:
         recorded = manifest.entries(where)
         if recorded is not None:
             with contextlib.suppress(OSError, CannotVouch):  # the edit build tells
                 listings[where] = (recorded, _scan(where))
-    return _Ahead(key, carry, catalog, records.packed_outputs(), listings)
+    read = _Ahead(key, carry, catalog, records.packed_outputs(), listings)
+    return replace(read, guessed=_guessed(records, manifest, read, roots)) if roots else read
+
+
+@dataclass(frozen=True)
+class _Guessed:
+    """An edit build made while the lstats ran, on a guess at what they will find: that the roots
+    `folders` moved (a skill added or removed) and nothing else did but the paths below a folder
+    removed. `edit` writes `made` when the lstats find just that (`stands`)."""
+
+    folders: tuple[str, ...]
+    edit: _Edit
+    made: _Made
+
+    def stands(self, changes: Changes) -> bool:
+        removed = [at for _i, _c, at in self.made.moved.removed]
+        return (
+            changes.folders == self.folders
+            and not changes.files
+            and all(any(_below(w, at) for at in removed) for w in changes.gone)
+        )
+
+
+def _guessed(records: Records, manifest: Manifest, read: _Ahead, roots: tuple[str, ...]) -> _Guessed | None:
+    """The edit build of a skill added to or removed from the roots that moved, made but not
+    written while the forked child takes the lstats: this process has the time then, and after the
+    lstats it would run alone while the other core waits. An add is the likeliest reason a root
+    moved; what else moved, the lstats tell (`_Guessed.stands`)."""
+    try:
+        edit = _Edit(Early(records, manifest=manifest, changes=Changes(roots, ()), ahead=read))
+        return _Guessed(roots, edit, edit.made())
+    except Exception:  # declined, or a bug: the edit build after the lstats makes it, or says why not
+        return None
 
 
 class _Declined(Exception):
@@ -163,9 +204,18 @@ def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
     must make it (nothing written then). Before the config is loaded: the quick path has checked
     the bytes of the config and everything it reads, and the carry holds the config they make."""
     try:
+        guessed = early.ahead.guessed if isinstance(early.ahead, _Ahead) else None
+        if (
+            guessed is not None
+            and early.changes is not None
+            and guessed.edit.records is early.records
+            and guessed.stands(early.changes)
+        ):
+            left_to_exit(guessed.edit)
+            return guessed.edit.commit(guessed.made, early.changes)
         edit = _Edit(early)
         left_to_exit(edit)
-        return edit.run()
+        return edit.commit(edit.made(), edit.changes)
     except _Declined as declined:
         return str(declined)
     except TemplateFailure:  # the stages report it, with everything else
@@ -214,6 +264,24 @@ class _Changed:
         return len(self.added) - len(self.removed)
 
 
+@dataclass(frozen=True)
+class _Made:
+    """An edit build made, not yet written: what `_Edit.commit` writes and records."""
+
+    key: str  # its build key
+    # The carry, the catalog rows when they changed, and the report when it is not the recorded
+    # one (as `_Edit._record` takes them); None: nothing changed, nothing to write
+    written: tuple[Carry, Catalog | None, tuple[Diagnostic, ...] | None] | None
+    files: Mapping[str, bytes]  # the files to write into the output
+    objects: frozenset[str]  # which of them are objects
+    index: bytes  # the output's index as the last build left it (write_delta writes only over it)
+    dropped: set[str]  # the objects the last build named that this one does not
+    moved: _Moved
+    unordered: tuple[Diagnostic, ...]
+    counts: tuple[int, int, int]
+    stats: Stats
+
+
 class _Edit:
     """One edit build, step by step; every step may decline (`_Declined`)."""
 
@@ -243,7 +311,8 @@ class _Edit:
         self.docs: dict[str, dict[str, Any]] = {}  # shard name -> its document, as read
         self.totals: dict[str, int] = {}  # persona -> its catalog's candidates' cost, for those repacked
 
-    def run(self) -> tuple[Edited, WriteResult]:
+    def made(self) -> _Made:
+        """The build, made up to its first write."""
         index = self._output()
         moved = self._moved()
         stamp = self._stamp(moved)
@@ -256,11 +325,32 @@ class _Edit:
         added = {command: self._added(i, command) for i, command, _at in moved.added}
         removed = {command: self._removed(i, command) for i, command, _at in moved.removed}
         if not edits and not added and not removed:  # saved without a change: the recorded build
-            self._record(self.record.build_key, None, set(), {}, moved)
             # Neither the config nor the template was parsed; a file touched was read (`unread`).
             stats = Stats(replayed=True, unread=not self.changes.files, quick=True)
-            return self._result(self.carry.unordered, self.carry.counts, stats)
+            carry = self.carry
+            return _Made(
+                self.record.build_key,
+                None,
+                {},
+                frozenset(),
+                index,
+                set(),
+                moved,
+                carry.unordered,
+                carry.counts,
+                stats,
+            )
         return self._rebuild(_Changed(edits, added, removed, moved), index)
+
+    def commit(self, made: _Made, changes: Changes) -> tuple[Edited, WriteResult]:
+        """Write the build `made` (nothing, for one that changed nothing) and record it with the
+        walk as the lstats found it (`changes`: the ones it was made for, or a guess's that the
+        lstats bore out: `_Guessed`)."""
+        self.changes = changes
+        if made.written is not None and not write_delta(self.dist, made.files, made.objects, made.index):
+            raise _Declined("another build wrote the output")
+        self._record(made.key, made.written, made.dropped, made.files, made.moved)
+        return self._result(made.unordered, made.counts, made.stats)
 
     # --- what changed ------------------------------------------------------------------------------
 
@@ -430,7 +520,7 @@ class _Edit:
 
     # --- the stages, for the edited skills only ----------------------------------------------------
 
-    def _rebuild(self, changed: _Changed, index: bytes) -> tuple[Edited, WriteResult]:
+    def _rebuild(self, changed: _Changed, index: bytes) -> _Made:
         carry, config = self.carry, self.config
         skills = carry.counts[0] + changed.count
         if fmt.shard_digits(skills) != self.digits:
@@ -472,8 +562,6 @@ class _Edit:
             | assemble.table_nodes(carry.shards)
         ) - live
         counts = (skills, carry.counts[1], len(live))
-        if not write_delta(self.dist, out.files, frozenset(out.objects), index):
-            raise _Declined("another build wrote the output")
         key = build_key(self.records.fingerprint, build_hash, config, carry.early)
         sources = config.sources  # each command a source gained or lost, as a journal holds it
         found = {f"{sources[i]}\0{c}": True for i, c, _at in changed.moved.added}
@@ -498,11 +586,14 @@ class _Edit:
                 changed, checked, catalog, changed_lines, {d: refs.get(d, 0) for d in touched}, found
             ),
         )
-        self._record(key, (new, catalog, None if same_report else report), dropped, out.files, changed.moved)
         checks = sum(SKILL_MD in one.files for one in changed.edits.values()) + len(changed.added)
         measured = sum(catalog is not None and c in catalog.rows for c in checked)
         stats = Stats(checks, 0, measured, len(texts), edited=True)
-        return self._result(unordered, counts, stats)
+        written = (new, catalog, None if same_report else report)
+        objects = frozenset(out.objects)
+        return _Made(
+            key, written, out.files, objects, index, dropped, changed.moved, unordered, counts, stats
+        )
 
     def _anchors(self, changed: _Changed) -> dict[str, tuple[int, int]]:
         anchors = {c: at for c, at in self.carry.anchors.items() if c not in changed.removed}

@@ -817,6 +817,124 @@ def test_a_reading_ahead_that_fails_leaves_the_edit_build_to_read(tree, tmp_path
     same_as_clean(tree, tmp_path, result)
 
 
+def made_and_written(monkeypatch) -> tuple[list[bool], list[object]]:
+    """Each edit build made (whether while reading ahead, as the forked child takes the lstats: the
+    one made on a guess, edit._guessed), and each build written (its `_Made`)."""
+    made: list[bool] = []
+    written: list[object] = []
+    reading: list[int] = []  # read ahead (edit.ahead) now: the child takes lstats meanwhile
+    real_made, real_commit, real_ahead = edit_mod._Edit.made, edit_mod._Edit.commit, edit_mod.ahead
+
+    def spy_ahead(*args):
+        reading.append(1)
+        try:
+            return real_ahead(*args)
+        finally:
+            reading.pop()
+
+    def spy_made(self):
+        made.append(bool(reading))
+        return real_made(self)
+
+    def spy_commit(self, one, changes):
+        written.append(one)
+        return real_commit(self, one, changes)
+
+    monkeypatch.setattr(edit_mod, "ahead", spy_ahead)
+    monkeypatch.setattr(edit_mod._Edit, "made", spy_made)
+    monkeypatch.setattr(edit_mod._Edit, "commit", spy_commit)
+    return made, written
+
+
+def split_lstats(monkeypatch) -> None:
+    """A forked child takes the lstats of the small tree too, late: this process reads ahead first."""
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
+    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    late_child(monkeypatch)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+@pytest.mark.parametrize("kind", ["add", "delete", "add and delete"])
+def test_an_add_or_a_delete_is_made_while_the_child_takes_the_lstats(tree, tmp_path, monkeypatch, kind):
+    """A source folder that moved is known before any lstat: the edit build of the skill added or
+    removed there is made meanwhile, and written once the lstats found nothing else."""
+    split_lstats(monkeypatch)
+    made, written = made_and_written(monkeypatch)
+    if "add" in kind:
+        new_skill(tree.parent / "skills" / "src-b" / "brand-new", "brand-new")
+    if "delete" in kind:
+        shutil.rmtree(unnamed(tree)[0].parent)
+    result, out = build(tree)
+    assert result.cache.edited and out.written
+    assert made == [True] and len(written) == 1  # made once, during the lstats, and that one written
+    same_as_clean(tree, tmp_path, result)
+    again, out = build(tree)
+    assert again.cache.quick and not out.written and made == [True]
+
+
+def _beside(tree: Path, how: str) -> None:
+    """A change the lstats find beside a skill added: the guess that the source moved alone is wrong."""
+    if how == "body edit":
+        edited = served(tree)[-1]
+        edited.write_text(edited.read_text() + "\nAn edit beside the add.\n")
+    elif how == "folder touched":  # its entries stand, and a folder inside the source moved
+        os.utime(served(tree)[2].parent)
+    elif how == "resource removed":
+        resource = next(
+            p for f in served(tree)[4:] for p in sorted(f.parent.rglob("*")) if p.is_file() and p != f
+        )
+        resource.unlink()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+@pytest.mark.parametrize("how", ["body edit", "folder touched", "resource removed"])
+def test_a_guess_the_lstats_prove_wrong_is_not_written(tree, tmp_path, monkeypatch, how):
+    """The build made on the guess is dropped, and the edit build is made again from what the lstats
+    found (or the cached build makes it): the output is the clean build's either way."""
+    split_lstats(monkeypatch)
+    made, written = made_and_written(monkeypatch)
+    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    _beside(tree, how)
+    result, out = build(tree)
+    assert made[0] is True and len(made) == 2  # the guess, then the build of what was found
+    assert len(written) == (0 if how == "resource removed" else 1)
+    if how == "resource removed":
+        assert not result.cache.edited and result.cache.declined == "a file added, removed or renamed"
+    else:
+        assert result.cache.edited and out.written
+    same_as_clean(tree, tmp_path, result)
+    assert build(tree)[0].cache.quick
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_a_guess_that_declines_is_made_again_and_says_why(tree, tmp_path, monkeypatch):
+    split_lstats(monkeypatch)
+    made, written = made_and_written(monkeypatch)
+    new_skill(tree.parent / "skills" / "src-a" / "one-new", "one-new")
+    new_skill(tree.parent / "skills" / "src-a" / "two-new", "two-new")
+    declined(tree, tmp_path, "more than one skill added")
+    assert made == [True, False] and written == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_a_guess_that_fails_leaves_the_edit_build_to_make_it(tree, tmp_path, monkeypatch):
+    split_lstats(monkeypatch)
+    real_made = edit_mod._Edit.made
+    calls: list[int] = []
+
+    def failing_first(self):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a bug in the guess")
+        return real_made(self)
+
+    monkeypatch.setattr(edit_mod._Edit, "made", failing_first)
+    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    result, out = build(tree)
+    assert result.cache.edited and out.written and len(calls) == 2
+    same_as_clean(tree, tmp_path, result)
+
+
 @pytest.fixture
 def tight(tmp_path) -> Path:
     """A tree whose catalogs leave most skills out (the budget holds a few entries)."""
