@@ -17,9 +17,10 @@ quick, the next edit starts from this one.
 Anything else returns the reason, and the cached build runs (docs/cache.md lists the cases).
 
 A build is made (`_Edit.made`: up to its first write) and then written and recorded
-(`_Edit.commit`). When a source folder moved, the quick path makes it while a forked child
-takes the lstats, on the guess that a skill was added or removed there and nothing else changed
-(`ahead`, `_guessed`); `edit_build` writes that one when the lstats bear the guess out.
+(`_Edit.commit`). The quick path makes it while a forked child takes the lstats, on the guess
+that the first change found is the only one: a source folder that moved (a skill added or
+removed there), else the file or folder found moved (`ahead`, `_guessed`); `edit_build` writes
+that one when the lstats bear the guess out.
 tests/property/test_incremental_sequences.py compares its results with clean builds.
 """
 
@@ -136,17 +137,18 @@ class _Ahead:
     # Each root whose stat data moved (where the walk names it): its recorded entries and its
     # entries now, as `_moved` takes them (a skill added to or removed from a source)
     listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]]
-    # When a root moved: the edit build made on the guess that nothing else did, not yet written
-    # (`_guessed`); the edit build writes it if the lstats then find the guess right
+    # The edit build made on the guess that the change found first is the only one, not yet
+    # written (`_guessed`); the edit build writes it if the lstats then bear the guess out
     guessed: _Guessed | None = None
 
 
-def ahead(records: Records, manifest: Manifest) -> _Ahead | None:
+def ahead(records: Records, manifest: Manifest, guess: Changes | None = None) -> _Ahead | None:
     """Read what an edit build of the recorded build reads first (its carry, its catalog rows and
     its output's record), and list the roots whose stat data moved, before it asks: the quick path
     does it while a forked child takes the rest of the lstats, once it knows something changed
     (lstats.look). The catalog rows are read for every edit build, though a body edit needs none:
-    they are a description edit's, an add's and a delete's largest read."""
+    they are a description edit's, an add's and a delete's largest read. Then the edit build of
+    `guess` is made (`_guessed`): the change found first, as the only one."""
     record = records.record()
     if record is None:
         return None
@@ -154,43 +156,44 @@ def ahead(records: Records, manifest: Manifest) -> _Ahead | None:
     carry = load(directory, records.signing_key, key)
     catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
     listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]] = {}
-    roots = manifest.moved_roots()  # as `changes` stat'ed them before this
-    for where in roots:
+    for where in manifest.moved_roots():  # as `changes` stat'ed them before this
         recorded = manifest.entries(where)
         if recorded is not None:
             with contextlib.suppress(OSError, CannotVouch):  # the edit build tells
                 listings[where] = (recorded, _scan(where))
     read = _Ahead(key, carry, catalog, records.packed_outputs(), listings)
-    return replace(read, guessed=_guessed(records, manifest, read, roots)) if roots else read
+    return read if guess is None else replace(read, guessed=_guessed(records, manifest, read, guess))
 
 
 @dataclass(frozen=True)
 class _Guessed:
-    """An edit build made while the lstats ran, on a guess at what they will find: that the roots
-    `folders` moved (a skill added or removed) and nothing else did but the paths below a folder
-    removed. `edit` writes `made` when the lstats find just that (`stands`)."""
+    """An edit build made while the lstats ran, on a guess at what they will find (`guess`: a
+    source folder that moved, for a skill added or removed; else the one file or folder found
+    moved). `edit` writes `made` when the lstats find just that, and nothing gone but the paths
+    below a skill folder removed (`stands`)."""
 
-    folders: tuple[str, ...]
+    guess: Changes
     edit: _Edit
     made: _Made
 
     def stands(self, changes: Changes) -> bool:
         removed = [at for _i, _c, at in self.made.moved.removed]
         return (
-            changes.folders == self.folders
-            and not changes.files
+            changes.folders == self.guess.folders
+            and changes.files == self.guess.files
             and all(any(_below(w, at) for at in removed) for w in changes.gone)
         )
 
 
-def _guessed(records: Records, manifest: Manifest, read: _Ahead, roots: tuple[str, ...]) -> _Guessed | None:
-    """The edit build of a skill added to or removed from the roots that moved, made but not
-    written while the forked child takes the lstats: this process has the time then, and after the
-    lstats it would run alone while the other core waits. An add is the likeliest reason a root
-    moved; what else moved, the lstats tell (`_Guessed.stands`)."""
+def _guessed(records: Records, manifest: Manifest, read: _Ahead, guess: Changes) -> _Guessed | None:
+    """The edit build of `guess`, made but not written while the forked child takes the lstats:
+    this process has the time then, and after the lstats it would make it alone while the other
+    core waits. A skill added or removed is the likeliest reason a source folder moved, a body or
+    a description edited the likeliest reason a file did; what else moved, the lstats tell
+    (`_Guessed.stands`)."""
     try:
-        edit = _Edit(Early(records, manifest=manifest, changes=Changes(roots, ()), ahead=read))
-        return _Guessed(roots, edit, edit.made())
+        edit = _Edit(Early(records, manifest=manifest, changes=guess, ahead=read))
+        return _Guessed(guess, edit, edit.made())
     except Exception:  # declined, or a bug: the edit build after the lstats makes it, or says why not
         return None
 

@@ -28,7 +28,7 @@ from .output.placement import placement_problems
 if TYPE_CHECKING:
     from .cache import Memo, Session
     from .cache.carry import Carry, Catalog
-    from .cache.manifest import Manifest
+    from .cache.manifest import Changes, Manifest
     from .cache.records import Records
     from .cache.snapshot import Walked
     from .edit import Edited
@@ -455,13 +455,13 @@ def _surveying() -> Iterator[_Surveying]:
             survey.running.end()
 
 
-def _edit_ahead(records: Records, manifest: Manifest) -> object:
-    """The edit build's module imported, and what it reads first read, while the quick path's
-    lstats run (edit.ahead)."""
+def _edit_ahead(records: Records, manifest: Manifest, guess: Changes) -> object:
+    """The edit build's module imported, what it reads first read, and the build of `guess` made,
+    while the quick path's lstats run (edit.ahead)."""
     from .edit import ahead
 
     try:
-        return ahead(records, manifest)
+        return ahead(records, manifest, guess)
     except Exception:  # a bug here costs only the reading ahead: the edit build reads for itself
         return None
 

@@ -8,8 +8,8 @@ go in chunks: this process takes them from the first on and the child from the l
 claiming the next as it is free (a byte of one pipe), so whichever has the core does the work (the
 child, faulting in the pages it writes, ran 15-30 ms behind an even half), and this process's
 results stay the first paths'. Once a change is known (a chunk of this process's that differs from
-the record, or the child's word through a third pipe), this process does the caller's `meanwhile`
-(an edit build's first reads) and the child takes more of the chunks. Threads would not do it in
+the record, or the child's word through a third pipe, with the moved path's place), this process
+does the caller's `meanwhile` (an edit build's first reads) and the child takes more of the chunks. Threads would not do it in
 Python: each lstat takes the interpreter's lock back to build its result, and two threads spend
 more time passing the lock than the second core saves. A fork is made only where it is safe and
 pays: Linux, a process with one thread (a fork copies no other thread, and any lock one held would
@@ -37,6 +37,7 @@ SPLIT_AT = 8192  # fewer paths take less time than a fork's round trip saves (be
 CHUNK = 1024  # paths a claim: about 3 ms of lstats, what the last to finish may wait for the other
 _MAX_CLAIMS = 4096  # one byte each in the claims pipe, written before the fork: well within its buffer
 GONE = -2  # the ctime and inode number of a path that is not there (never a recorded value)
+_SAID = 9  # what the child writes once it finds a change: "!" and the path's place, 8 bytes
 _CTIME, _INO = attrgetter("st_ctime_ns"), attrgetter("st_ino")
 
 
@@ -62,11 +63,21 @@ class Recorded:
         end = start + len(ctimes)
         return ctimes != self.ctimes[start:end] or inodes != self.inodes[start:end]
 
+    def first_moved(self, start: int, ctimes: array.array[int], inodes: array.array[int]) -> int | None:
+        """The first path from `start` on whose numbers are not the recorded ones (its place among
+        all the paths), or None."""
+        if not self.differ(start, ctimes, inodes):  # in C: most chunks hold no change
+            return None
+        for i in range(len(ctimes)):
+            if ctimes[i] != self.ctimes[start + i] or inodes[i] != self.inodes[start + i]:
+                return start + i
+        return None
+
 
 def look(
     paths: list[str],
     fd: int,
-    meanwhile: Callable[[], None] | None = None,
+    meanwhile: Callable[[int | None], None] | None = None,
     recorded: Recorded | None = None,
 ) -> Looked:
     """lstat of each path (relative to the directory `fd`). OverflowError: an inode number that
@@ -74,9 +85,10 @@ def look(
     `begin` started for these very paths below this very folder is joined instead of a new one.
     `meanwhile`: work this process does while a child takes lstats (the child then takes more of
     them), once either process has found a path whose numbers are not `recorded` (without
-    `recorded`, a change known already: before any chunk); never without a child, nor when no
-    change is found by the time this process has no chunk left to take. (The quick path reads
-    ahead for an edit build so: a no-op does not pay for it.)"""
+    `recorded`, a change known already: before any chunk), given the place of the first path found
+    moved (None without `recorded`); never without a child, nor when no change is found by the time
+    this process has no chunk left to take. (The quick path reads ahead for an edit build so, and
+    makes it on the guess that the path found is the one change: a no-op does not pay for it.)"""
     split = _take(paths, fd)
     if split is None and _splits(paths):
         split = _fork(paths, fd, recorded)
@@ -184,18 +196,19 @@ def _join(
     split: _Split,
     paths: list[str],
     fd: int,
-    meanwhile: Callable[[], None] | None,
+    meanwhile: Callable[[int | None], None] | None,
     recorded: Recorded | None,
 ) -> Looked:
     """This process's chunks from the first on, as long as any is left, with `meanwhile` run once
-    a change is known (`look`), then the child's numbers."""
+    a change is known (`look`), given the place of the path found moved (None: known before any
+    chunk), then the child's numbers."""
     size = split.size
     pipe = open(split.results, "rb")  # noqa: SIM115 - closed below, before the wait
     try:
         taken: list[os.stat_result | None] = []
         ctimes, inodes = array.array("q"), array.array("q")
         if meanwhile is not None and recorded is None:
-            meanwhile()
+            meanwhile(None)
             meanwhile = None
         while os.read(split.claims, 1):
             start = len(taken)
@@ -204,13 +217,12 @@ def _join(
             mine = _keys(chunk)
             ctimes += mine[0]
             inodes += mine[1]
-            if (
-                meanwhile is not None
-                and recorded is not None
-                and (recorded.differ(start, *mine) or _signalled(split.found))
-            ):
-                meanwhile()
-                meanwhile = None
+            if meanwhile is not None and recorded is not None:
+                moved = recorded.first_moved(start, *mine)
+                moved = _signalled(split.found) if moved is None else moved
+                if moved is not None:
+                    meanwhile(moved)
+                    meanwhile = None
         sent = pipe.read()
     finally:
         os.close(split.claims)
@@ -226,13 +238,15 @@ def _join(
     return Looked(taken, ctimes + theirs[:rest], inodes + theirs[rest:])
 
 
-def _signalled(found: int) -> bool:
-    """Whether the child has said it found a change (a byte in the pipe; nothing there yet, or the
-    pipe's end when the child is done without one, is no)."""
+def _signalled(found: int) -> int | None:
+    """The place of the path the child has said it found moved; None when it has said nothing yet,
+    or is done without a change (the pipe's end). It says so in one write, "!" and the place: a
+    write of less than PIPE_BUF bytes comes out whole."""
     try:
-        return os.read(found, 1) == b"!"
+        said = os.read(found, _SAID)
     except BlockingIOError:
-        return False
+        return None
+    return int.from_bytes(said[1:], "little") if len(said) == _SAID and said[:1] == b"!" else None
 
 
 def _theirs(
@@ -247,14 +261,16 @@ def _theirs(
 ) -> None:
     """The child's share: a chunk from the last back for each claim it wins, then the ctimes and
     inode numbers of all it took, in path order (its chunks are the last ones: a run to the end).
-    The first chunk it finds a change in, it says so through `found`."""
+    The first chunk it finds a change in, it says so through `found`, with the first moved path's
+    place."""
     done: list[tuple[array.array[int], array.array[int]]] = []
     told = recorded is None
     while os.read(claims, 1):
         k = chunks - 1 - len(done)
         done.append(_keys(lstat_each(paths[k * size : (k + 1) * size], fd)))
-        if not told and recorded is not None and recorded.differ(k * size, *done[-1]):
-            os.write(found, b"!")
+        moved = None if told or recorded is None else recorded.first_moved(k * size, *done[-1])
+        if moved is not None:
+            os.write(found, b"!" + moved.to_bytes(_SAID - 1, "little"))
             told = True
     done.reverse()
     ctimes, inodes = array.array("q"), array.array("q")

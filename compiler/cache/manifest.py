@@ -106,11 +106,12 @@ class Manifest:
             return None
         return (folder_stats if roots_too else folder_stats[4 * roots :]) + file_stats
 
-    def changes(self, meanwhile: Callable[[], None] | None = None) -> Changes | None:
+    def changes(self, meanwhile: Callable[[Changes], None] | None = None) -> Changes | None:
         """The directories and files whose stat data is not the recorded one, from one lstat of each
         path (kept in `seen`, as `unchanged` keeps them); None when a root or a symlink changed,
         or the recorded stat data cannot be read (a walk must then tell). `meanwhile`: as for
-        lstats.look."""
+        lstats.look, given the first change found as a guess at all of them (the roots that moved,
+        else the path found: `_guess`)."""
         roots, folders, files = self.counts
         recorded = self._recorded()
         if recorded is None:
@@ -124,9 +125,16 @@ class Manifest:
             # A root whose stat data moved (a skill added to or removed from a source) is a change
             # known before any lstat: `meanwhile` need not wait for one.
             tops = self.moved_roots()
+            guessed = None
+            if meanwhile is not None:
+                told = meanwhile
+
+                def guessed(at: int | None) -> None:
+                    told(Changes(tops, ()) if at is None else self._guess(at))
+
             fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
-                moved = self._look(self.paths[roots : folders + files], fd, recorded, meanwhile, bool(tops))
+                moved = self._look(self.paths[roots : folders + files], fd, recorded, guessed, bool(tops))
             finally:
                 os.close(fd)
             for at, (target, want) in zip(
@@ -147,6 +155,41 @@ class Manifest:
             tuple(where[i] for i in moved if i in gone),
         )
 
+    def _guess(self, at: int) -> Changes:
+        """The path `at` (its place past the roots) as the one change, with the folder or the files
+        saved with it: a body or a description edited is the likeliest reason a path moved, and an
+        editor that saves through a new file and a rename moves the file's folder too. So a file
+        found moved brings its folder, and a folder its files, when a lstat of each finds it moved
+        from the record (what else moved, the lstats tell)."""
+        roots, folders, files = self.counts
+        inside, rel = folders - roots, self.paths[roots + at]
+        if at < inside:  # a folder: the files in it (its recorded entries)
+            listed = self.entries(self.where(rel))
+            names = [name for name, kind in zip(*listed, strict=True) if kind == "f"] if listed else []
+            near = [_find(self.paths, f"{rel}/{name}", folders, folders + files) for name in names]
+        else:  # a file: its folder
+            near = [_find(self.paths, rel.rpartition("/")[0], roots, folders)]
+        moved = {at}
+        moved.update(i - roots for i in near if i is not None and self._moved_now(i))
+        where = {i: self.where(self.paths[roots + i]) for i in sorted(moved)}
+        inner = tuple(w for i, w in where.items() if i < inside)
+        return Changes(inner, tuple(w for i, w in where.items() if i >= inside))
+
+    def _moved_now(self, place: int) -> bool:
+        """Whether the path at `place` (among all the paths) has moved from the record, by one lstat
+        (its ctime and inode number, as `changes` compares them). The two recorded values are read
+        from their section, not all of it unpacked (8 MB at 100,000 skills)."""
+        folders = self.counts[1]
+        raw, at = (self.folders, place) if place < folders else (self.files, place - folders)
+        ctime, ino = (
+            int.from_bytes(raw[32 * at + k : 32 * at + k + 8], "little", signed=True) for k in (16, 24)
+        )
+        try:
+            st = os.lstat(self.where(self.paths[place]))
+        except OSError:
+            return True
+        return (st.st_ctime_ns, st.st_ino) != (ctime, ino)
+
     def moved_roots(self) -> tuple[str, ...]:
         """The roots (as the walk names them) whose stat data, as `changes` took it, is not the
         recorded one: a source a skill was added to or removed from."""
@@ -158,7 +201,7 @@ class Manifest:
         paths: list[str],
         fd: int,
         recorded: array.array[int],
-        meanwhile: Callable[[], None] | None = None,
+        meanwhile: Callable[[int | None], None] | None = None,
         known: bool = False,
     ) -> list[int]:
         """One lstat of each path (lstats.py): the places whose stat data moved, in order. Keeps the

@@ -267,12 +267,13 @@ def quick_replay(
     options: Options,
     *,
     prune: bool,
-    meanwhile: Callable[[Records, Manifest], object] | None = None,
+    meanwhile: Callable[[Records, Manifest, Changes], object] | None = None,
 ) -> Early | None:
     """The recorded build when nothing it depends on changed, checked without parsing the config;
     None when the cache is off. `meanwhile`: what an edit build would read first, done while a
-    forked child takes the lstats once a change is known (Manifest.changes, lstats.look): a no-op
-    does not run it. What it gives is the Early's `ahead`."""
+    forked child takes the lstats once a change is known (Manifest.changes, lstats.look), given the
+    change found first as a guess at all of them: a no-op does not run it. What it gives is the
+    Early's `ahead`."""
     records = _records(config_path)
     if not any(records is started for started in _started):
         lstats.discard()  # what `start` began for another cache
@@ -288,7 +289,7 @@ def _replay(
     config_path: Path,
     options: Options,
     prune: bool,
-    meanwhile: Callable[[Records, Manifest], object] | None,
+    meanwhile: Callable[[Records, Manifest, Changes], object] | None,
 ) -> Early:
     record = records.record()
     quick = record.quick if record is not None else None
@@ -306,7 +307,7 @@ def _replay(
     if manifest is not None:
         walked = manifest
         changes = manifest.changes(
-            None if meanwhile is None else lambda: got.append(meanwhile(records, walked))
+            None if meanwhile is None else lambda guess: got.append(meanwhile(records, walked, guess))
         )
     if changes is not None and not changes.none:  # an edit build may take it from here
         return Early(records, tops, None, manifest=manifest, changes=changes, ahead=got[0] if got else None)

@@ -854,16 +854,25 @@ def split_lstats(monkeypatch) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-@pytest.mark.parametrize("kind", ["add", "delete", "add and delete"])
-def test_an_add_or_a_delete_is_made_while_the_child_takes_the_lstats(tree, tmp_path, monkeypatch, kind):
-    """A source folder that moved is known before any lstat: the edit build of the skill added or
-    removed there is made meanwhile, and written once the lstats found nothing else."""
+@pytest.mark.parametrize("kind", ["add", "delete", "add and delete", "body", "description", "rename save"])
+def test_the_change_found_first_is_built_while_the_child_takes_the_lstats(tree, tmp_path, monkeypatch, kind):
+    """A source folder that moved is known before any lstat, a file edited once a chunk holds it
+    (with its folder, saved through a rename): the edit build of that change alone is made
+    meanwhile, and written once the lstats found nothing else."""
     split_lstats(monkeypatch)
     made, written = made_and_written(monkeypatch)
     if "add" in kind:
         new_skill(tree.parent / "skills" / "src-b" / "brand-new", "brand-new")
     if "delete" in kind:
         shutil.rmtree(unnamed(tree)[0].parent)
+    edited = served(tree)[-2]
+    if kind == "body":
+        edited.write_text(edited.read_text() + "\nOne more line.\n")
+    elif kind == "description":
+        edited.write_text(edited.read_text().replace("description: ", "description: Changed. ", 1))
+    elif kind == "rename save":  # a new file renamed over it (sed -i, many editors): its folder moved too
+        (edited.parent / "SKILL.md.new").write_text(edited.read_text() + "\nSaved.\n")
+        os.replace(edited.parent / "SKILL.md.new", edited)
     result, out = build(tree)
     assert result.cache.edited and out.written
     assert made == [True] and len(written) == 1  # made once, during the lstats, and that one written
@@ -874,7 +883,7 @@ def test_an_add_or_a_delete_is_made_while_the_child_takes_the_lstats(tree, tmp_p
 
 def _beside(tree: Path, how: str) -> None:
     """A change the lstats find beside a skill added: the guess that the source moved alone is wrong."""
-    if how == "body edit":
+    if how in ("body edit", "two body edits"):
         edited = served(tree)[-1]
         edited.write_text(edited.read_text() + "\nAn edit beside the add.\n")
     elif how == "folder touched":  # its entries stand, and a folder inside the source moved
@@ -887,13 +896,19 @@ def _beside(tree: Path, how: str) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-@pytest.mark.parametrize("how", ["body edit", "folder touched", "resource removed"])
+@pytest.mark.parametrize("how", ["body edit", "folder touched", "resource removed", "two body edits"])
 def test_a_guess_the_lstats_prove_wrong_is_not_written(tree, tmp_path, monkeypatch, how):
     """The build made on the guess is dropped, and the edit build is made again from what the lstats
-    found (or the cached build makes it): the output is the clean build's either way."""
+    found (or the cached build makes it): the output is the clean build's either way. The guess is
+    a skill added (its source folder moved), else the first file edited (this process takes every
+    chunk here, in path order: the folders, then the files)."""
     split_lstats(monkeypatch)
     made, written = made_and_written(monkeypatch)
-    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
+    if how == "two body edits":
+        first = served(tree)[1]
+        first.write_text(first.read_text() + "\nThe first edit.\n")
+    else:
+        new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
     _beside(tree, how)
     result, out = build(tree)
     assert made[0] is True and len(made) == 2  # the guess, then the build of what was found

@@ -59,6 +59,12 @@ def recorded_as_built(root: Path, got: dict[str, bytes], want: dict[str, bytes])
     )
 
 
+def split_lstats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked child shares the lstats of the small tree too, as it does from 8,192 paths on."""
+    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
+    monkeypatch.setattr(lstats, "_alone", lambda: True)
+
+
 def tighten(root: Path) -> None:
     """A budget that holds a few catalog entries: edit builds resume first fit (budget.refit)."""
     config = root / "skillc.yaml"
@@ -74,12 +80,11 @@ def tighten(root: Path) -> None:
 def test_every_step_builds_what_a_clean_build_does(tmp_path, monkeypatch, seed, targets, tight, split):
     """With `targets:` too: their reports compare skills' names across the tree. With a tight budget
     too: most skills are left out of the catalogs. With the lstats split with a forked child too, as
-    they are from 8,192 paths on: a skill added or removed is then built while the child takes them,
-    on the guess that nothing else changed (edit._guessed), which the steps that change more prove
-    wrong."""
+    they are from 8,192 paths on: the edit build is then made while the child takes them, on the
+    guess that the first change found is the only one (edit._guessed), which the steps that change
+    more prove wrong."""
     if split:
-        monkeypatch.setattr(lstats, "SPLIT_AT", 2)
-        monkeypatch.setattr(lstats, "_alone", lambda: True)
+        split_lstats(monkeypatch)
     rng = random.Random(seed + (500 if targets else 0) + (50 if tight else 0))
     root = tmp_path / "p"
     generate(root, 10, n_personas=3, seed=seed)
@@ -112,18 +117,24 @@ def test_every_step_builds_what_a_clean_build_does(tmp_path, monkeypatch, seed, 
             assert result.cache is not None and result.cache.replayed, where
 
 
+@pytest.mark.parametrize(
+    "split", [False, pytest.param(True, marks=LINUX)], ids=["one process", "a child's lstats"]
+)
 @pytest.mark.parametrize("journal", ["kept", "short"])
 @pytest.mark.parametrize("tight", [False, True], ids=["roomy", "tight"])
 @pytest.mark.parametrize("seed", range(SEEDS))
 def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(
-    tmp_path, monkeypatch, seed, tight, journal
+    tmp_path, monkeypatch, seed, tight, journal, split
 ):
     """What an author does between two builds (edit.py's edit builds take most of it): bodies,
     descriptions, flags that move a skill in or out of catalogs, resources and their modes, a
     frontmatter broken and mended, touches. Each build is compared with a clean one, and at least
     one step of a sequence was an edit build. The edit builds keep a journal of the carry (carry.py);
     with "short" it is written whole again whenever it holds more than one line, two references or
-    one catalog row."""
+    one catalog row. With a child's lstats, the edit is made on the guess of the first file found
+    moved (edit._guessed)."""
+    if split:
+        split_lstats(monkeypatch)
     if journal == "short":
         monkeypatch.setattr(carry, "LIMITS", (1, 2, 1))
     kept: list[str] = []  # the carry files each build wrote

@@ -88,8 +88,9 @@ def counting_claims(monkeypatch) -> list[int]:
 
 def test_meanwhile_runs_once_a_change_is_found_and_only_with_a_child(tree, tmp_path, monkeypatch) -> None:
     """`meanwhile` (the quick path's reading ahead for an edit build) runs while the child takes
-    lstats, once a path's numbers are not the recorded ones: in this process's first chunk here.
-    Without a change (a no-op) it never runs; without a child neither. The numbers are the same."""
+    lstats, once a path's numbers are not the recorded ones: in this process's first chunk here,
+    given that path's place. Without a change (a no-op) it never runs; without a child neither.
+    The numbers are the same."""
     paths, fd = tree
     monkeypatch.setattr(lstats, "CHUNK", 4)
     unchanged = recorded_now(paths, fd)
@@ -104,10 +105,10 @@ def test_meanwhile_runs_once_a_change_is_found_and_only_with_a_child(tree, tmp_p
     monkeypatch.setattr(lstats, "_theirs", late)
     for split in (True, False):
         alone(monkeypatch, split)
-        for known, runs in ((unchanged, [1] if split else []), (recorded_now(paths, fd), [])):
-            ran: list[int] = []
+        for known, runs in ((unchanged, [(1, 1)] if split else []), (recorded_now(paths, fd), [])):
+            ran: list[tuple[int, int | None]] = []
             del claimed[:]
-            found = lstats.look(paths, fd, lambda ran=ran: ran.append(len(claimed)), known)
+            found = lstats.look(paths, fd, lambda at, ran=ran: ran.append((len(claimed), at)), known)
             want = serial(paths, fd)
             assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
             assert ran == runs
@@ -118,15 +119,15 @@ def test_without_recorded_numbers_meanwhile_runs_before_any_chunk(tree, monkeypa
     monkeypatch.setattr(lstats, "CHUNK", 4)
     alone(monkeypatch, True)
     claimed = counting_claims(monkeypatch)
-    ran: list[int] = []
-    lstats.look(paths, fd, lambda: ran.append(len(claimed)))
-    assert ran == [0]
+    ran: list[tuple[int, int | None]] = []
+    lstats.look(paths, fd, lambda at: ran.append((len(claimed), at)))
+    assert ran == [(0, None)]
 
 
-def test_the_child_says_once_that_it_found_a_change(tree, tmp_path) -> None:
+def test_the_child_says_once_that_it_found_a_change_and_where(tree, tmp_path) -> None:
     paths, fd = tree
     known = recorded_now(paths, fd)
-    for i in (-1, -3):  # two changes in the child's chunks: one "!"
+    for i in (-1, -3):  # two changes in the child's chunks (the last first): one "!", the first found
         os.utime(tmp_path / paths[i], ns=(1, 1))
     size, chunks = 11, -(-len(paths) // 11)
     claim_r, claim_w = os.pipe()
@@ -140,7 +141,28 @@ def test_the_child_says_once_that_it_found_a_change(tree, tmp_path) -> None:
     with open(out_r, "rb") as pipe:
         pipe.read()
     with open(found_r, "rb") as told:
-        assert told.read() == b"!"
+        assert told.read() == b"!" + (len(paths) - 3).to_bytes(8, "little")
+
+
+def test_the_child_s_word_is_read_whole_or_not_at_all() -> None:
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    assert lstats._signalled(read) is None  # nothing said yet
+    os.write(write, b"!" + (70000).to_bytes(8, "little"))
+    assert lstats._signalled(read) == 70000
+    os.close(write)
+    assert lstats._signalled(read) is None  # done without another word
+    os.close(read)
+
+
+def test_the_first_moved_path_is_the_first_whose_numbers_differ() -> None:
+    import array
+
+    recorded = lstats.Recorded(array.array("q", [1, 2, 3, 4, 5]), array.array("q", [9, 9, 9, 9, 9]))
+    now = array.array("q", [3, 4, 5])
+    assert recorded.first_moved(2, now, array.array("q", [9, 9, 9])) is None
+    assert recorded.first_moved(2, now, array.array("q", [9, 8, 9])) == 3  # an inode number
+    assert recorded.first_moved(1, array.array("q", [2, 3, 7, 5]), array.array("q", [9] * 4)) == 3
 
 
 def test_a_meanwhile_that_raises_leaves_no_child_behind(tree, monkeypatch) -> None:
@@ -154,7 +176,7 @@ def test_a_meanwhile_that_raises_leaves_no_child_behind(tree, monkeypatch) -> No
         forked.append(split.pid)
         return split
 
-    def boom() -> None:
+    def boom(_at: int | None) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(lstats, "_fork", fork)

@@ -215,6 +215,36 @@ def test_changes_name_the_files_edited_and_the_folders_whose_entries_moved(tops,
     assert changes is not None and changes.folders == (str(root / "src/alpha"),)
 
 
+def place(found: Manifest, path: Path) -> int:
+    """A path's place past the roots, as lstats.look gives it to `changes`'s meanwhile."""
+    roots = found.counts[0]
+    return [found.where(p) for p in found.paths].index(str(path)) - roots
+
+
+@pytest.mark.parametrize("how", ["in place", "through a rename"])
+def test_the_guess_at_a_change_holds_what_was_saved_with_it(tops, tmp_path, how):
+    """The first path found moved, as the quick path's guess at every change (an edit build made
+    while the lstats run, edit._guessed): a file saved in place alone; saved through a new file and
+    a rename, with its folder, whichever of the two was found first. What the lstats then find is
+    the same."""
+    _snap, found = recorded(tops, tmp_path)
+    _roots, folders, files = found.counts
+    assert not any(found._moved_now(i) for i in range(folders + files))  # each as recorded
+    folder = root_of(tops) / "src" / "alpha"
+    saved = folder / "SKILL.md"
+    if how == "in place":
+        saved.write_text("alpha, edited\n")
+    else:
+        (folder / "SKILL.md.new").write_text("alpha, edited\n")
+        os.replace(folder / "SKILL.md.new", saved)
+    want = ((str(folder),) if how != "in place" else (), (str(saved),))
+    for first in [saved] if how == "in place" else [saved, folder]:
+        guess = found._guess(place(found, first))
+        assert (guess.folders, guess.files, guess.gone) == (*want, ())
+    changes = found.changes()
+    assert changes is not None and (changes.folders, changes.files) == want
+
+
 def test_a_renewed_manifest_holds_the_stat_data_the_check_saw(tops, tmp_path):
     """An edit build records it: the next check finds nothing changed, and a later edit is seen."""
     snap, found = recorded(tops, tmp_path)
