@@ -15,13 +15,13 @@ objects in the output), and makes the table, the index and the build hash again.
 quick, the next edit starts from this one.
 
 Anything else returns the reason, and the cached build runs (docs/cache.md lists the cases).
+tests/property/test_incremental_sequences.py compares its results with clean builds.
 
 A build is made (`_Edit.made`: up to its first write) and then written and recorded
 (`_Edit.commit`). The quick path makes it while a forked child takes the lstats, on the guess
 that the first change found is the only one: a source folder that moved (a skill added or
 removed there), else the file or folder found moved (`ahead`, `_guessed`); `edit_build` writes
 that one when the lstats bear the guess out.
-tests/property/test_incremental_sequences.py compares its results with clean builds.
 """
 
 from __future__ import annotations
@@ -170,9 +170,12 @@ class _Guessed:
     """An edit build made while the lstats ran, on a guess at what they will find (`guess`: a
     source folder that moved, for a skill added or removed; else the one file or folder found
     moved). `edit` writes `made` when the lstats find just that, and nothing gone but the paths
-    below a skill folder removed (`stands`)."""
+    below a skill folder removed (`stands`), each moved before `stamp`, a file-system time taken
+    before the guess read anything. (The lstats may take a path after the guess read it: one that
+    moved in between would be recorded as it is now, and vouch for bytes newer than those built.)"""
 
     guess: Changes
+    stamp: int
     edit: _Edit
     made: _Made
 
@@ -182,6 +185,7 @@ class _Guessed:
             changes.folders == self.guess.folders
             and changes.files == self.guess.files
             and all(any(_below(w, at) for at in removed) for w in changes.gone)
+            and changes.newest < self.stamp
         )
 
 
@@ -191,9 +195,12 @@ def _guessed(records: Records, manifest: Manifest, read: _Ahead, guess: Changes)
     core waits. A skill added or removed is the likeliest reason a source folder moved, a body or
     a description edited the likeliest reason a file did; what else moved, the lstats tell
     (`_Guessed.stands`)."""
+    stamp = _fs_now(records.directory)
+    if stamp is None:
+        return None
     try:
         edit = _Edit(Early(records, manifest=manifest, changes=guess, ahead=read))
-        return _Guessed(guess, edit, edit.made())
+        return _Guessed(guess, stamp, edit, edit.made())
     except Exception:  # declined, or a bug: the edit build after the lstats makes it, or says why not
         return None
 

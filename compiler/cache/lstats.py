@@ -9,9 +9,10 @@ claiming the next as it is free (a byte of one pipe), so whichever has the core 
 child, faulting in the pages it writes, ran 15-30 ms behind an even half), and this process's
 results stay the first paths'. Once a change is known (a chunk of this process's that differs from
 the record, or the child's word through a third pipe, with the moved path's place), this process
-does the caller's `meanwhile` (an edit build's first reads) and the child takes more of the chunks. Threads would not do it in
-Python: each lstat takes the interpreter's lock back to build its result, and two threads spend
-more time passing the lock than the second core saves. A fork is made only where it is safe and
+does the caller's `meanwhile` (an edit build's first reads, and the build itself on a guess) and
+the child takes more of the chunks. Threads would not do it in Python: each lstat takes the
+interpreter's lock back to build its result, and two threads spend more time passing the lock
+than the second core saves. A fork is made only where it is safe and
 pays: Linux, a process with one thread (a fork copies no other thread, and any lock one held would
 stay held in the child), at least SPLIT_AT paths. Anything that goes wrong in the child (an inode
 number past 2**63, a crash) costs only the split: this process then takes the child's share

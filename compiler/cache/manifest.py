@@ -145,14 +145,19 @@ class Manifest:
                     return None
         except (OSError, CannotVouch, OverflowError):  # OverflowError: an inode number past 2**63
             return None  # (overlayfs's xino): a walk tells
+        newest = max(
+            (st[2] for st, (_real, want) in zip(self.tops_now, self.reals, strict=True) if st != want),
+            default=0,
+        )
         if not moved:
-            return Changes(tops, ())
+            return Changes(tops, (), newest=newest)
         inside, gone = folders - roots, set(self.gone)
         where = {i: self.where(self.paths[roots + i]) for i in moved}
         return Changes(
             tops + tuple(where[i] for i in moved if i < inside and i not in gone),
             tuple(where[i] for i in moved if i >= inside and i not in gone),
             tuple(where[i] for i in moved if i in gone),
+            max([newest, *(self.now[4 * i + 2] for i in moved if i not in gone)]),
         )
 
     def _guess(self, at: int) -> Changes:
@@ -370,6 +375,9 @@ class Changes:
     folders: tuple[str, ...]
     files: tuple[str, ...]
     gone: tuple[str, ...] = ()  # recorded folders and files that are not there now
+    # The latest ctime among the folders and files moved, as `changes` found them: a guess at the
+    # changes made before it (edit._Guessed) stands only when they are all older than it
+    newest: int = 0
 
     @property
     def none(self) -> bool:

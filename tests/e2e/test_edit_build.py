@@ -922,6 +922,35 @@ def test_a_guess_the_lstats_prove_wrong_is_not_written(tree, tmp_path, monkeypat
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_a_file_saved_again_after_the_guess_read_it_is_built_as_it_is_now(tree, tmp_path, monkeypatch):
+    """Saved through a rename, the skill's folder is found first (the folders come first) and the
+    guess reads SKILL.md before the lstats reach it. Saved again meanwhile, the lstats record the
+    new save: the guess, which built the one before, must not be written (the next build would
+    find nothing changed and keep it). Its stamp tells: the file moved after it."""
+    split_lstats(monkeypatch)
+    monkeypatch.setattr(lstats, "CHUNK", 4)  # the folder and the file in different chunks
+    made, written = made_and_written(monkeypatch)
+    saved = served(tree)[1]
+    real_made = edit_mod._Edit.made
+
+    def then_saved_again(self):
+        one = real_made(self)
+        if len(made) == 1:  # the guess: made while the lstats run
+            saved.write_text(saved.read_text() + "\nSaved again.\n")
+        return one
+
+    monkeypatch.setattr(edit_mod._Edit, "made", then_saved_again)
+    (saved.parent / "SKILL.md.new").write_text(saved.read_text() + "\nSaved.\n")
+    os.replace(saved.parent / "SKILL.md.new", saved)
+    result, _ = build(tree)
+    assert made == [True, False] and len(written) == 1  # the guess dropped, the build made again
+    assert result.cache.edited
+    same_as_clean(tree, tmp_path, result)
+    assert build(tree)[0].cache.quick
+    same_as_clean(tree, tmp_path, result)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 def test_a_guess_that_declines_is_made_again_and_says_why(tree, tmp_path, monkeypatch):
     split_lstats(monkeypatch)
     made, written = made_and_written(monkeypatch)
