@@ -142,7 +142,7 @@ class _Ahead:
     guessed: _Guessed | None = None
 
 
-def ahead(records: Records, manifest: Manifest, guess: Changes | None = None) -> _Ahead | None:
+def ahead(records: Records, manifest: Manifest, guess: Changes) -> _Ahead | None:
     """Read what an edit build of the recorded build reads first (its carry, its catalog rows and
     its output's record), and list the roots whose stat data moved, before it asks: the quick path
     does it while a forked child takes the rest of the lstats, once it knows something changed
@@ -162,7 +162,7 @@ def ahead(records: Records, manifest: Manifest, guess: Changes | None = None) ->
             with contextlib.suppress(OSError, CannotVouch):  # the edit build tells
                 listings[where] = (recorded, _scan(where))
     read = _Ahead(key, carry, catalog, records.packed_outputs(), listings)
-    return read if guess is None else replace(read, guessed=_guessed(records, manifest, read, guess))
+    return replace(read, guessed=_guessed(records, manifest, read, guess))
 
 
 @dataclass(frozen=True)

@@ -145,10 +145,7 @@ class Manifest:
                     return None
         except (OSError, CannotVouch, OverflowError):  # OverflowError: an inode number past 2**63
             return None  # (overlayfs's xino): a walk tells
-        newest = max(
-            (st[2] for st, (_real, want) in zip(self.tops_now, self.reals, strict=True) if st != want),
-            default=0,
-        )
+        newest = max((now[2] for _path, now in self._moved_tops()), default=0)
         if not moved:
             return Changes(tops, (), newest=newest)
         inside, gone = folders - roots, set(self.gone)
@@ -186,20 +183,22 @@ class Manifest:
         from their section, not all of it unpacked (8 MB at 100,000 skills)."""
         folders = self.counts[1]
         raw, at = (self.folders, place) if place < folders else (self.files, place - folders)
-        ctime, ino = (
-            int.from_bytes(raw[32 * at + k : 32 * at + k + 8], "little", signed=True) for k in (16, 24)
-        )
+        recorded = unpack(raw[32 * at : 32 * at + 32])  # its four values
         try:
             st = os.lstat(self.where(self.paths[place]))
         except OSError:
             return True
-        return (st.st_ctime_ns, st.st_ino) != (ctime, ino)
+        return recorded is None or (st.st_ctime_ns, st.st_ino) != (recorded[2], recorded[3])
 
     def moved_roots(self) -> tuple[str, ...]:
         """The roots (as the walk names them) whose stat data, as `changes` took it, is not the
         recorded one: a source a skill was added to or removed from."""
+        return tuple(path for path, _now in self._moved_tops())
+
+    def _moved_tops(self) -> list[tuple[str, Stat]]:
+        """Each root whose stat data moved, with its stat data as `changes` took it."""
         roots = zip(self.paths[: len(self.reals)], self.tops_now, self.reals, strict=True)
-        return tuple(path for path, now, (_real, want) in roots if now != want)
+        return [(path, now) for path, now, (_real, want) in roots if now != want]
 
     def _look(
         self,
