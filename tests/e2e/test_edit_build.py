@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
+from support.forks import split_lstats
 
 from skillc import edit as edit_mod
 from skillc.cache import carry as carry_mod
@@ -726,8 +727,7 @@ def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 def test_edit_builds_are_the_same_when_a_child_takes_half_the_lstats(tree, tmp_path, monkeypatch):
-    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
-    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    split_lstats(monkeypatch)
     edited, described = served(tree)[3], served(tree)[-1]  # in the first half of the paths, and the second
     edited.write_text(edited.read_text() + "\nOne more line.\n")
     described.write_text(described.read_text().replace("description: ", "description: Changed. ", 1))
@@ -770,9 +770,7 @@ def counted(monkeypatch, name: str) -> list[int]:
 def test_an_edit_build_takes_what_was_read_while_a_child_took_the_lstats(tree, tmp_path, monkeypatch, kind):
     """The carry, the catalog rows and the output's record are read once, while the child takes
     lstats (edit.ahead), and the edit build starts from that reading. A no-op reads nothing ahead."""
-    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
-    monkeypatch.setattr(lstats, "_alone", lambda: True)
-    late_child(monkeypatch)
+    late_split(monkeypatch)
     carries, catalogs = counted(monkeypatch, "load"), counted(monkeypatch, "load_catalog")
     taken: list[object] = []
     real_ahead = edit_mod.ahead
@@ -801,8 +799,7 @@ def test_an_edit_build_takes_what_was_read_while_a_child_took_the_lstats(tree, t
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 def test_a_reading_ahead_that_fails_leaves_the_edit_build_to_read(tree, tmp_path, monkeypatch):
-    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
-    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    split_lstats(monkeypatch)
 
     def broken(*args):
         raise RuntimeError("a bug in reading ahead")
@@ -846,10 +843,9 @@ def made_and_written(monkeypatch) -> tuple[list[bool], list[object]]:
     return made, written
 
 
-def split_lstats(monkeypatch) -> None:
+def late_split(monkeypatch) -> None:
     """A forked child takes the lstats of the small tree too, late: this process reads ahead first."""
-    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
-    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    split_lstats(monkeypatch)
     late_child(monkeypatch)
 
 
@@ -859,7 +855,7 @@ def test_the_change_found_first_is_built_while_the_child_takes_the_lstats(tree, 
     """A source folder that moved is known before any lstat, a file edited once a chunk holds it
     (with its folder, saved through a rename): the edit build of that change alone is made
     meanwhile, and written once the lstats found nothing else."""
-    split_lstats(monkeypatch)
+    late_split(monkeypatch)
     made, written = made_and_written(monkeypatch)
     if "add" in kind:
         new_skill(tree.parent / "skills" / "src-b" / "brand-new", "brand-new")
@@ -902,7 +898,7 @@ def test_a_guess_the_lstats_prove_wrong_is_not_written(tree, tmp_path, monkeypat
     found (or the cached build makes it): the output is the clean build's either way. The guess is
     a skill added (its source folder moved), else the first file edited (this process takes every
     chunk here, in path order: the folders, then the files)."""
-    split_lstats(monkeypatch)
+    late_split(monkeypatch)
     made, written = made_and_written(monkeypatch)
     if how == "two body edits":
         first = served(tree)[1]
@@ -927,7 +923,7 @@ def test_a_file_saved_again_after_the_guess_read_it_is_built_as_it_is_now(tree, 
     guess reads SKILL.md before the lstats reach it. Saved again meanwhile, the lstats record the
     new save: the guess, which built the one before, must not be written (the next build would
     find nothing changed and keep it). Its stamp tells: the file moved after it."""
-    split_lstats(monkeypatch)
+    late_split(monkeypatch)
     monkeypatch.setattr(lstats, "CHUNK", 4)  # the folder and the file in different chunks
     made, written = made_and_written(monkeypatch)
     saved = served(tree)[1]
@@ -952,7 +948,7 @@ def test_a_file_saved_again_after_the_guess_read_it_is_built_as_it_is_now(tree, 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 def test_a_guess_that_declines_is_made_again_and_says_why(tree, tmp_path, monkeypatch):
-    split_lstats(monkeypatch)
+    late_split(monkeypatch)
     made, written = made_and_written(monkeypatch)
     new_skill(tree.parent / "skills" / "src-a" / "one-new", "one-new")
     new_skill(tree.parent / "skills" / "src-a" / "two-new", "two-new")
@@ -962,7 +958,7 @@ def test_a_guess_that_declines_is_made_again_and_says_why(tree, tmp_path, monkey
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 def test_a_guess_that_fails_leaves_the_edit_build_to_make_it(tree, tmp_path, monkeypatch):
-    split_lstats(monkeypatch)
+    late_split(monkeypatch)
     real_made = edit_mod._Edit.made
     calls: list[int] = []
 
@@ -1079,8 +1075,7 @@ def test_a_skill_that_may_fit_now_or_was_included_changes_the_packing(tight, tmp
 
 def _early_builds(monkeypatch) -> list[str]:
     """What each `look` did with what `begin` started: "joined", "ended" (other paths), or "none"."""
-    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
-    monkeypatch.setattr(lstats, "_alone", lambda: True)
+    split_lstats(monkeypatch)
     seen: list[str] = []
     real_take = lstats._take
 

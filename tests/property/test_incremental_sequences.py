@@ -18,8 +18,9 @@ import pytest
 from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
+from support.forks import split_lstats
 
-from skillc.cache import carry, lstats
+from skillc.cache import carry
 from skillc.cache.quick import _records, same_output
 from skillc.format.layout import is_object
 from skillc.fs import output_stat
@@ -57,12 +58,6 @@ def recorded_as_built(root: Path, got: dict[str, bytes], want: dict[str, bytes])
     return {rel for rel in outputs.names if is_object(rel)} == used and record.quick.extra is bool(
         {rel for rel in got if is_object(rel)} - used
     )
-
-
-def split_lstats(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A forked child shares the lstats of the small tree too, as it does from 8,192 paths on."""
-    monkeypatch.setattr(lstats, "SPLIT_AT", 2)
-    monkeypatch.setattr(lstats, "_alone", lambda: True)
 
 
 def tighten(root: Path) -> None:

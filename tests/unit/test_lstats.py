@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.forks import split_lstats
 
 from skillc.cache import lstats
 
@@ -26,11 +27,6 @@ def tree(tmp_path: Path) -> tuple[list[str], int]:
     os.close(fd)
 
 
-def alone(monkeypatch: pytest.MonkeyPatch, split: bool) -> None:
-    monkeypatch.setattr(lstats, "SPLIT_AT", 2 if split else 10**9)
-    monkeypatch.setattr(lstats, "_alone", lambda: split)
-
-
 def serial(paths: list[str], fd: int) -> lstats.Looked:
     stats = [lstats.lstat_or_none(p, fd) for p in paths]
     return lstats.Looked(stats, *lstats._keys(stats))
@@ -39,7 +35,7 @@ def serial(paths: list[str], fd: int) -> lstats.Looked:
 @pytest.mark.parametrize("chunk", [1, 3, 4, 1024])
 def test_a_split_look_finds_what_one_process_finds(tree, monkeypatch, chunk) -> None:
     paths, fd = tree
-    alone(monkeypatch, True)
+    split_lstats(monkeypatch, True)
     monkeypatch.setattr(lstats, "CHUNK", chunk)
     for _ in range(5):  # who wins which claim differs from run to run: each way gives the same
         found, want = lstats.look(paths, fd), serial(paths, fd)
@@ -104,7 +100,7 @@ def test_meanwhile_runs_once_a_change_is_found_and_only_with_a_child(tree, tmp_p
 
     monkeypatch.setattr(lstats, "_theirs", late)
     for split in (True, False):
-        alone(monkeypatch, split)
+        split_lstats(monkeypatch, split)
         for known, runs in ((unchanged, [(1, 1)] if split else []), (recorded_now(paths, fd), [])):
             ran: list[tuple[int, int | None]] = []
             del claimed[:]
@@ -117,7 +113,7 @@ def test_meanwhile_runs_once_a_change_is_found_and_only_with_a_child(tree, tmp_p
 def test_without_recorded_numbers_meanwhile_runs_before_any_chunk(tree, monkeypatch) -> None:
     paths, fd = tree
     monkeypatch.setattr(lstats, "CHUNK", 4)
-    alone(monkeypatch, True)
+    split_lstats(monkeypatch, True)
     claimed = counting_claims(monkeypatch)
     ran: list[tuple[int, int | None]] = []
     lstats.look(paths, fd, lambda at: ran.append((len(claimed), at)))
@@ -167,7 +163,7 @@ def test_the_first_moved_path_is_the_first_whose_numbers_differ() -> None:
 
 def test_a_meanwhile_that_raises_leaves_no_child_behind(tree, monkeypatch) -> None:
     paths, fd = tree
-    alone(monkeypatch, True)
+    split_lstats(monkeypatch, True)
     forked: list[int] = []
     real_fork = lstats._fork
 
@@ -192,7 +188,7 @@ def test_paths_gone_are_gone_in_either_half(tree, tmp_path, monkeypatch) -> None
     os.unlink(tmp_path / first)
     os.unlink(tmp_path / last)
     for split in (True, False):
-        alone(monkeypatch, split)
+        split_lstats(monkeypatch, split)
         found = lstats.look(paths, fd)
         gone = [p for p, c, i in zip(paths, found.ctimes, found.inodes, strict=True) if c == i == lstats.GONE]
         assert gone == [first, last]
@@ -201,7 +197,7 @@ def test_paths_gone_are_gone_in_either_half(tree, tmp_path, monkeypatch) -> None
 
 def test_a_child_that_fails_costs_only_the_split(tree, monkeypatch) -> None:
     paths, fd = tree
-    alone(monkeypatch, True)
+    split_lstats(monkeypatch, True)
     parent, real = os.getpid(), lstats._keys
 
     def failing(taken):
@@ -271,7 +267,7 @@ def test_a_look_joins_what_was_begun_for_its_paths_and_ends_anything_else(
     (an equal list, another descriptor on it) joins that child; any other look ends it and takes its
     own. Either way it finds what one process finds, and no child is left."""
     paths, fd = tree
-    alone(monkeypatch, True)
+    split_lstats(monkeypatch, True)
     monkeypatch.setattr(lstats, "CHUNK", 3)
     begun_paths, below = {
         "the same": (list(paths), tmp_path),
@@ -299,7 +295,7 @@ def test_a_look_joins_what_was_begun_for_its_paths_and_ends_anything_else(
 
 def test_discard_ends_the_child_and_a_second_begin_ends_the_first(tree, tmp_path, monkeypatch) -> None:
     paths, _fd = tree
-    alone(monkeypatch, True)
+    split_lstats(monkeypatch, True)
     monkeypatch.setattr(lstats, "CHUNK", 1)
     lstats.begin(paths, str(tmp_path))
     first = lstats._early[0].split.pid
@@ -313,7 +309,7 @@ def test_discard_ends_the_child_and_a_second_begin_ends_the_first(tree, tmp_path
 
 def test_nothing_is_begun_where_look_would_not_fork(tree, tmp_path, monkeypatch) -> None:
     paths, fd = tree
-    alone(monkeypatch, False)
+    split_lstats(monkeypatch, False)
     lstats.begin(paths, str(tmp_path))
     assert not lstats._early
     found, want = lstats.look(paths, fd), serial(paths, fd)

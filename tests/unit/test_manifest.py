@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from support.files import settle, write_tree
+from support.forks import split_lstats
 
-from skillc.cache import lstats
 from skillc.cache import snapshot as snapshot_mod
 from skillc.cache.manifest import Manifest, Renewal, decode, decode_edited, encode
 from skillc.cache.snapshot import Snapshot, Tops, take_snapshot
@@ -434,8 +434,7 @@ def test_changes_are_the_same_when_a_child_takes_half_the_lstats(tops, tmp_path,
     files[0].unlink()
     answers = []
     for split in (False, True):
-        monkeypatch.setattr(lstats, "SPLIT_AT", 2 if split else 10**9)
-        monkeypatch.setattr(lstats, "_alone", lambda split=split: split)
+        split_lstats(monkeypatch, split)
         changes = found.changes()
         answers.append((changes, found.now.tolist(), list(found.gone)))
     assert answers[0] == answers[1]
