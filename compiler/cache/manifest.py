@@ -250,31 +250,52 @@ class Manifest:
         if len(self.now) != 4 * (folders + files - roots) or len(self.tops_now) != roots:
             return None
         origin = self.origin or Origin.of(self)
-        if origin is None:
-            return None
         recorded = self._recorded(roots_too=True)
-        if recorded is None:
+        entries = self._places(relisted or {})
+        if origin is None or recorded is None or entries is None:
             return None
         stats = array.array("q", [v for st in self.tops_now for v in st]) + self.now
         new = _Splicers(origin.ropes)
         rows = partial(_rows, new, stats, recorded, folders)
-        names_end, kinds_end = len(self.names) + 1 if self.names else 0, len(self.kinds) + 1
-        tops = set(self.paths[:roots])  # a root is kept as the walk names it
-        entries: dict[int, tuple[list[str], str]] = {}
-        for where, names_kinds in (relisted or {}).items():
-            at = _find(self.paths, where if where in tops else _inside(self.base, where), 0, folders)
-            if at is None:
-                return None
-            entries[at] = names_kinds
         gone = {roots + i for i in self.gone}  # in paths' places
         if not entries and not added and not gone:  # the same paths: new stat data only
             new.paths.take(0, len(self.paths))
             rows(0, folders + files)
-            new.names.take(0, names_end)
-            new.kinds.take(0, kinds_end)
+            new.names.take(0, len(self.names) + 1 if self.names else 0)
+            new.kinds.take(0, len(self.kinds) + 1)
             return Renewal(self, inputs, self.counts, origin, new.done())
         # Spliced, not rebuilt: the kept paths, stat rows, kinds and names are ranges of the current
         # ones between the few places that change (a folder gone or relisted), in C.
+        new_folders = self._spliced_folders(new, rows, gone, entries, added)
+        new_files = self._spliced_files(new, rows, gone, added)
+        new.paths.take(folders + files, len(self.paths))  # the symlinks
+        return Renewal(self, inputs, (roots, new_folders, new_files), origin, new.done())
+
+    def _places(
+        self, relisted: Mapping[str, tuple[list[str], str]]
+    ) -> dict[int, tuple[list[str], str]] | None:
+        """The folders relisted (as the walk names them) by their places among the paths; None when
+        one is not a recorded folder."""
+        tops = set(self.paths[: self.counts[0]])  # a root is kept as the walk names it
+        entries: dict[int, tuple[list[str], str]] = {}
+        for where, names_kinds in relisted.items():
+            at = _find(self.paths, where if where in tops else _inside(self.base, where), 0, self.counts[1])
+            if at is None:
+                return None
+            entries[at] = names_kinds
+        return entries
+
+    def _spliced_folders(
+        self,
+        new: _Splicers,
+        rows: Callable[[int, int], None],
+        gone: set[int],
+        entries: dict[int, tuple[list[str], str]],
+        added: Sequence[tuple[str, Stat, tuple[list[str], str] | None]],
+    ) -> int:
+        """The folders' paths, stat rows, names and kinds: those kept, each relisted one with its
+        new entries, none of those gone, then the folders `added`. How many folders there are now."""
+        folders = self.counts[1]
         kinds, names, starts = self._listed()
         name_at = _Offsets(names)  # a name's place as a character of "/"-ended names
         kind_at = _Offsets(kinds)
@@ -292,29 +313,36 @@ class Manifest:
             at = cut + 1
         new.paths.take(at, folders)
         rows(at, folders)
-        new.names.take(name_at(starts[at]), names_end)
-        new.kinds.take(kind_at(at), kinds_end)
-        new_folders = folders - len([g for g in gone if g < folders])
-        for where, st, listing in added:
-            if listing is not None:
-                new.paths.add([_inside(self.base, where)])
-                new.folders.add(array.array("q", st))
-                new.names.add("".join(name + "/" for name in listing[0]))
-                new.kinds.add(listing[1] + "/")
-                new_folders += 1
+        new.names.take(name_at(starts[at]), len(self.names) + 1 if self.names else 0)
+        new.kinds.take(kind_at(at), len(self.kinds) + 1)
+        listed = [(where, st, listing) for where, st, listing in added if listing is not None]
+        for where, st, (names_now, kinds_now) in listed:
+            new.paths.add([_inside(self.base, where)])
+            new.folders.add(array.array("q", st))
+            new.names.add("".join(name + "/" for name in names_now))
+            new.kinds.add(kinds_now + "/")
+        return folders - len([g for g in gone if g < folders]) + len(listed)
+
+    def _spliced_files(
+        self,
+        new: _Splicers,
+        rows: Callable[[int, int], None],
+        gone: set[int],
+        added: Sequence[tuple[str, Stat, tuple[list[str], str] | None]],
+    ) -> int:
+        """The files' paths and stat rows: those kept, none of those gone, then the files `added`.
+        How many files there are now."""
+        _roots, folders, files = self.counts
         at = folders
         for cut in [*sorted(g for g in gone if g >= folders), folders + files]:
             new.paths.take(at, cut)
             rows(at, cut)
             at = cut + 1
-        new_files = files - len([g for g in gone if g >= folders])
-        for where, st, listing in added:
-            if listing is None:
-                new.paths.add([_inside(self.base, where)])
-                new.files.add(array.array("q", st))
-                new_files += 1
-        new.paths.take(folders + files, len(self.paths))  # the symlinks
-        return Renewal(self, inputs, (roots, new_folders, new_files), origin, new.done())
+        filed = [(where, st) for where, st, listing in added if listing is None]
+        for where, st in filed:
+            new.paths.add([_inside(self.base, where)])
+            new.files.add(array.array("q", st))
+        return files - len([g for g in gone if g >= folders]) + len(filed)
 
     def taken(self) -> dict[str, os.stat_result]:
         """What `unchanged` saw, by path as the walk names it. Taken before the walk's stamp, which
