@@ -137,6 +137,9 @@ class _Ahead:
     # Each root whose stat data moved (where the walk names it): its recorded entries and its
     # entries now, as `_moved` takes them (a skill added to or removed from a source)
     listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]]
+    # A file-system stamp taken before those listings (None: none could be taken): they vouch for
+    # the folders recorded with an older ctime (`_Edit._listed`)
+    listed: int | None
     # The edit build made on the guess that the change found first is the only one, not yet
     # written (`_guessed`); the edit build writes it if the lstats then bear the guess out
     guessed: _Guessed | None = None
@@ -156,12 +159,13 @@ def ahead(records: Records, manifest: Manifest, guess: Changes) -> _Ahead | None
     carry = load(directory, records.signing_key, key)
     catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
     listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]] = {}
+    listed = _fs_now(directory)  # before the listings
     for where in manifest.moved_roots():  # as `changes` stat'ed them before this
         recorded = manifest.entries(where)
         if recorded is not None:
             with contextlib.suppress(OSError, CannotVouch):  # the edit build tells
                 listings[where] = (recorded, _scan(where))
-    read = _Ahead(key, carry, catalog, records.packed_outputs(), listings)
+    read = _Ahead(key, carry, catalog, records.packed_outputs(), listings, listed)
     return replace(read, guessed=_guessed(records, manifest, read, guess))
 
 
@@ -171,8 +175,9 @@ class _Guessed:
     source folder that moved, for a skill added or removed; else the one file or folder found
     moved). `edit` writes `made` when the lstats find just that, and nothing gone but the paths
     below a skill folder removed (`stands`), each moved before `stamp`, a file-system time taken
-    before the guess read anything. (The lstats may take a path after the guess read it: one that
-    moved in between would be recorded as it is now, and vouch for bytes newer than those built.)"""
+    before the guess listed or read anything (`_Ahead.listed`). (The lstats may take a path after
+    the guess read it: one that moved in between would be recorded as it is now, and vouch for
+    bytes newer than those built.)"""
 
     guess: Changes
     stamp: int
@@ -195,14 +200,23 @@ def _guessed(records: Records, manifest: Manifest, read: _Ahead, guess: Changes)
     core waits. A skill added or removed is the likeliest reason a source folder moved, a body or
     a description edited the likeliest reason a file did; what else moved, the lstats tell
     (`_Guessed.stands`)."""
-    stamp = _fs_now(records.directory)
-    if stamp is None:
+    if read.listed is None:
         return None
     try:
         edit = _Edit(Early(records, manifest=manifest, changes=guess, ahead=read))
-        return _Guessed(guess, stamp, edit, edit.made())
+        return _Guessed(guess, read.listed, edit, edit.made())
     except Exception:  # declined, or a bug: the edit build after the lstats makes it, or says why not
         return None
+
+
+def _unguessed(early: Early) -> Early:
+    """`early` for an edit build made after the lstats, without what a guess made before them may
+    have changed: the catalog rows read ahead, which an edit build changes in place (`_catalogs`),
+    are read again. A guess that did not stand, or failed midway, may have changed them."""
+    read = early.ahead
+    if not isinstance(read, _Ahead) or read.catalog is None:
+        return early
+    return replace(early, ahead=replace(read, catalog=None, guessed=None))
 
 
 class _Declined(Exception):
@@ -223,7 +237,7 @@ def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
         ):
             left_to_exit(guessed.edit)
             return guessed.edit.commit(guessed.made, early.changes)
-        edit = _Edit(early)
+        edit = _Edit(_unguessed(early))
         left_to_exit(edit)
         return edit.commit(edit.made(), edit.changes)
     except _Declined as declined:
@@ -371,7 +385,10 @@ class _Edit:
         stamp's ctime, so the stamp is taken again until the clock moves on (a coarse clock ticks in
         milliseconds)."""
         times = [os.lstat(p).st_ctime_ns for p in (*self.changes.files, *self.changes.folders)]
-        newest = max([*times, *(st[2] for _w, st, _e in moved.paths)], default=0)
+        return self._after(max([*times, *(st[2] for _w, st, _e in moved.paths)], default=0))
+
+    def _after(self, newest: int) -> int:
+        """A file-system stamp later than `newest` (a ctime), taken again until the clock moves on."""
         for wait in (0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032):
             time.sleep(wait)
             stamp = _fs_now(self.directory)
@@ -402,7 +419,7 @@ class _Edit:
         relisted: dict[str, tuple[list[str], str]] = {}
         added: list[tuple[int, str, str]] = []
         removed: list[tuple[int, str, str]] = []
-        listed = self.read_ahead.listings if self.read_ahead else {}
+        stamp, listed = self._listed()
         for where in self.changes.folders:
             if where in listed:
                 recorded, now = listed[where]
@@ -421,8 +438,18 @@ class _Edit:
                     raise _Declined("a folder name that is not ASCII")
                 command = f"{folder}/{name}" if folder else name
                 (removed if before.get(name) == kind else added).append((index, command, f"{where}/{name}"))
-        paths = [row for _i, _c, at in added for row in _tree(at)]
+        paths = [row for _i, _c, at in added for row in _tree(at, stamp)]
         return _Moved(tuple(added), tuple(removed), relisted, tuple(paths))
+
+    def _listed(self) -> tuple[int, dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]]]:
+        """A file-system stamp taken before the folders are listed, later than the ctime each moved
+        folder is recorded with (`changes`), and the listings read ahead after it. As the walk's
+        (snapshot.py), so the record vouches for a listing: an entry made after it moves its folder
+        to a ctime the next check sees, even within the clock's tick of the recorded one."""
+        ahead = self.read_ahead
+        if ahead and ahead.listed is not None and self.changes.newest < ahead.listed:
+            return ahead.listed, ahead.listings
+        return self._after(self.changes.newest), {}
 
     def _listing(self, where: str) -> tuple[tuple[list[str], str], tuple[list[str], str]]:
         """A folder's recorded entries and its entries now (names and kinds)."""
@@ -813,7 +840,7 @@ class _Edit:
             for command in changed.removed:
                 names.pop(command, None)
         catalog = self.catalog
-        rows, listed = catalog.rows, catalog.listed  # read for this build alone: changed in place
+        rows, listed = catalog.rows, catalog.listed  # this build's alone (`_unguessed`): changed in place
         # What the last build's packings were made of, for the catalogs it may keep (`_kept`)
         changing = [*checked, *changed.removed]
         last = _Last(
@@ -842,7 +869,9 @@ class _Edit:
         """The catalog rows the last build left, read when a catalog or a name list changes."""
         taken = self.read_ahead
         catalog = (
-            taken.catalog if taken else load_catalog(self.directory, self.records.signing_key, self.carry)
+            taken.catalog
+            if taken and taken.catalog
+            else load_catalog(self.directory, self.records.signing_key, self.carry)
         )
         if catalog is None:
             raise _Declined("no catalog rows")
@@ -1106,18 +1135,24 @@ def _below(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
 
-def _tree(top: str) -> list[tuple[str, Stat, tuple[list[str], str] | None]]:
+def _tree(top: str, stamp: int) -> list[tuple[str, Stat, tuple[list[str], str] | None]]:
     """Every folder and file below a new folder, as the stat walk records them (snapshot.py): each
-    folder with its entries, each file with its stat data. A link or a special file is discover's."""
+    folder with its entries, each file with its stat data. A link or a special file is discover's.
+    Each folder is listed after `stamp` and was last changed before it, as the walk's are."""
     rows: list[tuple[str, Stat, tuple[list[str], str] | None]] = []
     stack = [top]
     while stack:
         folder = stack.pop()
+        # Its stat data before its entries, as the walk takes them (snapshot.py): an entry made in
+        # between moves the folder past what is recorded, and the next build lists it again.
+        st = stat_data(os.lstat(folder))
+        if st[2] >= stamp:
+            raise _Declined("a new folder changed while the build started")
         try:
             names, kinds = _scan(folder)
         except CannotVouch:
             raise _Declined("a name that is not UTF-8") from None
-        rows.append((folder, stat_data(os.lstat(folder)), (names, kinds)))
+        rows.append((folder, st, (names, kinds)))
         for name, kind in zip(names, kinds, strict=True):
             at = f"{folder}/{name}"
             if kind == "d":

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import unicodedata
 from pathlib import Path
 
@@ -973,6 +974,134 @@ def test_a_guess_that_fails_leaves_the_edit_build_to_make_it(tree, tmp_path, mon
     result, out = build(tree)
     assert result.cache.edited and out.written and len(calls) == 2
     same_as_clean(tree, tmp_path, result)
+
+
+def _described(md: Path) -> int:
+    found = re.search(r"^description: (.*)$", md.read_text(), re.M)
+    return 0 if found is None else len(found.group(1))
+
+
+def _shortened(md: Path, n: int) -> None:
+    """n characters cut out of the description, past its first 20."""
+    text = md.read_text()
+    found = re.search(r"^description: (.*)$", text, re.M)
+    assert found is not None and len(found.group(1)) > n + 40
+    value = found.group(1)
+    md.write_text(text[: found.start(1)] + value[:20] + value[20 + n :] + text[found.end(1) :])
+
+
+def _budgeted(config: Path, pid: str, budget: int | None) -> None:
+    text = re.sub(r"\n  personas:\n    \S+: \d+\n", "\n", config.read_text())
+    config.write_text(text + ("" if budget is None else f"  personas:\n    {pid}: {budget}\n"))
+
+
+def _whole_from(config: Path, tmp_path: Path, pid: str) -> int:
+    """The least budget with which `pid`'s catalog lists every skill it may (a search, with builds
+    of a copy)."""
+    probe = tmp_path / "probe"
+    shutil.copytree(config.parent, probe, ignore=shutil.ignore_patterns("dist", ".skillc-cache"))
+    every = len(included(config)[pid])
+    low, high = 0, 30000
+    while low < high:
+        middle = (low + high) // 2
+        _budgeted(probe / config.name, pid, middle)
+        build(probe / config.name, cache=False)
+        low, high = (low, middle) if len(included(probe / config.name)[pid]) == every else (middle + 1, high)
+    shutil.rmtree(probe)
+    return low
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
+def test_a_guess_that_does_not_stand_leaves_the_catalog_rows_as_the_last_build_left_them(
+    tree, tmp_path, monkeypatch
+):
+    """Two descriptions shortened at once: together they let a persona's catalog fit whole, the
+    first alone does not. The guess (the first, alone) changes the catalog rows read ahead in place;
+    the build made again after the lstats must start from the rows the last build left, or it takes
+    the guessed skill's new row for its old one and packs from a wrong total (the next builds then
+    kept that output, 'already up to date')."""
+    pid = "aria"
+    listed = included(tree)[pid]
+    whole = _whole_from(tree, tmp_path, pid)
+    _budgeted(tree, pid, whole - 100)  # over by 100: one cut of 80 leaves it over, two fit
+    build(tree)
+    assert len(included(tree)[pid]) < len(listed)
+    sources = [tree.parent / "skills" / "src-b", tree.parent / "skills" / "src-a"]  # src-b's first
+    by_command: dict[str, Path] = {}
+    for source in sources:
+        for md in sorted(source.rglob("SKILL.md")):
+            by_command.setdefault(md.parent.relative_to(source).as_posix(), md)
+    long = [by_command[c] for c in sorted(listed) if _described(by_command[c]) > 160]
+    late_split(monkeypatch)
+    made, written = made_and_written(monkeypatch)
+    _shortened(long[0], 80)
+    _shortened(long[1], 80)
+    result, _ = build(tree)
+    assert made == [True, False] and len(written) == 1  # the guess dropped, the build made again
+    assert result.cache.edited and included(tree)[pid] == listed
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_a_file_made_in_a_new_skill_while_it_is_listed_is_seen_by_the_next_build(tree, tmp_path, monkeypatch):
+    """The edit build records a new skill folder's stat data before its entries, as the walk does:
+    a file made in it after it was listed (a copy still running) moves it past the record, and the
+    next build lists it again; the other way round, it recorded the folder with the file and the
+    entries without it, and never saw the file again."""
+    folder = tree.parent / "skills" / "src-a" / "brand-new"
+    real_scan = edit_mod._scan
+
+    def then_a_file(path: str) -> tuple[list[str], str]:
+        found = real_scan(path)
+        if path == str(folder) and not (folder / "notes.md").exists():
+            (folder / "notes.md").write_text("Notes, first.\n")
+        return found
+
+    monkeypatch.setattr(edit_mod, "_scan", then_a_file)
+    new_skill(folder, "brand-new")
+    result, _ = build(tree)
+    assert result.cache.edited
+    (folder / "notes.md").write_text("Notes, second.\n")
+    result, written = build(tree)
+    assert not result.cache.quick and written.written
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_the_folders_are_listed_once_the_clock_has_moved_past_their_change(tree, tmp_path, monkeypatch):
+    """A folder is listed after a stamp later than the ctime it is recorded with, as the walk lists
+    them: changed again after the listing within the clock's tick of that ctime, it would keep it,
+    and the record would vouch for entries it does not hold. Here the first stamp is in that tick."""
+    source = tree.parent / "skills" / "src-a"
+    new_skill(source / "brand-new", "brand-new")
+    changed = source.stat().st_ctime_ns
+    real, stamps = edit_mod._fs_now, []
+
+    def coarse(directory):
+        stamps.append(1)
+        return changed if len(stamps) == 1 else real(directory)
+
+    monkeypatch.setattr(edit_mod, "_fs_now", coarse)
+    result, _ = build(tree)
+    assert result.cache.edited and len(stamps) == 3  # the listings' taken again, then the reads'
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_a_new_folder_changed_since_the_stamp_before_its_listing_goes_to_the_cached_build(
+    tree, tmp_path, monkeypatch
+):
+    """A clock that has not moved on since the new skill's folder was made: the folder may change
+    again, after it is listed, with the ctime it is recorded with."""
+    folder = tree.parent / "skills" / "src-a" / "brand-new"
+    new_skill(folder, "brand-new")
+    time.sleep(0.02)  # the folder changed a tick after its source (which the stamp must pass)
+    os.utime(folder)
+    real, stamps = edit_mod._fs_now, []
+
+    def coarse(directory):
+        stamps.append(1)
+        return folder.stat().st_ctime_ns if len(stamps) == 1 else real(directory)
+
+    monkeypatch.setattr(edit_mod, "_fs_now", coarse)
+    declined(tree, tmp_path, "a new folder changed while the build started")
 
 
 @pytest.fixture
