@@ -66,29 +66,45 @@ def tighten(root: Path) -> None:
     config.write_text(re.sub(r"catalog_chars: \d+", "catalog_chars: 900", config.read_text()))
 
 
+def at_the_edge(root: Path) -> None:
+    """Each persona's budget about what its catalog costs whole (the last build's): an edit may make
+    it fit whole, or no longer, and an edit build resumes a packing or packs anew (edit._kept)."""
+    records = _records(root / "skillc.yaml")
+    record = records.record() if records is not None else None
+    assert records is not None and record is not None
+    made = carry.load(records.directory, records.signing_key, record.build_key)
+    assert made is not None
+    config = root / "skillc.yaml"
+    budgets = "".join(f"    {pid}: {total + 40}\n" for pid, total in sorted(made.totals.items()))
+    config.write_text(re.sub(r"(catalog_chars: \d+\n)", r"\1  personas:\n" + budgets, config.read_text()))
+    build(config)
+
+
 @pytest.mark.parametrize(
     "split", [False, pytest.param(True, marks=LINUX)], ids=["one process", "a child's lstats"]
 )
-@pytest.mark.parametrize("tight", [False, True], ids=["roomy", "tight"])
+@pytest.mark.parametrize("budget", ["roomy", "tight", "edge"])
 @pytest.mark.parametrize("targets", [False, True], ids=["plain", "targets"])
 @pytest.mark.parametrize("seed", range(SEEDS))
-def test_every_step_builds_what_a_clean_build_does(tmp_path, monkeypatch, seed, targets, tight, split):
+def test_every_step_builds_what_a_clean_build_does(tmp_path, monkeypatch, seed, targets, budget, split):
     """With `targets:` too: their reports compare skills' names across the tree. With a tight budget
-    too: most skills are left out of the catalogs. With the lstats split with a forked child too, as
-    they are from 8,192 paths on: the edit build is then made while the child takes them, on the
-    guess that the first change found is the only one (edit._guessed), which the steps that change
-    more prove wrong."""
+    too: most skills are left out of the catalogs; at the edge: each catalog costs about its budget.
+    With the lstats split with a forked child too, as they are from 8,192 paths on: the edit build
+    is then made while the child takes them, on the guess that the first change found is the only
+    one (edit._guessed), which the steps that change more prove wrong."""
     if split:
         split_lstats(monkeypatch)
-    rng = random.Random(seed + (500 if targets else 0) + (50 if tight else 0))
+    rng = random.Random(seed + (500 if targets else 0) + {"roomy": 0, "tight": 50, "edge": 70}[budget])
     root = tmp_path / "p"
     generate(root, 10, n_personas=3, seed=seed)
-    if tight:
+    if budget == "tight":
         tighten(root)
     if targets:
         config = root / "skillc.yaml"
         config.write_text(config.read_text() + "targets: [claude-code, codex, gemini, opencode]\n")
     build(root / "skillc.yaml")
+    if budget == "edge":
+        at_the_edge(root)
     trail: list[str] = []
     for step in range(STEPS):
         name = rng.choice(sorted(STEPS_BY_NAME))
