@@ -990,9 +990,10 @@ def _shortened(md: Path, n: int) -> None:
     md.write_text(text[: found.start(1)] + value[:20] + value[20 + n :] + text[found.end(1) :])
 
 
-def _budgeted(config: Path, pid: str, budget: int | None) -> None:
+def _budgeted(config: Path, pid: str, budget: int) -> None:
+    """`pid`'s catalog budget set (the config's last section is `budgets:`, as bench/gen.py writes it)."""
     text = re.sub(r"\n  personas:\n    \S+: \d+\n", "\n", config.read_text())
-    config.write_text(text + ("" if budget is None else f"  personas:\n    {pid}: {budget}\n"))
+    config.write_text(text + f"  personas:\n    {pid}: {budget}\n")
 
 
 def _whole_from(config: Path, tmp_path: Path, pid: str) -> int:
