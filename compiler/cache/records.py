@@ -290,15 +290,17 @@ class Records:
             self._walk, self._manifest = (data,), None
 
     def report(self, record: Record) -> Report | None:
-        """The diagnostics of the recorded build `record` (in the files its `report_key` names)."""
+        """The diagnostics of the recorded build `record` (in the files its `report_key` names), or
+        None when either file is not that build's or does not check out. The rows, from which a
+        report printed otherwise than as recorded is decoded (another folder, colour, JSON, SARIF),
+        are read now and decoded only then: a replay that found them damaged when it printed could
+        only fail, build after build, where a build made now writes them again."""
         key = record.report_key
         data = read_signed(self.directory, REPORT_FILE, self.signing_key)
-
-        def rows() -> Any:
-            found = read_signed(self.directory, ROWS_FILE, self.signing_key)
-            return found if isinstance(found, dict) and found.get("key") == key else None
-
-        report = report_of(data, rows)
+        rows = read_signed(self.directory, ROWS_FILE, self.signing_key)
+        if not isinstance(rows, dict) or rows.get("key") != key:
+            return None
+        report = report_of(data, lambda: rows)
         return report if report is not None and data.get("key") == key else None
 
     def replay(self, key: str, dist: Path, *, prune: bool) -> tuple[Record, Report] | None:

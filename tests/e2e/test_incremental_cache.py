@@ -615,6 +615,24 @@ def test_corrupt_cache_file_is_ignored(tree, tmp_path, name, how):
     assert again.ok and dist_bytes(tree.parent / "dist") == cold(tree, tmp_path / "2")[0]
 
 
+@pytest.mark.parametrize("how", sorted(CORRUPTIONS))
+def test_a_no_op_after_its_report_rows_were_damaged_builds_and_reports(tree, tmp_path, how):
+    """Nothing changed but the rows a replay's diagnostics are decoded from (when they are printed
+    from another folder, in colour, as JSON or SARIF). They are checked before a build is replayed:
+    damaged, a build writes them again, where the replay found them unreadable only as it printed,
+    and failed so build after build."""
+    build(tree)
+    CORRUPTIONS[how](tree.parent / cache.DIRNAME / "rows.json")
+    result, written = build(tree)
+    assert result.ok and written is not None and not isinstance(result, pipeline.Replayed)
+    _, diagnostics = cold(tree, tmp_path)
+    assert [d.format() for d in result.diagnostics] == [d.format() for d in diagnostics]
+    again, _ = build(tree)
+    assert [d.format() for d in again.diagnostics] == [d.format() for d in diagnostics]
+    # Written again, the rows let the next no-op replay (a folder in their place: every build is whole)
+    assert isinstance(again, pipeline.Replayed) is (how != "directory")
+
+
 @pytest.mark.parametrize("name", CACHE_FILES)
 def test_stale_cache_file_is_ignored(tree, tmp_path, name):
     """A file signed with the right key but left by an earlier build of other sources."""
