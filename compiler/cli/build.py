@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostic, printable
 from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
-from ..format.layout import INDEX
+from ..format.layout import INDEX, is_object
 from .shared import (
     COLOR,
     CONFIG,
@@ -288,6 +288,13 @@ def _stale(result: pipeline.Compiled, cmp: Comparison) -> list[dg.Diagnostic]:
     return named + stray
 
 
+def _repair(cmp: Comparison) -> str:
+    """The build that repairs the output: an object changed in place keeps its name and its folder's
+    stat data, which is all the cache's no-op and edit paths look at (docs/cache.md), so only a
+    build without the cache rewrites it."""
+    return "skillc build --no-cache" if any(map(is_object, cmp.changed)) else "skillc build"
+
+
 @click.command()
 @reporting
 @WATCH
@@ -324,10 +331,7 @@ def _check(config_path: Path, settings: Settings, fmt: str) -> int:
     if stale:
         files = len(cmp.missing) + len(cmp.changed) + len(cmp.extra)
         foreign = " (move out the files a build did not write: it refuses them)" if cmp.extra else ""
-        say(
-            fmt,
-            f"skillc: {out}/ is stale ({files} file(s) differ); run `skillc build` and commit it{foreign}",
-        )
+        say(fmt, f"skillc: {out}/ is stale ({files} file(s) differ); run `{_repair(cmp)}` and commit it{foreign}")
         return 1
     if cmp.extra_objects:
         say(

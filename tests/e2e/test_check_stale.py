@@ -76,3 +76,26 @@ def test_a_hand_edited_output_names_at_most_ten_files(tmp_path: Path) -> None:
     lines = _stale_lines(config)
     assert 1 <= len(lines) <= 11
     assert all(line.startswith("dist/") for line in lines)
+
+
+def _advice(config: Path) -> str:
+    code, out = run("check", "--config", str(config))
+    assert code == 1
+    return next(line for line in out.splitlines() if line.startswith("skillc:") and "is stale" in line)
+
+
+def test_an_object_changed_in_place_is_repaired_by_the_advice(tmp_path: Path) -> None:
+    """A build with the cache does not notice an object edited in place (its name and its folder's
+    stat data stay): `check` advises the build that does, and following it makes the output current."""
+    config = _built(tmp_path)
+    obj = next(p for p in sorted((tmp_path / "dist/objects").rglob("*")) if p.is_file())
+    obj.write_bytes(obj.read_bytes() + b"tampered")
+    assert "run `skillc build --no-cache` and commit it" in _advice(config)
+    assert run("build", "--config", str(config), "--no-cache")[0] == 0
+    assert run("check", "--config", str(config))[0] == 0
+
+
+def test_a_source_change_advises_a_plain_build(tmp_path: Path) -> None:
+    config = _built(tmp_path)
+    (tmp_path / "src/a/SKILL.md").write_text(skill_md("a", body="A new body.\n"))
+    assert "run `skillc build` and commit it" in _advice(config)
