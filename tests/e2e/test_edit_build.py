@@ -256,6 +256,7 @@ def test_a_damaged_start_goes_to_the_cached_build(tree, tmp_path, damage):
 # file the build keeps in .skillc-cache/), or prints how many there were.
 KILLER = """
 import atexit, os, signal, sys
+from skillc import edit
 from skillc.cache import carry, records
 from skillc.output import write
 
@@ -273,16 +274,19 @@ def counted(real):
 write._put = counted(write._put)
 records.write_signed = counted(records.write_signed)
 carry.write_signed = counted(carry.write_signed)
+made = []
+real_edit = edit.edit_build
+edit.edit_build = lambda early: made.append(real_edit(early)) or made[-1]
 if at == 0:
-    atexit.register(lambda: print(calls[0]))
+    atexit.register(lambda: print(calls[0], "edited" if made and not isinstance(made[-1], str) else made))
 from skillc.cli import main
 sys.argv = ["skillc", "build", "-q", "--config", config]
 main()
 """
 
 
-def killed(config: Path, at: int) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+def killed(config: Path, at: int, xdg: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "XDG_CACHE_HOME": str(xdg)}
     return subprocess.run(
         [sys.executable, "-c", KILLER, str(config), str(at)],
         capture_output=True,
@@ -292,29 +296,51 @@ def killed(config: Path, at: int) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_sigkill_at_any_write_of_an_edit_build_leaves_a_build_the_next_one_repairs(tree, tmp_path):
-    root = tree.parent
-    target = served(tree)[9]
+def _edited_tree(root: Path, xdg: Path, monkeypatch) -> Path:
+    """A tree of its own, built (and recorded) in a cache of its own, then one description edited:
+    what the next build makes as an edit build. A tree copied back after a kill would not do: its
+    folders and files are new to the record, and the build then declines to the cached build."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
+    generate(root, 30, n_personas=4, seed=5)
+    config = root / "skillc.yaml"
+    settle(root)
+    build(config)
+    target = served(config)[9]
     target.write_text(target.read_text().replace("description: ", "description: Killed. ", 1))
-    saved = tmp_path / "saved"
-    shutil.copytree(root, saved, copy_function=os.link)  # a build never edits a file in place
-    counted = killed(tree, 0)
+    return config
+
+
+def served_whole(got: dict[str, bytes], before: dict[str, bytes], after: dict[str, bytes], at: int) -> None:
+    """What a reader is served (the index and the objects it names) is one build whole: the
+    previous one, or the new one."""
+    build_ = before if got["_index.json"] == before["_index.json"] else after
+    assert got["_index.json"] == build_["_index.json"], at
+    objects = {rel: data for rel, data in build_.items() if is_object(rel)}
+    assert {rel: got.get(rel) for rel in objects} == objects, at
+
+
+def test_sigkill_at_any_write_of_an_edit_build_leaves_a_build_the_next_one_repairs(tmp_path, monkeypatch):
+    config = _edited_tree(tmp_path / "counted", tmp_path / "xdg-counted", monkeypatch)
+    counted = killed(config, 0, tmp_path / "xdg-counted")
     assert counted.returncode == 0, counted.stderr
-    writes = int(counted.stdout.split()[-1])
-    assert writes > 4
-    want = dist_bytes(root / "dist")
-    for at in range(1, writes + 1):
-        shutil.rmtree(root)
-        shutil.copytree(saved, root, copy_function=os.link)
-        done = killed(tree, at)
+    writes, how = counted.stdout.split()[-2:]
+    assert how == "edited" and int(writes) > 4  # the build the kills land in is an edit build
+    want = dist_bytes(config.parent / "dist")
+    for at in range(1, int(writes) + 1):
+        xdg = tmp_path / f"xdg-{at}"
+        tree = _edited_tree(tmp_path / f"t{at}", xdg, monkeypatch)
+        before = dist_bytes(tree.parent / "dist")
+        done = killed(tree, at, xdg)
         assert done.returncode == -signal.SIGKILL, (at, done.stderr)
+        served_whole(dist_bytes(tree.parent / "dist"), before, want, at)
         result, written = build(tree)  # an edit build again, or the cached build: the new bytes
         assert written is not None, at
-        got = dist_bytes(root / "dist")
+        got = dist_bytes(tree.parent / "dist")
         assert {rel: got.get(rel) for rel in want} == want, at
         again, _ = build(tree)
         assert again.cache.replayed, at
-    same_as_clean(tree, tmp_path, result)
+        same_as_clean(tree, tmp_path, result)
+        shutil.rmtree(tree.parent)
 
 
 def test_an_edited_ignore_file_goes_to_the_cached_build(tree, tmp_path):
