@@ -331,7 +331,10 @@ def _check(config_path: Path, settings: Settings, fmt: str) -> int:
     if stale:
         files = len(cmp.missing) + len(cmp.changed) + len(cmp.extra)
         foreign = " (move out the files a build did not write: it refuses them)" if cmp.extra else ""
-        say(fmt, f"skillc: {out}/ is stale ({files} file(s) differ); run `{_repair(cmp)}` and commit it{foreign}")
+        say(
+            fmt,
+            f"skillc: {out}/ is stale ({files} file(s) differ); run `{_repair(cmp)}` and commit it{foreign}",
+        )
         return 1
     if cmp.extra_objects:
         say(
