@@ -261,8 +261,8 @@ class Manifest:
         if not entries and not added and not gone:  # the same paths: new stat data only
             new.paths.take(0, len(self.paths))
             rows(0, folders + files)
-            new.names.take(0, len(self.names) + 1 if self.names else 0)
-            new.kinds.take(0, len(self.kinds) + 1)
+            new.names.take(0, self._ends[0])
+            new.kinds.take(0, self._ends[1])
             return Renewal(self, inputs, self.counts, origin, new.done())
         # Spliced, not rebuilt: the kept paths, stat rows, kinds and names are ranges of the current
         # ones between the few places that change (a folder gone or relisted), in C.
@@ -270,6 +270,12 @@ class Manifest:
         new_files = self._spliced_files(new, rows, gone, added)
         new.paths.take(folders + files, len(self.paths))  # the symlinks
         return Renewal(self, inputs, (roots, new_folders, new_files), origin, new.done())
+
+    @property
+    def _ends(self) -> tuple[int, int]:
+        """Where the names and the kinds end, as characters of their "/"-ended ropes (the splicers'
+        units): the joined strings and one "/" each (none for no names at all)."""
+        return (len(self.names) + 1 if self.names else 0), len(self.kinds) + 1
 
     def _places(
         self, relisted: Mapping[str, tuple[list[str], str]]
@@ -313,8 +319,8 @@ class Manifest:
             at = cut + 1
         new.paths.take(at, folders)
         rows(at, folders)
-        new.names.take(name_at(starts[at]), len(self.names) + 1 if self.names else 0)
-        new.kinds.take(kind_at(at), len(self.kinds) + 1)
+        new.names.take(name_at(starts[at]), self._ends[0])
+        new.kinds.take(kind_at(at), self._ends[1])
         listed = [(where, st, listing) for where, st, listing in added if listing is not None]
         for where, st, (names_now, kinds_now) in listed:
             new.paths.add([_inside(self.base, where)])

@@ -297,11 +297,12 @@ class Records:
         only fail, build after build, where a build made now writes them again."""
         key = record.report_key
         data = read_signed(self.directory, REPORT_FILE, self.signing_key)
+        if not isinstance(data, dict) or data.get("key") != key:
+            return None
         rows = read_signed(self.directory, ROWS_FILE, self.signing_key)
         if not isinstance(rows, dict) or rows.get("key") != key:
             return None
-        report = report_of(data, lambda: rows)
-        return report if report is not None and data.get("key") == key else None
+        return report_of(data, rows)
 
     def replay(self, key: str, dist: Path, *, prune: bool) -> tuple[Record, Report] | None:
         """The recorded build and its diagnostics, when `key` matches and dist is as that build left it."""

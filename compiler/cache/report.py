@@ -3,7 +3,6 @@ into Diagnostics only on demand. Apart from the memo's codec, so a no-op build l
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..dataclass import dataclass
@@ -45,12 +44,11 @@ class Report:
     text: str  # every diagnostic as `Diagnostic.format()` prints it, one per line
     errors: int
     warnings: int
-    rows: Callable[[], Any]  # reads the rows file (signed, keyed like the report)
+    rows: Any  # the rows file's data (signed, keyed like the report), decoded only on demand
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:
-        data = self.rows()
         try:
-            diags = decode_report(data)
+            diags = decode_report(self.rows)
         except (KeyError, TypeError, ValueError, IndexError):
             diags = None
         if diags is None or len(diags) != self.errors + self.warnings:
@@ -58,7 +56,7 @@ class Report:
         return diags
 
 
-def report_of(data: Any, rows: Callable[[], Any]) -> Report | None:
+def report_of(data: Any, rows: Any) -> Report | None:
     try:
         text, errors, warnings = data["text"], data["errors"], data["warnings"]
     except (KeyError, TypeError):
