@@ -212,9 +212,10 @@ def _guessed(records: Records, manifest: Manifest, read: _Ahead, guess: Changes)
 def _unguessed(early: Early) -> Early:
     """`early` for an edit build made after the lstats, without what a guess made before them may
     have changed: the catalog rows read ahead, which an edit build changes in place (`_catalogs`),
-    are read again. A guess that did not stand, or failed midway, may have changed them."""
+    are read again. A guess that did not stand, or failed midway, may have changed them; without a
+    stamp (`_Ahead.listed` None) no guess was made."""
     read = early.ahead
-    if not isinstance(read, _Ahead) or read.catalog is None:
+    if not isinstance(read, _Ahead) or read.catalog is None or read.listed is None:
         return early
     return replace(early, ahead=replace(read, catalog=None, guessed=None))
 
