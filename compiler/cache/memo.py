@@ -73,6 +73,8 @@ class Memo:
     used_catalogs: dict[str, Any] = field(default_factory=dict)
     _checked_skills: bool = False  # check_skills ran: the buckets follow the tree
     _entry_digests: dict[str, bytes | None] = field(default_factory=dict)  # this build's, by command
+    # The catalog key `recall` made, for the `remember` of the same inputs that follows a miss
+    _keyed: tuple[CatalogInputs, str | None] | None = field(default=None)
 
     def _read(self, name: str) -> dict[str, Any] | None:
         data = read_signed(self.directory, name, self.signing_key)
@@ -214,6 +216,7 @@ class Memo:
 
     def recall(self, inputs: CatalogInputs) -> tuple[str, Packing] | None:
         key = self._catalog_key(inputs)
+        self._keyed = (inputs, key)
         hit = self.catalogs.get(key) if key else None
         found = _restored(hit, inputs.candidates, inputs.config.budget_priority)
         if found is not None and key:
@@ -222,7 +225,8 @@ class Memo:
 
     def remember(self, inputs: CatalogInputs, text: str, packing: Packing) -> None:
         self.stats.rendered += 1
-        key = self._catalog_key(inputs)
+        keyed, self._keyed = self._keyed, None
+        key = keyed[1] if keyed is not None and keyed[0] is inputs else self._catalog_key(inputs)
         if key is None:
             return
         p = packing
@@ -263,8 +267,10 @@ class Memo:
             len(template.source).to_bytes(8, "little"),
             template.source,
         ]
-        for candidate in inputs.candidates:
-            entry = self._entry_digest(inputs.entries[candidate.command], candidate)
+        known, entries = self._entry_digests, inputs.entries
+        for candidate in inputs.candidates:  # each persona's catalog: most entries digested already
+            command = candidate.command
+            entry = known[command] if command in known else self._entry_digest(entries[command], candidate)
             if entry is None:  # not JSON: never memoised
                 return None
             parts.append(entry)
