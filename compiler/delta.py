@@ -25,13 +25,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .cache.catalogrows import has, toggled
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import hash_lines, input_line
+from .fastjson import orjson
 from .format import layout as fmt
 from .format.shardtree import all_shards
 from .model import SKILL_MD_CAP, Artifacts, Config, Discovery, InputFile, Program, Resource, Skill

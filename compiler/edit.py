@@ -38,8 +38,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import orjson
-
 from . import fs
 from .cache.carry import (
     Carry,
@@ -64,6 +62,7 @@ from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import digest, hash_lines, input_line, sha256_hex
 from .errors import TemplateFailure
+from .fastjson import orjson
 from .format import layout as fmt
 from .model import (
     SKILL_MD_CAP,

@@ -30,11 +30,10 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ..dataclass import dataclass, field, replace
 from ..diagnostics import Diagnostic
 from ..digests import sha256_hex
+from ..fastjson import orjson
 from ..format.layout import INDEX
 from ..model import Artifacts, Config, Discovery, Persona, Program, Strategy, TargetSetting
 from ..names.paths import run_below

@@ -23,11 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ..dataclass import dataclass, field
 from ..diagnostics import Diagnostic
 from ..digests import digest
+from ..fastjson import orjson
 from ..model import Skill, SkillSource, Strategy
 from .codec import decode_diags, decode_skill, encode_diags, encode_skill, json_exact
 from .outcome import Stats

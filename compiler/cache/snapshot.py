@@ -49,7 +49,8 @@ class Snapshot:
     def digest(self) -> str:
         """One digest of everything the walk saw: the no-op path compares it, and nothing else.
         Keys sorted: a walk that lists again and one that reuses a recorded listing agree."""
-        import orjson  # here: `skillc build` starts its lstats before it imports more (quick.start)
+        # here: `skillc build` starts its lstats before it imports more (quick.start)
+        from ..fastjson import orjson
 
         data = orjson.dumps([self.roots, self.dirs, self.files], option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(data).hexdigest()

@@ -130,7 +130,8 @@ def _payload(data: Any) -> list[bytes | bytearray | memoryview]:
     if raw:
         data = {k: v for k, v in data.items() if k not in raw}
         data[_RAW] = [[k, memoryview(v).nbytes] for k, v in raw.items()]
-    import orjson  # here: a no-op build writes nothing, and `skillc build` reads before it imports more
+    # here: a no-op build writes nothing, and `skillc build` reads before it imports more
+    from ..fastjson import orjson
 
     body = orjson.dumps(data)
     return [b"%d\n" % len(body), body, *raw.values()]

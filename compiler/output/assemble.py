@@ -14,9 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-import orjson
-
 from ..digests import GENERATOR, sha256_hex
+from ..fastjson import orjson
 from ..format import layout as fmt
 from ..format.jsonio import dumps
 from ..format.shardtree import build_table
