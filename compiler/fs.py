@@ -191,7 +191,9 @@ def _files(dist: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
 @contextmanager
 def interrupt_deferred() -> Iterator[None]:
     """Ctrl-C while the output is being written and swapped takes effect once that is done:
-    the caller sees KeyboardInterrupt with the complete old or new output in place, no debris."""
+    the caller sees KeyboardInterrupt with the complete old or new output in place, no debris.
+    A SIGINT that was ignored (a background job's) stays ignored, and one a handler of the
+    caller's takes goes to that handler, once the block is done."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -201,5 +203,9 @@ def interrupt_deferred() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
+    if not caught or previous == signal.SIG_IGN:
+        return
+    if callable(previous):
+        previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
+    else:  # SIG_DFL (or a handler not set from Python): what it would have done, now
+        os.kill(os.getpid(), signal.SIGINT)

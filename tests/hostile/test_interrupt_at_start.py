@@ -47,24 +47,38 @@ def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_ctrl_c_while_orjson_sets_itself_up_arrives_after_the_import() -> None:
-    """orjson's compiled module imports these while it sets itself up; a KeyboardInterrupt raised
-    there crashed the interpreter with SIGSEGV."""
-    done = _run(
-        """
-        try:
-            from skillc.fastjson import orjson
-        except KeyboardInterrupt:
-            print("interrupted after the import:", "orjson" in sys.modules)
-            sys.exit(3)
-        print("not interrupted")
-        """,
-        "uuid,dataclasses,datetime,enum",
-    )
+ORJSON = """
+    {before}
+    try:
+        from skillc.fastjson import orjson
+    except KeyboardInterrupt:
+        print("interrupted after the import:", "orjson" in sys.modules)
+        sys.exit(3)
+    print("not interrupted")
+    """
+# orjson's compiled module imports these while it sets itself up
+ORJSON_IMPORTS = "uuid,dataclasses,datetime,enum"
+# Another thread, as `build --watch`'s notifier: a signal sent to the process may reach it instead
+A_THREAD = "import threading, time; threading.Thread(target=time.sleep, args=(5,), daemon=True).start()"
+
+
+@pytest.mark.parametrize("before", ["pass", A_THREAD], ids=["alone", "with-a-thread"])
+def test_ctrl_c_while_orjson_sets_itself_up_arrives_after_the_import(before: str) -> None:
+    """A KeyboardInterrupt raised inside orjson's set-up crashed the interpreter with SIGSEGV."""
+    done = _run(ORJSON.format(before=before), ORJSON_IMPORTS)
     if "sent" not in done.stdout:
         pytest.skip("this orjson imports none of the modules the hook watches")
     assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
     assert "interrupted after the import: True" in done.stdout
+
+
+def test_an_ignored_ctrl_c_stays_ignored() -> None:
+    """A background job's SIGINT is ignored: deferring it must not turn it into an interrupt."""
+    done = _run(ORJSON.format(before="signal.signal(signal.SIGINT, signal.SIG_IGN)"), ORJSON_IMPORTS)
+    if "sent" not in done.stdout:
+        pytest.skip("this orjson imports none of the modules the hook watches")
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    assert "not interrupted" in done.stdout
 
 
 @pytest.mark.parametrize("command", ["build", "check", "validate"])
