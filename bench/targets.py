@@ -112,7 +112,6 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
     script = site / "skillc-console-script"
     script.write_text(CONSOLE_SCRIPT, encoding="utf-8")
     build = [py, str(script), "build", "--config", str(cfg)]
-    floor, _ = median([py, "-c", "pass"], env, 11)
     naive_argv = [py, "-c", NAIVE, str(tree / "skills")]
     twin = workdir / f"t{n}x{personas}-twin"  # the same inputs: its full builds pace the edits'
     if not twin.exists():
@@ -157,8 +156,10 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
         cmd = commands(tree)[len(commands(tree)) // 2]
         cat_code = f"from skillc import reader; reader.open({str(dist)!r}).catalog({last!r})"
         load_code = f"from skillc import reader; reader.open({str(dist)!r}).load({last!r}, {cmd!r})"
-        cat, _ = median([py, "-c", cat_code], env, 11)
-        load, load_rss = median([py, "-c", load_code], env, 11)
+        # The reader's ratios are to the floor taken in the same minutes: in turn, as the builds
+        # (a floor taken at the start was a minute and a half of builds away, and load() once
+        # crossed its line at 1.87x that measured 1.45x taken in turn).
+        floor, cat, load, load_rss = in_turn(py, env, cat_code, load_code, 11)
         other, total = non_object_bytes(dist)
     more_naive, more_full = alternate(naive_argv, lambda: full(tree), env, repeat)
     naive, _ = median_of(naive_runs + more_naive)
@@ -291,6 +292,20 @@ def time_edits(
             taken.append(run(build, env)[0])
     edited, described, added, deleted = map(statistics.median, times)
     return statistics.median(paced), edited, described, added, deleted
+
+
+def in_turn(
+    py: str, env: dict[str, str], cat_code: str, load_code: str, n: int
+) -> tuple[float, float, float, int]:
+    """The floor, catalog() and load() in new processes, in turn, n times each: their medians and
+    load()'s peak RSS (KiB)."""
+    floors, cats, loads = [], [], []
+    for _ in range(n):
+        floors.append(run([py, "-c", "pass"], env))
+        cats.append(run([py, "-c", cat_code], env))
+        loads.append(run([py, "-c", load_code], env))
+    load, load_rss = median_of(loads)
+    return median_of(floors)[0], median_of(cats)[0], load, load_rss
 
 
 def alternate(
