@@ -416,7 +416,10 @@ def build(
         with _surveying() as survey:
             result = _owned(_compiled(head, progress, keep, survey))
             return result, _write(result, prune, progress, survey=survey)
-    return _build_cached(head, template, door, prune, progress, keep)
+    try:
+        return _build_cached(head, template, door, prune, progress, keep)
+    finally:
+        door.end()  # a helper it started (the late walk) never outlives the build
 
 
 def _compiled(head: Head, progress: Progress, keep: bool, survey: _Surveying) -> Compiled:

@@ -54,6 +54,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 from .. import fs
@@ -62,14 +63,16 @@ from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config
 from ..options import Options
+from . import latewalk
 from .carry import Carry, Catalog
 from .carry import save as save_carry
+from .latewalk import LateWalk, Walk
 from .manifest import Manifest, encode
 from .memo import Memo
 from .outcome import Hit, Stats, hit
 from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, watch_list
 from .records import Quick, Record, Records, build_key, head_key
-from .snapshot import Snapshot, Walked, recordable, take_snapshot, walk_tops
+from .snapshot import Snapshot, Tops, Walked, _fs_now, recordable, roots_now, take_snapshot, walk_tops
 from .store import DIRNAME, load_key
 
 
@@ -118,9 +121,13 @@ class Session:
         snapshot, tops, manifest = walked  # the quick path's walk, when it walked these very roots
         usable = manifest is not None and manifest.tops == self.tops
         known = (manifest.listings(), manifest.taken()) if manifest is not None and usable else (None, None)
+        # No record: nothing to replay, so the walk is taken after discover, by a helper (latewalk.py)
+        self.late = _Late.of(self.tops, directory) if snapshot is None and self.fresh else None
         self.now = (
             snapshot
             if snapshot is not None and tops == self.tops
+            else None
+            if self.late is not None
             else take_snapshot(self.tops, directory, *known)
         )
         self.build_key = ""
@@ -147,7 +154,10 @@ class Session:
                 self._keep(found[0], True)
                 return hit(found)
         found_inputs = discover(now.walked if now else None)
-        self.vouched = recordable(now, found_inputs.input_paths)
+        if self.late is not None:
+            self.late.start(found_inputs.input_paths)  # `finish` settles what it vouches for
+        else:
+            self.vouched = recordable(now, found_inputs.input_paths)
         self.build_key = build_key(
             self.records.fingerprint, found_inputs.build_hash, self.config, found_inputs.early
         )
@@ -187,8 +197,17 @@ class Session:
         what the next edit build starts from (`carry`, made for the build key when it is kept)."""
         if self._memo_loaded:
             self._memo.save()
-        if files is not None:
-            self._record(tuple(files), build_hash, summary, diagnostics, carry)
+        if files is None:
+            self.end()
+            return
+        if self.late is not None:
+            self.vouched = self.late.settle()
+        self._record(tuple(files), build_hash, summary, diagnostics, carry)
+
+    def end(self) -> None:
+        """Stop the late walk's helper, if one runs (a build that failed or was interrupted)."""
+        if self.late is not None:
+            self.late.end()
 
     def _record(
         self,
@@ -231,11 +250,16 @@ class Session:
 
     def _manifest(self, inputs: str | None) -> dict[str, object] | None:
         """The walk's manifest, when the walk can vouch for the inputs (`inputs`, its digest)."""
-        return None if inputs is None or self.now is None else encode(self.now, self.tops, inputs)
+        if inputs is None:
+            return None
+        if self.late is not None:
+            return self.late.manifest()
+        return None if self.now is None else encode(self.now, self.tops, inputs)
 
     def _vouch(self, present: dict[str, list[int]], files: Iterable[str]) -> tuple[str | None, Quick | None]:
         """The inputs' digest and the quick path's record, when the walk can vouch for the inputs."""
-        if self.now is None or not (self.vouched or self.stats.unread):
+        digest = self.late.digest() if self.late is not None else self.now.digest if self.now else None
+        if digest is None or not (self.vouched or self.stats.unread):
             return None, None
         watched = watch_list(self.config, self.template_source)
         config_path = self.config.root / self.config.config_rel
@@ -246,7 +270,49 @@ class Session:
             tops=[list(top) for top in self.tops],
             output=self.config.output,
         )
-        return self.now.digest, quick
+        return digest, quick
+
+
+class _Late:
+    """The walk of a build without a record, taken after discover (latewalk.py): the stamp and the
+    roots' real paths from before discover read, then the helper's walk, or this process's when no
+    helper answers."""
+
+    def __init__(self, tops: Tops, stamp: int, roots: dict[str, str]) -> None:
+        self.tops, self.stamp, self.roots = tops, stamp, roots
+        self.inputs: tuple[str, ...] = ()
+        self.running: LateWalk | None = None
+        self.walk: Walk | None = None
+
+    @classmethod
+    def of(cls, tops: Tops, directory: Path) -> _Late | None:
+        """None when no stamp can be taken (the cache's folder cannot be written): no walk then."""
+        stamp, roots = _fs_now(directory), roots_now(tops)
+        return None if stamp is None or roots is None else cls(tops, stamp, roots)
+
+    def start(self, inputs: Iterable[str]) -> None:
+        self.inputs = tuple(inputs)
+        self.running = latewalk.start(self.tops, self.stamp, self.roots, self.inputs)
+
+    def settle(self) -> bool:
+        """Whether the walk vouches for the inputs discover read, the helper's answer waited for."""
+        if self.running is not None:
+            self.walk = self.running.result()
+            self.running = None
+        if self.walk is None:  # no helper, or none that answered: the walk is taken here
+            self.walk = latewalk.walk(self.tops, self.stamp, self.roots, self.inputs)
+        return self.walk is not None and self.walk.vouched
+
+    def digest(self) -> str | None:
+        return None if self.walk is None else self.walk.digest
+
+    def manifest(self) -> dict[str, object] | None:
+        return None if self.walk is None else self.walk.manifest
+
+    def end(self) -> None:
+        if self.running is not None:
+            self.running.end()
+            self.running = None
 
 
 def open_session(

@@ -114,6 +114,20 @@ def take_snapshot(
     return _stat_walk(tops, stamp, known or {}, taken or {})
 
 
+def walk_stat(tops: Tops, stamp: int) -> Snapshot | None:
+    """The stat walk of `tops` against a `stamp` taken earlier, before discover read (latewalk.py);
+    what it vouches for, `settled` says."""
+    return _stat_walk(tops, stamp, {})
+
+
+def roots_now(tops: Tops) -> dict[str, str] | None:
+    """Each root's real path, as the walk records it; None when one cannot be resolved."""
+    try:
+        return {top: _utf8(os.path.realpath(where)) for top, where in tops}
+    except (OSError, CannotVouch):
+        return None
+
+
 def _fs_now(directory: Path) -> int | None:
     """The ctime of a new file: file time stamps come from a coarser clock than time.time_ns(),
     which can be ahead of the stamp of a later write."""
@@ -259,6 +273,22 @@ def _utf8(text: str) -> str:
         except UnicodeEncodeError:
             raise CannotVouch(text) from None
     return text
+
+
+def settled(snapshot: Snapshot, roots: Mapping[str, str], inputs: Iterable[str]) -> bool:
+    """A walk taken after discover read (`walk_stat`) vouches for what it read: each root leads
+    where it led when the stamp was taken (`roots`), no folder or file it saw changed in the
+    stamp's clock tick or after (a change sets a ctime no call sets back, so the tree is the one
+    discover read), and every input is among its files (as `recordable`)."""
+    walked = snapshot.walked
+    return (
+        walked is not None
+        and snapshot.roots == dict(roots)
+        and all(folder[2] is not None for folder in walked.folders)
+        and all(st[2] < snapshot.stamp for st in snapshot.files.values())
+        and all(st is None or st[2] < snapshot.stamp for _at, _target, st in walked.links)
+        and recordable(snapshot, inputs)
+    )
 
 
 def recordable(snapshot: Snapshot | None, inputs: Iterable[str]) -> bool:

@@ -124,6 +124,17 @@ def _loads(text: memoryview) -> Any:
     return fast.loads(text) if fast is not None else json.loads(str(text, "utf-8"))
 
 
+def frame(data: Any) -> list[bytes | bytearray | memoryview]:
+    """`data` as a signed file's payload is framed, without the signature: for bytes passed between
+    processes (cache/latewalk.py). `unframe` reads it back."""
+    return _payload(data)
+
+
+def unframe(payload: memoryview) -> Any:
+    """The data `frame` framed; None when the bytes do not add up."""
+    return _parsed(payload)
+
+
 def _payload(data: Any) -> list[bytes | bytearray | memoryview]:
     """The parts the HMAC covers, in order: the JSON's length, the JSON, the raw sections."""
     raw = {k: v for k, v in data.items() if isinstance(v, _BYTES)} if isinstance(data, dict) else {}

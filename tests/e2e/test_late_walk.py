@@ -1,0 +1,181 @@
+"""The stat walk of a build the cache has no record for, taken after discover (cache/latewalk.py):
+what it records lets the next build be a no-op, and a change made while the build ran is never
+taken for the tree the build read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from support.files import REPO
+from support.files import snapshot as dist_bytes
+
+from skillc.cache import latewalk, manifest
+from skillc.cache import snapshot as snapshots
+from skillc.cache.store import DIRNAME
+from skillc.pipeline import build
+
+sys.path.insert(0, str(REPO))
+from bench.gen import generate
+
+REAL_START = latewalk.start
+
+
+@pytest.fixture(autouse=True)
+def own_key(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    generate(tmp_path / "t", 30, n_personas=3, seed=5)
+    return tmp_path / "t" / "skillc.yaml"
+
+
+@pytest.fixture
+def helper(monkeypatch) -> None:
+    """The helper process for any number of inputs (it starts only past SPAWN_AT otherwise)."""
+    monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
+
+
+def tops_of(config: Path) -> snapshots.Tops:
+    root = config.parent
+    return ((p.relative_to(root).as_posix(), str(p)) for p in sorted((root / "skills").iterdir()))
+
+
+def first_skill(config: Path) -> Path:
+    return sorted(config.parent.glob("skills/src-a/*/SKILL.md"))[0]
+
+
+def while_building(monkeypatch, change) -> list[object]:
+    """`change` made after discover read the inputs and before the late walk starts; the walks
+    started are listed (None: the build walked itself)."""
+    real, started = latewalk.start, []
+
+    def spied(*args, **kwargs):
+        change()
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(latewalk, "start", spied)
+    return started
+
+
+@pytest.mark.parametrize("spawned", [True, False], ids=["helper", "in-process"])
+def test_a_first_build_records_its_walk_and_the_next_is_a_no_op(tree, monkeypatch, spawned):
+    if spawned:
+        monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
+    started = while_building(monkeypatch, lambda: None)
+    first, written = build(tree)
+    assert written is not None and not first.cache.replayed
+    assert (started[0] is not None) == spawned  # the helper ran, or the build walked itself
+    assert (tree.parent / DIRNAME / manifest.NAME).exists()
+    again, _ = build(tree)
+    assert again.cache.replayed and again.cache.unread and again.cache.quick
+
+
+@pytest.mark.usefixtures("helper")
+@pytest.mark.parametrize("how", ["edited", "added", "removed"])
+def test_a_change_while_the_build_ran_is_built_by_the_next(tree, tmp_path, monkeypatch, how):
+    """A file edited, added or removed after discover read the tree: the walk sees a ctime as new
+    as the stamp and vouches for nothing, so the next build reads the inputs and builds the change."""
+    target = first_skill(tree)
+
+    def change() -> None:
+        if how == "edited":
+            target.write_text(target.read_text() + "\nWritten while the build ran.\n")
+        elif how == "added":
+            new = target.parent.parent / "added-meanwhile" / "SKILL.md"
+            new.parent.mkdir()
+            new.write_text("---\nname: added-meanwhile\ndescription: Added while the build ran.\n---\nNew.\n")
+        else:
+            shutil.rmtree(sorted(target.parent.parent.glob("*/SKILL.md"))[1].parent)
+
+    started = while_building(monkeypatch, change)
+    build(tree)
+    assert started[0] is not None
+    monkeypatch.setattr(latewalk, "start", REAL_START)  # (undo would give the cache another key)
+    after, _ = build(tree, prune=True)  # pruned: the clean build has no objects of the first
+    assert not after.cache.replayed  # the change is read and built
+    fresh = tmp_path / "fresh"
+    shutil.copytree(tree.parent, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
+    build(fresh / tree.name, cache=False)
+    assert dist_bytes(tree.parent / "dist") == dist_bytes(fresh / "dist")
+
+
+def test_settled_vouches_only_for_a_tree_unchanged_since_its_stamp(tree):
+    tops = tuple(tops_of(tree))
+    directory = tree.parent / DIRNAME
+    directory.mkdir(exist_ok=True)
+    inputs = [
+        p.relative_to(tree.parent).as_posix() for p in sorted(tree.parent.glob("skills/**/*")) if p.is_file()
+    ]
+    roots = snapshots.roots_now(tops)
+    assert roots is not None
+    os.utime(tree.parent / "skills", None)  # nothing below changes its ctime by this
+    stamp = snapshots._fs_now(directory)
+    assert stamp is not None
+    walked = snapshots.walk_stat(tops, stamp)
+    assert walked is not None and snapshots.settled(walked, roots, inputs)
+    assert not snapshots.settled(walked, roots, [*inputs, "skills/src-a/never-read.md"])
+    assert not snapshots.settled(walked, {**roots, "skills/src-a": "/elsewhere"}, inputs)
+    target = first_skill(tree)
+    target.write_text(target.read_text() + "\nLater.\n")
+    assert not snapshots.settled(snapshots.walk_stat(tops, stamp), roots, inputs)  # a file moved
+    stamp = snapshots._fs_now(directory)
+    (target.parent / "new-file.md").write_text("new\n")  # its folder moves, and the file is new
+    walked = snapshots.walk_stat(tops, stamp)
+    assert walked is not None and not snapshots.settled(walked, roots, inputs)
+
+
+@pytest.mark.usefixtures("helper")
+def test_the_helper_walks_as_the_build_would(tree):
+    """The helper's answer is the walk this process takes: the same digest, the same manifest."""
+    tops = tuple(tops_of(tree))
+    directory = tree.parent / DIRNAME
+    directory.mkdir(exist_ok=True)
+    inputs = [
+        p.relative_to(tree.parent).as_posix() for p in sorted(tree.parent.glob("skills/**/*")) if p.is_file()
+    ]
+    roots = snapshots.roots_now(tops)
+    stamp = snapshots._fs_now(directory)
+    assert roots is not None and stamp is not None
+    here = latewalk.walk(tops, stamp, roots, inputs)
+    running = latewalk.start(tops, stamp, roots, inputs)
+    assert here is not None and running is not None
+    there = running.result()
+    assert there is not None and (there.digest, there.vouched) == (here.digest, True)
+    assert there.manifest is not None and here.manifest is not None
+    plain = {k: bytes(v) if isinstance(v, memoryview) else v for k, v in there.manifest.items()}
+    assert plain == here.manifest
+
+
+@pytest.mark.usefixtures("helper")
+def test_a_helper_that_fails_costs_only_the_saving(tree, monkeypatch):
+    """A helper that answers nothing (it exits at once): the build walks itself and records it."""
+    monkeypatch.setattr(latewalk, "_BOOT", "import sys; sys.exit(3)")
+    started = while_building(monkeypatch, lambda: None)
+    build(tree)
+    assert started[0] is not None
+    again, _ = build(tree)
+    assert again.cache.replayed and again.cache.quick
+
+
+@pytest.mark.parametrize("data", [None, [], {"$digest": 1, "$vouched": True}, {"$digest": "d"}])
+def test_nonsense_from_the_helper_is_no_walk(data):
+    assert latewalk._answer(data) is None
+
+
+@pytest.mark.usefixtures("helper")
+def test_a_build_that_fails_stops_its_helper(tree, monkeypatch):
+    """A build with errors records nothing: the helper is stopped and reaped, not left to run."""
+    target = first_skill(tree)
+    target.write_text("---\nname: Not A Valid Name!\ndescription: x\n---\nBody.\n")
+    started = while_building(monkeypatch, lambda: None)
+    _result, written = build(tree)
+    assert written is None
+    running = started[0]
+    assert isinstance(running, latewalk.LateWalk) and running._pid == 0 and running._out == -1
