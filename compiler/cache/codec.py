@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..diagnostics import Diagnostic
-from ..model import Skill, SkillSource
+from ..model import Resource, Skill, SkillSource
 from .report import SEVERITY_OF
 
 
@@ -46,7 +46,23 @@ def encode_skill(skill: Skill | None) -> dict[str, Any] | None:
     }
 
 
-def decode_skill(entry: dict[str, Any] | None, src: SkillSource) -> Skill | None:
+class Derived(NamedTuple):
+    """What a memoised skill takes from the SkillSource it is checked from, not from the memo: a
+    few small values, which the memo keeps until it writes (the source holds the file's bytes)."""
+
+    command: str
+    source: int
+    path: str
+    dir_rel: str
+    resources: tuple[Resource, ...]
+    origin: str
+
+    @classmethod
+    def of(cls, src: SkillSource) -> Derived:
+        return cls(src.command, src.source, src.skill_md.rel, src.dir_rel, src.resources, src.origin)
+
+
+def decode_skill(entry: dict[str, Any] | None, src: Derived) -> Skill | None:
     if entry is None:
         return None
     return Skill(
@@ -54,7 +70,7 @@ def decode_skill(entry: dict[str, Any] | None, src: SkillSource) -> Skill | None
         name=entry["name"],
         description=entry["description"],
         source=src.source,
-        path=src.skill_md.rel,
+        path=src.path,
         dir_rel=src.dir_rel,
         body=entry["body"],
         fields=entry["fields"],

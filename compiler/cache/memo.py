@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from ..diagnostics import Diagnostic
 from ..digests import digest
 from ..fastjson import orjson
 from ..model import Skill, SkillSource, Strategy
-from .codec import decode_diags, decode_skill, encode_diags, encode_skill, json_exact
+from .codec import Derived, decode_diags, decode_skill, encode_diags, encode_skill, json_exact
 from .outcome import Stats
 from .store import read_signed, write_signed
 
@@ -71,6 +71,9 @@ class Memo:
     used_costs: dict[str, int] = field(default_factory=dict)
     used_catalogs: dict[str, Any] = field(default_factory=dict)
     _checked_skills: bool = False  # check_skills ran: the buckets follow the tree
+    # Each skill this build checked, with its result, encoded when the memo is saved (`_entries`):
+    # until then the skill is the program's, and no JSON of it is held through the back end
+    made_skills: list[tuple[Derived, Skill | None, tuple[Diagnostic, ...]]] = field(default_factory=list)
     _entry_digests: dict[str, bytes | None] = field(default_factory=dict)  # this build's, by command
     # The catalog key `recall` made, for the `remember` of the same inputs that follows a miss
     _keyed: tuple[CatalogInputs, str | None] | None = field(default=None)
@@ -112,20 +115,30 @@ class Memo:
             self._save_buckets()
 
     def _save_buckets(self) -> None:
+        made = self._made_by_bucket()
         try:
             on_disk = {n for n in os.listdir(self.directory) if n.startswith(SKILLS_PREFIX)}
         except OSError:
             on_disk = set()
-        for name in sorted(on_disk | self.used_buckets.keys()):
-            used = self.used_buckets.get(name, {})
+        for name in sorted(on_disk | self.used_buckets.keys() | made.keys()):
+            # One bucket's entries made at a time, and let go once written: at 100,000 skills, all
+            # of them at once were 100 MB more at the build's end
+            used = {**self.used_buckets.pop(name, {}), **self._entries(made.pop(name, ()))}
             if name in on_disk and _keys(used) == _keys(self.buckets.get(name)):
                 continue  # the same files with the same keys: the same bytes
             self.stats.buckets_written += 1
             if used:
-                self._write(name, {"skills": used})
+                self._write(name, {"skills": dict(sorted(used.items()))})
             else:  # every file it held is gone
                 with contextlib.suppress(OSError):
                     os.unlink(self.directory / name)
+
+    def _made_by_bucket(self) -> dict[str, list[tuple[Derived, Skill | None, tuple[Diagnostic, ...]]]]:
+        made: dict[str, list[tuple[Derived, Skill | None, tuple[Diagnostic, ...]]]] = {}
+        for one in self.made_skills:
+            made.setdefault(bucket_of(one[0].path), []).append(one)
+        self.made_skills.clear()
+        return made
 
     def _bucket(self, name: str) -> Bucket:
         found = self.buckets.get(name)
@@ -163,22 +176,29 @@ class Memo:
         if type(hit) is not list or len(hit) != 2 or hit[0] != src.origin:
             return None
         try:
-            result = decode_skill(hit[1]["skill"], src), decode_diags(hit[1]["diags"])
+            result = decode_skill(hit[1]["skill"], Derived.of(src)), decode_diags(hit[1]["diags"])
         except (KeyError, TypeError, ValueError, IndexError):
             return None
         self.used_buckets.setdefault(name, {})[path] = hit
         return result
 
     def _remember_skill(self, src: SkillSource, skill: Skill | None, diags: tuple[Diagnostic, ...]) -> None:
-        entry: dict[str, Any] = {"skill": encode_skill(skill), "diags": encode_diags(diags)}
-        # Remember only what JSON keeps as it is and decodes to the very same result.
-        if (
-            json_exact(entry)
-            and decode_skill(entry["skill"], src) == skill
-            and decode_diags(entry["diags"]) == diags
-        ):
-            path = src.skill_md.rel
-            self.used_buckets.setdefault(bucket_of(path), {})[path] = [src.origin, entry]
+        self.made_skills.append((Derived.of(src), skill, diags))
+
+    @staticmethod
+    def _entries(made: Iterable[tuple[Derived, Skill | None, tuple[Diagnostic, ...]]]) -> Bucket:
+        """The skills this build checked, as a bucket's entries: only what JSON keeps as it is and
+        decodes to the very same result."""
+        entries: Bucket = {}
+        for derived, skill, diags in made:
+            entry: dict[str, Any] = {"skill": encode_skill(skill), "diags": encode_diags(diags)}
+            if (
+                json_exact(entry)
+                and decode_skill(entry["skill"], derived) == skill
+                and decode_diags(entry["diags"]) == diags
+            ):
+                entries[derived.path] = [derived.origin, entry]
+        return entries
 
     # -- catalog entry costs, by cost key ----------------------------------------------
 
