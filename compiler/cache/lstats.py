@@ -315,10 +315,10 @@ def _keys(taken: list[os.stat_result | None]) -> tuple[array.array[int], array.a
 
 def _splits(paths: list[str]) -> bool:
     """Whether a child takes a share of these paths' lstats."""
-    return len(paths) >= SPLIT_AT and _alone()
+    return len(paths) >= SPLIT_AT and forkable()
 
 
-def _alone() -> bool:
+def forkable() -> bool:
     """Whether forking is safe and can pay: Linux, two cores, and this process's only thread."""
     if not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2:
         return False

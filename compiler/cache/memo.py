@@ -105,14 +105,16 @@ class Memo:
         if catalogs is not None and isinstance(catalogs.get("catalogs"), dict):
             self.catalogs = catalogs["catalogs"]
 
-    def save(self) -> None:
-        """Keep only what this build used, rewriting only the files whose content changed."""
+    def save(self) -> int:
+        """Keep only what this build used, rewriting only the files whose content changed; the skill
+        buckets written or removed (`Stats.buckets_written`)."""
         if self.used_costs != self.costs:
             self._write(COSTS_FILE, {"template": self.costs_template, "costs": self.used_costs})
         if self.used_catalogs.keys() != self.catalogs.keys():
             self._write(CATALOGS_FILE, {"catalogs": self.used_catalogs})
         if self._checked_skills:
             self._save_buckets()
+        return self.stats.buckets_written
 
     def _save_buckets(self) -> None:
         made = self._made_by_bucket()

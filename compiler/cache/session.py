@@ -64,6 +64,7 @@ from ..format.layout import INDEX, build_hash_in
 from ..model import Config
 from ..options import Options
 from . import latewalk
+from .aside import Aside, aside
 from .carry import Carry, Catalog
 from .carry import save as save_carry
 from .latewalk import LateWalk, Walk
@@ -74,6 +75,10 @@ from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, wat
 from .records import Quick, Record, Records, build_key, head_key
 from .snapshot import Snapshot, Tops, Walked, _fs_now, recordable, roots_now, take_snapshot, walk_tops
 from .store import DIRNAME, load_key
+
+# Skills checked (encoded into the memo at the end) from which the memo is saved by a forked child:
+# fewer encode in less time than a fork costs the build (the pages it then copies as it writes)
+ASIDE_AT = 2048
 
 
 class Discovered(Protocol):
@@ -195,14 +200,41 @@ class Session:
     ) -> None:
         """Keep the memo; and when the build was written (`files`), the record its replay needs, and
         what the next edit build starts from (`carry`, made for the build key when it is kept)."""
-        if self._memo_loaded:
+        saving = self._save_memo()
+        try:
+            if files is None:
+                self.end()
+            else:
+                if self.late is not None:
+                    self.vouched = self.late.settle()
+                self._record(tuple(files), build_hash, summary, diagnostics, carry)
+        except BaseException:  # interrupted: the child is stopped, not waited for (nor its work redone)
+            if saving is not None:
+                saving.end()
+            raise
+        if saving is not None:
+            self._saved(saving)
+
+    def _save_memo(self) -> Aside | None:
+        """Save the memo; with many skills to encode, in a forked child (aside.py) that `_saved` joins,
+        while this process records the build."""
+        if not self._memo_loaded:
+            return None
+        memo = self._memo
+        if len(memo.made_skills) >= ASIDE_AT:
+            saving = aside(memo.save)
+            if saving is not None:
+                return saving
+        memo.save()
+        return None
+
+    def _saved(self, saving: Aside) -> None:
+        """The child's save waited for; done here if the child failed (an interrupt stops it)."""
+        written = saving.join()
+        if written is None:
             self._memo.save()
-        if files is None:
-            self.end()
-            return
-        if self.late is not None:
-            self.vouched = self.late.settle()
-        self._record(tuple(files), build_hash, summary, diagnostics, carry)
+        else:
+            self.stats.buckets_written = written
 
     def end(self) -> None:
         """Stop the late walk's helper, if one runs (a build that failed or was interrupted)."""

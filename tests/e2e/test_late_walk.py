@@ -13,7 +13,10 @@ import pytest
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
+from skillc.cache import aside as aside_mod
 from skillc.cache import latewalk, manifest
+from skillc.cache import memo as memo_mod
+from skillc.cache import session as cache_session
 from skillc.cache import snapshot as snapshots
 from skillc.cache.store import DIRNAME
 from skillc.pipeline import build
@@ -179,3 +182,96 @@ def test_a_build_that_fails_stops_its_helper(tree, monkeypatch):
     assert written is None
     running = started[0]
     assert isinstance(running, latewalk.LateWalk) and running._pid == 0 and running._out == -1
+
+
+# --- the memo saved by a forked child (cache/aside.py) ------------------------------------------
+
+
+@pytest.fixture
+def saved_aside(monkeypatch) -> list[int]:
+    """The memo saved by a forked child for any number of skills (from ASIDE_AT otherwise, and
+    never while the test runner has another thread); the children's pids are listed."""
+    monkeypatch.setattr(cache_session, "ASIDE_AT", 0)
+    monkeypatch.setattr(aside_mod, "forkable", lambda: True)
+    pids: list[int] = []
+    real = aside_mod.Aside.__init__
+
+    def spied(self, pid: int, answer: int) -> None:
+        pids.append(pid)
+        real(self, pid, answer)
+
+    monkeypatch.setattr(aside_mod.Aside, "__init__", spied)
+    return pids
+
+
+def test_a_memo_saved_aside_holds_every_check(tree, tmp_path, saved_aside):
+    """The child writes every skill's check: the next build that cannot replay (a config edit)
+    checks none again, and the parent reports the buckets the child wrote."""
+    first, _ = build(tree)
+    assert saved_aside and first.cache.checked > 0
+    assert first.cache.buckets_written == len(list((tree.parent / DIRNAME).glob("skill-*.json"))) > 0
+    tree.write_text(tree.read_text() + "\n# a comment: another config, the same build\n")
+    again, _ = build(tree, prune=True)
+    assert again.cache.checked == 0 and again.cache.reused == first.cache.checked
+    fresh = tmp_path / "fresh"
+    shutil.copytree(tree.parent, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
+    build(fresh / tree.name, cache=False)
+    assert dist_bytes(tree.parent / "dist") == dist_bytes(fresh / "dist")
+
+
+def test_a_child_that_fails_leaves_the_save_to_the_build(tree, monkeypatch, saved_aside):
+    """A child that dies before it answers: the build saves the memo itself."""
+    real_save = memo_mod.Memo.save
+    parent = os.getpid()
+
+    def dying(self):
+        if os.getpid() != parent:
+            os._exit(9)
+        return real_save(self)
+
+    monkeypatch.setattr(memo_mod.Memo, "save", dying)
+    first, _ = build(tree)
+    assert saved_aside and first.cache.buckets_written > 0
+    tree.write_text(tree.read_text() + "\n# another config\n")
+    again, _ = build(tree)
+    assert again.cache.checked == 0
+
+
+def test_aside_answers_the_childs_number_or_none(monkeypatch):
+    monkeypatch.setattr(aside_mod, "forkable", lambda: True)
+    done = aside_mod.aside(lambda: 41 + 1)
+    assert done is not None and done.join() == 42
+    failed = aside_mod.aside(lambda: 1 // 0)
+    assert failed is not None and failed.join() is None
+    monkeypatch.setattr(aside_mod, "forkable", lambda: False)
+    assert aside_mod.aside(lambda: 1) is None  # the caller does the work
+
+
+def test_an_interrupted_build_stops_the_child_it_saved_with(tree, monkeypatch, saved_aside):
+    """Ctrl-C while the build records itself: the child is stopped and reaped, and its work is not
+    done again by the build on its way out."""
+    saves: list[int] = []
+    real_save = memo_mod.Memo.save
+
+    def counted(self):
+        saves.append(os.getpid())
+        return real_save(self)
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    joined: list[bool] = []
+    real_join = aside_mod.Aside.join
+
+    def waited(self):
+        joined.append(True)
+        return real_join(self)
+
+    monkeypatch.setattr(memo_mod.Memo, "save", counted)
+    monkeypatch.setattr(cache_session.Session, "_record", interrupted)
+    monkeypatch.setattr(aside_mod.Aside, "join", waited)
+    with pytest.raises(KeyboardInterrupt):
+        build(tree)
+    assert saved_aside and os.getpid() not in saves and joined == []  # stopped, not waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(saved_aside[0], os.WNOHANG)

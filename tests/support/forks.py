@@ -11,4 +11,4 @@ from skillc.cache import lstats
 def split_lstats(monkeypatch: pytest.MonkeyPatch, split: bool = True) -> None:
     """A child takes a share of the lstats (or, `split` False, none does)."""
     monkeypatch.setattr(lstats, "SPLIT_AT", 2 if split else 10**9)
-    monkeypatch.setattr(lstats, "_alone", lambda: split)
+    monkeypatch.setattr(lstats, "forkable", lambda: split)

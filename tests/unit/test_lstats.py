@@ -215,19 +215,19 @@ def test_no_fork_with_another_thread_or_one_core(monkeypatch) -> None:
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert not lstats._alone()
+        assert not lstats.forkable()
     finally:
         stop.set()
         other.join()
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    assert not lstats._alone()
+    assert not lstats.forkable()
 
 
 def test_only_one_thread_forks(monkeypatch) -> None:
     if threading.active_count() > 1 or len(os.listdir("/proc/self/task")) > 1:
         pytest.skip("the test runner has other threads")
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert lstats._alone()
+    assert lstats.forkable()
 
 
 @pytest.mark.parametrize("gone", [[], [0], [79], [0, 1, 2], [5, 40, 41, 78, 79], list(range(0, 80, 3))])
