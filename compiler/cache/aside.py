@@ -15,11 +15,10 @@ output of this process's. A child that fails answers nothing, and the caller doe
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 from collections.abc import Callable
 
+from ..reap import stop
 from .lstats import forkable
 
 _ANSWER = 8  # bytes of the child's number
@@ -46,12 +45,8 @@ class Aside:
 
     def end(self) -> None:
         """Stop the child and reap it, if it still runs (this process interrupted)."""
-        if self._pid:
-            with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._pid, 0)
-            self._pid = 0
+        stop(self._pid)
+        self._pid = 0
         if self._answer >= 0:
             os.close(self._answer)
             self._answer = -1

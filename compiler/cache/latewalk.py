@@ -33,6 +33,7 @@ from typing import Any
 
 from ..dataclass import dataclass
 from ..fastjson import orjson
+from ..reap import stop
 from .snapshot import Snapshot, Tops, settled, walk_stat
 from .store import frame, unframe
 
@@ -84,12 +85,8 @@ class LateWalk:
 
     def end(self) -> None:
         """Stop the helper and reap it, if it still runs (a build that fails or is interrupted)."""
-        if self._pid:
-            with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._pid, 0)
-            self._pid = 0
+        stop(self._pid)
+        self._pid = 0
         if self._out >= 0:
             os.close(self._out)
             self._out = -1

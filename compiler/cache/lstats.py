@@ -24,15 +24,14 @@ and ends it otherwise.
 from __future__ import annotations
 
 import array
-import contextlib
 import os
-import signal
 import sys
 from collections.abc import Callable
 from functools import partial
 from operator import attrgetter
 
 from ..dataclass import dataclass
+from ..reap import stop
 
 SPLIT_AT = 8192  # fewer paths take less time than a fork's round trip saves (bench/RESULTS.md)
 CHUNK = 1024  # paths a claim: about 3 ms of lstats, what the last to finish may wait for the other
@@ -145,12 +144,9 @@ def discard() -> None:
     """End a child `begin` started that no `look` joined (its work is not needed)."""
     while _early:
         early = _early.pop()
-        with contextlib.suppress(OSError):
-            os.kill(early.split.pid, signal.SIGKILL)  # it may be writing into a pipe no one reads
+        stop(early.split.pid)
         for end in (early.split.claims, early.split.results, early.split.found, early.fd):
             os.close(end)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(early.split.pid, 0)
 
 
 def _take(paths: list[str], fd: int) -> _Split | None:

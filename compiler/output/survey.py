@@ -65,12 +65,10 @@ class Survey:
 
     def end(self) -> None:
         """Stop the helper and reap it, if it still runs (a build that fails or is interrupted)."""
-        if self._pid:
-            with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self._pid, 0)
-            self._pid = 0
+        from ..reap import stop  # here: this file also runs as a script, importing nothing of skillc
+
+        stop(self._pid)
+        self._pid = 0
 
 
 def start(dist: str) -> Survey | None:
