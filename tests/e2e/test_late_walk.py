@@ -44,9 +44,16 @@ def helper(monkeypatch) -> None:
     monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
 
 
-def tops_of(config: Path) -> snapshots.Tops:
+def walk_of(config: Path) -> tuple[snapshots.Tops, list[str], dict[str, str], int]:
+    """What a late walk of the sources is given: the roots, every file as an input, the roots'
+    real paths and a stamp, taken now."""
     root = config.parent
-    return ((p.relative_to(root).as_posix(), str(p)) for p in sorted((root / "skills").iterdir()))
+    tops = tuple((p.relative_to(root).as_posix(), str(p)) for p in sorted((root / "skills").iterdir()))
+    inputs = [p.relative_to(root).as_posix() for p in sorted(root.glob("skills/**/*")) if p.is_file()]
+    (root / DIRNAME).mkdir(exist_ok=True)
+    roots, stamp = snapshots.roots_now(tops), snapshots._fs_now(root / DIRNAME)
+    assert roots is not None and stamp is not None
+    return tops, inputs, roots, stamp
 
 
 def first_skill(config: Path) -> Path:
@@ -110,17 +117,9 @@ def test_a_change_while_the_build_ran_is_built_by_the_next(tree, tmp_path, monke
 
 
 def test_settled_vouches_only_for_a_tree_unchanged_since_its_stamp(tree):
-    tops = tuple(tops_of(tree))
-    directory = tree.parent / DIRNAME
-    directory.mkdir(exist_ok=True)
-    inputs = [
-        p.relative_to(tree.parent).as_posix() for p in sorted(tree.parent.glob("skills/**/*")) if p.is_file()
-    ]
-    roots = snapshots.roots_now(tops)
-    assert roots is not None
     os.utime(tree.parent / "skills", None)  # nothing below changes its ctime by this
-    stamp = snapshots._fs_now(directory)
-    assert stamp is not None
+    tops, inputs, roots, stamp = walk_of(tree)
+    directory = tree.parent / DIRNAME
     walked = snapshots.walk_stat(tops, stamp)
     assert walked is not None and snapshots.settled(walked, roots, inputs)
     assert not snapshots.settled(walked, roots, [*inputs, "skills/src-a/never-read.md"])
@@ -137,15 +136,7 @@ def test_settled_vouches_only_for_a_tree_unchanged_since_its_stamp(tree):
 @pytest.mark.usefixtures("helper")
 def test_the_helper_walks_as_the_build_would(tree):
     """The helper's answer is the walk this process takes: the same digest, the same manifest."""
-    tops = tuple(tops_of(tree))
-    directory = tree.parent / DIRNAME
-    directory.mkdir(exist_ok=True)
-    inputs = [
-        p.relative_to(tree.parent).as_posix() for p in sorted(tree.parent.glob("skills/**/*")) if p.is_file()
-    ]
-    roots = snapshots.roots_now(tops)
-    stamp = snapshots._fs_now(directory)
-    assert roots is not None and stamp is not None
+    tops, inputs, roots, stamp = walk_of(tree)
     here = latewalk.walk(tops, stamp, roots, inputs)
     running = latewalk.start(tops, stamp, roots, inputs)
     assert here is not None and running is not None
