@@ -28,6 +28,7 @@ class Aside:
     """A forked child doing one piece of work, from this process's side."""
 
     def __init__(self, pid: int, answer: int) -> None:
+        self.pid = pid  # the child's, kept once it is reaped (the temporary files it leaves are named by it)
         self._pid, self._answer = pid, answer
 
     def join(self) -> int | None:

@@ -8,9 +8,11 @@ build: 9% of such a build at 10,000 skills, while the back end (validate, resolv
 artifacts) leaves the second core idle. So such a build takes a file-system stamp before discover
 reads, discovers as a build without the cache does, and hands the walk to a helper once discover
 is done. The walk vouches for what discover read only when nothing it saw changed since the stamp
-(snapshot.settled): any change after the stamp sets a ctime at the stamp or later, which no call
-sets back, so a walk that finds none saw the tree discover read. Otherwise nothing is recorded
-of the walk, and the next build walks before it reads, as after any change.
+(any change after it sets a ctime at the stamp or later, which no call sets back), its roots are
+the very folders they were at the stamp, and it saw no symlink (snapshot.settled): then it saw the
+tree discover read. Otherwise nothing is recorded of the walk, and the next build walks before it
+reads, as after any change. A helper not done when the build is done is stopped, not waited for
+(at the lowest priority, it gets no core on a busy machine): the build walks itself then.
 
 The helper is a new interpreter, not a fork (a fork would share the build's pages, copied as the
 build writes them: output/survey.py), running at the lowest priority. It loads skillc from the
@@ -37,9 +39,9 @@ from ..reap import stop
 from .snapshot import Snapshot, Tops, settled, walk_stat
 from .store import frame, unframe
 
-# Fewer inputs walk in less time than a new interpreter takes to start (60-80 ms): the build walks
-# them itself, when it records them (`walk`).
-SPAWN_AT = 4096
+# Fewer inputs walk in less time than a new interpreter takes to start (60-80 ms) and the helper
+# may not be done when the back end is: the build walks them itself, when it records them (`walk`).
+SPAWN_AT = 8192
 _PACKAGE = str(Path(__file__).resolve().parent.parent)  # the skillc package this build runs
 # The helper's start: skillc loaded from the parent's package folder (an editable install, a
 # PYTHONPATH entry and a wheel alike), then `_main`.
@@ -69,13 +71,15 @@ class LateWalk:
     def __init__(self, pid: int, out: int) -> None:
         self._pid, self._out = pid, out
 
-    def result(self) -> Walk | None:
-        """The helper's answer, waiting for it to finish; None when it failed."""
+    def result(self, wait: bool = False) -> Walk | None:
+        """The helper's answer; None when it failed, or has not finished: it runs on a core the
+        build leaves idle, and on a busy machine gets none (the build walks faster itself then).
+        `wait`: let it finish instead (the tests, to know what it finds)."""
         try:
-            _pid, status = os.waitpid(self._pid, 0)
-            self._pid = 0
-            if status != 0:
+            pid, status = os.waitpid(self._pid, 0 if wait else os.WNOHANG)
+            if pid == 0 or status != 0:
                 return None
+            self._pid = 0
             data = unframe(memoryview(os.pread(self._out, os.fstat(self._out).st_size, 0)))
         except OSError:
             return None
@@ -92,7 +96,7 @@ class LateWalk:
             self._out = -1
 
 
-def start(tops: Tops, stamp: int, roots: dict[str, str], inputs: Sequence[str]) -> LateWalk | None:
+def start(tops: Tops, stamp: int, roots: dict[str, list[object]], inputs: Sequence[str]) -> LateWalk | None:
     """The helper started on `tops` (`roots`: each root's real path when the stamp was taken);
     None where it cannot pay (fewer than SPAWN_AT inputs, one core) or cannot run (a frozen
     interpreter, no unnamed file, a spawn that fails)."""
@@ -119,7 +123,8 @@ def start(tops: Tops, stamp: int, roots: dict[str, str], inputs: Sequence[str]) 
         os.lseek(ask, 0, os.SEEK_SET)
         pid = os.posix_spawn(
             sys.executable,
-            [sys.executable, "-c", _BOOT, _PACKAGE],
+            # -P: nothing imported from the working folder (a checkout's own `orjson.py`)
+            [sys.executable, "-P", "-c", _BOOT, _PACKAGE],
             dict(os.environ),
             file_actions=[
                 (os.POSIX_SPAWN_DUP2, ask, 0),
@@ -135,7 +140,7 @@ def start(tops: Tops, stamp: int, roots: dict[str, str], inputs: Sequence[str]) 
     return LateWalk(pid, out)
 
 
-def walk(tops: Tops, stamp: int, roots: dict[str, str], inputs: Iterable[str]) -> Walk | None:
+def walk(tops: Tops, stamp: int, roots: dict[str, list[object]], inputs: Iterable[str]) -> Walk | None:
     """The walk, its digest and whether it vouches for `inputs`, taken here (the helper's work, and
     the build's own when no helper answers); None when the tree cannot be walked or vouched for."""
     snapshot = walk_stat(tops, stamp)

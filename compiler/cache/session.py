@@ -30,7 +30,9 @@ The trade-off of the stat data: a content change that keeps a file's size, mtime
 inode is not noticed, and the old output is kept. An ordinary write cannot do that: it sets the
 ctime to the current time, which utime() cannot set back. The stat data is taken after a file
 system time stamp and before the read, and is recorded only when every input is older than the
-stamp, so a write during a build, or in the same clock tick as the stat, is seen too. What
+stamp, so a write during a build, or in the same clock tick as the stat, is seen too. (A build
+with no record takes it after the read, against a stamp taken before: latewalk.py says when that
+vouches for what it read.) What
 remains: a clock set back, a file system without a real ctime or with a coarser clock than the
 one `.skillc-cache/` is on (a source on another mount), and tools that write the device under the
 file system. `build --no-cache`, or touching the file (the next build then reads every input),
@@ -74,7 +76,7 @@ from .outcome import Hit, Stats, hit
 from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, watch_list
 from .records import Quick, Record, Records, build_key, head_key
 from .snapshot import Snapshot, Tops, Walked, _fs_now, recordable, roots_now, take_snapshot, walk_tops
-from .store import DIRNAME, load_key
+from .store import DIRNAME, discard_temporary, load_key
 
 # Skills checked (encoded into the memo at the end) from which the memo is saved by a forked child:
 # fewer encode in less time than a fork costs the build (the pages it then copies as it writes)
@@ -211,6 +213,7 @@ class Session:
         except BaseException:  # interrupted: the child is stopped, not waited for (nor its work redone)
             if saving is not None:
                 saving.end()
+                discard_temporary(self.records.directory, saving.pid)  # what it was writing
             raise
         if saving is not None:
             self._saved(saving)
@@ -310,7 +313,7 @@ class _Late:
     roots' real paths from before discover read, then the helper's walk, or this process's when no
     helper answers."""
 
-    def __init__(self, tops: Tops, stamp: int, roots: dict[str, str]) -> None:
+    def __init__(self, tops: Tops, stamp: int, roots: dict[str, list[object]]) -> None:
         self.tops, self.stamp, self.roots = tops, stamp, roots
         self.inputs: tuple[str, ...] = ()
         self.running: LateWalk | None = None

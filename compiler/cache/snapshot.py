@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .. import fs
@@ -21,6 +21,7 @@ from ..names.paths import IGNORED_DIRS, nfc
 
 Tops = tuple[tuple[str, str], ...]  # each walked root: (its config path, where it is on disk)
 Stat = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: what the walk compares
+NO_STAT = (-1, -1, -1, -1)  # in place of a folder's stat data the walk cannot vouch for
 # One walked directory: its config path, where it is, its stat data (None when it changed in the
 # stamp's clock tick or after, so its listing cannot be vouched for), its entries' names as on
 # disk and their kinds, one letter each: d(irectory), f(ile), l(ink), o(ther), i(gnored name).
@@ -120,10 +121,11 @@ def walk_stat(tops: Tops, stamp: int) -> Snapshot | None:
     return _stat_walk(tops, stamp, {})
 
 
-def roots_now(tops: Tops) -> dict[str, str] | None:
-    """Each root's real path, as the walk records it; None when one cannot be resolved."""
+def roots_now(tops: Tops) -> dict[str, list[object]] | None:
+    """Each root's real path and its folder's stat data (`settled` compares both with the walk's);
+    None when one cannot be resolved."""
     try:
-        return {top: _utf8(os.path.realpath(where)) for top, where in tops}
+        return {top: [_utf8(os.path.realpath(where)), *stat_data(os.stat(where))] for top, where in tops}
     except (OSError, CannotVouch):
         return None
 
@@ -275,18 +277,25 @@ def _utf8(text: str) -> str:
     return text
 
 
-def settled(snapshot: Snapshot, roots: Mapping[str, str], inputs: Iterable[str]) -> bool:
-    """A walk taken after discover read (`walk_stat`) vouches for what it read: each root leads
-    where it led when the stamp was taken (`roots`), no folder or file it saw changed in the
-    stamp's clock tick or after (a change sets a ctime no call sets back, so the tree is the one
-    discover read), and every input is among its files (as `recordable`)."""
+def settled(snapshot: Snapshot, roots: Mapping[str, Sequence[object]], inputs: Iterable[str]) -> bool:
+    """A walk taken after discover read (`walk_stat`) vouches for what it read: each root is the
+    very folder it was when the stamp was taken (`roots_now`: its real path and its stat data, so a
+    folder above it renamed over is seen), no folder or file it saw changed in the stamp's clock
+    tick or after (a change sets a ctime no call sets back, so the tree is the one discover read),
+    it saw no symlink (one may lead through a folder outside the roots, retargeted unseen), and
+    every input is among its files (as `recordable`)."""
     walked = snapshot.walked
+    if walked is None or walked.links or snapshot.roots.keys() != roots.keys():
+        return False
+    found = {
+        rel: [snapshot.roots[rel], *(now or NO_STAT)]
+        for rel, _at, now, _n, _k in walked.folders
+        if rel in roots
+    }
     return (
-        walked is not None
-        and snapshot.roots == dict(roots)
+        found == {rel: list(then) for rel, then in roots.items()}
         and all(folder[2] is not None for folder in walked.folders)
         and all(st[2] < snapshot.stamp for st in snapshot.files.values())
-        and all(st is None or st[2] < snapshot.stamp for _at, _target, st in walked.links)
         and recordable(snapshot, inputs)
     )
 

@@ -148,6 +148,16 @@ def _payload(data: Any) -> list[bytes | bytearray | memoryview]:
     return [b"%d\n" % len(body), body, *raw.values()]
 
 
+def discard_temporary(directory: Path, pid: int) -> None:
+    """Remove the temporary files a process `pid` left in `directory` (`write_signed`'s names): one
+    killed while it wrote (aside.py's child, stopped by an interrupt)."""
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith(".") and entry.name.endswith(".tmp") and f".{pid}." in entry.name:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
 def write_signed(directory: Path, name: str, key: bytes, data: Any) -> bool:
     """Atomically replace a cache file; whether it was. Failures are otherwise ignored (a cache is
     optional). A top-level value of bytes goes out as a raw section (the module's docstring)."""

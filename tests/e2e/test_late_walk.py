@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -38,10 +39,15 @@ def tree(tmp_path) -> Path:
     return tmp_path / "t" / "skillc.yaml"
 
 
+REAL_RESULT = latewalk.LateWalk.result
+
+
 @pytest.fixture
 def helper(monkeypatch) -> None:
-    """The helper process for any number of inputs (it starts only past SPAWN_AT otherwise)."""
+    """The helper process for any number of inputs (it starts only past SPAWN_AT otherwise), its
+    answer waited for (a build takes it only when the helper is done by then)."""
     monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
+    monkeypatch.setattr(latewalk.LateWalk, "result", lambda self, wait=False: REAL_RESULT(self, wait=True))
 
 
 def walk_of(config: Path) -> tuple[snapshots.Tops, list[str], dict[str, str], int]:
@@ -78,10 +84,22 @@ def while_building(monkeypatch, change) -> list[object]:
 def test_a_first_build_records_its_walk_and_the_next_is_a_no_op(tree, monkeypatch, spawned):
     if spawned:
         monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
+        monkeypatch.setattr(
+            latewalk.LateWalk, "result", lambda self, wait=False: REAL_RESULT(self, wait=True)
+        )
+    answers: list[object] = []
+    walked_here = latewalk.walk
+
+    def walked(*args, **kwargs):
+        answers.append("here")
+        return walked_here(*args, **kwargs)
+
+    monkeypatch.setattr(latewalk, "walk", walked)
     started = while_building(monkeypatch, lambda: None)
     first, written = build(tree)
     assert written is not None and not first.cache.replayed
     assert (started[0] is not None) == spawned  # the helper ran, or the build walked itself
+    assert answers == ([] if spawned else ["here"])  # the helper's answer taken, not walked again
     assert (tree.parent / DIRNAME / manifest.NAME).exists()
     again, _ = build(tree)
     assert again.cache.replayed and again.cache.unread and again.cache.quick
@@ -140,7 +158,7 @@ def test_the_helper_walks_as_the_build_would(tree):
     here = latewalk.walk(tops, stamp, roots, inputs)
     running = latewalk.start(tops, stamp, roots, inputs)
     assert here is not None and running is not None
-    there = running.result()
+    there = running.result(wait=True)
     assert there is not None and (there.digest, there.vouched) == (here.digest, True)
     assert there.manifest is not None and here.manifest is not None
     plain = {k: bytes(v) if isinstance(v, memoryview) else v for k, v in there.manifest.items()}
@@ -266,3 +284,112 @@ def test_an_interrupted_build_stops_the_child_it_saved_with(tree, monkeypatch, s
     assert saved_aside and os.getpid() not in saves and joined == []  # stopped, not waited for
     with pytest.raises(ChildProcessError):
         os.waitpid(saved_aside[0], os.WNOHANG)
+
+
+def test_a_helper_not_done_when_the_build_is_is_stopped_and_the_build_walks(tree, tmp_path, monkeypatch):
+    """On a busy machine the helper (at the lowest priority) may get no core: the build does not
+    wait for it, but stops it and walks itself."""
+    done = tmp_path / "helper-done"
+    monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
+    monkeypatch.setattr(latewalk, "_BOOT", f"import time; time.sleep(3); open({str(done)!r}, 'w')")
+    started = while_building(monkeypatch, lambda: None)
+    build(tree)
+    running = started[0]
+    assert isinstance(running, latewalk.LateWalk) and running._pid == 0
+    time.sleep(3.5)
+    assert not done.exists()  # stopped, not waited for
+    again, _ = build(tree)
+    assert again.cache.replayed and again.cache.quick
+
+
+@pytest.mark.usefixtures("helper")
+def test_the_helper_imports_nothing_from_the_working_folder(tree, tmp_path, monkeypatch):
+    """A checkout's own module named like one the helper imports is never run by it."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    mark = tmp_path / "ran"
+    (planted / "orjson.py").write_text(f"open({str(mark)!r}, 'w').close()\n")
+    monkeypatch.chdir(planted)
+    started = while_building(monkeypatch, lambda: None)
+    build(tree)
+    assert started[0] is not None and not mark.exists()
+
+
+@pytest.mark.usefixtures("helper")
+def test_a_folder_above_the_sources_renamed_over_while_the_build_ran_is_built_by_the_next(
+    tree, tmp_path, monkeypatch
+):
+    """The folder holding the sources swapped for another by two renames (a package manager's
+    update): the sources' paths stay the same, and every file of the other tree is older than the
+    stamp, but the roots are other folders: nothing is vouched for."""
+    root = tree.parent
+    shutil.copytree(root / "skills", root / "skills-next")  # before the build: older than its stamp
+    edited = sorted((root / "skills-next").glob("src-a/*/SKILL.md"))[0]
+    edited.write_text(edited.read_text() + "\nIn the other tree.\n")
+
+    def swap() -> None:
+        os.rename(root / "skills", root / "skills-before")
+        os.rename(root / "skills-next", root / "skills")
+
+    while_building(monkeypatch, swap)
+    build(tree)
+    monkeypatch.setattr(latewalk, "start", REAL_START)
+    after, _ = build(tree, prune=True)
+    assert not after.cache.replayed
+    shutil.rmtree(root / "skills-before")
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
+    build(fresh / tree.name, cache=False)
+    assert dist_bytes(root / "dist") == dist_bytes(fresh / "dist")
+
+
+@pytest.mark.usefixtures("helper")
+def test_a_symlink_retargeted_outside_the_sources_while_the_build_ran_is_built_by_the_next(
+    tree, tmp_path, monkeypatch
+):
+    """A SKILL.md that is a symlink through a folder outside the sources, retargeted there while
+    the build ran: the link's text and its folder stay as they were, so a walk after discover
+    vouches for no tree holding a symlink."""
+    root = tree.parent
+    shared = root / "shared"  # in the project (a link out of it is refused), outside the sources
+    for version in ("v1", "v2"):
+        (shared / version).mkdir(parents=True)
+        text = f"---\nname: linked-skill\ndescription: Version {version}.\n---\nBody {version}.\n"
+        (shared / version / "SKILL.md").write_text(text)
+    (shared / "current").symlink_to("v1")
+    (root / "skills" / "src-a" / "linked-skill").mkdir()
+    (root / "skills" / "src-a" / "linked-skill" / "SKILL.md").symlink_to(shared / "current" / "SKILL.md")
+
+    def retarget() -> None:
+        (shared / "next").symlink_to("v2")
+        os.replace(shared / "next", shared / "current")
+
+    while_building(monkeypatch, retarget)
+    build(tree)
+    monkeypatch.setattr(latewalk, "start", REAL_START)
+    after, _ = build(tree, prune=True)
+    assert not after.cache.replayed
+    assert b"Body v2." in b"".join(dist_bytes(root / "dist").values())
+
+
+def test_a_child_stopped_while_it_wrote_leaves_no_temporary_file(tree, monkeypatch, saved_aside):
+    """Ctrl-C while the memo's child writes: the child is killed, and the temporary file it was
+    writing is removed with it."""
+    directory = tree.parent / DIRNAME
+
+    def writing(self):
+        (directory / f".skill-00.json.{os.getpid()}.0badf00d.tmp").write_text("half")
+        time.sleep(60)
+        return 0
+
+    def interrupted(self, *args, **kwargs):
+        deadline = time.monotonic() + 10
+        while not list(directory.glob(".*.tmp")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(memo_mod.Memo, "save", writing)
+    monkeypatch.setattr(cache_session.Session, "_record", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build(tree)
+    assert saved_aside and list(directory.glob(".*.tmp")) == []
