@@ -139,6 +139,10 @@ class Session:
         )
         self.build_key = ""
         self.vouched = False  # the walk can vouch for every input this build read
+        # The config side's files as they are now, right after the build read them: what the quick
+        # path's record says of them must be what the build read, not a later save (`_vouch`)
+        self.watched = watch_list(config, self.template_source)
+        self.quick_head = quick_head(records.fingerprint, self._config_path, options, self.watched)
 
     def replay(self, discover: Callable[[Walked | None], D]) -> Hit | D:
         """The recorded build when it is provably current, else what `discover` found.
@@ -174,6 +178,10 @@ class Session:
         self.stats.replayed = True
         self._keep(same[0], self.vouched)  # so that the next no-op build need not read the inputs
         return hit(same)
+
+    @property
+    def _config_path(self) -> Path:
+        return self.config.root / self.config.config_rel
 
     @property
     def fresh(self) -> bool:
@@ -296,12 +304,15 @@ class Session:
         digest = self.late.digest() if self.late is not None else self.now.digest if self.now else None
         if digest is None or not (self.vouched or self.stats.unread):
             return None, None
-        watched = watch_list(self.config, self.template_source)
-        config_path = self.config.root / self.config.config_rel
+        if (
+            quick_head(self.records.fingerprint, self._config_path, self.options, self.watched)
+            != self.quick_head
+        ):
+            return None, None  # the config side changed while the build ran: the next build parses it
         quick = replace(
             output_signature(self.dist, present, files),
-            head=quick_head(self.records.fingerprint, config_path, self.options, watched),
-            watched=watched,
+            head=self.quick_head,
+            watched=self.watched,
             tops=[list(top) for top in self.tops],
             output=self.config.output,
         )

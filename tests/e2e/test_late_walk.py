@@ -393,3 +393,27 @@ def test_a_child_stopped_while_it_wrote_leaves_no_temporary_file(tree, monkeypat
     with pytest.raises(KeyboardInterrupt):
         build(tree)
     assert saved_aside and list(directory.glob(".*.tmp")) == []
+
+
+def test_a_config_saved_while_the_build_ran_is_built_by_the_next(tree, tmp_path, monkeypatch):
+    """The config edited after the build read it and before the build is recorded: the record does
+    not take the new bytes for the ones the build read, so the next build parses and builds them."""
+    real_save, edits = memo_mod.Memo.save, []
+
+    def save_and_edit(self):
+        if not edits:
+            edits.append(True)
+            tree.write_text(tree.read_text().replace("catalog_chars: 30000", "catalog_chars: 2000", 1))
+        return real_save(self)
+
+    assert "catalog_chars: 30000" in tree.read_text()
+    monkeypatch.setattr(memo_mod.Memo, "save", save_and_edit)
+    build(tree)
+    assert edits
+    monkeypatch.setattr(memo_mod.Memo, "save", real_save)
+    after, _ = build(tree, prune=True)
+    assert not after.cache.quick and not after.cache.replayed
+    fresh = tmp_path / "fresh"
+    shutil.copytree(tree.parent, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
+    build(fresh / tree.name, cache=False)
+    assert dist_bytes(tree.parent / "dist") == dist_bytes(fresh / "dist")
