@@ -321,8 +321,8 @@ class Session:
 
 class _Late:
     """The walk of a build without a record, taken after discover (latewalk.py): the stamp and the
-    roots' real paths from before discover read, then the helper's walk, or this process's when no
-    helper answers."""
+    roots (their real paths and stat data) from before discover read, then the helper's walk, or
+    this process's when no helper has answered by then."""
 
     def __init__(self, tops: Tops, stamp: int, roots: dict[str, list[object]]) -> None:
         self.tops, self.stamp, self.roots = tops, stamp, roots
@@ -341,7 +341,7 @@ class _Late:
         self.running = latewalk.start(self.tops, self.stamp, self.roots, self.inputs)
 
     def settle(self) -> bool:
-        """Whether the walk vouches for the inputs discover read, the helper's answer waited for."""
+        """Whether the walk vouches for the inputs discover read: the helper's, when it is done."""
         if self.running is not None:
             self.walk = self.running.result()
             self.running = None
