@@ -77,9 +77,11 @@ class LateWalk:
         `wait`: let it finish instead (the tests, to know what it finds)."""
         try:
             pid, status = os.waitpid(self._pid, 0 if wait else os.WNOHANG)
-            if pid == 0 or status != 0:
+            if pid == 0:  # still running: stopped below
                 return None
-            self._pid = 0
+            self._pid = 0  # reaped: its number may be another process's from now on
+            if status != 0:
+                return None
             data = unframe(memoryview(os.pread(self._out, os.fstat(self._out).st_size, 0)))
         except OSError:
             return None
@@ -97,7 +99,7 @@ class LateWalk:
 
 
 def start(tops: Tops, stamp: int, roots: dict[str, list[object]], inputs: Sequence[str]) -> LateWalk | None:
-    """The helper started on `tops` (`roots`: each root's real path when the stamp was taken);
+    """The helper started on `tops` (`roots`: each root's real path and stat data at the stamp);
     None where it cannot pay (fewer than SPAWN_AT inputs, one core) or cannot run (a frozen
     interpreter, no unnamed file, a spawn that fails)."""
     if (

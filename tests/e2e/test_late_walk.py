@@ -417,3 +417,15 @@ def test_a_config_saved_while_the_build_ran_is_built_by_the_next(tree, tmp_path,
     shutil.copytree(tree.parent, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
     build(fresh / tree.name, cache=False)
     assert dist_bytes(tree.parent / "dist") == dist_bytes(fresh / "dist")
+
+
+def test_a_helper_that_exited_is_never_signalled_again(tree, monkeypatch):
+    """Once reaped, a helper's number may be another process's: it is not killed by it."""
+    monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
+    monkeypatch.setattr(latewalk, "_BOOT", "import sys; sys.exit(3)")
+    stopped: list[int] = []
+    monkeypatch.setattr(latewalk, "stop", stopped.append)
+    tops, inputs, roots, stamp = walk_of(tree)
+    running = latewalk.start(tops, stamp, roots, inputs)
+    assert running is not None and running.result(wait=True) is None
+    assert stopped == [0]
