@@ -88,10 +88,10 @@ def read_signed(directory: Path, name: str, key: bytes) -> Any:
         or not hmac.compare_digest(head[len(_MAGIC) :], _mac(key, name, payload))
     ):
         return None
-    return _parsed(payload)
+    return unframe(payload)
 
 
-def _parsed(payload: memoryview) -> Any:
+def unframe(payload: memoryview) -> Any:
     """The JSON and its raw sections, put back under their keys; None when they do not add up."""
     line = bytes(payload[:24]).find(b"\n")
     try:
@@ -125,18 +125,8 @@ def _loads(text: memoryview) -> Any:
 
 
 def frame(data: Any) -> list[bytes | bytearray | memoryview]:
-    """`data` as a signed file's payload is framed, without the signature: for bytes passed between
-    processes (cache/latewalk.py). `unframe` reads it back."""
-    return _payload(data)
-
-
-def unframe(payload: memoryview) -> Any:
-    """The data `frame` framed; None when the bytes do not add up."""
-    return _parsed(payload)
-
-
-def _payload(data: Any) -> list[bytes | bytearray | memoryview]:
-    """The parts the HMAC covers, in order: the JSON's length, the JSON, the raw sections."""
+    """The parts the HMAC covers, in order: the JSON's length, the JSON, the raw sections (also
+    how cache/latewalk.py's helper frames its answer; `unframe` reads them back)."""
     raw = {k: v for k, v in data.items() if isinstance(v, _BYTES)} if isinstance(data, dict) else {}
     if raw:
         data = {k: v for k, v in data.items() if k not in raw}
@@ -163,7 +153,7 @@ def write_signed(directory: Path, name: str, key: bytes, data: Any) -> bool:
     optional). A top-level value of bytes goes out as a raw section (the module's docstring)."""
     tmp = directory / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
-        parts = _payload(data)
+        parts = frame(data)
         fs.ensure_dir(directory, ignore_all=True)
         with fs.interrupt_deferred():  # Ctrl-C never leaves a temporary file behind
             # O_EXCL|O_NOFOLLOW: a symlink planted at the name is never written through.
