@@ -1,5 +1,6 @@
 """Stopping a helper process this one started (a forked child or a spawned interpreter): the one
-way every helper is ended when its answer is not wanted (a build that fails or is interrupted)."""
+way every helper is ended when its answer is not wanted (a build that fails or is interrupted),
+and `Helper`, a running helper with the file its answer comes out of."""
 
 from __future__ import annotations
 
@@ -17,3 +18,19 @@ def stop(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
+
+
+class Helper:
+    """A running helper, from this process's side: its pid (0 once reaped) and the descriptor its
+    answer is read from (-1 once closed)."""
+
+    def __init__(self, pid: int, out: int) -> None:
+        self._pid, self._out = pid, out
+
+    def end(self) -> None:
+        """Stop the helper and reap it, if it still runs, and close its answer's descriptor."""
+        stop(self._pid)
+        self._pid = 0
+        if self._out >= 0:
+            os.close(self._out)
+            self._out = -1

@@ -18,23 +18,23 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ..reap import stop
+from ..reap import Helper
 from .lstats import forkable
 
 _ANSWER = 8  # bytes of the child's number
 
 
-class Aside:
+class Aside(Helper):
     """A forked child doing one piece of work, from this process's side."""
 
     def __init__(self, pid: int, answer: int) -> None:
+        super().__init__(pid, answer)
         self.pid = pid  # the child's, kept once it is reaped (the temporary files it leaves are named by it)
-        self._pid, self._answer = pid, answer
 
     def join(self) -> int | None:
         """The child's number, once it is done; None when it failed."""
         try:
-            with open(self._answer, "rb", closefd=False) as pipe:
+            with open(self._out, "rb", closefd=False) as pipe:
                 said = pipe.read()
             _pid, status = os.waitpid(self._pid, 0)
             self._pid = 0
@@ -43,14 +43,6 @@ class Aside:
         if status != 0 or len(said) != _ANSWER:
             return None
         return int.from_bytes(said, "little")
-
-    def end(self) -> None:
-        """Stop the child and reap it, if it still runs (this process interrupted)."""
-        stop(self._pid)
-        self._pid = 0
-        if self._answer >= 0:
-            os.close(self._answer)
-            self._answer = -1
 
 
 def aside(work: Callable[[], int]) -> Aside | None:

@@ -35,8 +35,8 @@ from typing import Any
 
 from ..dataclass import dataclass
 from ..fastjson import orjson
-from ..reap import stop
-from .snapshot import Snapshot, Tops, settled, walk_stat
+from ..reap import Helper
+from .snapshot import Tops, settled, walk_stat
 from .store import frame, unframe
 
 # Fewer inputs walk in less time than a new interpreter takes to start (60-80 ms) and the helper
@@ -65,11 +65,8 @@ class Walk:
     manifest: dict[str, Any] | None
 
 
-class LateWalk:
+class LateWalk(Helper):
     """A running helper, from the build's side."""
-
-    def __init__(self, pid: int, out: int) -> None:
-        self._pid, self._out = pid, out
 
     def result(self, wait: bool = False) -> Walk | None:
         """The helper's answer; None when it failed, or has not finished: it runs on a core the
@@ -88,14 +85,6 @@ class LateWalk:
         finally:
             self.end()
         return _answer(data)
-
-    def end(self) -> None:
-        """Stop the helper and reap it, if it still runs (a build that fails or is interrupted)."""
-        stop(self._pid)
-        self._pid = 0
-        if self._out >= 0:
-            os.close(self._out)
-            self._out = -1
 
 
 def start(tops: Tops, stamp: int, roots: dict[str, list[object]], inputs: Sequence[str]) -> LateWalk | None:
@@ -145,16 +134,12 @@ def start(tops: Tops, stamp: int, roots: dict[str, list[object]], inputs: Sequen
 def walk(tops: Tops, stamp: int, roots: dict[str, list[object]], inputs: Iterable[str]) -> Walk | None:
     """The walk, its digest and whether it vouches for `inputs`, taken here (the helper's work, and
     the build's own when no helper answers); None when the tree cannot be walked or vouched for."""
+    from .manifest import encode  # here: the helper needs it, and a build that walks itself
+
     snapshot = walk_stat(tops, stamp)
     if snapshot is None:
         return None
-    return _walked(snapshot, tops, settled(snapshot, roots, inputs))
-
-
-def _walked(snapshot: Snapshot, tops: Tops, vouched: bool) -> Walk:
-    from .manifest import encode  # here: the helper needs it, and a build that walks itself
-
-    digest = snapshot.digest
+    vouched, digest = settled(snapshot, roots, inputs), snapshot.digest
     return Walk(digest, vouched, encode(snapshot, tops, digest) if vouched else None)
 
 

@@ -14,6 +14,7 @@ import pytest
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
+from skillc import reap
 from skillc.cache import aside as aside_mod
 from skillc.cache import latewalk, manifest
 from skillc.cache import memo as memo_mod
@@ -424,7 +425,7 @@ def test_a_helper_that_exited_is_never_signalled_again(tree, monkeypatch):
     monkeypatch.setattr(latewalk, "SPAWN_AT", 0)
     monkeypatch.setattr(latewalk, "_BOOT", "import sys; sys.exit(3)")
     stopped: list[int] = []
-    monkeypatch.setattr(latewalk, "stop", stopped.append)
+    monkeypatch.setattr(reap, "stop", stopped.append)
     tops, inputs, roots, stamp = walk_of(tree)
     running = latewalk.start(tops, stamp, roots, inputs)
     assert running is not None and running.result(wait=True) is None
