@@ -211,10 +211,8 @@ class Session:
         """Keep the memo; and when the build was written (`files`), the record its replay needs, and
         what the next edit build starts from (`carry`, made for the build key when it is kept)."""
         saving = self._save_memo()
-        try:
-            if files is None:
-                self.end()
-            else:
+        try:  # (a late walk's helper a build without `files` leaves running: `end`, the caller's)
+            if files is not None:
                 if self.late is not None:
                     self.vouched = self.late.settle()
                 self._record(tuple(files), build_hash, summary, diagnostics, carry)
@@ -248,7 +246,8 @@ class Session:
             self.stats.buckets_written = written
 
     def end(self) -> None:
-        """Stop the late walk's helper, if one runs (a build that failed or was interrupted)."""
+        """Stop the late walk's helper, if one runs (a build that failed or was interrupted): the
+        pipeline calls it however the build ends."""
         if self.late is not None:
             self.late.end()
 
