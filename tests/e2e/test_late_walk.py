@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.edits import clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
@@ -129,10 +130,7 @@ def test_a_change_while_the_build_ran_is_built_by_the_next(tree, tmp_path, monke
     monkeypatch.setattr(latewalk, "start", REAL_START)  # (undo would give the cache another key)
     after, _ = build(tree, prune=True)  # pruned: the clean build has no objects of the first
     assert not after.cache.replayed  # the change is read and built
-    fresh = tmp_path / "fresh"
-    shutil.copytree(tree.parent, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
-    build(fresh / tree.name, cache=False)
-    assert dist_bytes(tree.parent / "dist") == dist_bytes(fresh / "dist")
+    assert dist_bytes(tree.parent / "dist") == clean_build(tree.parent, tmp_path / "fresh")[0]
 
 
 def test_settled_vouches_only_for_a_tree_unchanged_since_its_stamp(tree):
@@ -223,10 +221,7 @@ def test_a_memo_saved_aside_holds_every_check(tree, tmp_path, saved_aside):
     tree.write_text(tree.read_text() + "\n# a comment: another config, the same build\n")
     again, _ = build(tree, prune=True)
     assert again.cache.checked == 0 and again.cache.reused == first.cache.checked
-    fresh = tmp_path / "fresh"
-    shutil.copytree(tree.parent, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
-    build(fresh / tree.name, cache=False)
-    assert dist_bytes(tree.parent / "dist") == dist_bytes(fresh / "dist")
+    assert dist_bytes(tree.parent / "dist") == clean_build(tree.parent, tmp_path / "fresh")[0]
 
 
 def test_a_child_that_fails_leaves_the_save_to_the_build(tree, monkeypatch, saved_aside):
@@ -338,10 +333,7 @@ def test_a_folder_above_the_sources_renamed_over_while_the_build_ran_is_built_by
     after, _ = build(tree, prune=True)
     assert not after.cache.replayed
     shutil.rmtree(root / "skills-before")
-    fresh = tmp_path / "fresh"
-    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
-    build(fresh / tree.name, cache=False)
-    assert dist_bytes(root / "dist") == dist_bytes(fresh / "dist")
+    assert dist_bytes(root / "dist") == clean_build(root, tmp_path / "fresh")[0]
 
 
 @pytest.mark.usefixtures("helper")
@@ -414,10 +406,7 @@ def test_a_config_saved_while_the_build_ran_is_built_by_the_next(tree, tmp_path,
     monkeypatch.setattr(memo_mod.Memo, "save", real_save)
     after, _ = build(tree, prune=True)
     assert not after.cache.quick and not after.cache.replayed
-    fresh = tmp_path / "fresh"
-    shutil.copytree(tree.parent, fresh, ignore=shutil.ignore_patterns("dist", DIRNAME))
-    build(fresh / tree.name, cache=False)
-    assert dist_bytes(tree.parent / "dist") == dist_bytes(fresh / "dist")
+    assert dist_bytes(tree.parent / "dist") == clean_build(tree.parent, tmp_path / "fresh")[0]
 
 
 def test_a_helper_that_exited_is_never_signalled_again(tree, monkeypatch):
