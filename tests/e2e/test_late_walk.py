@@ -9,6 +9,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.edits import clean_build
@@ -82,6 +83,16 @@ def while_building(monkeypatch, change) -> list[object]:
     return started
 
 
+def built_after(tree: Path, monkeypatch, change) -> tuple[list[object], Any]:
+    """A first build with `change` made while it ran (`while_building`), then the next build,
+    pruned (a clean build has no objects of the first): the walks started, and that next build."""
+    started = while_building(monkeypatch, change)
+    build(tree)
+    monkeypatch.setattr(latewalk, "start", REAL_START)  # (undo would give the cache another key)
+    after, _ = build(tree, prune=True)
+    return started, after
+
+
 @pytest.mark.parametrize("spawned", [True, False], ids=["helper", "in-process"])
 def test_a_first_build_records_its_walk_and_the_next_is_a_no_op(tree, monkeypatch, spawned):
     if spawned:
@@ -124,11 +135,8 @@ def test_a_change_while_the_build_ran_is_built_by_the_next(tree, tmp_path, monke
         else:
             shutil.rmtree(sorted(target.parent.parent.glob("*/SKILL.md"))[1].parent)
 
-    started = while_building(monkeypatch, change)
-    build(tree)
+    started, after = built_after(tree, monkeypatch, change)
     assert started[0] is not None
-    monkeypatch.setattr(latewalk, "start", REAL_START)  # (undo would give the cache another key)
-    after, _ = build(tree, prune=True)  # pruned: the clean build has no objects of the first
     assert not after.cache.replayed  # the change is read and built
     assert dist_bytes(tree.parent / "dist") == clean_build(tree.parent, tmp_path / "fresh")[0]
 
@@ -327,10 +335,7 @@ def test_a_folder_above_the_sources_renamed_over_while_the_build_ran_is_built_by
         os.rename(root / "skills", root / "skills-before")
         os.rename(root / "skills-next", root / "skills")
 
-    while_building(monkeypatch, swap)
-    build(tree)
-    monkeypatch.setattr(latewalk, "start", REAL_START)
-    after, _ = build(tree, prune=True)
+    _started, after = built_after(tree, monkeypatch, swap)
     assert not after.cache.replayed
     shutil.rmtree(root / "skills-before")
     assert dist_bytes(root / "dist") == clean_build(root, tmp_path / "fresh")[0]
@@ -357,10 +362,7 @@ def test_a_symlink_retargeted_outside_the_sources_while_the_build_ran_is_built_b
         (shared / "next").symlink_to("v2")
         os.replace(shared / "next", shared / "current")
 
-    while_building(monkeypatch, retarget)
-    build(tree)
-    monkeypatch.setattr(latewalk, "start", REAL_START)
-    after, _ = build(tree, prune=True)
+    _started, after = built_after(tree, monkeypatch, retarget)
     assert not after.cache.replayed
     assert b"Body v2." in b"".join(dist_bytes(root / "dist").values())
 
