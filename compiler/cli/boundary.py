@@ -4,6 +4,9 @@ Exit codes, as a compiler's: 0 success; 1 errors in the input, or a failure skil
 (SkillcError, a reader error on a build it was pointed at); 2 usage errors; 3 `diff` only: a side
 is not a build (errors.NoBuild); 130 interrupted
 (128 + SIGINT, as a shell reports it). Never a traceback, except with SKILLC_DEBUG=1 for a bug.
+
+Nothing here imports click: a plain `skillc build` runs without it (cli/__init__.py `main`). The
+click group puts the same boundary around every command it runs (group.py `Group`).
 """
 
 from __future__ import annotations
@@ -11,10 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
-
-import click
+from collections.abc import Callable
+from typing import NoReturn
 
 from ..diagnostics import printable
 from ..errors import SkillcError
@@ -23,38 +24,32 @@ from ..format.errors import ReaderError
 INTERRUPTED = 130
 
 
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 def fail(message: str, code: int) -> NoReturn:
     """Print `skillc: error: message` (escaped: names in it are untrusted) and leave with `code`."""
-    click.echo(printable(f"skillc: error: {message}"), err=True)
+    _say(printable(f"skillc: error: {message}"))
     sys.exit(code)
 
 
-class Group(click.Group):
-    """click's group, with skillc's exit codes and its error boundary around every command."""
+def said_interrupted() -> NoReturn:
+    """Say so, and leave with 130 (through SystemExit: `guarded` makes it the status)."""
+    _say("skillc: interrupted")
+    sys.exit(INTERRUPTED)
 
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        try:
-            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.exceptions.Abort:  # click's name for KeyboardInterrupt (and EOF at a prompt)
-            click.echo("skillc: interrupted", err=True)
-            sys.exit(INTERRUPTED)
-        except click.ClickException as exc:
-            exc.show()
-            sys.exit(exc.exit_code)
-        except SkillcError as exc:
-            fail(str(exc), exc.exit_code)
-        except ReaderError as exc:  # a build skillc was pointed at is not one it can read
-            fail(str(exc), 1)
-        sys.exit(rv if isinstance(rv, int) else 0)
+
+def contained(command: Callable[[], object]) -> NoReturn:
+    """Run one command: the failures it reports become their message and exit code, and what it
+    returns its status."""
+    try:
+        rv = command()
+    except SkillcError as exc:
+        fail(str(exc), exc.exit_code)
+    except ReaderError as exc:  # a build skillc was pointed at is not one it can read
+        fail(str(exc), 1)
+    sys.exit(rv if isinstance(rv, int) else 0)
 
 
 def exit_now(code: int) -> NoReturn:
@@ -68,14 +63,14 @@ def exit_now(code: int) -> NoReturn:
 
 def interrupted() -> NoReturn:
     """Say so, and leave with 130."""
-    click.echo("skillc: interrupted", err=True)
+    _say("skillc: interrupted")
     exit_now(INTERRUPTED)
 
 
-def guarded(cli: click.Group, argv: list[str] | None) -> None:
-    """Run the command line; what escapes the group (an interrupt, a bug) ends here."""
+def guarded(run: Callable[[], object]) -> None:
+    """Run the command line; what escapes the command (an interrupt, a bug) ends here."""
     try:
-        cli.main(args=argv, prog_name="skillc")
+        run()
     except KeyboardInterrupt:
         interrupted()
     except SystemExit as exc:
@@ -85,8 +80,5 @@ def guarded(cli: click.Group, argv: list[str] | None) -> None:
     except Exception as exc:  # a bug, never bad input: say so instead of a traceback
         if os.environ.get("SKILLC_DEBUG"):
             raise
-        click.echo(
-            f"skillc: internal error: {type(exc).__name__}: {exc} (set SKILLC_DEBUG=1 for a traceback)",
-            err=True,
-        )
+        _say(f"skillc: internal error: {type(exc).__name__}: {exc} (set SKILLC_DEBUG=1 for a traceback)")
         sys.exit(1)

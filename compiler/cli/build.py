@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,36 +10,18 @@ import click
 
 from .. import diagnostics as dg
 from .. import pipeline
-from ..cache import Report
-from ..dataclass import dataclass
-from ..diagnostics import Diagnostic, printable
-from ..diagnostics import formats as report
+from ..diagnostics import printable
 from ..diagnostics.codes import Code
-from ..errors import OutputRefused
 from ..format.layout import INDEX, is_object
-from .shared import (
-    COLOR,
-    CONFIG,
-    FORMAT,
-    IGNORE,
-    SKIP,
-    STATISTICS,
-    STRICT,
-    VERBOSE,
-    as_recorded,
-    emit,
-    find_config,
-    options,
-    quiet,
-    reporting,
-    say,
-)
+from . import building
+from .building import Run, Settings
+from .invocation import emit, find_config, options, quiet, say
+from .shared import COLOR, CONFIG, FORMAT, IGNORE, SKIP, STATISTICS, STRICT, VERBOSE, reporting
 
 if TYPE_CHECKING:  # the write stage and the delta builds: not on a no-op build
     from ..delta import Rebuilt, State
     from ..output.write import Comparison
 
-FAILED = "skillc: build failed; the output directory was left untouched"
 WATCH = click.option(
     "--watch",
     is_flag=True,
@@ -83,32 +63,16 @@ def build(
         from . import watch as watching
 
         return watching.loop(
-            _Watched(_Run(config_path, settings, prune, quiet, no_cache, fmt, watch=True)), config_path
+            _Watched(Run(config_path, settings, prune, quiet, no_cache, fmt, watch=True)), config_path
         )
-    return _build(_Run(config_path, settings, prune, quiet, no_cache, fmt))[0]
-
-
-Settings = tuple[bool | None, bool | None, bool, tuple[str, ...]]  # strict, skip_invalid, verbose, ignore
-
-
-@dataclass(frozen=True)
-class _Run:
-    """What one `skillc build` was asked for."""
-
-    config_path: Path
-    settings: Settings
-    prune: bool
-    quiet: bool
-    no_cache: bool
-    fmt: str
-    watch: bool = False  # the build keeps what it was made from, for the watch's delta builds
+    return building.build(Run(config_path, settings, prune, quiet, no_cache, fmt))[0]
 
 
 class _Watched:
     """`build --watch`'s runs: a whole build, then a delta build (delta.py) from the last one for each
     change it covers, a whole build again for any other."""
 
-    def __init__(self, run: _Run) -> None:
+    def __init__(self, run: Run) -> None:
         self.run = run
         self.state: State | None = None
 
@@ -122,10 +86,10 @@ class _Watched:
             if done is not None:
                 emit(done.diagnostics, quiet, fmt)
                 if not quiet:
-                    _done(fmt, done.output_rel, done.summary, done.written, started)
+                    building.done(fmt, done.output_rel, done.summary, done.written, started)
                 self.state = done.state
                 return 0
-        code, result, written = _build(run)
+        code, result, written = building.build(run)
         if written is not None and not run.prune:  # --prune: every run is whole, to remove what it may
             self.state = _state_for(result, run.config_path, run.settings)
         return code
@@ -160,66 +124,6 @@ def _state_for(result: pipeline.Compilation | None, config_path: Path, settings:
         return None
     made = state_of(result, result.artifacts.files[INDEX])
     return warm(made) if made else None
-
-
-def _build(run: _Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written | None]:
-    """The exit status, what the build did and what it wrote (None: nothing, for its errors)."""
-    config_path, quiet, fmt = run.config_path, run.quiet, run.fmt
-    started = time.perf_counter()
-    progress = report.progress_for(fmt, quiet)
-    opts = options(*run.settings, progress)
-    try:
-        result, written = pipeline.build(
-            config_path, opts, prune=run.prune, cache=not run.no_cache, keep=run.watch
-        )
-    except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
-        # Relative to the config's directory, like every other diagnostic path.
-        where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."
-        problem = f"cannot write the output directory: {exc.strerror or exc}"
-        return _failed(fmt, dg.error(where, Code.CANNOT_WRITE, problem)), None, None
-    except OutputRefused as exc:  # taken over between the early check and the lock
-        return _failed(fmt, dg.error(".", Code.OUTPUT_NOT_OURS, f"output directory {exc}")), None, None
-    finally:
-        progress.done()
-    if isinstance(result, pipeline.Replayed) and fmt == "text" and not result.report.errors and as_recorded():
-        _emit_recorded(result.report, quiet)  # the recorded text: nothing is decoded
-    else:
-        emit(result.diagnostics, quiet, fmt)
-    if written is None:
-        say(fmt, FAILED)
-        return 1, result, None
-    if not quiet and not isinstance(result, pipeline.ConfigFailed):  # written: a build ran or was replayed
-        counts = result.summary  # also set when the cache replayed the build
-        assert counts is not None
-        _done(fmt, result.output_rel, counts, written, started)
-    return 0, result, written
-
-
-def _done(
-    fmt: str, output_rel: str, counts: pipeline.Summary, written: pipeline.Written, started: float
-) -> None:
-    state = "written" if written.written else "already up to date"
-    pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
-    say(
-        fmt,
-        f"skillc: {output_rel}/ {state}: {counts.skills} skills, "
-        f"{counts.personas} personas, {counts.objects} objects{pruned} "
-        f"({time.perf_counter() - started:.2f}s)",
-    )
-
-
-def _emit_recorded(recorded: Report, quiet: bool) -> None:
-    """What emit prints (text, no colour) for a recorded build without errors: nothing is decoded."""
-    if quiet or not recorded.warnings:
-        return
-    sys.stderr.write(recorded.text + f"skillc: 0 error(s), {recorded.warnings} warning(s)\n")
-    sys.stderr.flush()
-
-
-def _failed(fmt: str, problem: Diagnostic) -> int:
-    emit((problem,), fmt=fmt)
-    say(fmt, FAILED)
-    return 1
 
 
 @click.command()

@@ -16,7 +16,8 @@ from ..project import config as config_mod
 from ..targets import view
 from ..targets.model import Entry, Listing
 from .boundary import fail
-from .shared import CONFIG, dist_option, emit, find_config
+from .invocation import emit, find_config
+from .shared import CONFIG, dist_option
 
 
 @click.command()

@@ -16,7 +16,8 @@ from ..names.suggest import did_you_mean
 from ..stages.budget import Packing
 from ..targets import view
 from .boundary import fail
-from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED, emit, find_config, options
+from .invocation import emit, find_config, options
+from .shared import COLOR, CONFIG, QUIET, SKIP, VERBOSE_NOTED
 
 
 @click.command()

@@ -3,14 +3,44 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from .. import __version__
 from . import COMMANDS
-from .boundary import Group
+from .boundary import contained, said_interrupted
 from .shared import COLOR, CONFIG_HELP
+
+
+class Group(click.Group):
+    """click's group, with skillc's exit codes and its error boundary around every command."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        contained(lambda: self._clicked(args, prog_name, complete_var, **extra))
+
+    def _clicked(
+        self, args: Sequence[str] | None, prog_name: str | None, complete_var: str | None, **extra: Any
+    ) -> Any:
+        """click's own run of the command line, its failures made skillc's."""
+        try:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Abort:  # click's name for KeyboardInterrupt (and EOF at a prompt)
+            said_interrupted()
+        except click.ClickException as exc:
+            exc.show()
+            raise SystemExit(exc.exit_code) from None
 
 
 class _Commands(Group):

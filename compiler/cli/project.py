@@ -10,7 +10,7 @@ from .. import diagnostics as dg
 from ..diagnostics.codes import lowerable
 from ..project import init as init_mod
 from ..reader import vendor
-from .shared import working_directory
+from .invocation import working_directory
 
 
 @click.command()

@@ -17,7 +17,8 @@ from ..project import config as config_mod
 from ..review import gitrefs
 from ..targets import view
 from .boundary import fail
-from .shared import COLOR, CONFIG, QUIET, dist_option, emit, find_config
+from .invocation import emit, find_config
+from .shared import COLOR, CONFIG, QUIET, dist_option
 
 # Exit codes, as `git diff` documents its own: 0 no change (or changes, without --exit-code or
 # --fail-on); 1 changes (with --exit-code) or a capability change (with --fail-on capabilities);

@@ -161,9 +161,10 @@ def test_a_delta_build_is_taken_and_a_failing_one_said_and_built_in_full(
     build; a delta that fails (a bug) is said, and the whole build still runs."""
     from skillc import delta
     from skillc.cli import build as build_cli
+    from skillc.cli import building
 
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
-    run = build_cli._Watched(build_cli._Run(config, (None, None, False, ()), False, True, True, "text", True))
+    run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, True, "text", True))
     assert run(None) == 0 and run.state is not None
     target = (tmp_path / "src/a/SKILL.md").resolve()
     target.write_text(skill_md("a", description="Second."))
@@ -193,6 +194,7 @@ def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
     from, and the first edit is a delta build."""
     from skillc import delta
     from skillc.cli import build as build_cli
+    from skillc.cli import building
     from skillc.pipeline import Replayed, build
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -209,9 +211,7 @@ def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
     monkeypatch.setattr(
         build_cli.pipeline, "build", lambda *a, **k: results.append(replayed(*a, **k)) or results[-1]
     )
-    run = build_cli._Watched(
-        build_cli._Run(config, (None, None, False, ()), False, True, False, "text", True)
-    )
+    run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, False, "text", True))
     assert run(None) == 0 and isinstance(results[0][0], Replayed) and run.state is not None  # type: ignore[index]
     target = (tmp_path / "src/a/SKILL.md").resolve()
     target.write_text(skill_md("a", description="Second."))
