@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from ..forking import fork, released
 from ..reap import Helper
 from .lstats import forkable
 
@@ -51,7 +52,7 @@ def aside(work: Callable[[], int]) -> Aside | None:
         return None
     read, write = os.pipe()
     try:
-        pid = os.fork()
+        pid = fork()
     except OSError:  # no process to spare (a limit)
         os.close(read)
         os.close(write)
@@ -59,6 +60,7 @@ def aside(work: Callable[[], int]) -> Aside | None:
     if pid == 0:  # the child: the work, its number into the pipe, then out
         code = 1
         try:
+            released()
             os.close(read)
             number = work()
             os.write(write, number.to_bytes(_ANSWER, "little"))

@@ -31,6 +31,7 @@ from functools import partial
 from operator import attrgetter
 
 from ..dataclass import dataclass
+from ..forking import fork, released
 from ..reap import stop
 
 SPLIT_AT = 8192  # fewer paths take less time than a fork's round trip saves (bench/RESULTS.md)
@@ -171,13 +172,14 @@ def _fork(paths: list[str], fd: int, recorded: Recorded | None) -> _Split | None
     os.write(claims[1], bytes(chunks))  # one byte a chunk, read to its end: no chunk left
     os.close(claims[1])
     try:
-        pid = os.fork()
+        pid = fork()
     except OSError:  # no process to spare (a limit): one process takes them all
         for end in (claims[0], *results, *found):
             os.close(end)
         return None
     if pid == 0:  # the child: chunks from the last back, their numbers into the pipe, then out
         try:
+            released()
             os.close(results[0])
             os.close(found[0])
             _theirs(paths, fd, size, chunks, claims[0], results[1], recorded, found[1])

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..forking import fork, released
+
 if TYPE_CHECKING:  # a forked build never makes one: concurrent.futures is not imported for it
     from concurrent.futures import ProcessPoolExecutor
 
@@ -205,7 +207,7 @@ def _fork(
     streams = _enlarge(results_w)
     parent = os.getpid()
     try:
-        pid = os.fork()
+        pid = fork()
     except OSError:
         os.close(results_r)
         os.close(results_w)
@@ -217,6 +219,7 @@ def _fork(
             for helper in crew:
                 os.close(helper.fd)
             start(parent)
+            released()  # SIGINT is ignored by now: one that came since the fork is dropped
             if streams:
                 _claim(claims, lambda k: _send(results_w, k, there(k)))
             else:
