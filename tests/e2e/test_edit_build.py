@@ -33,11 +33,6 @@ sys.path.insert(0, str(REPO))
 from bench.gen import generate
 
 
-@pytest.fixture(autouse=True)
-def own_key(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
-
-
 @pytest.fixture
 def tree(tmp_path) -> Path:
     generate(tmp_path / "t", 30, n_personas=4, seed=5)

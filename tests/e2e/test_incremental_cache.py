@@ -45,12 +45,6 @@ from bench.gen import generate
 N = 40
 
 
-@pytest.fixture(autouse=True)
-def own_key(tmp_path_factory, monkeypatch):
-    """Every test gets its own per-user key, never the real ~/.cache."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
-
-
 @pytest.fixture
 def tree(tmp_path) -> Path:
     generate(tmp_path / "t", N, n_personas=5, seed=3)

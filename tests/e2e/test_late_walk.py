@@ -31,11 +31,6 @@ from bench.gen import generate
 REAL_START = latewalk.start
 
 
-@pytest.fixture(autouse=True)
-def own_key(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
-
-
 @pytest.fixture
 def tree(tmp_path) -> Path:
     generate(tmp_path / "t", 30, n_personas=3, seed=5)

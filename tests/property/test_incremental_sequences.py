@@ -34,11 +34,6 @@ LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the spl
 STEPS = 8
 
 
-@pytest.fixture(autouse=True)
-def own_key(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
-
-
 def recorded_as_built(root: Path, got: dict[str, bytes], want: dict[str, bytes]) -> bool:
     """The build record, when it describes this output (a build that cannot vouch for its walk, a
     file saved in its clock tick, records nothing), lists the objects the build uses, with the stat
