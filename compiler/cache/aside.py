@@ -68,4 +68,10 @@ def aside(work: Callable[[], int]) -> Aside | None:
         finally:
             os._exit(code)
     os.close(write)
-    return Aside(pid, read)
+    saving = Aside(pid, read)
+    try:
+        released()  # a Ctrl-C that came during the fork is raised here: the child is stopped first
+    except BaseException:
+        saving.end()
+        raise
+    return saving

@@ -145,9 +145,8 @@ def discard() -> None:
     """End a child `begin` started that no `look` joined (its work is not needed)."""
     while _early:
         early = _early.pop()
-        stop(early.split.pid)
-        for end in (early.split.claims, early.split.results, early.split.found, early.fd):
-            os.close(end)
+        _end(early.split)
+        os.close(early.fd)
 
 
 def _take(paths: list[str], fd: int) -> _Split | None:
@@ -188,7 +187,20 @@ def _fork(paths: list[str], fd: int, recorded: Recorded | None) -> _Split | None
     os.close(results[1])
     os.close(found[1])
     os.set_blocking(found[0], False)
-    return _Split(pid, claims[0], results[0], size, found[0])
+    split = _Split(pid, claims[0], results[0], size, found[0])
+    try:
+        released()  # a Ctrl-C that came during the fork is raised here: the child is stopped first
+    except BaseException:
+        _end(split)
+        raise
+    return split
+
+
+def _end(split: _Split) -> None:
+    """Stop the child and close this process's ends of its pipes."""
+    stop(split.pid)
+    for end in (split.claims, split.results, split.found):
+        os.close(end)
 
 
 def _join(

@@ -78,8 +78,12 @@ def main(argv: list[str] | None = None) -> None:
 def _plain(argv: list[str]) -> tuple[str | None] | None:
     """For `skillc build`, `skillc build --config FILE` and `skillc build --config=FILE`, the file
     named (None: none): a build with every other option at its default, which `main` runs without
-    importing click (a tenth of an edit build's time; building.plain). None for any other command
-    line, which click parses: an option, a folder or nothing named by --config (click says why)."""
+    importing click (a twentieth of an edit build's time; building.plain). None for any other
+    command line, which click parses: an option, a folder or nothing named by --config (click says
+    why); and on Windows, where click expands `~`, variables and globs in the arguments, or when
+    click's shell completion asks (its variable set)."""
+    if os.name == "nt" or "_SKILLC_COMPLETE" in os.environ:
+        return None
     if argv == ["build"]:
         return (None,)
     if len(argv) == 3 and argv[:2] == ["build", "--config"]:

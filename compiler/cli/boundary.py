@@ -80,5 +80,9 @@ def guarded(run: Callable[[], object]) -> None:
     except Exception as exc:  # a bug, never bad input: say so instead of a traceback
         if os.environ.get("SKILLC_DEBUG"):
             raise
-        _say(f"skillc: internal error: {type(exc).__name__}: {exc} (set SKILLC_DEBUG=1 for a traceback)")
+        _say(
+            printable(
+                f"skillc: internal error: {type(exc).__name__}: {exc} (set SKILLC_DEBUG=1 for a traceback)"
+            )
+        )
         sys.exit(1)

@@ -17,6 +17,7 @@ from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
 from . import invocation
+from .boundary import said_interrupted
 from .invocation import as_recorded, emit, options, say
 
 FAILED = "skillc: build failed; the output directory was left untouched"
@@ -41,8 +42,12 @@ class Run:
 def plain(named: str | None) -> int:
     """`skillc build`, or `skillc build --config named`, with every other option at its default:
     what `build` does for that command line, without click."""
-    invocation.begin_plain()
-    return build(Run(invocation.find_config(None if named is None else Path(named)), DEFAULTS))[0]
+    try:
+        with invocation.plain_run():
+            return build(Run(invocation.find_config(None if named is None else Path(named)), DEFAULTS))[0]
+    except KeyboardInterrupt:
+        print(file=sys.stderr)  # as click does for a command it runs: the blank line ends the ^C echo
+        said_interrupted()
 
 
 def build(run: Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written | None]:

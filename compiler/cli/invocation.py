@@ -2,17 +2,19 @@
 -v, --color, --statistics, the project root and the working directory), finding the config, and
 printing diagnostics and summaries.
 
-Under click, the notes are the click context's meta (shared.py's option callbacks write them there);
-for a plain `skillc build`, which runs without importing click (cli/__init__.py `main`), they are
-this module's `_PLAIN`, made fresh for each run by `begin_plain`. Nothing here imports click: the
-context is looked for only when click is loaded.
+Under click, the notes are the click context's meta (shared.py's option callbacks write them there).
+A plain `skillc build`, which runs without click (cli/__init__.py `main`), keeps its own for the
+run (`plain_run`), and consults no click context, even one around it (`main` called from inside
+another click command). Nothing here imports click: its context is looked for only when click is
+loaded.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,23 +27,32 @@ ROOT = "skillc.project_root"  # the project root find_config found
 CWD = "skillc.start_directory"  # the working directory find_config saw
 QUIET, VERBOSE, COLOR, STATISTICS = "skillc.quiet", "skillc.verbose", "skillc.color", "skillc.statistics"
 
-_PLAIN: dict[str, Any] = {}
+_plain: dict[str, Any] | None = None  # a plain build's notes, while it runs
 
 
-def begin_plain() -> None:
-    """A plain build starts with nothing noted (an earlier run in this process left its notes)."""
-    _PLAIN.clear()
+@contextmanager
+def plain_run() -> Iterator[None]:
+    """A plain build's notes, fresh for the run and gone after it."""
+    global _plain
+    _plain = {}
+    try:
+        yield
+    finally:
+        _plain = None
 
 
 def _context() -> Any:
-    """The click context of the command running, if click runs one."""
+    """The click context of the command running, if click runs one (never in a plain build)."""
     click = sys.modules.get("click")
-    return None if click is None else click.get_current_context(silent=True)
+    return None if click is None or _plain is not None else click.get_current_context(silent=True)
 
 
 def notes() -> dict[str, Any]:
+    """The notes of the command running (outside any, an empty one that keeps nothing)."""
+    if _plain is not None:
+        return _plain
     ctx = _context()
-    return ctx.meta if ctx is not None else _PLAIN
+    return ctx.meta if ctx is not None else {}
 
 
 def quiet() -> bool:

@@ -229,7 +229,13 @@ def _fork(
             os._exit(code)  # an error here leaves its chunks to the parent, which meets it again
     os.close(results_w)
     os.set_blocking(results_r, False)  # taken between the parent's chunks: never waited for then
-    return _Helper(pid, results_r, streams, adopt)
+    helper = _Helper(pid, results_r, streams, adopt)
+    try:
+        released()  # a Ctrl-C that came during the fork is raised here: the helper is stopped first
+    except BaseException:
+        helper.kill()
+        raise
+    return helper
 
 
 def _send(fd: int, k: int, result: Any) -> None:

@@ -92,7 +92,7 @@ def test_ctrl_c_while_the_command_line_is_imported_exits_130(
     tmp_path: Path, command: list[str], module: str
 ) -> None:
     if module == "click" and command == ["build"]:
-        pytest.skip("a plain `skillc build` runs without click (test_cli.py)")
+        pytest.skip("a plain `skillc build` runs without click (test_plain_build.py)")
     cfg = project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
     done = _run(
         """

@@ -1,11 +1,16 @@
-"""forking.fork: a Ctrl-C between the fork and the child's `try` waits for the child's `released()`,
-and the parent's Ctrl-C is its own again at once."""
+"""forking.fork: a Ctrl-C in the moment after a fork waits, in each process, for its `released()`;
+the helpers that fork stop their child when it comes in the parent."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +31,7 @@ def _child(work) -> bytes:
             code = 0
         finally:
             os._exit(code)
+    forking.released()
     os.close(write)
     with os.fdopen(read, "rb") as fh:
         said = fh.read()
@@ -49,12 +55,14 @@ def test_a_ctrl_c_in_the_child_before_its_try_is_raised_when_released() -> None:
     assert _child(work) == b"held;raised inside"
 
 
-def test_the_parent_takes_ctrl_c_again_at_once() -> None:
-    forking_pid = forking.fork()
-    if forking_pid == 0:
+def test_the_parent_takes_ctrl_c_again_once_released() -> None:
+    pid = forking.fork()
+    if pid == 0:
         os._exit(0)
-    os.waitpid(forking_pid, 0)
-    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    held = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    forking.released()
+    os.waitpid(pid, 0)
+    assert held and signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
 
 
 def test_a_ctrl_c_the_caller_blocked_stays_blocked() -> None:
@@ -72,14 +80,70 @@ def test_a_ctrl_c_the_caller_blocked_stays_blocked() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-def test_a_failed_fork_unblocks(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("error", [OSError(11, "no process to spare"), RuntimeError("fork refused")])
+def test_a_failed_fork_unblocks(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
     def no_process() -> int:
-        raise OSError(11, "Resource temporarily unavailable")
+        raise error
 
     monkeypatch.setattr(os, "fork", no_process)
-    with pytest.raises(OSError):
+    with pytest.raises(type(error)):
         forking.fork()
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+
+
+@pytest.fixture
+def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """os.fork, with a Ctrl-C arriving in the parent while it forks; the pids it made."""
+    real, made = os.fork, []
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            made.append(pid)
+            # To this thread (a signal to the process may go to another thread, which does not
+            # block it): held off, as SIGINT is blocked across the fork
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield made
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
+    forked: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillc.cache import aside
+
+    monkeypatch.setattr(aside, "forkable", lambda: True)
+    with pytest.raises(KeyboardInterrupt):
+        aside.aside(lambda: time.sleep(30) or 0)
+    assert len(forked) == 1 and _reaped(forked[0])
+
+
+def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp_path: Path) -> None:
+    from skillc.cache import lstats
+
+    for i in range(3):
+        (tmp_path / f"f{i}").write_text("x")
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            lstats._fork([f"f{i}" for i in range(3)], fd, None)
+    finally:
+        os.close(fd)
+    assert len(forked) == 1 and _reaped(forked[0])
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX")
@@ -94,6 +158,7 @@ def test_every_fork_of_the_compiler_goes_through_forking() -> None:
             path = os.path.join(folder, name)
             if name.endswith(".py") and name != "forking.py":
                 with open(path, encoding="utf-8") as fh:
-                    if "os.fork()" in fh.read():
-                        direct.append(os.path.relpath(path, root))
+                    text = fh.read()
+                if re.search(r"\bos\.fork\(|from os import[^\n]*\bfork\b", text):
+                    direct.append(os.path.relpath(path, root))
     assert direct == []
