@@ -526,6 +526,7 @@ def _build_cached(
         if not memo.output_files:  # no record of the output: the helper tells which objects stand
             survey.start(head.config.root / head.config.output)
         result = _owned(replace(_back(fronts.pop(), memo, hashed, progress, keep), cache=door.stats))
+        door.save_memo_aside()  # the checks are done: the memo is saved beside the write and record
         written = _write(result, prune, progress, memo.output_files, survey)
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None

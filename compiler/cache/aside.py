@@ -1,12 +1,13 @@
-"""Work done by a forked child while this process goes on: the memo's save at a build's end
-(session.py), while this process records the build.
+"""Work done by a forked child while this process goes on: the memo's save (session.py), from the
+end of the checks, while this process writes the output and records the build.
 
 A build that checked its skills ends by writing the memo (256 bucket files, each skill's result
-encoded and checked to round-trip: 0.2 s at 10,000 skills, 2 s at 100,000) and by recording the
-build (the output's walk, the carry, the record): each on one core, one after the other, while
-the other core is idle. A child forked at the end shares the build's pages and writes the memo
-from them; nothing the record needs is in the memo's files, so the two go on side by side, and
-this process waits for the child before it returns (the cache is whole when the command ends).
+encoded and checked to round-trip: 0.2 s at 10,000 skills, 2 s at 100,000), by writing the output
+and by recording the build (the output's walk, the carry, the record): each on one core, one after
+the other, while the other core is idle. A child forked once the checks are done shares the build's
+pages and writes the memo from them; nothing the write or the record needs is in the memo's files,
+so they go on side by side, and this process waits for the child before it returns (the cache is
+whole when the command ends).
 
 A fork is made only where lstats.py makes one (Linux, two cores, this process's only thread). The
 child answers one number, through a pipe, and leaves with os._exit: no atexit handler, no buffered

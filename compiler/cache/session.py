@@ -122,6 +122,7 @@ class Session:
         directory = records.directory
         self._memo = Memo(directory, records.signing_key, records.fingerprint, FORMAT, self.stats)
         self._memo_loaded = False
+        self._saving: Aside | None = None  # the memo's save, begun aside (`save_memo_aside`)
         self.head_key = head_key(records.fingerprint, config_hash, config, head_diags)
         sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
         self.tops = walk_tops(sources, config.personas, config.root)
@@ -210,7 +211,7 @@ class Session:
     ) -> None:
         """Keep the memo; and when the build was written (`files`), the record its replay needs, and
         what the next edit build starts from (`carry`, made for the build key when it is kept)."""
-        saving = self._save_memo()
+        saving, self._saving = self._saving or self._save_memo(), None
         try:  # (a late walk's helper a build without `files` leaves running: `end`, the caller's)
             if files is not None:
                 if self.late is not None:
@@ -223,6 +224,12 @@ class Session:
             raise
         if saving is not None:
             self._saved(saving)
+
+    def save_memo_aside(self) -> None:
+        """Begin the memo's save in a forked child now, when the checks that make it are all done,
+        with many skills to encode: it runs beside the write and the record (`finish` joins it)."""
+        if self._memo_loaded and self._saving is None and len(self._memo.made_skills) >= ASIDE_AT:
+            self._saving = aside(self._memo.save)
 
     def _save_memo(self) -> Aside | None:
         """Save the memo; with many skills to encode, in a forked child (aside.py) that `_saved` joins,
@@ -246,10 +253,14 @@ class Session:
             self.stats.buckets_written = written
 
     def end(self) -> None:
-        """Stop the late walk's helper, if one runs (a build that failed or was interrupted): the
-        pipeline calls it however the build ends."""
+        """Stop the late walk's helper and the memo's save, if either runs (a build that failed or
+        was interrupted before `finish`): the pipeline calls it however the build ends."""
         if self.late is not None:
             self.late.end()
+        if self._saving is not None:
+            saving, self._saving = self._saving, None
+            saving.end()
+            discard_temporary(self.records.directory, saving.pid)  # what it was writing
 
     def _record(
         self,

@@ -285,6 +285,43 @@ def test_an_interrupted_build_stops_the_child_it_saved_with(tree, monkeypatch, s
         os.waitpid(saved_aside[0], os.WNOHANG)
 
 
+def test_the_memo_is_saved_aside_from_the_end_of_the_checks(tree, monkeypatch, saved_aside):
+    """The child starts before the write (it saves beside the write and the record), and a write
+    that fails stops it: reaped, and no temporary file of its left in the cache."""
+    from skillc.output import write as write_mod
+
+    begun: list[int] = []
+    real_write = write_mod.write
+
+    def writing(*args, **kwargs):
+        begun.append(len(saved_aside))
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(write_mod, "write", writing)
+    build(tree)
+    assert begun == [1]  # the memo's child was forked before the write began
+    saved_aside.clear()
+
+    def slow_save(self):
+        time.sleep(30)
+        return 0
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(memo_mod.Memo, "save", slow_save)
+    monkeypatch.setattr(write_mod, "write", full_disk)
+    tree.write_text(tree.read_text() + "\n# another config: the build cannot replay\n")
+    started = time.monotonic()
+    with pytest.raises(OSError):
+        build(tree)
+    assert saved_aside and time.monotonic() - started < 20  # stopped, not waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(saved_aside[0], os.WNOHANG)
+    cache = tree.parent / DIRNAME
+    assert not [p for p in os.listdir(cache) if p.endswith(".tmp")]
+
+
 def test_a_helper_not_done_when_the_build_is_is_stopped_and_the_build_walks(tree, tmp_path, monkeypatch):
     """On a busy machine the helper (at the lowest priority) may get no core: the build does not
     wait for it, but stops it and walks itself."""
