@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 
 _HOLDS = hasattr(signal, "pthread_sigmask")  # POSIX; where there is none, there is no fork either
 _blocked_before = False  # SIGINT was blocked by the caller already: `released` leaves it so
@@ -37,8 +38,14 @@ def fork() -> int:
         raise
 
 
-def released() -> None:
+def released(stop: Callable[[], object] | None = None) -> None:
     """SIGINT delivered again, in the process that calls it after `fork`: a Ctrl-C that came since
-    is raised now (KeyboardInterrupt), where the caller is ready for it."""
-    if _HOLDS and not _blocked_before:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    is raised now (KeyboardInterrupt), where the caller is ready for it. The parent passes `stop`,
+    which ends the child it made first (the helper's end: stopped, reaped, its pipes closed)."""
+    try:
+        if _HOLDS and not _blocked_before:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    except BaseException:
+        if stop is not None:
+            stop()
+        raise

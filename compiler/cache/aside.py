@@ -70,9 +70,6 @@ def aside(work: Callable[[], int]) -> Aside | None:
             os._exit(code)
     os.close(write)
     saving = Aside(pid, read)
-    try:
-        released()  # a Ctrl-C that came during the fork is raised here: the child is stopped first
-    except BaseException:
-        saving.end()
-        raise
+    # A Ctrl-C that came during the fork is raised here, once the child is stopped
+    released(saving.end)
     return saving

@@ -188,11 +188,8 @@ def _fork(paths: list[str], fd: int, recorded: Recorded | None) -> _Split | None
     os.close(found[1])
     os.set_blocking(found[0], False)
     split = _Split(pid, claims[0], results[0], size, found[0])
-    try:
-        released()  # a Ctrl-C that came during the fork is raised here: the child is stopped first
-    except BaseException:
-        _end(split)
-        raise
+    # A Ctrl-C that came during the fork is raised here, once the child is stopped
+    released(partial(_end, split))
     return split
 
 

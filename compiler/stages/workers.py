@@ -230,11 +230,8 @@ def _fork(
     os.close(results_w)
     os.set_blocking(results_r, False)  # taken between the parent's chunks: never waited for then
     helper = _Helper(pid, results_r, streams, adopt)
-    try:
-        released()  # a Ctrl-C that came during the fork is raised here: the helper is stopped first
-    except BaseException:
-        helper.kill()
-        raise
+    # A Ctrl-C that came during the fork is raised here, once the helper is stopped
+    released(helper.kill)
     return helper
 
 

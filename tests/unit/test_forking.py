@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.forks import reaped
 
 from skillc import forking
 
@@ -113,14 +114,6 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         signal.signal(signal.SIGINT, before)
 
 
-def _reaped(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
-
-
 def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
     forked: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -129,7 +122,7 @@ def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
     monkeypatch.setattr(aside, "forkable", lambda: True)
     with pytest.raises(KeyboardInterrupt):
         aside.aside(lambda: time.sleep(30) or 0)
-    assert len(forked) == 1 and _reaped(forked[0])
+    assert len(forked) == 1 and reaped(forked[0])
 
 
 def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp_path: Path) -> None:
@@ -143,7 +136,7 @@ def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp
             lstats._fork([f"f{i}" for i in range(3)], fd, None)
     finally:
         os.close(fd)
-    assert len(forked) == 1 and _reaped(forked[0])
+    assert len(forked) == 1 and reaped(forked[0])
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX")

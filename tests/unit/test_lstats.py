@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.forks import split_lstats
+from support.forks import reaped, split_lstats
 
 from skillc.cache import lstats
 
@@ -178,7 +178,7 @@ def test_a_meanwhile_that_raises_leaves_no_child_behind(tree, monkeypatch) -> No
     monkeypatch.setattr(lstats, "_fork", fork)
     with pytest.raises(KeyboardInterrupt):
         lstats.look(paths, fd, boom)
-    assert forked and _reaped(forked[0])
+    assert forked and reaped(forked[0])
 
 
 def test_paths_gone_are_gone_in_either_half(tree, tmp_path, monkeypatch) -> None:
@@ -251,14 +251,6 @@ def test_each_path_not_there_is_none_and_the_others_are_found(tree, tmp_path, go
     assert sum(st is None for st in found) >= len(gone)
 
 
-def _reaped(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
-
-
 @pytest.mark.parametrize("begun", ["the same", "fewer paths", "another folder"])
 def test_a_look_joins_what_was_begun_for_its_paths_and_ends_anything_else(
     tree, tmp_path, monkeypatch, begun
@@ -289,7 +281,7 @@ def test_a_look_joins_what_was_begun_for_its_paths_and_ends_anything_else(
         pid = lstats._early[0].split.pid
         found, want = lstats.look(paths, fd), serial(paths, fd)
         assert (found.ctimes, found.inodes) == (want.ctimes, want.inodes)
-        assert not lstats._early and _reaped(pid)
+        assert not lstats._early and reaped(pid)
     assert joined == [begun == "the same"] * 3
 
 
@@ -300,10 +292,10 @@ def test_discard_ends_the_child_and_a_second_begin_ends_the_first(tree, tmp_path
     lstats.begin(paths, str(tmp_path))
     first = lstats._early[0].split.pid
     lstats.begin(paths, str(tmp_path))
-    assert _reaped(first) and len(lstats._early) == 1
+    assert reaped(first) and len(lstats._early) == 1
     second = lstats._early[0].split.pid
     lstats.discard()
-    assert not lstats._early and _reaped(second)
+    assert not lstats._early and reaped(second)
     lstats.discard()  # nothing begun: nothing to do
 
 
