@@ -211,7 +211,10 @@ class Session:
     ) -> None:
         """Keep the memo; and when the build was written (`files`), the record its replay needs, and
         what the next edit build starts from (`carry`, made for the build key when it is kept)."""
-        saving, self._saving = self._saving or self._save_memo(), None
+        self.save_memo_aside()  # unless the pipeline began it already
+        saving, self._saving = self._saving, None
+        if saving is None and self._memo_loaded:
+            self._memo.save()  # few skills to encode, or no child could be made
         try:  # (a late walk's helper a build without `files` leaves running: `end`, the caller's)
             if files is not None:
                 if self.late is not None:
@@ -219,30 +222,17 @@ class Session:
                 self._record(tuple(files), build_hash, summary, diagnostics, carry)
         except BaseException:  # interrupted: the child is stopped, not waited for (nor its work redone)
             if saving is not None:
-                saving.end()
-                discard_temporary(self.records.directory, saving.pid)  # what it was writing
+                self._abandon(saving)
             raise
         if saving is not None:
             self._saved(saving)
 
     def save_memo_aside(self) -> None:
-        """Begin the memo's save in a forked child now, when the checks that make it are all done,
-        with many skills to encode: it runs beside the write and the record (`finish` joins it)."""
+        """Begin the memo's save in a forked child (aside.py), when the checks that make it are all
+        done, with many skills to encode: it runs beside the write and the record, and `finish`
+        joins it (`_saved`)."""
         if self._memo_loaded and self._saving is None and len(self._memo.made_skills) >= ASIDE_AT:
             self._saving = aside(self._memo.save)
-
-    def _save_memo(self) -> Aside | None:
-        """Save the memo; with many skills to encode, in a forked child (aside.py) that `_saved` joins,
-        while this process records the build."""
-        if not self._memo_loaded:
-            return None
-        memo = self._memo
-        if len(memo.made_skills) >= ASIDE_AT:
-            saving = aside(memo.save)
-            if saving is not None:
-                return saving
-        memo.save()
-        return None
 
     def _saved(self, saving: Aside) -> None:
         """The child's save waited for; done here if the child failed (an interrupt stops it)."""
@@ -259,8 +249,12 @@ class Session:
             self.late.end()
         if self._saving is not None:
             saving, self._saving = self._saving, None
-            saving.end()
-            discard_temporary(self.records.directory, saving.pid)  # what it was writing
+            self._abandon(saving)
+
+    def _abandon(self, saving: Aside) -> None:
+        """The memo's child stopped, not waited for, and the file it was writing removed."""
+        saving.end()
+        discard_temporary(self.records.directory, saving.pid)
 
     def _record(
         self,

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import reap
 from ..forking import fork, released
 
 if TYPE_CHECKING:  # a forked build never makes one: concurrent.futures is not imported for it
@@ -256,10 +257,7 @@ def _kill(pid: int, fd: int) -> None:
     if fd >= 0:
         with contextlib.suppress(OSError):
             os.close(fd)
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        os.waitpid(pid, 0)  # reaped: no zombie left behind
+    reap.stop(pid)  # killed and reaped: no zombie left behind
 
 
 def _write_all(fd: int, data: bytes) -> None:
