@@ -17,7 +17,7 @@ from .cache import Hit, Report, Stats, quick_hit, quick_replay
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
-from .diagnostics.policy import Policy
+from .diagnostics.policy import Policy, apply_policy
 from .digests import build_hash, hash_lines, input_line
 from .errors import TemplateFailure
 from .options import DEFAULTS, Options, Progress, silent
@@ -350,7 +350,7 @@ def final_diagnostics(config: Config, empty: bool, diags: tuple[Diagnostic, ...]
                 [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
             )
         )
-    return dg.ordered(dg.apply_policy(diags, {}, config.strict))
+    return dg.ordered(apply_policy(diags, {}, config.strict))
 
 
 @_uncollected

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from enum import StrEnum
 
 from ..dataclass import dataclass
@@ -75,29 +75,6 @@ def position(text: str | bytes, offset: int, first_line: int = 1) -> tuple[int, 
 
 def has_errors(diags: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diags)
-
-
-LEVELS = ("error", "warning", "ignore")
-
-
-def apply_policy(
-    diags: Iterable[Diagnostic],
-    severities: Mapping[str, str],
-    strict: bool,
-    paths: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (),
-) -> tuple[Diagnostic, ...]:
-    """Per-code and per-path levels (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
-
-    Any code may be raised to an error. Only spec-conformance codes (codes.CONFORMANCE) may be
-    lowered to a warning or to nothing; an integrity error stays an error, since the output would be
-    wrong (config.py refuses such a setting where it is written, so it never gets here silently).
-    """
-    from .policy import Policy
-
-    kept = Policy(tuple(severities.items()), paths).apply(diags)
-    if strict:
-        kept = [Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in kept]
-    return tuple(kept)
 
 
 def ordered(diags: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

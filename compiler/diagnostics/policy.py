@@ -117,3 +117,21 @@ def from_config(table: Mapping[str, Any], ignore: Iterable[str]) -> Policy:
         (pattern, tuple(sorted(levels.items()))) for pattern, levels in (table.get("per_path") or {}).items()
     )
     return Policy(tuple(sorted(codes.items())), paths)
+
+
+def apply_policy(
+    diags: Iterable[Diagnostic],
+    severities: Mapping[str, str],
+    strict: bool,
+    paths: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (),
+) -> tuple[Diagnostic, ...]:
+    """Per-code and per-path levels (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
+
+    Any code may be raised to an error. Only spec-conformance codes (codes.CONFORMANCE) may be
+    lowered to a warning or to nothing; an integrity error stays an error, since the output would be
+    wrong (config.py refuses such a setting where it is written, so it never gets here silently).
+    """
+    kept = Policy(tuple(severities.items()), paths).apply(diags)
+    if strict:
+        kept = [Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in kept]
+    return tuple(kept)

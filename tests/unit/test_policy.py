@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from skillc import diagnostics as dg
 from skillc.diagnostics.codes import Code
-from skillc.diagnostics.policy import Policy, inline_ignores, refusal
+from skillc.diagnostics.policy import Policy, apply_policy, inline_ignores, refusal
 
 SPEC = dg.error("skills/vendor/a/SKILL.md", Code.NAME_MISMATCH, "name 'b' does not match its directory 'a'")
 INTEGRITY = dg.error("skills/vendor/a/data.bin", Code.TOO_LARGE, "file is too large")
@@ -36,3 +36,15 @@ def test_refusals() -> None:
     assert refusal("SKC207", "error") is None  # raising is always allowed
     assert "integrity" in (refusal("SKC207", "warning") or "")
     assert "unknown code" in (refusal("SKC999", "ignore") or "")
+
+
+def test_apply_policy_ignores_raises_and_promotes() -> None:
+    w = dg.warning("a", Code.UNKNOWN_FIELD, "unknown")
+    e = dg.error("b", Code.FRONTMATTER_SCHEMA, "bad")
+    assert apply_policy((w, e), {"SKC205": "ignore"}, strict=False) == (e,)
+    raised = apply_policy((w,), {"SKC205": "error"}, strict=False)
+    assert raised[0].severity is dg.Severity.ERROR
+    assert apply_policy((w,), {}, strict=True)[0].severity is dg.Severity.ERROR
+    # an error is never lowered: the output would be wrong
+    assert apply_policy((e,), {"SKC204": "ignore"}, strict=False) == (e,)
+    assert apply_policy((e,), {"SKC204": "warning"}, strict=False)[0].severity is dg.Severity.ERROR
