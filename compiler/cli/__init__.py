@@ -19,21 +19,6 @@ if TYPE_CHECKING:
 
 GC_THRESHOLD = (50_000, 20, 100)
 
-# Each command by its module: a run imports only the module of the command it runs (a no-op
-# build does not pay for review, git or the vendoring code).
-COMMANDS = {
-    "build": ("build", "build"),
-    "validate": ("build", "validate"),
-    "check": ("build", "check"),
-    "init": ("project", "init"),
-    "explain": ("explain", "explain"),
-    "catalog": ("catalog", "catalog"),
-    "export": ("export", "export"),
-    "diff": ("review", "diff"),
-    "audit": ("review", "audit"),
-    "codes": ("project", "codes"),
-    "vendor-reader": ("project", "vendor_reader"),
-}
 # What keeps a `build` from using the cache's quick path, or from running at all.
 _NOT_EARLY = frozenset({"--no-cache", "--watch", "-h", "--help", "--version"})
 
