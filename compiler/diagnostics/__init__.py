@@ -55,6 +55,11 @@ def _escape(ch: str) -> str:
     return ch.encode("unicode_escape", "backslashreplace").decode("ascii") if ch != "\x7f" else "\\x7f"
 
 
+def clip(text: str) -> str:
+    """`text` cut to 80 characters for a message, "..." saying where."""
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 _printable = printable
 
 

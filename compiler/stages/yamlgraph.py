@@ -19,7 +19,7 @@ import yaml
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
-from .parse import Positions, clip
+from .flatyaml import Positions
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STD = "tag:yaml.org,2002:"
@@ -154,7 +154,7 @@ def _quote_hint(text: str, line: int) -> str:
         return "; a value holding ': ' must be quoted"
     key, value = found.group(1).strip(), found.group(2)
     quoted = json.dumps(value, ensure_ascii=False) if "'" in value else f"'{value}'"
-    return f"; a value holding ': ' must be quoted: {key}: {clip(quoted)}"
+    return f"; a value holding ': ' must be quoted: {key}: {dg.clip(quoted)}"
 
 
 def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -> Diagnostic:
