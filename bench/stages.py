@@ -38,10 +38,10 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
         t.append((label, time.perf_counter()))
 
     from skillc.cli import GC_THRESHOLD
-    from skillc.digests import build_hash
     from skillc.output.assemble import artifacts
     from skillc.output.write import write
     from skillc.project import config as config_mod
+    from skillc.stages.buildhash import build_hash
     from skillc.stages.catalog import catalogs
     from skillc.stages.discover import discover_checked
     from skillc.stages.resolve import resolve

@@ -29,7 +29,6 @@ from .cache.catalogrows import has, toggled
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
-from .digests import hash_lines, input_line
 from .fastjson import orjson
 from .format import layout as fmt
 from .format.shardtree import all_shards
@@ -39,6 +38,7 @@ from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
 from .pipeline import Compiled, Summary, final_diagnostics
 from .stages.budget import Packing
+from .stages.buildhash import hash_lines, input_line
 from .stages.catalog import CatalogParts, candidate, catalog_parts, catalog_skill, entry_cost, persona_catalog
 from .stages.readinput import Entry, read_input
 from .stages.resolve import resolve_skill

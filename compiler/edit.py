@@ -60,7 +60,7 @@ from .dataclass import dataclass, replace
 from .delta import SKILL_MD, Checked, check_edit, files_of, owned, spliced
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
-from .digests import digest, hash_lines, input_line, sha256_hex
+from .digests import digest, sha256_hex
 from .errors import TemplateFailure
 from .fastjson import orjson
 from .format import layout as fmt
@@ -85,6 +85,7 @@ from .output.write import WriteResult, write_delta
 from .pipeline import Summary, final_diagnostics, left_to_exit
 from .project.ignorefiles import IGNORE_FILES
 from .stages.budget import Candidate, Packing, packed, refit
+from .stages.buildhash import hash_lines, input_line
 from .stages.catalog import (
     CatalogParts,
     Entries,
@@ -527,7 +528,7 @@ class _Edit:
         raise _Declined("a file outside the sources")  # a persona's file, an overlay, an exclusive body
 
     def _line(self, rel: str) -> str:
-        """The input's line of the last build hash (digests.input_line, as text)."""
+        """The input's line of the last build hash (buildhash.input_line, as text)."""
         lines = self.carry.lines
         head = rel + "\0"
         at = 0 if lines.startswith(head) else lines.find("\n" + head) + 1

@@ -18,7 +18,6 @@ from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy, apply_policy
-from .digests import build_hash, hash_lines, input_line
 from .errors import TemplateFailure
 from .options import DEFAULTS, Options, Progress, silent
 from .output.placement import placement_problems
@@ -268,6 +267,7 @@ def _back(
     # The back end, imported here: a build the cache replays never needs it.
     from .output.assemble import artifacts
     from .output.bounds import over_bounds
+    from .stages.buildhash import build_hash
     from .stages.catalog import catalogs, entry_cost
     from .stages.resolve import resolve
     from .stages.skills import check_skills, checked_first
@@ -406,9 +406,10 @@ def build(
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None
     if cache and template is not None:
-        config_side = (build_hash(config, (), template), head.diagnostics, template.source)
         from .cache import open_session  # the door: past the quick path only
+        from .stages.buildhash import build_hash
 
+        config_side = (build_hash(config, (), template), head.diagnostics, template.source)
         door = open_session(config, config_side, options, prune=prune, early=early)
         if door is not None:
             door.stats.declined = declined
@@ -475,7 +476,7 @@ class _Keyed:
 
     front: Front
     build_hash: str
-    lines: list[bytes]  # each input's line of the build hash (digests.input_line): the carry keeps them
+    lines: list[bytes]  # each input's line of the build hash (stages/buildhash.py): the carry keeps them
 
     @property
     def input_paths(self) -> tuple[str, ...]:
@@ -493,6 +494,7 @@ def _build_cached(
     head: Head, template: Template, door: Session, prune: bool, progress: Progress, keep: bool
 ) -> tuple[Compilation, Written | None]:
     """The one place the pipeline uses the cache: replay, memo, finish."""
+    from .stages.buildhash import hash_lines, input_line
 
     def discovered(walked: Walked | None) -> _Keyed:
         # The cache's stat walk has listed and stat'ed the inputs: discover does not again. A cache

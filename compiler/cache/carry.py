@@ -118,7 +118,7 @@ class Carry:
 
     key: str  # the build key of the build it describes
     index: str  # sha256 of that build's _index.json
-    lines: str  # the build hash's input lines (digests.input_line), in order
+    lines: str  # the build hash's input lines (buildhash.input_line), in order
     # Where each skill's `name` value is (line, col; (0, 0): none): the most common place, and each
     # skill's that differs. (The rest of a served skill is its entry in its shard.)
     anchor: tuple[int, int]
@@ -160,7 +160,7 @@ class Found:
     """What the carry keeps of a build's discovery: taken before the stages run, so that the
     discovery's bytes can go once they are checked, as in a build without the cache."""
 
-    lines: str  # the build hash's input lines (digests.input_line), in order
+    lines: str  # the build hash's input lines (buildhash.input_line), in order
     problems: dict[str, tuple[Diagnostic, ...]]  # command -> discover's problems, for each that has some
 
     @classmethod
