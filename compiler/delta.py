@@ -23,9 +23,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .cache.catalogrows import has, toggled
+from .cache.outcome import Summary
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
@@ -36,11 +37,11 @@ from .model import SKILL_MD_CAP, Artifacts, Config, Discovery, InputFile, Progra
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
-from .pipeline import Compiled, Summary, final_diagnostics
 from .stages.budget import Packing
 from .stages.buildhash import hash_lines, input_line
 from .stages.catalog import CatalogParts, candidate, catalog_parts, catalog_skill, entry_cost, persona_catalog
 from .stages.readinput import Entry, read_input
+from .stages.report import final_diagnostics
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
 from .stages.validate import settle
@@ -123,11 +124,35 @@ def warm(state: State) -> State:
     return state
 
 
-def state_of(result: Compiled, index: bytes) -> State | None:
+class Built(Protocol):
+    """A whole build as the pipeline made it and kept what it was made from (`pipeline.Compiled`,
+    `keep=True`): what a State is made of."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def template(self) -> Template | None: ...
+    @property
+    def found(self) -> Discovery | None: ...
+    @property
+    def program(self) -> Program: ...
+    @property
+    def resolved(self) -> Resolved: ...
+    @property
+    def packings(self) -> Mapping[str, Packing]: ...
+    @property
+    def artifacts(self) -> Artifacts | None: ...
+    @property
+    def unordered(self) -> tuple[Diagnostic, ...]: ...  # the diagnostics before --strict and ordering
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]: ...  # the report
+
+
+def state_of(result: Built, index: bytes) -> State | None:
     """The state of a build that was written (`index`: its _index.json), or None when it cannot be one
     (no template, no artifacts, errors)."""
     art, found, template = result.artifacts, result.found, result.template
-    if art is None or found is None or template is None or not result.ok:
+    if art is None or found is None or template is None or has_errors(result.diagnostics):
         return None
     document: IndexDoc = orjson.loads(index)
     read = _node_reader(art.files)

@@ -52,8 +52,8 @@ from .cache.carry import (
 )
 from .cache.catalogrows import has, toggled
 from .cache.manifest import Changes, Manifest
-from .cache.outcome import Stats
-from .cache.quick import Early, same_output, signature_after
+from .cache.outcome import Stats, Summary
+from .cache.quick import Early, left_to_exit, same_output, signature_after
 from .cache.records import Outputs, Record, Records, build_key, debris
 from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
 from .dataclass import dataclass, replace
@@ -82,7 +82,6 @@ from .names.suggest import among_closest
 from .output import assemble
 from .output.bounds import over_bounds
 from .output.write import WriteResult, write_delta
-from .pipeline import Summary, final_diagnostics, left_to_exit
 from .project.ignorefiles import IGNORE_FILES
 from .stages.budget import Candidate, Packing, packed, refit
 from .stages.buildhash import hash_lines, input_line
@@ -97,6 +96,7 @@ from .stages.catalog import (
     persona_catalog,
 )
 from .stages.readinput import Entry, read_input
+from .stages.report import final_diagnostics
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
 from .stages.validate import settle

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from . import diagnostics as dg
-from .cache import Hit, Report, Stats, quick_hit, quick_replay
+from .cache import Hit, Report, Stats, Summary, leave_only, quick_hit, quick_replay
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
-from .diagnostics.policy import Policy, apply_policy
+from .diagnostics.policy import Policy
 from .errors import TemplateFailure
 from .options import DEFAULTS, Options, Progress, silent
 from .output.placement import placement_problems
@@ -82,13 +82,6 @@ def _uncollected(run: Callable[P, R]) -> Callable[P, R]:
                 gc.enable()
 
     return paused
-
-
-@dataclass(frozen=True)
-class Summary:
-    skills: int
-    personas: int
-    objects: int
 
 
 @dataclass(frozen=True)
@@ -312,20 +305,6 @@ def _back(
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)), kept)
 
 
-# What the last build read to check and edit the recorded one (the recorded walk, an lstat result
-# per input path, the carry), left to the process's end: freeing them object by object costs 10-20
-# ms that a command about to leave (cli.run) need not pay, as a compiler driver leaves its memory to
-# the system. One build's worth at most: the next build frees it (a watch's build leaves nothing).
-_LEFT: list[object] = []
-
-
-def left_to_exit(thing: object) -> None:
-    _LEFT.append(thing)
-
-
-_EMPTY = "the build holds no skills: check `sources` (an error under --strict)"
-
-
 def _finish(
     config: Config,
     program: Program,
@@ -335,22 +314,11 @@ def _finish(
     diags: tuple[Diagnostic, ...],
     front: Front | None = None,
 ) -> Compiled:
+    from .stages.report import final_diagnostics
+
     found, template = (front.found, front.template) if front else (None, None)
     final = final_diagnostics(config, not program.skills, diags)
     return Compiled(config, program, resolved, packings, art, final, None, found, template, diags)
-
-
-def final_diagnostics(config: Config, empty: bool, diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
-    """A build's report: `diags` are at their levels already, but for the empty-build warning (`empty`:
-    the build serves no skill); then --strict, and the report's order (the delta and edit builds make
-    their reports here too)."""
-    if empty and not dg.has_errors(diags):  # a build serving nothing is never silently green
-        diags += tuple(
-            Policy(config.severities, config.path_severities).apply(
-                [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
-            )
-        )
-    return dg.ordered(apply_policy(diags, {}, config.strict))
 
 
 @_uncollected
@@ -370,7 +338,7 @@ def build(
         progress("checking whether the build is current")
         ahead = None if prune or keep else _edit_ahead  # what the edit build below would read first
         early = quick_replay(Path(config_path), options, prune=prune, meanwhile=ahead)
-        _LEFT[:] = [] if keep else [early]  # the watch lives on: what it does not keep, it frees
+        leave_only(None if keep else early)  # the watch lives on: what it does not keep, it frees
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .memo import Memo
-    from .outcome import Hit, Stats
-    from .quick import Early, quick_hit, quick_replay
+    from .outcome import Hit, Stats, Summary
+    from .quick import Early, leave_only, quick_hit, quick_replay
     from .report import Report
     from .session import Session, open_session
     from .store import DIRNAME
@@ -31,6 +31,8 @@ _LATER = {
     "Report": "report",
     "Session": "session",
     "Stats": "outcome",
+    "Summary": "outcome",
+    "leave_only": "quick",
     "open_session": "session",
     "quick_hit": "quick",
     "quick_replay": "quick",
@@ -44,6 +46,8 @@ __all__ = [
     "Report",
     "Session",
     "Stats",
+    "Summary",
+    "leave_only",
     "open_session",
     "quick_hit",
     "quick_replay",

@@ -1,5 +1,6 @@
-"""What the cache tells the pipeline about one build: what it did (`Stats`), and a build it proved
-current (`Hit`). Apart from the door and the memo, so a no-op build loads neither."""
+"""What the cache tells the pipeline about one build: what it did (`Stats`), a build it proved
+current (`Hit`), and a build's counts (`Summary`, as every build reports them). Apart from the door
+and the memo, so a no-op build loads neither."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ class Stats:
     buckets_written: int = 0  # skill bucket files written or removed
     edited: bool = False  # an edit build made it from the last one (edit.py): only the edited skills ran
     declined: str = ""  # why the edit build, tried first, left this build to the stages
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A build's counts, as its summary line says them."""
+
+    skills: int
+    personas: int
+    objects: int
 
 
 @dataclass(frozen=True)

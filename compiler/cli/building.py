@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import diagnostics as dg
 from .. import pipeline
-from ..cache import Report
+from ..cache import Report, Summary
 from ..dataclass import dataclass
 from ..diagnostics import Diagnostic
 from ..diagnostics import formats as report
@@ -84,7 +84,7 @@ def build(run: Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written 
 
 
 def done(
-    fmt: str, output_rel: str, counts: pipeline.Summary, written: pipeline.Written, started: float
+    fmt: str, output_rel: str, counts: Summary, written: pipeline.Written, started: float
 ) -> None:
     state = "written" if written.written else "already up to date"
     pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
