@@ -85,11 +85,11 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
 
     import gc
 
-    from skillc.cache import quick as q
-    from skillc.cache import quick_hit, quick_replay
-    from skillc.cache.records import Records, debris
-    from skillc.cache.snapshot import take_snapshot
     from skillc.cli import GC_THRESHOLD
+    from skillc.incremental import quick as q
+    from skillc.incremental import quick_hit, quick_replay
+    from skillc.incremental.records import Records, debris
+    from skillc.incremental.snapshot import take_snapshot
     from skillc.options import Options
 
     gc.set_threshold(*GC_THRESHOLD)  # as the CLI runs

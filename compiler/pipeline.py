@@ -13,24 +13,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from . import diagnostics as dg
-from .cache import Hit, Report, Stats, Summary, leave_only, quick_hit, quick_replay
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
 from .errors import TemplateFailure
+from .incremental import Hit, Report, Stats, Summary, leave_only, quick_hit, quick_replay
 from .options import DEFAULTS, Options, Progress, silent
 from .output.placement import placement_problems
 
 # A build the quick path replays imports neither the model nor the write stage (ctypes, subprocess):
 # a quarter of a no-op build's imports. They are imported where a build that runs uses them.
 if TYPE_CHECKING:
-    from .cache import Memo, Session
-    from .cache.carry import Carry, Catalog
-    from .cache.manifest import Changes, Manifest
-    from .cache.records import Records
-    from .cache.snapshot import Walked
-    from .edit import Edited
+    from .incremental import Memo, Session
+    from .incremental.carry import Carry, Catalog
+    from .incremental.edit import Edited
+    from .incremental.manifest import Changes, Manifest
+    from .incremental.records import Records
+    from .incremental.snapshot import Walked
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
     from .output.survey import Survey
     from .output.write import Comparison
@@ -351,7 +351,7 @@ def build(
     if cache and early is not None and early.changes is not None and not prune and not keep:
         # Files were edited in place: maybe no other input need be read, nor the config parsed. (The
         # watch, keeping the build to rebuild from, needs all of it in memory.)
-        from .edit import edit_build
+        from .incremental.edit import edit_build
 
         edited = edit_build(early)
         if not isinstance(edited, str):
@@ -374,7 +374,7 @@ def build(
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None
     if cache and template is not None:
-        from .cache import open_session  # the door: past the quick path only
+        from .incremental import open_session  # the door: past the quick path only
         from .stages.buildhash import build_hash
 
         config_side = (build_hash(config, (), template), head.diagnostics, template.source)
@@ -430,7 +430,7 @@ def _surveying() -> Iterator[_Surveying]:
 def _edit_ahead(records: Records, manifest: Manifest, guess: Changes) -> object:
     """The edit build's module imported, what it reads first read, and the build of `guess` made,
     while the quick path's lstats run (edit.ahead)."""
-    from .edit import ahead
+    from .incremental.edit import ahead
 
     try:
         return ahead(records, manifest, guess)
@@ -484,7 +484,7 @@ def _build_cached(
         replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
         return replayed, _Unwritten()
     memo = door.memo
-    from .cache.carry import Found
+    from .incremental.carry import Found
 
     # What the carry needs of the discovery, taken now: `_back` is then handed the front's only
     # reference and lets the inputs' bytes go after the check, as a build without the cache does
@@ -504,7 +504,7 @@ def _build_cached(
     made_counts = (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0)
 
     def carry(key: str) -> tuple[Carry, Catalog]:
-        from .cache.carry import made
+        from .incremental.carry import made
 
         assert result.artifacts is not None  # written
         return made(

@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> None:
 
             guarded(lambda: contained(lambda: building.plain(named[0])))
     finally:
-        if "skillc.cache.quick" in sys.modules:  # a build that never asked for what `_start` began
-            sys.modules["skillc.cache.quick"].discard()
+        if "skillc.incremental.quick" in sys.modules:  # a build that never asked for what `_start` began
+            sys.modules["skillc.incremental.quick"].discard()
 
 
 def _plain(argv: list[str]) -> tuple[str | None] | None:
@@ -103,7 +103,7 @@ def _start(argv: list[str]) -> None:
             named = argv[i + 1]
         elif arg.startswith("--config="):
             named = arg.partition("=")[2]
-    from ..cache import quick
+    from ..incremental import quick
 
     try:
         here = Path(os.getcwd())

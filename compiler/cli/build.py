@@ -19,7 +19,7 @@ from .invocation import emit, find_config, options, quiet, say
 from .shared import COLOR, CONFIG, FORMAT, IGNORE, SKIP, STATISTICS, STRICT, VERBOSE, reporting
 
 if TYPE_CHECKING:  # the write stage and the delta builds: not on a no-op build
-    from ..delta import Rebuilt, State
+    from ..incremental.delta import Rebuilt, State
     from ..output.write import Comparison
 
 WATCH = click.option(
@@ -96,7 +96,7 @@ class _Watched:
 
 
 def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
-    from ..delta import rebuild
+    from ..incremental.delta import rebuild
 
     try:
         return rebuild(state, changed)
@@ -116,7 +116,7 @@ def _state_for(result: pipeline.Compilation | None, config_path: Path, settings:
     """The state to rebuild from: the build just written, or, when the cache replayed or edited it
     (nothing of it in memory), a compile of the same sources. Its index is the one a delta build expects on disk:
     `write.write_delta` declines one that finds another, and the whole build runs instead."""
-    from ..delta import state_of, warm
+    from ..incremental.delta import state_of, warm
 
     if not isinstance(result, pipeline.Compiled):  # replayed or edited: nothing of it in memory
         result = pipeline.compile_project(config_path, options(*settings), keep=True)

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from .. import diagnostics as dg
 from .. import pipeline
-from ..cache import Report, Summary
 from ..dataclass import dataclass
 from ..diagnostics import Diagnostic
 from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
+from ..incremental import Report, Summary
 from . import invocation
 from .boundary import said_interrupted
 from .invocation import as_recorded, emit, options, say
@@ -83,9 +83,7 @@ def build(run: Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written 
     return 0, result, written
 
 
-def done(
-    fmt: str, output_rel: str, counts: Summary, written: pipeline.Written, started: float
-) -> None:
+def done(fmt: str, output_rel: str, counts: Summary, written: pipeline.Written, started: float) -> None:
     state = "written" if written.written else "already up to date"
     pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
     say(

@@ -25,31 +25,38 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .cache.catalogrows import has, toggled
-from .cache.outcome import Summary
-from .dataclass import dataclass, replace
-from .diagnostics import Diagnostic, has_errors
-from .diagnostics.policy import Policy
-from .fastjson import orjson
-from .format import layout as fmt
-from .format.shardtree import all_shards
-from .model import SKILL_MD_CAP, Artifacts, Config, Discovery, InputFile, Program, Resource, Skill
-from .output import assemble
-from .output.bounds import over_bounds
-from .output.write import WriteResult, write_delta
-from .stages.budget import Packing
-from .stages.buildhash import hash_lines, input_line
-from .stages.catalog import CatalogParts, candidate, catalog_parts, catalog_skill, entry_cost, persona_catalog
-from .stages.readinput import Entry, read_input
-from .stages.report import final_diagnostics
-from .stages.resolve import resolve_skill
-from .stages.skills import check_skill
-from .stages.validate import settle
+from ..dataclass import dataclass, replace
+from ..diagnostics import Diagnostic, has_errors
+from ..diagnostics.policy import Policy
+from ..fastjson import orjson
+from ..format import layout as fmt
+from ..format.shardtree import all_shards
+from ..model import SKILL_MD_CAP, Artifacts, Config, Discovery, InputFile, Program, Resource, Skill
+from ..output import assemble
+from ..output.bounds import over_bounds
+from ..output.write import WriteResult, write_delta
+from ..stages.budget import Packing
+from ..stages.buildhash import hash_lines, input_line
+from ..stages.catalog import (
+    CatalogParts,
+    candidate,
+    catalog_parts,
+    catalog_skill,
+    entry_cost,
+    persona_catalog,
+)
+from ..stages.readinput import Entry, read_input
+from ..stages.report import final_diagnostics
+from ..stages.resolve import resolve_skill
+from ..stages.skills import check_skill
+from ..stages.validate import settle
+from .catalogrows import has, toggled
+from .outcome import Summary
 
 if TYPE_CHECKING:
-    from .format.shapes import IndexDoc, PersonaEntry
-    from .model import Resolved, SkillSource
-    from .stages.template import Template
+    from ..format.shapes import IndexDoc, PersonaEntry
+    from ..model import Resolved, SkillSource
+    from ..stages.template import Template
 
 SKILL_MD = -1  # the slot of a skill's SKILL.md among its files; a resource's is its index
 

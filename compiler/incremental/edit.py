@@ -38,33 +38,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import fs
-from .cache.carry import (
-    Carry,
-    Catalog,
-    Journal,
-    Row,
-    commands_after,
-    load,
-    load_catalog,
-    patched_lines,
-    save_edit,
-)
-from .cache.catalogrows import has, toggled
-from .cache.manifest import Changes, Manifest
-from .cache.outcome import Stats, Summary
-from .cache.quick import Early, left_to_exit, same_output, signature_after
-from .cache.records import Outputs, Record, Records, build_key, debris
-from .cache.snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
-from .dataclass import dataclass, replace
-from .delta import SKILL_MD, Checked, check_edit, files_of, owned, spliced
-from .diagnostics import Diagnostic, has_errors
-from .diagnostics.policy import Policy
-from .digests import digest, sha256_hex
-from .errors import TemplateFailure
-from .fastjson import orjson
-from .format import layout as fmt
-from .model import (
+from .. import fs
+from ..dataclass import dataclass, replace
+from ..diagnostics import Diagnostic, has_errors
+from ..diagnostics.policy import Policy
+from ..digests import digest, sha256_hex
+from ..errors import TemplateFailure
+from ..fastjson import orjson
+from ..format import layout as fmt
+from ..model import (
     SKILL_MD_CAP,
     Artifacts,
     Config,
@@ -76,16 +58,16 @@ from .model import (
     SkillSource,
     Strategy,
 )
-from .names.confusables import skeleton
-from .names.paths import nfc, sanitize_command, sanitize_joined
-from .names.suggest import among_closest
-from .output import assemble
-from .output.bounds import over_bounds
-from .output.write import WriteResult, write_delta
-from .project.ignorefiles import IGNORE_FILES
-from .stages.budget import Candidate, Packing, packed, refit
-from .stages.buildhash import hash_lines, input_line
-from .stages.catalog import (
+from ..names.confusables import skeleton
+from ..names.paths import nfc, sanitize_command, sanitize_joined
+from ..names.suggest import among_closest
+from ..output import assemble
+from ..output.bounds import over_bounds
+from ..output.write import WriteResult, write_delta
+from ..project.ignorefiles import IGNORE_FILES
+from ..stages.budget import Candidate, Packing, packed, refit
+from ..stages.buildhash import hash_lines, input_line
+from ..stages.catalog import (
     CatalogParts,
     Entries,
     candidate,
@@ -95,16 +77,34 @@ from .stages.catalog import (
     frame,
     persona_catalog,
 )
-from .stages.readinput import Entry, read_input
-from .stages.report import final_diagnostics
-from .stages.resolve import resolve_skill
-from .stages.skills import check_skill
-from .stages.validate import settle
+from ..stages.readinput import Entry, read_input
+from ..stages.report import final_diagnostics
+from ..stages.resolve import resolve_skill
+from ..stages.skills import check_skill
+from ..stages.validate import settle
+from .carry import (
+    Carry,
+    Catalog,
+    Journal,
+    Row,
+    commands_after,
+    load,
+    load_catalog,
+    patched_lines,
+    save_edit,
+)
+from .catalogrows import has, toggled
+from .delta import SKILL_MD, Checked, check_edit, files_of, owned, spliced
+from .manifest import Changes, Manifest
+from .outcome import Stats, Summary
+from .quick import Early, left_to_exit, same_output, signature_after
+from .records import Outputs, Record, Records, build_key, debris
+from .snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
 
 if TYPE_CHECKING:
-    from .format.shapes import PersonaEntry, SkillDoc
-    from .model import Outcome
-    from .stages.template import Template
+    from ..format.shapes import PersonaEntry, SkillDoc
+    from ..model import Outcome
+    from ..stages.template import Template
 
 
 @dataclass(frozen=True)
@@ -732,7 +732,7 @@ class _Edit:
         if not self.commands[label]:
             raise _Declined("the first skill of a source")  # its SKC313 goes
         self._alone(command)
-        from .stages.discover import discover_skill  # here: an edit that adds nothing does not walk
+        from ..stages.discover import discover_skill  # here: an edit that adds nothing does not walk
 
         found = discover_skill(self.config, index, command)
         if found is None:
@@ -891,7 +891,7 @@ class _Edit:
     def template(self) -> Template:
         """The catalog template, loaded when a catalog is rendered again (Jinja2 is imported then,
         unless it is a built-in's: stages/builtins.py)."""
-        from .stages.template import load_template
+        from ..stages.template import load_template
 
         template, problems = load_template(self.config)
         if template is None or problems or template.source != self.carry.template[0]:

@@ -50,7 +50,7 @@ _BOOT = (
     "s = u.spec_from_file_location('skillc', sys.argv[1] + '/__init__.py', "
     "submodule_search_locations=[sys.argv[1]])\n"
     "m = u.module_from_spec(s); sys.modules['skillc'] = m; s.loader.exec_module(m)\n"
-    "from skillc.cache.latewalk import _main\n"
+    "from skillc.incremental.latewalk import _main\n"
     "sys.exit(_main())\n"
 )
 

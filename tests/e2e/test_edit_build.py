@@ -19,12 +19,12 @@ from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 from support.forks import split_lstats
 
-from skillc import edit as edit_mod
-from skillc.cache import carry as carry_mod
-from skillc.cache import lstats
-from skillc.cache.quick import output_signature
 from skillc.format.layout import is_object, object_path
 from skillc.fs import output_stat
+from skillc.incremental import carry as carry_mod
+from skillc.incremental import edit as edit_mod
+from skillc.incremental import lstats
+from skillc.incremental.quick import output_signature
 from skillc.pipeline import build
 from skillc.stages import readinput
 from skillc.stages import skills as skills_stage
@@ -72,7 +72,7 @@ def reads(monkeypatch) -> list[str]:
         return real(entry, rel, *args)
 
     monkeypatch.setattr("skillc.stages.discover.read_input", spy)
-    monkeypatch.setattr("skillc.edit.read_input", spy)
+    monkeypatch.setattr("skillc.incremental.edit.read_input", spy)
     return seen
 
 
@@ -81,7 +81,9 @@ def test_a_body_edit_reads_and_checks_that_file_alone(tree, tmp_path, monkeypatc
     target.write_text(target.read_text() + "\nOne more line.\n")
     seen, parsed = reads(monkeypatch), []
     real = skills_stage.check_skill
-    monkeypatch.setattr("skillc.delta.check_skill", lambda src: parsed.append(src.command) or real(src))
+    monkeypatch.setattr(
+        "skillc.incremental.delta.check_skill", lambda src: parsed.append(src.command) or real(src)
+    )
     result, written = build(tree)
     assert result.cache.edited and written.written
     assert seen == [target.relative_to(tree.parent).as_posix()] and len(parsed) == 1
@@ -251,8 +253,8 @@ def test_a_damaged_start_goes_to_the_cached_build(tree, tmp_path, damage):
 # file the build keeps in .skillc-cache/), or prints how many there were.
 KILLER = """
 import atexit, os, signal, sys
-from skillc import edit
-from skillc.cache import carry, records
+from skillc.incremental import edit
+from skillc.incremental import carry, records
 from skillc.output import write
 
 config, at = sys.argv[1], int(sys.argv[2])
@@ -570,7 +572,7 @@ def test_a_build_back_at_an_earlier_key_keeps_the_record_of_the_files_it_rewrote
 def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_walk_would(tree, tmp_path):
     """walk.json stays as the full build wrote it; walk-edits.json, over it, describes the walk after
     each edit build: nothing changed since, each folder listing what a new walk lists."""
-    from skillc.cache.snapshot import take_snapshot
+    from skillc.incremental.snapshot import take_snapshot
 
     walk_json = tree.parent / ".skillc-cache" / "walk.json"
     kept = (walk_json.read_bytes(), walk_json.stat().st_ino)
@@ -600,7 +602,7 @@ def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_
 
 
 def test_past_its_limit_the_walk_is_written_whole_again(tree, tmp_path, monkeypatch):
-    from skillc.cache import manifest as manifest_mod
+    from skillc.incremental import manifest as manifest_mod
 
     monkeypatch.setattr(manifest_mod, "EDITS_LIMIT", 0)
     walk_json = tree.parent / ".skillc-cache" / "walk.json"
@@ -693,9 +695,9 @@ def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_pat
 
 
 def records_of(config: Path):
-    from skillc.cache.quick import FORMAT, fingerprint
-    from skillc.cache.records import Records
-    from skillc.cache.store import load_key
+    from skillc.incremental.quick import FORMAT, fingerprint
+    from skillc.incremental.records import Records
+    from skillc.incremental.store import load_key
 
     return Records(config.parent / ".skillc-cache", load_key(), fingerprint(), FORMAT)
 
@@ -1272,7 +1274,7 @@ def test_skillc_build_starts_its_lstats_before_the_cli_is_imported(tree, tmp_pat
 def test_what_was_started_for_another_cache_is_ended(tree, tmp_path, monkeypatch):
     """A guess that names another project (quick.start) is ended by the quick path of this one, and
     a build whose command line keeps it off the quick path starts nothing."""
-    from skillc.cache import quick
+    from skillc.incremental import quick
 
     seen = _early_builds(monkeypatch)
     other = tmp_path / "other"

@@ -17,12 +17,12 @@ from support.files import REPO
 from support.files import snapshot as dist_bytes
 
 from skillc import reap
-from skillc.cache import aside as aside_mod
-from skillc.cache import latewalk, manifest
-from skillc.cache import memo as memo_mod
-from skillc.cache import session as cache_session
-from skillc.cache import snapshot as snapshots
-from skillc.cache.store import DIRNAME
+from skillc.incremental import aside as aside_mod
+from skillc.incremental import latewalk, manifest
+from skillc.incremental import memo as memo_mod
+from skillc.incremental import session as cache_session
+from skillc.incremental import snapshot as snapshots
+from skillc.incremental.store import DIRNAME
 from skillc.pipeline import build
 
 sys.path.insert(0, str(REPO))

@@ -159,9 +159,9 @@ def test_a_delta_build_is_taken_and_a_failing_one_said_and_built_in_full(
 ) -> None:
     """The watch's runs in this process: the first builds and keeps its state, an edit is a delta
     build; a delta that fails (a bug) is said, and the whole build still runs."""
-    from skillc import delta
     from skillc.cli import build as build_cli
     from skillc.cli import building
+    from skillc.incremental import delta
 
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
     run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, True, "text", True))
@@ -192,9 +192,9 @@ def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
 ) -> None:
     """The cache replays the first run (nothing in memory): the watch compiles the sources to rebuild
     from, and the first edit is a delta build."""
-    from skillc import delta
     from skillc.cli import build as build_cli
     from skillc.cli import building
+    from skillc.incremental import delta
     from skillc.pipeline import Replayed, build
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))

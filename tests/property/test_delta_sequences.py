@@ -21,8 +21,8 @@ from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
-from skillc.delta import State, rebuild, state_of
 from skillc.format.layout import INDEX, is_object
+from skillc.incremental.delta import State, rebuild, state_of
 from skillc.pipeline import Compiled, build
 
 sys.path.insert(0, str(REPO))

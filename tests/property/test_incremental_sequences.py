@@ -20,10 +20,10 @@ from support.files import REPO
 from support.files import snapshot as dist_bytes
 from support.forks import split_lstats
 
-from skillc.cache import carry
-from skillc.cache.quick import _records, same_output
 from skillc.format.layout import is_object
 from skillc.fs import output_stat
+from skillc.incremental import carry
+from skillc.incremental.quick import _records, same_output
 from skillc.pipeline import build
 
 sys.path.insert(0, str(REPO))

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from skillc.cache import lstats
+from skillc.incremental import lstats
 
 
 def split_lstats(monkeypatch: pytest.MonkeyPatch, split: bool = True) -> None:

@@ -11,8 +11,8 @@ from support.files import snapshot
 from support.project import skill_md, src_project
 
 from skillc import reader
-from skillc.delta import State, rebuild, state_of, warm
 from skillc.format import layout as fmt
+from skillc.incremental.delta import State, rebuild, state_of, warm
 from skillc.model import SKILL_MD_CAP
 from skillc.pipeline import Compiled, Replayed, build
 

@@ -117,7 +117,7 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
     forked: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skillc.cache import aside
+    from skillc.incremental import aside
 
     monkeypatch.setattr(aside, "forkable", lambda: True)
     with pytest.raises(KeyboardInterrupt):
@@ -126,7 +126,7 @@ def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
 
 
 def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp_path: Path) -> None:
-    from skillc.cache import lstats
+    from skillc.incremental import lstats
 
     for i in range(3):
         (tmp_path / f"f{i}").write_text("x")

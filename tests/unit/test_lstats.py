@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.forks import reaped, split_lstats
 
-from skillc.cache import lstats
+from skillc.incremental import lstats
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 
