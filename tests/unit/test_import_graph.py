@@ -15,6 +15,7 @@ so are read here.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -150,12 +151,47 @@ def described(edges: Graph, root: Path, component: list[str]) -> str:
     return "\n".join([f"  {', '.join(component)}:", *steps])
 
 
+@functools.cache
+def _compiler() -> Graph:
+    return graph()
+
+
 def test_compiler_has_no_import_cycle() -> None:
-    edges = graph()
+    edges = _compiler()
     found = components(edges)
     assert not found, "import cycles in compiler/:\n" + "\n".join(
         described(edges, COMPILER, c) for c in found
     )
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+INCREMENTAL = "skillc.incremental"
+ABOVE_IT = ("skillc.pipeline", "skillc.cli")  # what asks the incremental package to build
+
+
+def test_the_incremental_package_never_calls_up() -> None:
+    """The cache, the edit build and the delta build sit beneath the pipeline: it asks them, they
+    never import it or the command line (what they need of a build comes down to them as values)."""
+    edges = _compiler()
+    up = sorted(
+        f"{a} -> {b}"
+        for a, out in edges.items()
+        if _in(a, INCREMENTAL)
+        for b in out
+        if any(_in(b, above) for above in ABOVE_IT)
+    )
+    assert up == []
+
+
+def test_only_the_pipeline_and_the_command_line_ask_the_incremental_package() -> None:
+    edges = _compiler()
+    askers = {
+        a for a, out in edges.items() if not _in(a, INCREMENTAL) and any(_in(b, INCREMENTAL) for b in out)
+    }
+    assert askers and all(any(_in(a, above) for above in ABOVE_IT) for a in askers), sorted(askers)
 
 
 # --- the reading itself, on packages made here ---------------------------------------------------
