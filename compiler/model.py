@@ -304,7 +304,7 @@ class Artifacts:
     objects: frozenset[str]  # relative paths of object files among `files`
     build_hash: str
     documents: frozenset[str] = frozenset()  # objects that are JSON documents (the reader parses them)
-    # What an edit build starts from (cache/carry.py): each shard's name -> its object's digest, and
+    # What an edit build starts from (incremental/carry.py): each shard's name -> its object's digest, and
     # each object a skill's entry names (body, resolved bodies, resources) -> how many entries do.
     shards: Mapping[str, str] = field(default_factory=dict)
     refs: Mapping[str, int] = field(default_factory=dict)

@@ -103,7 +103,7 @@ class Compiled:
     artifacts: Artifacts | None
     diagnostics: tuple[Diagnostic, ...]
     cache: Stats | None = None  # what the build cache did, when it was on
-    # What the build was made from, for `build --watch` to rebuild from (delta.py): the discovery, the
+    # What the build was made from, for `build --watch` to rebuild from (incremental/delta.py): the discovery, the
     # template, and the diagnostics before _finish levelled (--strict), completed and ordered them.
     found: Discovery | None = None
     template: Template | None = None
@@ -440,7 +440,7 @@ def _edit_ahead(records: Records, manifest: Manifest, guess: Changes) -> object:
 
 @dataclass(frozen=True)
 class _Keyed:
-    """A discovery with what the cache keys the build by (cache.session.Discovered)."""
+    """A discovery with what the cache keys the build by (incremental.session.Discovered)."""
 
     front: Front
     build_hash: str

@@ -92,7 +92,7 @@ def _file_or_nothing(named: str) -> bool:
 
 def _start(argv: list[str]) -> None:
     """For `skillc build`, the cache's lstats started before click and the stages are imported
-    (cache/quick.py `start`): a forked child takes them while this process imports. The config is
+    (incremental/quick.py `start`): a forked child takes them while this process imports. The config is
     told from the command line without parsing it (the last `--config`, else the one `find_config`
     finds from here); the quick path uses what was started only for the same cache and paths."""
     if "build" not in argv or not _NOT_EARLY.isdisjoint(argv):

@@ -69,7 +69,7 @@ def build(
 
 
 class _Watched:
-    """`build --watch`'s runs: a whole build, then a delta build (delta.py) from the last one for each
+    """`build --watch`'s runs: a whole build, then a delta build (incremental/delta.py) from the last one for each
     change it covers, a whole build again for any other."""
 
     def __init__(self, run: Run) -> None:

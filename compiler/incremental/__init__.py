@@ -1,8 +1,12 @@
-"""The build cache in `<project>/.skillc-cache/`: replay a current build, memoise per-file work.
+"""Every build made from the last one, beneath the pipeline: the build cache in
+`<project>/.skillc-cache/` (replay a current build, memoise per-file work), `skillc build`'s edit
+builds (edit.py) and `build --watch`'s delta builds (delta.py). It never imports the pipeline or
+the command line.
 
-The pipeline uses it through one door, `Session` (session.py, which also states the guarantee and
-its limits), and its front step, `quick_replay` (quick.py: a no-op proven before the config is
-parsed). Storage (store.py) is apart from policy (session.py, quick.py, records.py, memo.py).
+The pipeline uses the cache through one door, `Session` (session.py, which also states the
+guarantee and its limits), and its front step, `quick_replay` (quick.py: a no-op proven before the
+config is parsed); between the two, `edit.edit_build`. Storage (store.py) is apart from policy
+(session.py, quick.py, records.py, memo.py).
 
 The front step loads alone: the door, the memo and what they need (the model, the stages' types)
 are imported on first use (`__getattr__`), so a no-op build never loads them.

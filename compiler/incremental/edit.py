@@ -1,7 +1,7 @@
 """An edit build: `skillc build` after skills were edited, added or removed, made from what the last
-build left (cache/carry.py) instead of from every input.
+build left (incremental/carry.py) instead of from every input.
 
-The quick path's one lstat of every recorded path (cache/manifest.py `changes`) names the files
+The quick path's one lstat of every recorded path (manifest.py `changes`) names the files
 and folders whose stat data moved and the paths that are gone. When each moved file is a SKILL.md
 or a resource of a skill the last build served, each folder whose entries changed gained or lost
 skill folders only, and nothing else moved but folders that list what they listed, this reads the

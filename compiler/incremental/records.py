@@ -157,7 +157,7 @@ class Outputs:
 
 @dataclass(frozen=True)
 class Quick:
-    """What the no-op path checks before it parses the config (cache/quick.py)."""
+    """What the no-op path checks before it parses the config (quick.py)."""
 
     head: str  # digest of the fingerprint, the config path, the options and each watched file's state
     watched: list[str]  # every file the config side reads or looks for (config, template, ignore files)
@@ -218,7 +218,7 @@ class Records:
     _loaded: tuple[Record | None] | None = field(default=None)  # head.json, once read
     _outputs: tuple[dict[str, list[int]] | None] | None = field(default=None)  # outputs.json, once read
     _walk: tuple[Any] | None = field(default=None)  # walk.json's data, once read
-    # Its manifest, decoded once for the digest asked (`cache.quick.start` reads it before the
+    # Its manifest, decoded once for the digest asked (`quick.start` reads it before the
     # quick path asks again: the one manifest whose lstats `start` began)
     _manifest: tuple[str, Manifest | None] | None = field(default=None)
     scanned: dict[str, list[int]] | None = field(default=None)  # the output, as `replay` found it

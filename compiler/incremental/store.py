@@ -126,7 +126,7 @@ def _loads(text: memoryview) -> Any:
 
 def frame(data: Any) -> list[bytes | bytearray | memoryview]:
     """The parts the HMAC covers, in order: the JSON's length, the JSON, the raw sections (also
-    how cache/latewalk.py's helper frames its answer; `unframe` reads them back)."""
+    how latewalk.py's helper frames its answer; `unframe` reads them back)."""
     raw = {k: v for k, v in data.items() if isinstance(v, _BYTES)} if isinstance(data, dict) else {}
     if raw:
         data = {k: v for k, v in data.items() if k not in raw}

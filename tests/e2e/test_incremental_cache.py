@@ -666,7 +666,7 @@ def test_swapped_cache_files_are_ignored(tree):
 
 def _signed_json(path):
     """The JSON of a signed cache file, read past its signature line and its JSON's length line
-    (cache/store.py), without the key."""
+    (incremental/store.py), without the key."""
     _head, _, payload = path.read_bytes().partition(b"\n")
     size, _, rest = payload.partition(b"\n")
     return json.loads(rest[: int(size)])

@@ -1,4 +1,4 @@
-"""The stat walk of a build the cache has no record for, taken after discover (cache/latewalk.py):
+"""The stat walk of a build the cache has no record for, taken after discover (incremental/latewalk.py):
 what it records lets the next build be a no-op, and a change made while the build ran is never
 taken for the tree the build read."""
 
@@ -195,7 +195,7 @@ def test_a_build_that_fails_stops_its_helper(tree, monkeypatch):
     assert isinstance(running, latewalk.LateWalk) and running._pid == 0 and running._out == -1
 
 
-# --- the memo saved by a forked child (cache/aside.py) ------------------------------------------
+# --- the memo saved by a forked child (incremental/aside.py) ------------------------------------------
 
 
 @pytest.fixture

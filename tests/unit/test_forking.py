@@ -141,7 +141,7 @@ def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX")
 def test_every_fork_of_the_compiler_goes_through_forking() -> None:
-    """The helpers (cache/lstats.py, cache/aside.py, stages/workers.py) fork only through it."""
+    """The helpers (incremental/lstats.py, incremental/aside.py, stages/workers.py) fork only through it."""
     import skillc
 
     root = os.path.dirname(skillc.__file__)

@@ -1,4 +1,4 @@
-"""cache/lstats.py: one lstat of each of many paths, half of them in a forked child where that is safe."""
+"""incremental/lstats.py: one lstat of each of many paths, half of them in a forked child where that is safe."""
 
 from __future__ import annotations
 

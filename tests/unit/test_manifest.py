@@ -1,4 +1,4 @@
-"""cache/manifest.py: the recorded walk checked by stat data alone, and its listings reused by the
+"""incremental/manifest.py: the recorded walk checked by stat data alone, and its listings reused by the
 next walk (snapshot.py), on small trees built here."""
 
 from __future__ import annotations

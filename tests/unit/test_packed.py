@@ -1,4 +1,4 @@
-"""cache/packed.py: integers and strings as raw sections of a signed file."""
+"""incremental/packed.py: integers and strings as raw sections of a signed file."""
 
 from __future__ import annotations
 

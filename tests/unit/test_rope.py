@@ -1,4 +1,4 @@
-"""cache/manifest.py ropes: a rope made from ranges of the current sequence and literal items, generation after
+"""incremental/manifest.py ropes: a rope made from ranges of the current sequence and literal items, generation after
 generation over one base, stands for what the same splices of plain sequences give."""
 
 from __future__ import annotations

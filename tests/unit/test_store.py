@@ -1,4 +1,4 @@
-"""cache/store.py: signed files, their JSON and their raw sections."""
+"""incremental/store.py: signed files, their JSON and their raw sections."""
 
 from __future__ import annotations
 
