@@ -1,4 +1,4 @@
-"""skillc benchmark: `build --watch`'s delta builds (compiler/delta.py) in one process, beside the
+"""skillc benchmark: `build --watch`'s delta builds (compiler/incremental/delta.py) in one process, beside the
 whole build they replace.
 
     python bench/delta.py [--skills 10000] [--personas 12] [--edits 5] [--workdir DIR]

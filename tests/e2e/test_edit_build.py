@@ -1,4 +1,4 @@
-"""Edit builds (compiler/edit.py): `skillc build` after files of served skills were edited in place,
+"""Edit builds (compiler/incremental/edit.py): `skillc build` after files of served skills were edited in place,
 made from what the last build left in the cache. Each case is compared with a build of a copy
 without the cache; the cases the edit build declines are built by the cached pipeline, correctly."""
 

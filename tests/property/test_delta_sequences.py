@@ -1,4 +1,4 @@
-"""Property: after any sequence of edits, `build --watch`'s delta builds (compiler/delta.py) leave
+"""Property: after any sequence of edits, `build --watch`'s delta builds (compiler/incremental/delta.py) leave
 the bytes, the diagnostics and the object count of a clean build of the same sources.
 
 Each step edits the tree, and the files whose stat data changed go to `delta.rebuild`, as the watch
