@@ -125,10 +125,13 @@ def watch_list(config: Config, template_source: bytes) -> list[str]:
 
 
 def quick_head(fingerprint: str, config_path: Path, options: Options, watched: Iterable[str]) -> str:
-    """The fingerprint, the config path, the options and each watched file's state, as one digest."""
+    """The fingerprint, the config path, the options, what the config's `~` expands to (a source
+    `~/skills` is another folder under another HOME: issue 40) and each watched file's state, as
+    one digest."""
     flags = repr((options.strict, options.skip_invalid, options.verbose, options.ignore))
     states = (part for path in watched for part in (path, _state(path)))
-    return digest("quick", fingerprint, str(config_path.resolve()), flags, *states)
+    home = os.path.expanduser("~")
+    return digest("quick", fingerprint, str(config_path.resolve()), flags, home, *states)
 
 
 def _state(path: str) -> str:

@@ -193,14 +193,16 @@ class Record:
 
 def build_key(fingerprint: str, build_hash: str, config: Config, early: tuple[Diagnostic, ...]) -> str:
     """`early`: the diagnostics of config loading and discovery, which cover what is not an input
-    byte (ignored files, unreadable paths)."""
+    byte (ignored files, unreadable paths). The walked roots as the config expands them (`~`): the
+    input lines name a source by its label, the same under any HOME."""
     dist = str((config.root / config.output).resolve())
+    roots = [str(where) for where in config.source_dirs]
     flags = (
         f"{config.strict}/{config.skip_invalid}/{config.verbose}/{config.severities}/{config.path_severities}"
     )
     # The ignore files above the walked roots are no input, but decide which files are.
     ignores = digest("ignore", *(part for entry in config.ignore_outer for part in entry))
-    return digest(fingerprint, build_hash, flags, dist, ignores, *(d.format() for d in early))
+    return digest(fingerprint, build_hash, flags, dist, ignores, *roots, *(d.format() for d in early))
 
 
 def head_key(fingerprint: str, config_hash: str, config: Config, diags: tuple[Diagnostic, ...]) -> str:

@@ -1105,3 +1105,33 @@ def test_a_fresh_cache_splits_discover_and_remembers_what_it_checked(tree, tmp_p
     result, _ = build(tree)
     assert splits == [] and result.cache.checked == 0 and result.cache.reused == N
     assert dist_bytes(tree.parent / "dist") == cold(tree, tmp_path / "cold again")[0]
+
+
+@pytest.mark.parametrize("same_bytes", [False, True], ids=["another skill", "the same bytes"])
+def test_a_source_under_another_home_is_another_build(tmp_path, monkeypatch, same_bytes):
+    """`~/skills` means the skills of the HOME the build runs under: a build under another HOME,
+    with the same cache (issue 40), is never the last build replayed, nor edited from it, and
+    builds what a build without the cache does there."""
+    from support.project import project, skill_md
+
+    config = project(
+        tmp_path / "p",
+        {"skills/local/SKILL.md": skill_md("local")},
+        "format: 1\nsources:\n  - skills\n  - ~/skills\noutput: dist\n",
+    )
+    homes = [tmp_path / "home-a", tmp_path / "home-b"]
+    for i, home in enumerate(homes):
+        text = skill_md("mine", description="The same." if same_bytes else f"From home {i}.")
+        (home / "skills" / "mine").mkdir(parents=True)
+        (home / "skills" / "mine" / "SKILL.md").write_text(text)
+    monkeypatch.setenv("HOME", str(homes[0]))
+    build(config)
+    build(config)  # recorded, and replayed
+    monkeypatch.setenv("HOME", str(homes[1]))
+    result, _ = build(config)
+    assert not result.cache.replayed and not result.cache.edited
+    got = dist_bytes(config.parent / "dist")
+    shutil.rmtree(config.parent / "dist")
+    build(config, cache=False)
+    want = dist_bytes(config.parent / "dist")
+    assert {rel: got.get(rel) for rel in want} == want
