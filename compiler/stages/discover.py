@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -32,11 +32,20 @@ from ..model import (
     SkillSource,
 )
 from ..names.confusables import skeleton
-from ..names.paths import CACHE_DIRNAME, IGNORED_DIRS, extension, nfc, sanitize_command, unsafe_name
+from ..names.paths import (
+    CACHE_DIRNAME,
+    IGNORED_DIRS,
+    extension,
+    nfc,
+    sanitize_command,
+    sanitize_joined,
+    unsafe_name,
+)
 from ..project import ignorefiles
 from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix
 from .readinput import Entry, read_input
+from .seen import Seen
 
 if TYPE_CHECKING:
     import pathspec
@@ -76,15 +85,20 @@ Checked = dict[tuple[int, str], Any]
 
 
 def discover_checked(
-    config: Config, checks: Checks, listdir: Listdir = os.listdir, lstat: Lstat = os.lstat
+    config: Config,
+    checks: Checks,
+    listdir: Listdir = os.listdir,
+    lstat: Lstat = os.lstat,
+    seen: Seen | None = None,
 ) -> tuple[Discovery, Checked]:
     """discover, with a large source's top-level folders shared with a forked helper (`_split`):
     each process walks, reads and checks its share. The Discovery is discover's, to the byte and
     in every order; with the results of the checks made on the way (not every skill's: a source
     walked whole leaves its skills to the check stage). listdir and lstat must answer alike in a
-    forked process (no state of their own that the walk changes)."""
+    forked process (no state of their own that the walk changes), or be `seen`'s: the helper then
+    sends what it saw back with its chunks."""
     checked: Checked = {}
-    return _discover(config, (listdir, lstat), (checks, checked)), checked
+    return _discover(config, (listdir, lstat), (checks, checked, seen)), checked
 
 
 def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | None) -> Discovery:
@@ -589,16 +603,14 @@ def _source_skills(
     )
     skip = _source_skip(config, inner)
     if split is not None:
-        shares = _split(config, index, root, skip, lister, split[0])
+        shares = _split(config, index, root, skip, lister, split)
         if shares is not None:
             return _merged(config, index, shares, diags, (inputs, watched), split[1])
     tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags, _outside(config))
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
-    if not skill_dirs:
-        diags.append(_empty_source(config, src, hidden))
-    diags.extend(_hidden_for_targets(config, src, hidden))
+    diags.extend(source_notes(config, index, skill_dirs, hidden))
     owned = _assign_files(tree.files, set(skill_dirs))
     problems = _assign_diagnostics(tree.diagnostics, src, set(skill_dirs), diags)
     return [
@@ -620,13 +632,14 @@ def _source_skip(config: Config, inner: Mapping[str, object]) -> Skip:
 SPLIT_THRESHOLD = 500
 _TOPS = 40  # top-level folders a chunk; each process claims the next chunk as it is free
 
-_Split = tuple[Checks, Checked]
+_Split = tuple[Checks, Checked, Seen | None]
 
 
-class _Share(NamedTuple):
-    """One chunk of a source's top-level folders, walked, read and checked, by this process or (as
-    plain rows, `_packed`) by a forked helper. A skill's folder and every file it owns lie below one
-    top-level folder, so a chunk's skills are whole; what spans the source is merged (`_merged`)."""
+class Part(NamedTuple):
+    """What discover finds below some folders of a source: a chunk of its top-level folders, walked,
+    read and checked, by this process or (as plain rows, `_packed`) by a forked helper; or one folder
+    an edit build asks for (`discover_under`). A skill's folder and every file it owns lie below
+    one top-level folder, so a chunk's skills are whole; what spans the source is merged (`_merged`)."""
 
     problems: list[ignorefiles.Problem]  # the ignore files in it that could not be read, in walk order
     read: list[str]  # the ignore files in it that were read
@@ -648,11 +661,12 @@ class _Root(NamedTuple):
     listdir: Listdir
     rules: ignorefiles.Rules
     head: tuple[list[ignorefiles.Problem], list[str]]  # the ignore files the root's visit met
+    seen: Seen | None  # what the walk saw, when asked (a helper sends its share back)
 
 
 def _split(
-    config: Config, index: int, root: Path, skip: Skip, lister: tuple[Listdir, Lstat], checks: Checks
-) -> tuple[_Root, list[_Share]] | None:
+    config: Config, index: int, root: Path, skip: Skip, lister: tuple[Listdir, Lstat], split: _Split
+) -> tuple[_Root, list[Part]] | None:
     """The source's root listed here, its top-level folders in chunks shared with a forked helper
     (workers.share): each process walks, reads and checks the chunks it claims. Why: discover alone
     is 0.6 s of one core at 10,000 skills, with the other idle. None: walk it whole (a small source,
@@ -677,21 +691,28 @@ def _split(
         return None
     from . import workers  # processes: not for the folder an edit build discovers (discover_skill)
 
-    start = _Root(config, index, state, tops, listdir, rules, (list(rules.problems), list(rules.read)))
+    checks, _checked, seen = split
+    head = (list(rules.problems), list(rules.read))
+    start = _Root(config, index, state, tops, listdir, rules, head, seen)
     size = max(_TOPS, -(-len(tops) // workers.MAX_CHUNKS))
     ranges = [range(i, min(i + size, len(tops))) for i in range(0, len(tops), size)]
     check, pack, adopt = checks
 
-    def here(k: int) -> _Share:
+    def here(k: int) -> Part:
         return _share(start, ranges[k], check)
+
+    def theirs_packed(k: int) -> tuple[Any, ...]:
+        mark = seen.mark() if seen is not None else (0, 0)
+        share = _share(start, ranges[k], pack)
+        return _packed(share, seen.since(mark) if seen is not None else None)
 
     try:
         mine, theirs = workers.share(
             len(ranges),
             helpers,
             here,
-            lambda k: _packed(_share(start, ranges[k], pack)),
-            lambda k, rows: _unpacked(rows, config, index, adopt),
+            theirs_packed,
+            lambda k, rows: _unpacked(rows, config, index, adopt, seen),
         )
     except OSError:  # no process could be forked: only the root was listed
         return None
@@ -700,43 +721,61 @@ def _split(
     return None if any(share.linked for share in shares) else (start, shares)
 
 
-def _share(start: _Root, tops: range, check: Callable[[SkillSource], Any]) -> _Share:
+def _share(start: _Root, tops: range, check: Callable[[SkillSource], Any]) -> Part:
     """Chunk `tops` of the root's folders, walked, read and checked as _source_skills does the whole."""
-    config, index, root, rules = start.config, start.source, start.state, start.rules
-    src = config.sources[index]
+    root, rules = start.state, start.rules
     at = len(rules.problems), len(rules.read)
-    state = _WalkState(root.confine, src, root.skip, {}, root.lstat, root.reserved, root.outside)
+    state = _WalkState(root.confine, root.rel_prefix, root.skip, {}, root.lstat, root.reserved, root.outside)
     _descend(state, start.listdir, start.tops[tops.start : tops.stop][::-1])
+    # The root's diagnostics come first in the walk: a problem with a top-level entry (a name twin)
+    # may be one of these skills'.
+    return _part(start.config, start.source, state, tuple(root.diags), (rules, at), check)
+
+
+def _part(
+    config: Config,
+    index: int,
+    state: _WalkState,
+    above: tuple[Diagnostic, ...],
+    rules: tuple[ignorefiles.Rules, tuple[int, int]],
+    check: Callable[[SkillSource], Any] | None,
+) -> Part:
+    """What a walk of some folders of source `index` found (`state`), as discover serves it: its
+    skills read and checked (`check`; None: not checked), the ignore files it read (those of `rules`
+    past `at`), the hidden skill folders, the diagnostics no skill owns. `above`: the diagnostics
+    of the walk above those folders, given to the skills they are about."""
+    src = config.sources[index]
     files = tuple(sorted(state.files, key=lambda e: e.rel))
     found = _skill_files(files, src, [])  # no file at the root: no diagnostic
     dirs = sorted(d for d in found if not _is_hidden(d))
     ours = set(dirs)
     owned = _assign_files(files, ours)
-    # The root's diagnostics come first in the walk: a problem with a top-level entry (a name twin)
-    # may be one of these skills'.
-    problems = _assign_diagnostics(tuple(root.diags), src, ours, [])
+    problems = _assign_diagnostics(above, src, ours, [])
     loose: list[Diagnostic] = []
     for d, more in _assign_diagnostics(tuple(state.diags), src, ours, loose).items():
         problems[d] = problems.get(d, []) + more
     skills = [
         _load_skill(config, index, src, d, found[d], owned.get(d, []), problems.get(d, []), []) for d in dirs
     ]
-    return _Share(
-        rules.problems[at[0] :],
-        rules.read[at[1] :],
+    checked = [] if check is None else [check(skill) if skill.readable else None for skill in skills]
+    found_rules, (problems_at, read_at) = rules
+    return Part(
+        found_rules.problems[problems_at:],
+        found_rules.read[read_at:],
         [d for d in found if _is_hidden(d)],
         loose,
         skills,
-        [check(skill) if skill.readable else None for skill in skills],
+        checked,
         state.linked,
     )
 
 
-def _packed(share: _Share) -> tuple[Any, ...]:
+def _packed(share: Part, seen: Any = None) -> tuple[Any, ...]:
     """A helper's chunk as plain rows (its results packed already): no dataclass crosses the pipe.
-    The resources' digests go with them, hashed in the helper (the build hash needs them)."""
+    The resources' digests go with them, hashed in the helper (the build hash needs them), and what
+    the helper saw (`Seen.since`), when the build asked for it."""
     if share.linked:
-        return ([], [], [], [], [], True)
+        return ([], [], [], [], [], True, None)
     rows = [
         (
             s.command,
@@ -750,14 +789,21 @@ def _packed(share: _Share) -> tuple[Any, ...]:
         )
         for s, result in zip(share.skills, share.results, strict=True)
     ]
-    return (share.problems, share.read, share.hidden, share.loose, rows, False)
+    return (share.problems, share.read, share.hidden, share.loose, rows, False, seen)
 
 
 def _unpacked(
-    packed: tuple[Any, ...], config: Config, index: int, adopt: Callable[[Any, SkillSource], Any]
-) -> _Share:
-    """A helper's rows as the SkillSources (and check results) this process would have made."""
-    problems, read, hidden, loose, rows, linked = packed
+    packed: tuple[Any, ...],
+    config: Config,
+    index: int,
+    adopt: Callable[[Any, SkillSource], Any],
+    seen: Seen | None = None,
+) -> Part:
+    """A helper's rows as the SkillSources (and check results) this process would have made; what
+    the helper saw goes into `seen`."""
+    problems, read, hidden, loose, rows, linked, saw = packed
+    if seen is not None and saw is not None:
+        seen.add(saw)
     src, targets = config.sources[index], tuple(t.name for t in config.targets)
     skills: list[SkillSource] = []
     results: list[Any] = []
@@ -778,7 +824,7 @@ def _unpacked(
         )
         skills.append(skill)
         results.append(None if result is None else adopt(result, skill))
-    return _Share(problems, read, hidden, loose, skills, results, linked)
+    return Part(problems, read, hidden, loose, skills, results, linked)
 
 
 def _hashed(file: InputFile, digest: str) -> InputFile:
@@ -789,7 +835,7 @@ def _hashed(file: InputFile, digest: str) -> InputFile:
 def _merged(
     config: Config,
     index: int,
-    split: tuple[_Root, list[_Share]],
+    split: tuple[_Root, list[Part]],
     diags: list[Diagnostic],
     lists: tuple[list[InputFile], list[str]],
     checked: Checked,
@@ -808,9 +854,7 @@ def _merged(
         (pair for share in shares for pair in zip(share.skills, share.results, strict=True)),
         key=lambda pair: pair[0].command,
     )
-    if not pairs:
-        diags.append(_empty_source(config, src, hidden))
-    diags.extend(_hidden_for_targets(config, src, hidden))
+    diags.extend(source_notes(config, index, [skill.command for skill, _ in pairs], hidden))
     _assign_diagnostics(tuple(root.diags), src, {skill.command for skill, _ in pairs}, diags)
     diags.extend(d for share in shares for d in share.loose)
     for skill, result in pairs:
@@ -818,6 +862,83 @@ def _merged(
         if result is not None:
             checked[(index, skill.command)] = result
     return [skill for skill, _ in pairs]
+
+
+def discover_under(
+    config: Config, index: int, folder: str, lister: tuple[Listdir, Lstat] = (os.listdir, os.lstat)
+) -> Part | None:
+    """discover's answer for the tree of `folder`, a folder of source `index` (its path below the
+    source's root, as on disk): what a whole walk of the source finds there, found by the same walk
+    with the context a whole walk has there (the ignore files of the folders above it,
+    `resources.exclude`, the other sources and the personas left out, the link and name rules),
+    unchecked. Nothing when nothing is there. None when a whole walk would not walk it as a folder
+    of its own: left out, reported, a link on the way or followed in it, or a name on the way that
+    is not ASCII (two names of one NFC form are told apart only by a listing of their folder).
+    `closed_folder` says which folder's tree is whole for a change."""
+    src, root = config.sources[index], config.source_dir(index)
+    if not folder or not folder.isascii() or not root.is_dir() or _linked_out(config, src, root):
+        return None
+    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+    skip = ignorefiles.combined(rules, _source_skip(config, _inner_dirs(config, index, root)))
+    listdir, lstat = lister
+    state, here = _start(root, src, _confine(config, root), skip, lstat, _reserved(config), _outside(config))
+    try:
+        os.lstat(root / folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return Part([], [], [], [], [], [], False)
+    for name in folder.split("/"):  # the way down, entry by entry, as the whole walk visits it
+        path, rel, ancestors, real = here
+        found = state.visit(path, rel, name, name, ancestors, real)
+        if found is None or state.diags or state.linked:
+            return None
+        here = found
+    at = len(rules.problems), len(rules.read)
+    walked = _WalkState(state.confine, src, skip, {}, state.lstat, state.reserved, state.outside)
+    _descend(walked, rules.listing(listdir), [here])
+    return _part(config, index, walked, (), (rules, at), None)
+
+
+def closed_folder(entry: str, folder: bool, dirs: Collection[str]) -> str:
+    """The folder of a source whose tree discover finds alike walked alone (`discover_under`) or
+    with the whole source, for a change at `entry` (a file or, `folder`, a folder, below the source's
+    root): a file belongs to the nearest skill folder around it (`_assign_files`), so the tree of the
+    outermost skill folder around `entry` (`dirs`: the source's skill folders, as the last walk
+    found them), else of `entry` itself, or its folder for a file. "" (the root) when none is: the
+    source's root is walked with the source alone. A skill folder made or unmade above that one
+    changes the listing of a folder above it, whose own change gives a folder around this one."""
+    parts = entry.split("/")
+    for i in range(1, len(parts) + 1):
+        around = "/".join(parts[:i])
+        if around in dirs:
+            return around
+    return entry if folder else entry.rpartition("/")[0]
+
+
+def source_notes(config: Config, index: int, dirs: Collection[str], hidden: list[str]) -> list[Diagnostic]:
+    """What discover says of source `index` as a whole, from its skill folders (`dirs`) and the
+    sorted skill folders below hidden folders (`hidden`): a source without a skill (SKC313), a hidden
+    skill folder a selected harness loads (SKC217). An edit build asks it again after a change."""
+    src = config.sources[index]
+    notes = [] if dirs else [_empty_source(config, src, hidden)]
+    return notes + _hidden_for_targets(config, src, hidden)
+
+
+def crossing(commands: Sequence[Collection[str]], index: int, command: str) -> bool:
+    """Whether a skill folder `command` added to source `index` or taken from it changes what
+    discover says of any other skill (`commands`: each source's commands, served or overridden):
+    another source has the command (one overrides the other, `_take`), or another command shares
+    its case fold or sanitised id (`_collisions`) or its look (`_lookalikes`)."""
+    if any(command in found for i, found in enumerate(commands) if i != index):
+        return True
+    # Every other command, "\0"-separated (no command holds one): each question is one search of a
+    # string in C, not a call per command.
+    others = [c for found in commands for c in found if c != command]
+    joined = "\0" + "\0".join(others) + "\0"
+    return (
+        f"\0{command.casefold()}\0" in joined.casefold()
+        or f"\0{sanitize_command(command)}\0" in sanitize_joined(joined)
+        or f"\0{skeleton(command)}\0" in skeleton(joined)
+    )
 
 
 def discover_skill(config: Config, index: int, d: str) -> tuple[SkillSource, tuple[str, ...]] | None:

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.files import write_tree
-from support.project import SRC_CONFIG, skill_md
+from support.project import SRC_CONFIG
+from support.trees import trees
 
 from skillc.project import config as config_mod
 from skillc.stages import discover as discover_mod
@@ -21,27 +22,6 @@ from skillc.stages.skills import check_skill, walk_checks
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the split walk forks")
 
 SETTINGS = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
-
-# Few names, so that twins (case, sanitized id, look-alike) and nesting happen often.
-NAMES = st.sampled_from(["a", "A", "b", "b_c", "b-c", "p\u0430ste", "paste", ".h", "x", "deep"])
-PATHS = st.lists(NAMES, min_size=1, max_size=3).map("/".join)
-LEAVES = st.sampled_from(["SKILL.md", "skill.md", "notes.md", "run.log", ".gitignore", ".ignore"])
-IGNORES = st.lists(st.sampled_from(["*.log", "x/", "!keep.log", "deep", "notes.md", "/a", "b*"]), max_size=3)
-
-
-@st.composite
-def trees(draw: st.DrawFn) -> dict[str, str]:
-    files: dict[str, str] = {}
-    for folder, leaf in draw(st.lists(st.tuples(PATHS, LEAVES), min_size=1, max_size=14)):
-        name = folder.rsplit("/", 1)[-1]
-        if leaf in (".gitignore", ".ignore"):
-            text = "\n".join(draw(IGNORES)) + "\n"
-        elif leaf.lower() == "skill.md":
-            text = skill_md(name.lower(), body=draw(st.sampled_from(["Do it.\n", ""])))
-        else:
-            text = "a resource\n"
-        files[f"src/{folder}/{leaf}"] = text
-    return files
 
 
 @SETTINGS

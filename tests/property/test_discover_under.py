@@ -1,0 +1,55 @@
+"""Property: discover's answer for one folder of a source (discover_under), walked alone with the
+context a whole walk has there, is what the whole walk finds in that folder's tree, for every
+folder `closed_folder` names for a change: the same skills (files, bytes, problems, in order), the
+same ignore files read, the diagnostics no skill owns among the whole walk's. The edit build asks
+discover so (incremental/edit.py), so that it knows no discovery rule of its own."""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from support.files import write_tree
+from support.project import SRC_CONFIG
+from support.trees import trees
+
+from skillc.project import config as config_mod
+from skillc.stages import discover as discover_mod
+from skillc.stages.seen import Seen
+
+SETTINGS = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+
+
+def entries(src: Path) -> list[tuple[str, bool]]:
+    """Every file and folder below `src`, relative to it, with whether it is a folder."""
+    return sorted((p.relative_to(src).as_posix(), p.is_dir()) for p in src.rglob("*"))
+
+
+@SETTINGS
+@given(files=trees())
+def test_a_folder_walked_alone_is_that_folder_of_the_whole_walk(files: dict[str, str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_tree(root, {"skillc.yaml": SRC_CONFIG, **files})
+        (root / "personas").mkdir(exist_ok=True)
+        cfg, _ = config_mod.load(root / "skillc.yaml")
+        assert cfg is not None
+        whole = discover_mod.discover(cfg)
+        dirs = {s.command for s in whole.skills}
+        said = Counter(whole.diagnostics)
+        for entry, folder in entries(root / "src"):
+            unit = discover_mod.closed_folder(entry, folder, dirs)
+            seen = Seen()
+            part = discover_mod.discover_under(cfg, 0, unit, (seen.listdir, seen.lstat))
+            if part is None:
+                continue
+            below = f"src/{unit}/"
+            assert part.skills == [
+                s for s in whole.skills if s.dir_rel.startswith(below) or s.command == unit
+            ]
+            assert [f"src/{rel}" for rel in part.read] == [
+                f for f in whole.ignore_files if f.startswith(below)
+            ]
+            assert not Counter(part.loose) - said
