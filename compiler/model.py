@@ -168,6 +168,9 @@ class Discovery:
     inputs: tuple[InputFile, ...]  # every input file, sorted, for the build hash
     diagnostics: tuple[Diagnostic, ...]  # not tied to one skill (skill problems: SkillSource)
     ignore_files: tuple[str, ...] = ()  # the ignore files the walks read: watched like inputs, not hashed
+    # Each source's skill folders (served or overridden) and those below a hidden folder (left out):
+    # what an edit build asks discover about a change with (discover.closed_folder, source_notes)
+    folders: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

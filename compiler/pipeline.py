@@ -25,17 +25,14 @@ from .output.placement import placement_problems
 # A build the quick path replays imports neither the model nor the write stage (ctypes, subprocess):
 # a quarter of a no-op build's imports. They are imported where a build that runs uses them.
 if TYPE_CHECKING:
-    from .incremental import Memo, Session
+    from .incremental import Edited, Memo, Session
     from .incremental.carry import Carry, Catalog
-    from .incremental.edit import Edited
-    from .incremental.manifest import Changes, Manifest
-    from .incremental.records import Records
-    from .incremental.snapshot import Walked
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
     from .output.survey import Survey
     from .output.write import Comparison
     from .stages.budget import Packing
     from .stages.discover import Checked, Lstat
+    from .stages.seen import Seen
     from .stages.template import Template
 
 
@@ -103,10 +100,8 @@ class Compiled:
     artifacts: Artifacts | None
     diagnostics: tuple[Diagnostic, ...]
     cache: Stats | None = None  # what the build cache did, when it was on
-    # What the build was made from, for `build --watch` to rebuild from (incremental/delta.py): the discovery, the
-    # template, and the diagnostics before _finish levelled (--strict), completed and ordered them.
-    found: Discovery | None = None
-    template: Template | None = None
+    # The diagnostics before _finish levelled (--strict), completed and ordered them: the cache keeps
+    # them for the next edit build (incremental/carry.py)
     unordered: tuple[Diagnostic, ...] = ()
 
     @property
@@ -177,25 +172,18 @@ class Front:
 
 @_uncollected
 def compile_project(
-    config_path: Path,
-    options: Options = DEFAULTS,
-    *,
-    listdir: Callable[[str], Any] = os.listdir,
-    keep: bool = False,
+    config_path: Path, options: Options = DEFAULTS, *, listdir: Callable[[str], Any] = os.listdir
 ) -> ConfigFailed | Compiled:
     """Run every stage up to rendering; nothing is written, the cache is not used.
 
     Raises errors.UsageError. `listdir` stands in for os.listdir (the tests count what is listed).
-    keep: the result keeps what it was made from (`Compiled.found`, `template`), for `build --watch`.
     """
     head = _head(config_path, options)
     if isinstance(head, ConfigFailed):
         return head
     # Front passed as its only reference: _back lets the inputs' bytes go after the check.
     share = listdir is os.listdir
-    return _back(
-        _discovered(head, listdir, options.progress, share=share), None, progress=options.progress, keep=keep
-    )
+    return _back(_discovered(head, listdir, options.progress, share=share), None, progress=options.progress)
 
 
 @dataclass(frozen=True)
@@ -213,10 +201,11 @@ def _discovered(
     progress: Progress = silent,
     lstat: Lstat = os.lstat,
     share: bool = False,
+    seen: Seen | None = None,
 ) -> Front:
     """share: a large source is walked, read and checked by two processes (discover_checked); only
     for a build without the memo or with an empty one (a full memo would check most skills for
-    nothing) and with a listdir and an lstat that answer alike in a forked process."""
+    nothing) and with a listdir and an lstat that answer alike in a forked process, or `seen`'s."""
     # Not on a replayed build: the cache's walk vouches for it.
     from .stages.discover import discover, discover_checked
 
@@ -225,7 +214,7 @@ def _discovered(
         return Front(head.config, head.template, discover(head.config, listdir, lstat), head.diagnostics)
     from .stages.skills import walk_checks
 
-    found, checked = discover_checked(head.config, walk_checks(), listdir, lstat)
+    found, checked = discover_checked(head.config, walk_checks(), listdir, lstat, seen)
     return Front(head.config, head.template, found, head.diagnostics, checked)
 
 
@@ -247,15 +236,13 @@ def _back(
     memo: Memo | None,
     digest: str | None = None,
     progress: Progress = silent,
-    keep: bool = False,
 ) -> Compiled:
     """validate -> resolve -> catalogs -> artifacts; `memo` skips unchanged per-file work.
 
     digest: the build hash when the caller already has it (hashing every input costs).
-    keep: the result keeps `front` (`build --watch` rebuilds from it). Otherwise a caller that
-    passes its only reference to `front` (`_back(_discovered(...))`) lets the inputs' bytes go once
-    the skills are checked and the build hashed: the SKILL.md files are then the program's text and
-    the resources are held by the skills (about 120 MB fewer at 100,000 skills).
+    A caller that passes its only reference to `front` (`_back(_discovered(...))`) lets the inputs'
+    bytes go once the skills are checked and the build hashed: the SKILL.md files are then the
+    program's text and the resources are held by the skills (about 120 MB fewer at 100,000 skills).
     """
     # The back end, imported here: a build the cache replays never needs it.
     from .output.assemble import artifacts
@@ -269,7 +256,6 @@ def _back(
     config, template, head_diags, found = front.config, front.template, front.diagnostics, front.found
     first = checked_first(front.checked) if front.checked else None  # what a split discover checked
     checks = memo.check_skills(first or check_skills) if memo else first
-    kept = front if keep else None
     del front
     policy = Policy(config.severities, config.path_severities)
     progress(f"validating {len(found.skills)} SKILL.md file(s)")
@@ -291,18 +277,18 @@ def _back(
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolved = resolve(program)
     if template is None:
-        return _finish(config, program, resolved, {}, None, diags, kept)
+        return _finish(config, program, resolved, {}, None, diags)
     cost = memo.entry_cost(entry_cost) if memo else entry_cost
     progress(f"rendering {len(program.personas)} catalog(s) and the index")
     try:
         texts, packings, problems = catalogs(config, program, resolved, template, cost, memo)
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, Code.TEMPLATE, f"template failed while rendering: {exc}")
-        return _finish(config, program, resolved, {}, None, (*diags, failed), kept)
+        return _finish(config, program, resolved, {}, None, (*diags, failed))
     assert digest is not None  # hashed above, with the template
     art = artifacts(config, program, resolved, template, texts, packings, digest)
     problems += over_bounds(art, config.config_rel)
-    return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)), kept)
+    return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
 
 
 def _finish(
@@ -312,13 +298,11 @@ def _finish(
     packings: dict[str, Packing],
     art: Artifacts | None,
     diags: tuple[Diagnostic, ...],
-    front: Front | None = None,
 ) -> Compiled:
     from .stages.report import final_diagnostics
 
-    found, template = (front.found, front.template) if front else (None, None)
     final = final_diagnostics(config, not program.skills, diags)
-    return Compiled(config, program, resolved, packings, art, final, None, found, template, diags)
+    return Compiled(config, program, resolved, packings, art, final, None, diags)
 
 
 @_uncollected
@@ -328,17 +312,15 @@ def build(
     *,
     prune: bool = False,
     cache: bool = True,
-    keep: bool = False,
 ) -> tuple[Compilation, Written | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
-    the output is byte-identical either way. keep: as for compile_project (`build --watch`)."""
+    the output is byte-identical either way."""
     progress = options.progress
     early = None
     if cache:
         progress("checking whether the build is current")
-        ahead = None if prune or keep else _edit_ahead  # what the edit build below would read first
-        early = quick_replay(Path(config_path), options, prune=prune, meanwhile=ahead)
-        leave_only(None if keep else early)  # the watch lives on: what it does not keep, it frees
+        early = quick_replay(Path(config_path), options, prune=prune)
+        leave_only(early)
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)
@@ -348,10 +330,9 @@ def build(
         assert quick is not None  # a quick hit is made from one
         return Replayed(root, quick.output, summary, hit.report, stats), _Unwritten()
     declined = ""
-    if cache and early is not None and early.changes is not None and not prune and not keep:
-        # Files were edited in place: maybe no other input need be read, nor the config parsed. (The
-        # watch, keeping the build to rebuild from, needs all of it in memory.)
-        from .incremental.edit import edit_build
+    if cache and early is not None and early.edits and not prune:
+        # Inputs changed, the config side did not: maybe only they need be read, nor the config parsed.
+        from .incremental import edit_build
 
         edited = edit_build(early)
         if not isinstance(edited, str):
@@ -383,20 +364,20 @@ def build(
             door.stats.declined = declined
     if door is None or template is None:
         with _surveying() as survey:
-            result = _owned(_compiled(head, progress, keep, survey))
+            result = _owned(_compiled(head, progress, survey))
             return result, _write(result, prune, progress, survey=survey)
     try:
-        return _build_cached(head, template, door, prune, progress, keep)
+        return _build_cached(head, template, door, prune, progress)
     finally:
         door.end()  # a helper it started (the late walk) never outlives the build
 
 
-def _compiled(head: Head, progress: Progress, keep: bool, survey: _Surveying) -> Compiled:
+def _compiled(head: Head, progress: Progress, survey: _Surveying) -> Compiled:
     """A build without the cache, from its config on, with the output's objects surveyed from the
     end of discover: the split discover takes both cores, the rest takes one."""
     fronts = [_discovered(head, os.listdir, progress, share=True)]
     survey.start(head.config.root / head.config.output)
-    return _back(fronts.pop(), None, progress=progress, keep=keep)
+    return _back(fronts.pop(), None, progress=progress)
 
 
 class _Surveying:
@@ -427,17 +408,6 @@ def _surveying() -> Iterator[_Surveying]:
             survey.running.end()
 
 
-def _edit_ahead(records: Records, manifest: Manifest, guess: Changes) -> object:
-    """The edit build's module imported, what it reads first read, and the build of `guess` made,
-    while the quick path's lstats run (edit.ahead)."""
-    from .incremental.edit import ahead
-
-    try:
-        return ahead(records, manifest, guess)
-    except Exception:  # a bug here costs only the reading ahead: the edit build reads for itself
-        return None
-
-
 @dataclass(frozen=True)
 class _Keyed:
     """A discovery with what the cache keys the build by (incremental.session.Discovered)."""
@@ -447,9 +417,8 @@ class _Keyed:
     lines: list[bytes]  # each input's line of the build hash (stages/buildhash.py): the carry keeps them
 
     @property
-    def input_paths(self) -> tuple[str, ...]:
-        found = self.front.found
-        return (*(f.rel for f in found.inputs), *found.ignore_files)
+    def ignore_files(self) -> tuple[str, ...]:
+        return self.front.found.ignore_files
 
     @property
     def early(self) -> tuple[Diagnostic, ...]:
@@ -459,21 +428,16 @@ class _Keyed:
 
 
 def _build_cached(
-    head: Head, template: Template, door: Session, prune: bool, progress: Progress, keep: bool
+    head: Head, template: Template, door: Session, prune: bool, progress: Progress
 ) -> tuple[Compilation, Written | None]:
     """The one place the pipeline uses the cache: replay, memo, finish."""
     from .stages.buildhash import hash_lines, input_line
 
-    def discovered(walked: Walked | None) -> _Keyed:
-        # The cache's stat walk has listed and stat'ed the inputs: discover does not again. A cache
-        # with no record of a build to reuse (a first build) checks every skill, as a build without
-        # it does: discover shares the walk and the checks with a forked helper then too.
-        share = door.fresh
-        front = (
-            _discovered(head, walked.listdir, progress, walked.lstat, share=share)
-            if walked
-            else _discovered(head, os.listdir, progress, share=share)
-        )
+    def discovered(seen: Seen) -> _Keyed:
+        # Discover walks through `seen`, which the cache records as the walk the next build checks.
+        # A cache with no record of a build to reuse (a first build) checks every skill, as a build
+        # without it does: discover shares the walk and the checks with a forked helper then too.
+        front = _discovered(head, seen.listdir, progress, seen.lstat, share=door.fresh, seen=seen)
         lines = [input_line(f) for f in front.found.inputs]
         return _Keyed(front, hash_lines(head.config, template.source, lines), lines)
 
@@ -484,7 +448,7 @@ def _build_cached(
         replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
         return replayed, _Unwritten()
     memo = door.memo
-    from .incremental.carry import Found
+    from .incremental import Found
 
     # What the carry needs of the discovery, taken now: `_back` is then handed the front's only
     # reference and lets the inputs' bytes go after the check, as a build without the cache does
@@ -495,7 +459,7 @@ def _build_cached(
     with _surveying() as survey:
         if not memo.output_files:  # no record of the output: the helper tells which objects stand
             survey.start(head.config.root / head.config.output)
-        result = _owned(replace(_back(fronts.pop(), memo, hashed, progress, keep), cache=door.stats))
+        result = _owned(replace(_back(fronts.pop(), memo, hashed, progress), cache=door.stats))
         door.save_memo_aside()  # the checks are done: the memo is saved beside the write and record
         written = _write(result, prune, progress, memo.output_files, survey)
     counts = result.summary
@@ -534,7 +498,7 @@ def check(
     if isinstance(head, ConfigFailed):
         return head, None
     with _surveying() as survey:
-        result = _compiled(head, options.progress, False, survey)
+        result = _compiled(head, options.progress, survey)
         if not result.ok or result.artifacts is None:
             return result, None
         return result, compare(result.output, result.artifacts, survey.known())

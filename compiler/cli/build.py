@@ -18,8 +18,8 @@ from .building import Run, Settings
 from .invocation import emit, find_config, options, quiet, say
 from .shared import COLOR, CONFIG, FORMAT, IGNORE, SKIP, STATISTICS, STRICT, VERBOSE, reporting
 
-if TYPE_CHECKING:  # the write stage and the delta builds: not on a no-op build
-    from ..incremental.delta import Rebuilt, State
+if TYPE_CHECKING:  # the write stage and the edit builds: not on a no-op build
+    from ..incremental import Kept, Rebuilt
     from ..output.write import Comparison
 
 WATCH = click.option(
@@ -62,68 +62,53 @@ def build(
     if watch:
         from . import watch as watching
 
-        return watching.loop(
-            _Watched(Run(config_path, settings, prune, quiet, no_cache, fmt, watch=True)), config_path
-        )
+        return watching.loop(_Watched(Run(config_path, settings, prune, quiet, no_cache, fmt)), config_path)
     return building.build(Run(config_path, settings, prune, quiet, no_cache, fmt))[0]
 
 
 class _Watched:
-    """`build --watch`'s runs: a whole build, then a delta build (incremental/delta.py) from the last one for each
-    change it covers, a whole build again for any other."""
+    """`build --watch`'s runs: a whole build, then for each change an edit build (incremental/edit.py)
+    from the last build, kept in memory (as the cache recorded it after a whole build); a whole
+    build again for a change it does not take."""
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.state: State | None = None
+        self.last: Kept | None = None
 
     def __call__(self, changed: list[Path] | None) -> int:
         run = self.run
         quiet, fmt = run.quiet, run.fmt
-        if self.state is not None and changed:
+        if self.last is not None and changed:
             started = time.perf_counter()
-            state, self.state = self.state, None  # a run that fails midway leaves no state behind
-            done = _delta(state, changed)
+            last, self.last = self.last, None  # a run that fails midway leaves nothing behind
+            done = _rebuilt(last, changed)
             if done is not None:
                 emit(done.diagnostics, quiet, fmt)
                 if not quiet:
                     building.done(fmt, done.output_rel, done.summary, done.written, started)
-                self.state = done.state
+                self.last = done.kept
                 return 0
-        code, result, written = building.build(run)
-        if written is not None and not run.prune:  # --prune: every run is whole, to remove what it may
-            self.state = _state_for(result, run.config_path, run.settings)
+        code, _result, written = building.build(run)
+        if written is not None and not run.prune and not run.no_cache:  # --prune: every run is whole
+            from ..incremental import kept
+
+            self.last = kept(run.config_path)
         return code
 
 
-def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
-    from ..incremental.delta import rebuild
+def _rebuilt(last: Kept, changed: list[Path]) -> Rebuilt | None:
+    from ..incremental import rebuild
 
     try:
-        return rebuild(state, changed)
-    except OSError:  # the whole build that follows reports it, with everything else
-        return None
+        return rebuild(last, changed)
     except Exception as exc:  # a bug of skillc's: said, and the whole build still runs
         click.echo(
             printable(
-                f"skillc: internal error in the delta build, building in full (please report it): {exc!r}"
+                f"skillc: internal error in the edit build, building in full (please report it): {exc!r}"
             ),
             err=True,
         )
         return None
-
-
-def _state_for(result: pipeline.Compilation | None, config_path: Path, settings: Settings) -> State | None:
-    """The state to rebuild from: the build just written, or, when the cache replayed or edited it
-    (nothing of it in memory), a compile of the same sources. Its index is the one a delta build expects on disk:
-    `write.write_delta` declines one that finds another, and the whole build runs instead."""
-    from ..incremental.delta import state_of, warm
-
-    if not isinstance(result, pipeline.Compiled):  # replayed or edited: nothing of it in memory
-        result = pipeline.compile_project(config_path, options(*settings), keep=True)
-    if not isinstance(result, pipeline.Compiled) or result.artifacts is None:
-        return None
-    made = state_of(result, result.artifacts.files[INDEX])
-    return warm(made) if made else None
 
 
 @click.command()

@@ -36,7 +36,6 @@ class Run:
     quiet: bool = False
     no_cache: bool = False
     fmt: str = "text"
-    watch: bool = False  # the build keeps what it was made from, for the watch's delta builds
 
 
 def plain(named: str | None) -> int:
@@ -57,9 +56,7 @@ def build(run: Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written 
     progress = report.progress_for(fmt, quiet)
     opts = options(*run.settings, progress)
     try:
-        result, written = pipeline.build(
-            config_path, opts, prune=run.prune, cache=not run.no_cache, keep=run.watch
-        )
+        result, written = pipeline.build(config_path, opts, prune=run.prune, cache=not run.no_cache)
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."

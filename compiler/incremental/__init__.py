@@ -1,15 +1,15 @@
 """Every build made from the last one, beneath the pipeline: the build cache in
-`<project>/.skillc-cache/` (replay a current build, memoise per-file work), `skillc build`'s edit
-builds (edit.py) and `build --watch`'s delta builds (delta.py). It never imports the pipeline or
-the command line.
+`<project>/.skillc-cache/` (replay a current build, memoise per-file work) and the edit build
+(edit.py), which `skillc build` makes from the cache and `build --watch` from the last build it
+keeps (`Kept`, `rebuild`). It never imports the pipeline or the command line.
 
 The pipeline uses the cache through one door, `Session` (session.py, which also states the
 guarantee and its limits), and its front step, `quick_replay` (quick.py: a no-op proven before the
-config is parsed); between the two, `edit.edit_build`. Storage (store.py) is apart from policy
+config is parsed); between the two, `edit_build`. Storage (store.py) is apart from policy
 (session.py, quick.py, records.py, memo.py).
 
-The front step loads alone: the door, the memo and what they need (the model, the stages' types)
-are imported on first use (`__getattr__`), so a no-op build never loads them.
+The front step loads alone: the door, the memo, the edit build and what they need (the model, the
+stages) are imported on first use (`__getattr__`), so a no-op build never loads them.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .carry import Found
+    from .edit import Edited, Kept, Rebuilt, edit_build, kept, rebuild
     from .memo import Memo
     from .outcome import Hit, Stats, Summary
     from .quick import Early, leave_only, quick_hit, quick_replay
@@ -25,36 +27,49 @@ if TYPE_CHECKING:
     from .session import Session, open_session
     from .store import DIRNAME
 
-# Each name by its module, imported on first use: `skillc build` starts its lstats (quick.start)
-# before the rest of the cache is imported.
+# Each name by its module, imported on first use.
 _LATER = {
     "DIRNAME": "store",
     "Early": "quick",
+    "Edited": "edit",
+    "Found": "carry",
     "Hit": "outcome",
+    "Kept": "edit",
     "Memo": "memo",
+    "Rebuilt": "edit",
     "Report": "report",
     "Session": "session",
     "Stats": "outcome",
     "Summary": "outcome",
+    "edit_build": "edit",
+    "kept": "edit",
     "leave_only": "quick",
     "open_session": "session",
     "quick_hit": "quick",
     "quick_replay": "quick",
+    "rebuild": "edit",
 }
 
 __all__ = [
     "DIRNAME",
     "Early",
+    "Edited",
+    "Found",
     "Hit",
+    "Kept",
     "Memo",
+    "Rebuilt",
     "Report",
     "Session",
     "Stats",
     "Summary",
+    "edit_build",
+    "kept",
     "leave_only",
     "open_session",
     "quick_hit",
     "quick_replay",
+    "rebuild",
 ]
 
 

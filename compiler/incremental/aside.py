@@ -9,7 +9,8 @@ pages and writes the memo from them; nothing the write or the record needs is in
 so they go on side by side, and this process waits for the child before it returns (the cache is
 whole when the command ends).
 
-A fork is made only where lstats.py makes one (Linux, two cores, this process's only thread). The
+A fork is made only where it is safe and pays (`forkable`: Linux, two cores, this process's only
+thread: a fork copies no other thread, and any lock one held would stay held in the child). The
 child answers one number, through a pipe, and leaves with os._exit: no atexit handler, no buffered
 output of this process's. A child that fails answers nothing, and the caller does the work itself.
 """
@@ -17,11 +18,11 @@ output of this process's. A child that fails answers nothing, and the caller doe
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 
 from ..forking import fork, released
 from ..reap import Helper
-from .lstats import forkable
 
 _ANSWER = 8  # bytes of the child's number
 
@@ -45,6 +46,16 @@ class Aside(Helper):
         if status != 0 or len(said) != _ANSWER:
             return None
         return int.from_bytes(said, "little")
+
+
+def forkable() -> bool:
+    """Whether forking is safe and can pay: Linux, two cores, and this process's only thread."""
+    if not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2:
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 def aside(work: Callable[[], int]) -> Aside | None:

@@ -1,39 +1,41 @@
-"""An edit build: `skillc build` after skills were edited, added or removed, made from what the last
-build left (incremental/carry.py) instead of from every input.
+"""The edit build: a build made from the last one where inputs changed, for `skillc build` (from
+what the last build left in the cache, `edit_build`) and for `build --watch` (from the last build
+kept in memory, `rebuild`).
 
-The quick path's one lstat of every recorded path (manifest.py `changes`) names the files
-and folders whose stat data moved and the paths that are gone. When each moved file is a SKILL.md
-or a resource of a skill the last build served, each folder whose entries changed gained or lost
-skill folders only, and nothing else moved but folders that list what they listed, this reads the
-changed files and the new folders alone and does for their skills what `build --watch`'s delta
-builds do (delta.py): checks each skill again (`delta.check_edit`: declined when the change reaches
-beyond the skill or brings an error), discovers and checks a new one (`discover.discover_skill`),
-resolves them, packs and renders again the catalogs of the personas whose listing changed, puts
-their entries into their shards or takes them out (the other entries are read back from the shard
-objects in the output), and makes the table, the index and the build hash again. It writes with
-`write.write_delta` and records the build in the cache as a full build would: the next no-op is
-quick, the next edit starts from this one.
+It learns what changed from discover itself, never from rules of its own. Each change (a file or a
+folder whose stat data moved since the recorded walk, walk.py; or a path the watch reports) is
+given to discover, which names the folder whose tree it can walk alone as a whole walk would
+(`discover.closed_folder`), walks it (`discover.discover_under`), and answers for the source as a
+whole (`discover.source_notes`) and across sources (`discover.crossing`). Its answer is compared
+with what the last build found there (carry.py): the same skills with other files or bytes are
+edits, new ones are adds, gone ones are removals; anything else discover would say (an ignore
+file, a problem of its own, a note of the source, a command another source has or looks like)
+leaves the build to the cached build, which reports it with everything else. A new discovery rule
+therefore needs nothing here.
 
-Anything else returns the reason, and the cached build runs (docs/cache.md lists the cases).
+Then only those skills go through the stages, on the functions the whole build uses: each is
+checked (validate's `settle`), resolved for every persona, its entry put in its shard (the other
+entries are read back from the shard objects in the output); the catalogs of the personas whose
+listing changed are packed and rendered again (first fit resumed where the last packing provably
+stands, `budget.refit`); the shard table, the index and the build hash are made again. It writes
+with `write.write_delta`, and `skillc build` records the build as a whole build would (the walk
+renewed where discover walked, the carry, the output's record): the next no-op is quick and the
+next edit starts from this one.
+
+A change that reaches beyond its skills (a parent or child skill, a name a persona looks up, a
+`name` another skill has with `targets:`, --skip-invalid, a skill whose name or persona flags
+change, an error) is left to the cached build too; docs/cache.md lists the cases.
 tests/property/test_incremental_sequences.py compares its results with clean builds.
-
-A build is made (`_Edit.made`: up to its first write) and then written and recorded
-(`_Edit.commit`). The quick path makes it while a forked child takes the lstats, on the guess
-that the first change found is the only one: a source folder that moved (a skill added or
-removed there), else the file or folder found moved (`ahead`, `_guessed`); `edit_build` writes
-that one when the lstats bear the guess out.
 """
 
 from __future__ import annotations
 
 import bisect
-import contextlib
-import operator
 import os
 import stat
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -42,64 +44,44 @@ from .. import fs
 from ..dataclass import dataclass, replace
 from ..diagnostics import Diagnostic, has_errors
 from ..diagnostics.policy import Policy
-from ..digests import digest, sha256_hex
+from ..digests import sha256_hex
 from ..errors import TemplateFailure
 from ..fastjson import orjson
 from ..format import layout as fmt
-from ..model import (
-    SKILL_MD_CAP,
-    Artifacts,
-    Config,
-    InputFile,
-    Persona,
-    Program,
-    Resource,
-    Skill,
-    SkillSource,
-    Strategy,
-)
-from ..names.confusables import skeleton
-from ..names.paths import nfc, sanitize_command, sanitize_joined
+from ..model import Artifacts, Config, Persona, Program, Skill, SkillSource, Strategy
+from ..names.paths import run_below
 from ..names.suggest import among_closest
 from ..output import assemble
 from ..output.bounds import over_bounds
 from ..output.write import WriteResult, write_delta
-from ..project.ignorefiles import IGNORE_FILES
-from ..stages.budget import Candidate, Packing, packed, refit
+from ..stages import discover
+from ..stages.budget import Packing, packed, refit
 from ..stages.buildhash import hash_lines, input_line
 from ..stages.catalog import (
     CatalogParts,
     Entries,
     candidate,
+    candidate_of,
     catalog_skill,
     catalog_text,
     entry_cost,
+    entry_fields,
     frame,
     persona_catalog,
+    row,
+    skill_of,
 )
-from ..stages.readinput import Entry, read_input
 from ..stages.report import final_diagnostics
 from ..stages.resolve import resolve_skill
+from ..stages.seen import Seen
 from ..stages.skills import check_skill
 from ..stages.validate import settle
-from .carry import (
-    Carry,
-    Catalog,
-    Journal,
-    Row,
-    commands_after,
-    load,
-    load_catalog,
-    patched_lines,
-    save_edit,
-)
-from .catalogrows import has, toggled
-from .delta import SKILL_MD, Checked, check_edit, files_of, owned, spliced
-from .manifest import Changes, Manifest
+from .carry import Carry, Catalog, load, load_catalog, new_catalog_id
+from .carry import save as save_carry
 from .outcome import Stats, Summary
 from .quick import Early, left_to_exit, same_output, signature_after
-from .records import Outputs, Record, Records, build_key, debris
-from .snapshot import CannotVouch, Stat, _fs_now, _scan, stat_data
+from .records import Record, build_key, debris
+from .walk import Stat, Walk, renewed, stamp_now
 
 if TYPE_CHECKING:
     from ..format.shapes import PersonaEntry, SkillDoc
@@ -126,121 +108,16 @@ class Edited:
         return self.config.output
 
 
-@dataclass(frozen=True)
-class _Ahead:
-    """What `ahead` read of the recorded build `key`."""
-
-    key: str
-    carry: Carry | None
-    catalog: Catalog | None
-    outputs: Outputs | None
-    # Each root whose stat data moved (where the walk names it): its recorded entries and its
-    # entries now, as `_moved` takes them (a skill added to or removed from a source)
-    listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]]
-    # A file-system stamp taken before those listings (None: none could be taken): they vouch for
-    # the folders recorded with an older ctime (`_Edit._listed`)
-    listed: int | None
-    # The edit build made on the guess that the change found first is the only one, not yet
-    # written (`_guessed`); the edit build writes it if the lstats then bear the guess out
-    guessed: _Guessed | None = None
-
-
-def ahead(records: Records, manifest: Manifest, guess: Changes) -> _Ahead | None:
-    """Read what an edit build of the recorded build reads first (its carry, its catalog rows and
-    its output's record), and list the roots whose stat data moved, before it asks: the quick path
-    does it while a forked child takes the rest of the lstats, once it knows something changed
-    (lstats.look). The catalog rows are read for every edit build, though a body edit needs none:
-    they are a description edit's, an add's and a delete's largest read. Then the edit build of
-    `guess` is made (`_guessed`): the change found first, as the only one."""
-    record = records.record()
-    if record is None:
-        return None
-    key, directory = record.build_key, records.directory
-    carry = load(directory, records.signing_key, key)
-    catalog = None if carry is None else load_catalog(directory, records.signing_key, carry)
-    listings: dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]] = {}
-    listed = _fs_now(directory)  # before the listings
-    for where in manifest.moved_roots():  # as `changes` stat'ed them before this
-        recorded = manifest.entries(where)
-        if recorded is not None:
-            with contextlib.suppress(OSError, CannotVouch):  # the edit build tells
-                listings[where] = (recorded, _scan(where))
-    read = _Ahead(key, carry, catalog, records.packed_outputs(), listings, listed)
-    return replace(read, guessed=_guessed(records, manifest, read, guess))
-
-
-@dataclass(frozen=True)
-class _Guessed:
-    """An edit build made while the lstats ran, on a guess at what they will find (`guess`: a
-    source folder that moved, for a skill added or removed; else the one file or folder found
-    moved). `edit` writes `made` when the lstats find just that, and nothing gone but the paths
-    below a skill folder removed (`stands`), each moved before `stamp`, a file-system time taken
-    before the guess listed or read anything (`_Ahead.listed`). (The lstats may take a path after
-    the guess read it: one that moved in between would be recorded as it is now, and vouch for
-    bytes newer than those built.)"""
-
-    guess: Changes
-    stamp: int
-    edit: _Edit
-    made: _Made
-
-    def stands(self, changes: Changes) -> bool:
-        removed = [at for _i, _c, at in self.made.moved.removed]
-        return (
-            changes.folders == self.guess.folders
-            and changes.files == self.guess.files
-            and all(any(_below(w, at) for at in removed) for w in changes.gone)
-            and changes.newest < self.stamp
-        )
-
-
-def _guessed(records: Records, manifest: Manifest, read: _Ahead, guess: Changes) -> _Guessed | None:
-    """The edit build of `guess`, made but not written while the forked child takes the lstats:
-    this process has the time then, and after the lstats it would make it alone while the other
-    core waits. A skill added or removed is the likeliest reason a source folder moved, a body or
-    a description edited the likeliest reason a file did; what else moved, the lstats tell
-    (`_Guessed.stands`)."""
-    if read.listed is None:
-        return None
-    try:
-        edit = _Edit(Early(records, manifest=manifest, changes=guess, ahead=read))
-        return _Guessed(guess, read.listed, edit, edit.made())
-    except Exception:  # declined, or a bug: the edit build after the lstats makes it, or says why not
-        return None
-
-
-def _unguessed(early: Early) -> Early:
-    """`early` for an edit build made after the lstats, without what a guess made before them may
-    have changed: the catalog rows read ahead, which an edit build changes in place (`_catalogs`),
-    are read again. A guess that did not stand, or failed midway, may have changed them; without a
-    stamp (`_Ahead.listed` None) no guess was made."""
-    read = early.ahead
-    if not isinstance(read, _Ahead) or read.catalog is None or read.listed is None:
-        return early
-    return replace(early, ahead=replace(read, catalog=None, guessed=None))
-
-
 class _Declined(Exception):
     """The edit build cannot make this build (the message says why): the cached build makes it."""
 
 
 def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
-    """The build after the files `early.changes` names, written and recorded; or why the cached build
-    must make it (nothing written then). Before the config is loaded: the quick path has checked
-    the bytes of the config and everything it reads, and the carry holds the config they make."""
+    """The build after the changes `early` found, written and recorded; or why the cached build must
+    make it (nothing written then). Before the config is loaded: the quick path has checked the
+    bytes of the config and everything it reads, and the carry holds the config they make."""
     try:
-        guessed = early.ahead.guessed if isinstance(early.ahead, _Ahead) else None
-        if (
-            guessed is not None
-            and early.changes is not None
-            and guessed.edit.records is early.records
-            and guessed.stands(early.changes)
-        ):
-            left_to_exit(guessed.edit)
-            return guessed.edit.commit(guessed.made, early.changes)
-        edit = _Edit(_unguessed(early))
-        left_to_exit(edit)
-        return edit.commit(edit.made(), edit.changes)
+        return _Recorded(early).build()
     except _Declined as declined:
         return str(declined)
     except TemplateFailure:  # the stages report it, with everything else
@@ -252,291 +129,239 @@ def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
 
 
 @dataclass(frozen=True)
-class _Skill:
-    """One edited skill: the entry the last build gave it, and its files now."""
+class Kept:
+    """What `build --watch` keeps of its last build to rebuild from: the carry, its catalog rows and
+    the index it wrote."""
 
-    command: str
-    shard: str
-    entry: SkillDoc
-    files: dict[int, InputFile]
+    carry: Carry
+    catalog: Catalog
+    index: bytes
+
+
+def kept(config_path: Path) -> Kept | None:
+    """The last build as the cache recorded it, to rebuild from (None: the cache holds none)."""
+    from .quick import records_for
+
+    records = records_for(config_path)
+    record = None if records is None else records.record()
+    if records is None or record is None:
+        return None
+    carry = load(records.directory, records.signing_key, record.build_key)
+    if carry is None or carry.config is None:
+        return None
+    catalog = load_catalog(records.directory, records.signing_key, carry)
+    try:
+        index = fs.read_regular(carry.config.root / carry.config.output / fmt.INDEX, fmt.MAX_INDEX_BYTES)
+    except OSError:
+        return None
+    return Kept(carry, catalog, index) if catalog is not None and sha256_hex(index) == carry.index else None
 
 
 @dataclass(frozen=True)
-class _Moved:
-    """What the folders whose stat data moved hold now: the skill folders added and removed (source
-    index, command, where), each such folder's entries, and every path below the added ones."""
+class Rebuilt:
+    """A build `rebuild` made and wrote: what `build --watch` prints, and what it keeps next."""
 
-    added: tuple[tuple[int, str, str], ...]
-    removed: tuple[tuple[int, str, str], ...]
-    relisted: dict[str, tuple[list[str], str]]
-    paths: tuple[tuple[str, Stat, tuple[list[str], str] | None], ...]  # where, stat data, a folder's entries
+    kept: Kept
+    diagnostics: tuple[Diagnostic, ...]
+    summary: Summary
+    written: WriteResult
+    output_rel: str
 
 
-@dataclass(frozen=True)
-class _Changed:
-    """Everything an edit build makes again: skills edited, added (checked) and removed (their entry)."""
+def rebuild(last: Kept, changed: Iterable[Path]) -> Rebuilt | None:
+    """The build after `changed` (the paths the watch saw change), made from `last` and written;
+    None when a whole build must make it (why is not said: the watch's whole build reports)."""
+    from .quick import watch_list
 
-    edits: dict[str, _Skill]
-    added: dict[str, Checked]
-    removed: dict[str, SkillDoc]
-    moved: _Moved
-
-    def checked(self, edited: dict[str, Checked]) -> dict[str, Checked]:
-        return {**edited, **self.added}
-
-    @property
-    def count(self) -> int:
-        return len(self.added) - len(self.removed)
+    try:
+        edit = _Edit(last.carry, last.catalog)
+        paths = [str(path) for path in changed]
+        if set(paths) & set(watch_list(edit.config, last.carry.template[0])):
+            return None  # the config side, which the carry holds as it was (a template in a skill's folder)
+        made = edit.made(edit.entries_of(changed), (os.listdir, os.lstat))
+    except (_Declined, TemplateFailure, OSError):
+        return None
+    config = edit.config
+    if made.carry is not None and not write_delta(edit.dist, made.files, made.objects, last.index):
+        return None
+    carry = made.carry or last.carry
+    index = made.files.get(fmt.INDEX, last.index)
+    report = final_diagnostics(config, carry.counts[0] == 0, carry.unordered)
+    written = WriteResult(made.carry is not None, 0)
+    catalog = made.catalog or last.catalog
+    return Rebuilt(Kept(carry, catalog, index), report, Summary(*carry.counts), written, config.output)
 
 
 @dataclass(frozen=True)
 class _Made:
-    """An edit build made, not yet written: what `_Edit.commit` writes and records."""
+    """An edit build made, not yet written."""
 
-    key: str  # its build key
-    # The carry, the catalog rows when they changed, and the report when it is not the recorded
-    # one (as `_Edit._record` takes them); None: nothing changed, nothing to write
-    written: tuple[Carry, Catalog | None, tuple[Diagnostic, ...] | None] | None
+    carry: Carry | None  # the new carry; None: nothing changed, nothing to write
+    catalog: Catalog | None  # the catalog rows, when they changed
     files: Mapping[str, bytes]  # the files to write into the output
     objects: frozenset[str]  # which of them are objects
-    index: bytes  # the output's index as the last build left it (write_delta writes only over it)
     dropped: set[str]  # the objects the last build named that this one does not
-    moved: _Moved
-    unordered: tuple[Diagnostic, ...]
-    counts: tuple[int, int, int]
     stats: Stats
+    same_report: bool  # the diagnostics are the last build's
+
+
+@dataclass(frozen=True)
+class _Changed:
+    """What discover's answers say changed: skills edited (their new sources; the last build served
+    them), added and removed, and each source's skill folders and hidden ones after."""
+
+    edits: dict[str, SkillSource]
+    added: dict[str, SkillSource]
+    removed: dict[str, int]  # command -> its source
+    folders: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.edits or self.added or self.removed)
 
 
 class _Edit:
-    """One edit build, step by step; every step may decline (`_Declined`)."""
+    """One edit build from the last build (`carry`), step by step; every step may decline."""
 
-    def __init__(self, early: Early) -> None:
-        record = early.records.record()
-        manifest, changes = early.manifest, early.changes
-        if record is None or record.quick is None or manifest is None or changes is None:
-            raise _Declined("no record or walk")
-        self.records, self.record, self.manifest, self.changes = early.records, record, manifest, changes
-        self.directory = early.records.directory
-        read = early.ahead  # from the same records: of this record's build, unless the cache moved on
-        self.read_ahead = read if isinstance(read, _Ahead) and read.key == record.build_key else None
-        carry = (
-            self.read_ahead.carry
-            if self.read_ahead
-            else load(self.directory, early.records.signing_key, record.build_key)
-        )
-        if carry is None:
-            raise _Declined("no carry for the recorded build")
+    def __init__(self, carry: Carry, catalog: Catalog | None = None) -> None:
         if carry.config is None:
             raise _Declined("a config the carry cannot hold")
         self.carry, self.config = carry, carry.config
+        self.found = carry.found
         self.dist = self.config.root / self.config.output
         self.policy = Policy(self.config.severities, self.config.path_severities)
         self.ids = tuple(carry.personas)
         self.digits = fmt.shard_digits(carry.counts[0])
         self.docs: dict[str, dict[str, Any]] = {}  # shard name -> its document, as read
         self.totals: dict[str, int] = {}  # persona -> its catalog's candidates' cost, for those repacked
+        self.given = catalog
+        self.read_catalog: Catalog | None = None
+        self.walked: list[tuple[int, str]] = []  # the folders discover walked again (`made`)
+        self.measured = 0  # catalog rows made again
+        self._dirs: dict[int, set[str]] = {}
 
-    def made(self) -> _Made:
-        """The build, made up to its first write."""
-        index = self._output()
-        moved = self._moved()
-        stamp = self._stamp(moved)
-        edits = self._edits(stamp)
-        gone = [w for w in self.changes.gone if not any(_below(w, at) for _i, _c, at in moved.removed)]
-        if gone:
-            raise _Declined("a file removed")
-        if len(moved.added) > 1:
-            raise _Declined("more than one skill added")  # each is held to the others' commands too
-        added = {command: self._added(i, command) for i, command, _at in moved.added}
-        removed = {command: self._removed(i, command) for i, command, _at in moved.removed}
-        if not edits and not added and not removed:  # saved without a change: the recorded build
-            # Neither the config nor the template was parsed; a file touched was read (`unread`).
-            stats = Stats(replayed=True, unread=not self.changes.files, quick=True)
-            carry = self.carry
-            return _Made(
-                self.record.build_key,
-                None,
-                {},
-                frozenset(),
-                index,
-                set(),
-                moved,
-                carry.unordered,
-                carry.counts,
-                stats,
-            )
-        return self._rebuild(_Changed(edits, added, removed, moved), index)
-
-    def commit(self, made: _Made, changes: Changes) -> tuple[Edited, WriteResult]:
-        """Write the build `made` (nothing, for one that changed nothing) and record it with the
-        walk as the lstats found it (`changes`: the ones it was made for, or a guess's that the
-        lstats bore out: `_Guessed`)."""
-        self.changes = changes
-        if made.written is not None and not write_delta(self.dist, made.files, made.objects, made.index):
-            raise _Declined("another build wrote the output")
-        self._record(made.key, made.written, made.dropped, made.files, made.moved)
-        return self._result(made.unordered, made.counts, made.stats)
-
-    # --- what changed ------------------------------------------------------------------------------
-
-    def _stamp(self, moved: _Moved) -> int:
-        """A file-system time stamp later than the ctime of every path that moved or is new. Taken
-        before they are read, it makes the stat data recorded for them safe (snapshot.py): a change
-        after sets a ctime the next check sees. A file saved within the clock's last tick has the
-        stamp's ctime, so the stamp is taken again until the clock moves on (a coarse clock ticks in
-        milliseconds)."""
-        times = [os.lstat(p).st_ctime_ns for p in (*self.changes.files, *self.changes.folders)]
-        return self._after(max([*times, *(st[2] for _w, st, _e in moved.paths)], default=0))
-
-    def _after(self, newest: int) -> int:
-        """A file-system stamp later than `newest` (a ctime), taken again until the clock moves on."""
-        for wait in (0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032):
-            time.sleep(wait)
-            stamp = _fs_now(self.directory)
-            if stamp is None:
-                raise _Declined("no file-system stamp")
-            if stamp > newest:
-                return stamp
-        raise _Declined("a file changed while the build started")
-
-    def _output(self) -> bytes:
-        """The output's index, when the output is as the last build left it."""
-        quick = self.record.quick
-        assert quick is not None
-        if (
-            str(self.dist.resolve()) != self.record.dist
-            or debris(self.dist)
-            or not same_output(self.dist, quick)
-        ):
-            raise _Declined("the output is not the one recorded")
-        index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
-        if sha256_hex(index) != self.carry.index:
-            raise _Declined("the output's index is not the recorded one")
-        return index
-
-    def _moved(self) -> _Moved:
-        """The skill folders added and removed: each folder whose stat data moved is listed again,
-        and may gain or lose folders only (a file added, removed or renamed is discover's)."""
-        relisted: dict[str, tuple[list[str], str]] = {}
-        added: list[tuple[int, str, str]] = []
-        removed: list[tuple[int, str, str]] = []
-        stamp, listed = self._listed()
-        for where in self.changes.folders:
-            if where in listed:
-                recorded, now = listed[where]
-            else:
-                recorded, now = self._listing(where)
-            # name -> kind: dicts, not sets of pairs (a pair's hash is made anew; a name's is kept)
-            before, after = dict(zip(*recorded, strict=True)), dict(zip(*now, strict=True))
-            if before == after:
-                continue  # the recorded entries stand, with the folder's new stat data
-            relisted[where] = now
-            index, folder = self._folder(where)
-            for name, kind in _differing(before, after):
-                if kind != "d":
-                    raise _Declined("a file added, removed or renamed")
-                if not name.isascii():  # discover names it by its NFC form: left to discover
-                    raise _Declined("a folder name that is not ASCII")
-                command = f"{folder}/{name}" if folder else name
-                (removed if before.get(name) == kind else added).append((index, command, f"{where}/{name}"))
-        paths = [row for _i, _c, at in added for row in _tree(at, stamp)]
-        return _Moved(tuple(added), tuple(removed), relisted, tuple(paths))
-
-    def _listed(self) -> tuple[int, dict[str, tuple[tuple[list[str], str], tuple[list[str], str]]]]:
-        """A file-system stamp taken before the folders are listed, later than the ctime each moved
-        folder is recorded with (`changes`), and the listings read ahead after it. As the walk's
-        (snapshot.py), so the record vouches for a listing: an entry made after it moves its folder
-        to a ctime the next check sees, even within the clock's tick of the recorded one."""
-        ahead = self.read_ahead
-        if ahead and ahead.listed is not None and self.changes.newest < ahead.listed:
-            return ahead.listed, ahead.listings
-        return self._after(self.changes.newest), {}
-
-    def _listing(self, where: str) -> tuple[tuple[list[str], str], tuple[list[str], str]]:
-        """A folder's recorded entries and its entries now (names and kinds)."""
-        recorded = self.manifest.entries(where)
-        if recorded is None:
-            raise _Declined("a folder the walk did not record")
-        try:
-            return recorded, _scan(where)
-        except CannotVouch:
-            raise _Declined("a name that is not UTF-8") from None
-
-    def _folder(self, where: str) -> tuple[int, str]:
-        """A walked folder as a source's index and its path below the source ("" for its root)."""
-        for i in self._roots:
-            root = str(self.config.source_dir(i))
-            if where == root:
-                return i, ""
-            if where.startswith(root + "/") and where.isascii():
-                return i, where[len(root) + 1 :]
-        raise _Declined("a folder outside the sources, or a name that is not ASCII")
+    # --- what changed, as discover says ------------------------------------------------------------
 
     @cached_property
-    def _roots(self) -> list[int]:
-        """The sources, the deepest root first: a source nested in another owns its own paths."""
-        count = len(self.config.sources)
-        return sorted(range(count), key=lambda i: len(str(self.config.source_dir(i))), reverse=True)
+    def roots(self) -> list[tuple[str, int]]:
+        """Where each source is (as discover walks it, and as the watch names it: its real path), and
+        the personas folder (-1), the deepest first: a source nested in another owns its paths."""
+        config = self.config
+        found = [(str(config.source_dir(i)), i) for i in range(len(config.sources))]
+        if config.personas:
+            found.append((str(config.root / config.personas), -1))
+        found += [(os.path.realpath(where), i) for where, i in found]
+        return sorted(set(found), key=lambda root: len(root[0]), reverse=True)
 
-    def _edits(self, stamp: int) -> dict[str, _Skill]:
-        """command -> the skill with the files whose bytes or mode changed."""
-        edits: dict[str, _Skill] = {}
-        for where in self.changes.files:
-            if where.rsplit("/", 1)[-1] in IGNORE_FILES:  # its rules reach other files, other skills
-                raise _Declined("an ignore file")
-            label, rest = self._rel(where)
-            command, shard, entry = self._owner(label, rest)
-            slot, cap = self._slot(entry, f"{label}/{command}", rest[len(command) + 1 :])
-            rel = f"{label}/{rest}"
-            now = _read(where, rel, cap, stamp)
-            if self._line(rel) != input_line(now).decode():
-                edits.setdefault(command, _Skill(command, shard, entry, {})).files[slot] = now
-        return edits
+    def entries_of(self, changed: Iterable[Path]) -> list[tuple[str, bool]]:
+        """The watch's changed paths as changed entries: each with whether it is a folder now."""
+        return [(str(path), path.is_dir() and not path.is_symlink()) for path in changed]
 
-    def _owner(self, label: str, rest: str) -> tuple[str, str, SkillDoc]:
-        """The served skill of source `label` whose folder holds `rest` (a command is its folder below
-        the source: the deepest that is one), its shard and its entry there."""
-        folder = rest
-        while "/" in folder:
-            folder = folder.rsplit("/", 1)[0]
-            shard = fmt.shard_of(folder, self.digits)
-            entry = self._doc(shard)["skills"].get(folder) if shard in self.carry.shards else None
-            if entry is not None:
-                if entry["source"] != label:  # served from another source: this one's is shadowed
-                    break
-                return folder, shard, entry
-        raise _Declined("a file outside every served skill")
+    def units(self, entries: Iterable[tuple[str, bool]]) -> list[tuple[int, str]]:
+        """The folders discover walks again for changed entries (where, whether a folder): for
+        each, the folder `closed_folder` names, none below another."""
+        found: set[tuple[int, str]] = set()
+        for where, folder in entries:
+            index, rel = self._place(where)
+            if index not in self._dirs:
+                self._dirs[index] = set(self.found.folders[index][0])
+            unit = discover.closed_folder(rel, folder, self._dirs[index])
+            if not unit:
+                raise _Declined("a change at a source's root")
+            found.add((index, unit))
+        return [
+            (i, u) for i, u in sorted(found) if not any(j == i and u.startswith(v + "/") for j, v in found)
+        ]
 
-    def _slot(self, entry: SkillDoc, dir_rel: str, inside: str) -> tuple[int, int]:
-        """Which of the skill's files `inside` (its path in the skill's folder) is: SKILL_MD, or a
-        resource's place in its entry; and the cap discover reads it with."""
-        if f"{dir_rel}/{inside}" == entry["path"]:
-            return SKILL_MD, SKILL_MD_CAP
-        for i, r in enumerate(entry["resources"]):
-            if inside == r["path"]:
-                return i, self.config.max_resource_bytes
-        # Not one of its files now: discover would say whether it is one (an excluded or hidden file).
-        raise _Declined("a file that is no input of the skill")
+    def _place(self, where: str) -> tuple[int, str]:
+        for root, index in self.roots:
+            if where.startswith(root + "/"):
+                if index < 0:
+                    raise _Declined("a file of the personas")
+                return index, where[len(root) + 1 :]
+        raise _Declined("a path outside the sources")
 
-    def _rel(self, where: str) -> tuple[str, str]:
-        """A walked path as the inputs name it: the source's label, and the path below the source."""
-        for i in self._roots:
-            root = str(self.config.source_dir(i)) + "/"
-            if where.startswith(root):
-                rest = where[len(root) :]
-                return self.config.sources[i], rest if rest.isascii() else nfc(rest)
-        raise _Declined("a file outside the sources")  # a persona's file, an overlay, an exclusive body
+    def changed(self, units: list[tuple[int, str]], lister: tuple[Any, Any]) -> _Changed:
+        """Discover's answer below each unit against the last build's there."""
+        config, found = self.config, self.found
+        folders = list(found.folders)
+        edits: dict[str, SkillSource] = {}
+        added: dict[str, SkillSource] = {}
+        removed: dict[str, int] = {}
+        for index, unit in units:
+            dirs, hidden = folders[index]
+            label = config.sources[index]
+            _unchanged, old = _replaced(dirs, unit, ())
+            self._quiet(
+                f"{label}/{unit}", {f"{label}/{c}/{name}" for c in old for name in discover.SKILL_FILES}
+            )
+            part = discover.discover_under(config, index, unit, lister)
+            if part is None or part.read or part.problems or part.loose or part.linked:
+                raise _Declined("discover reports something there, or walks it only with its source")
+            new = {src.command: src for src in part.skills}
+            now_dirs, old = _replaced(dirs, unit, new)
+            for command, src in new.items():
+                if command not in old:
+                    added[command] = src
+                elif self._differs(command, src):
+                    edits[command] = src
+            removed.update(dict.fromkeys(old - new.keys(), index))
+            folders[index] = (now_dirs, _replaced(hidden, unit, part.hidden)[0])
+        for index, (dirs, hidden) in enumerate(found.folders):
+            if folders[index] != (dirs, hidden) and discover.source_notes(
+                config, index, dirs, list(hidden)
+            ) != discover.source_notes(config, index, folders[index][0], list(folders[index][1])):
+                raise _Declined("what discover says of a source changes")
+        if added or removed:
+            commands = [set(dirs) for dirs, _hidden in folders]
+            for command, index in [*((c, s.source) for c, s in added.items()), *removed.items()]:
+                if discover.crossing(commands, index, command):
+                    raise _Declined("a command another source has, or one like another")
+        return _Changed(edits, added, removed, tuple(folders))
+
+    def _quiet(self, folder: str, skill_files: set[str]) -> None:
+        """Decline unless the last build's discover said nothing of its own below `folder` but of
+        its skills (`skill_files`: their SKILL.md files, which the set of skills decides of: an
+        override, a look-alike), read no ignore file there, and no other walked root lies below it."""
+        below = folder + "/"
+        labels = [*self.config.sources, *([self.config.personas] if self.config.personas else [])]
+        if any(label.startswith(below) for label in labels):
+            raise _Declined("a source inside the folder")
+        if any(rel.startswith(below) for rel in self.found.ignore_files):
+            raise _Declined("an ignore file")
+        said = (d.path for d in self.found.diagnostics if d.path == folder or d.path.startswith(below))
+        if any(path not in skill_files for path in said):
+            raise _Declined("discover reported something there")
+
+    def _differs(self, command: str, src: SkillSource) -> bool:
+        """Whether a skill discover found again is not the one the last build served: other files,
+        other bytes or modes, other problems."""
+        entry = self._entry(command)
+        label = self.config.sources[src.source]
+        if entry is None or entry["source"] != label:
+            raise _Declined("a skill the last build did not serve")
+        if src.skill_md.rel != entry["path"]:
+            raise _Declined("a SKILL.md of another name")  # what discover says of the set may name it
+        was = [entry["path"], *(f"{label}/{command}/{r['path']}" for r in entry["resources"])]
+        now = {f.rel: input_line(f).decode() for f in _files_of(src)}
+        return (
+            sorted(was) != sorted(now)
+            or any(self._line(rel) != now[rel] for rel in was)
+            or src.problems != self.found.problems.get(command, ())
+        )
 
     def _line(self, rel: str) -> str:
         """The input's line of the last build hash (buildhash.input_line, as text)."""
-        lines = self.carry.lines
-        head = rel + "\0"
-        at = 0 if lines.startswith(head) else lines.find("\n" + head) + 1
-        if at == 0 and not lines.startswith(head):
-            raise _Declined(
-                "a file that is no input"
-            )  # no input of the last build (excluded, ignored, shadowed)
-        return lines[at : lines.index("\n", at) + 1]
+        lines = self.found.lines
+        at = _line_place(lines, rel)
+        end = lines.index("\n", at) + 1 if at < len(lines) else at
+        return lines[at:end] if lines.startswith(rel + "\0", at) else ""
+
+    def _entry(self, command: str) -> SkillDoc | None:
+        shard = fmt.shard_of(command, self.digits)
+        if shard not in self.carry.shards:
+            return None
+        entry: SkillDoc | None = self._doc(shard)["skills"].get(command)
+        return entry
 
     def _doc(self, shard: str) -> dict[str, Any]:
         """A shard's document as the last build wrote it, checked against its digest."""
@@ -544,142 +369,175 @@ class _Edit:
             digest_ = self.carry.shards.get(shard)
             if digest_ is None:
                 raise _Declined("a shard is not the recorded one")
-            data = self._object(digest_)
-            self.docs[shard] = orjson.loads(data)
+            self.docs[shard] = orjson.loads(self._object(digest_))
         return self.docs[shard]
 
     def _object(self, digest_: str) -> bytes:
         data = fs.read_regular(self.dist / fmt.object_path(digest_), 1 << 40, follow=False)
         if sha256_hex(data) != digest_:
-            raise _Declined(
-                "an object in the output was changed"
-            )  # damaged since: the cached build writes it again
+            raise _Declined("an object in the output was changed")  # the cached build writes it again
         return data
 
-    # --- the stages, for the edited skills only ----------------------------------------------------
+    # --- the stages, for the changed skills only ---------------------------------------------------
 
-    def _rebuild(self, changed: _Changed, index: bytes) -> _Made:
+    def made(self, entries: Iterable[tuple[str, bool]], lister: tuple[Any, Any]) -> _Made:
+        """The build after the changed entries, made up to its first write."""
+        self.totals, self.measured = {}, 0
+        self.walked = self.units(entries)
+        changed = self.changed(self.walked, lister)
+        if not changed:  # saved without a change, or touched: the last build stands
+            stats = Stats(replayed=True, unread=not self.walked, quick=True)
+            return _Made(None, None, {}, frozenset(), set(), stats, True)
+        return self._rebuild(changed)
+
+    def _rebuild(self, changed: _Changed) -> _Made:
         carry, config = self.carry, self.config
-        skills = carry.counts[0] + changed.count
+        skills = carry.counts[0] + len(changed.added) - len(changed.removed)
         if fmt.shard_digits(skills) != self.digits:
             raise _Declined("a shard name of another length")
-        edited = {command: self._check(one) for command, one in sorted(changed.edits.items())}
-        checked = changed.checked(edited)
+        self._alone(changed)
+        checked = {
+            c: self._checked(src, c in changed.edits)
+            for c, src in sorted({**changed.edits, **changed.added}.items())
+        }
         program = Program({c: one.skill for c, one in checked.items()}, carry.personas, carry.exclusive, ())
         outcomes = {c: resolve_skill(program, c).outcomes for c in checked}
         texts, catalog = self._catalogs(changed, checked, outcomes)
         out = assemble.Objects()
+        index = self._index()
         personas: dict[str, PersonaEntry] = dict(orjson.loads(index)["personas"])
         persona_files = _persona_objects(personas)  # the last build's
         for pid, (text, packing) in texts.items():
             personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
-        shards, refs, touched = self._shards(changed, checked, outcomes, out)
+        shards, refs = self._shards(changed, checked, outcomes, out)
         before = set(out.objects)
         root = assemble.table(shards, out)
-        nodes = {_digest_of(rel) for rel in out.objects - before}
-        lines, changed_lines = self._lines(changed, checked)
+        nodes = {rel.rsplit("/", 1)[1] for rel in out.objects - before}
+        lines = self._lines(changed)
         build_hash = hash_lines(config, carry.template[0], [lines.encode()])
         new_index = assemble.encode(assemble.index_document(config, build_hash, personas, root))
         out.files[fmt.INDEX] = new_index
         art = Artifacts(out.files, frozenset(out.objects), build_hash, frozenset(out.documents))
         if over_bounds(art, config.config_rel):
             raise _Declined("an over-bounds document")
-        unordered = self._unordered(changed, checked, texts)
+        unordered = self._spliced(carry.unordered, self._diagnostics(changed, checked, texts))
         report = final_diagnostics(config, skills == 0, unordered)
         if has_errors(report):  # --strict made a new warning one: the cached build reports it
             raise _Declined("an error in the report")
-        # The recorded report is final_diagnostics of the carry's: with the same input, it is kept.
-        same_report = unordered == carry.unordered and (skills == 0) == (carry.counts[0] == 0)
-        live = set(refs) | set(shards.values()) | nodes
-        live.update(_persona_objects(personas))
+        live = set(refs) | set(shards.values()) | nodes | _persona_objects(personas)
         # Every object the last build used, less those this one uses: what it leaves over (`_record`)
-        dropped = (
+        used = (
             persona_files
             | carry.refs.keys()
             | set(carry.shards.values())
             | assemble.table_nodes(carry.shards)
-        ) - live
-        counts = (skills, carry.counts[1], len(live))
-        key = build_key(self.records.fingerprint, build_hash, config, carry.early)
-        sources = config.sources  # each command a source gained or lost, as a journal holds it
-        found = {f"{sources[i]}\0{c}": True for i, c, _at in changed.moved.added}
-        found.update({f"{sources[i]}\0{c}": False for i, c, _at in changed.moved.removed})
+        )
+        problems = {c: p for c, p in self.found.problems.items() if c not in changed.removed}
+        problems.update((c, src.problems) for c, src in (*changed.edits.items(), *changed.added.items()))
+        found = replace(
+            self.found,
+            lines=lines,
+            problems={c: p for c, p in problems.items() if p},
+            folders=changed.folders,
+        )
+        early = self._spliced(carry.early, self._problems(changed))
         new = replace(
             carry,
-            key=key,
+            key="",  # the build key, which the cache's fingerprint makes (`_Recorded`)
             index=sha256_hex(new_index),
-            lines=lines,
-            anchors=self._anchors(changed),
-            own={c: d for c, d in owned(carry.own, checked).items() if c not in changed.removed},
-            problems={c: d for c, d in carry.problems.items() if c not in changed.removed},
+            found=found,
+            anchors=self._anchors(changed, checked),
+            own={c: d for c, d in _owned(carry.own, checked).items() if c not in changed.removed},
             shards=shards,
             refs=refs,
             packings={**carry.packings, **{pid: p.diagnostics for pid, (_, p) in texts.items()}},
             included={**carry.included, **{pid: list(p.included) for pid, (_, p) in texts.items()}},
             totals={**carry.totals, **self.totals},
             unordered=unordered,
-            counts=counts,
-            commands=commands_after(carry.commands, found),
-            journal=self._journal(
-                changed, checked, catalog, changed_lines, {d: refs.get(d, 0) for d in touched}, found
-            ),
+            early=early,
+            counts=(skills, carry.counts[1], len(live)),
+            catalog=carry.catalog if catalog is None else new_catalog_id(),
         )
-        checks = sum(SKILL_MD in one.files for one in changed.edits.values()) + len(changed.added)
-        measured = sum(catalog is not None and c in catalog.rows for c in checked)
-        stats = Stats(checks, 0, measured, len(texts), edited=True)
-        written = (new, catalog, None if same_report else report)
-        objects = frozenset(out.objects)
-        return _Made(
-            key, written, out.files, objects, index, dropped, changed.moved, unordered, counts, stats
-        )
+        stats = Stats(len(checked), 0, self.measured, len(texts), edited=True)
+        same = unordered == carry.unordered and (skills == 0) == (carry.counts[0] == 0)
+        return _Made(new, catalog, out.files, frozenset(out.objects), used - live, stats, same)
 
-    def _anchors(self, changed: _Changed) -> dict[str, tuple[int, int]]:
-        anchors = {c: at for c, at in self.carry.anchors.items() if c not in changed.removed}
-        for command, one in changed.added.items():
-            at = one.skill.anchors.get("name", (0, 0))
-            if at != self.carry.anchor:
-                anchors[command] = at
-        return anchors
+    def _index(self) -> bytes:
+        """The output's index, when it is the one the last build wrote."""
+        index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
+        if sha256_hex(index) != self.carry.index:
+            raise _Declined("the output's index is not the recorded one")
+        return index
 
-    def _journal(
-        self,
-        changed: _Changed,
-        checked: dict[str, Checked],
-        catalog: Catalog | None,
-        lines: dict[str, str | None],
-        refs: dict[str, int],
-        commands: dict[str, bool],
-    ) -> Journal:
-        """The carry's journal with this build's changes: the input lines and references it changed,
-        the catalog rows of the skills it checked or removed when a catalog changed (with the
-        personas listing each), with `targets:` the names of the skills added or removed, and the
-        commands added to or removed from a source (`commands`)."""
-        journal = self.carry.journal
-        if journal is None:
-            raise _Declined("a carry without a journal")  # never read so: one a full build made
-        rows: dict[str, tuple[Row | None, list[str]]] = {}
-        if catalog is not None:
-            for command in (*checked, *changed.removed):
-                listing = [pid for pid in self.ids if has(catalog.listed[pid], command)]
-                rows[command] = (catalog.rows.get(command), listing)
-        names: dict[str, str | None] = {}
-        if self.config.targets:
-            names = {c: one.skill.name for c, one in changed.added.items()}
-            names.update(dict.fromkeys(changed.removed))
-        return journal.then(lines, refs, rows, names, commands)
+    def _alone(self, changed: _Changed) -> None:
+        """Decline unless adding or removing each skill changes no other skill's entry and no
+        diagnostic but its own: no parent or child skill, no persona naming it or a command close
+        enough for a "did you mean" to name it, no --skip-invalid; with `targets:`, its `name` no
+        other skill's (validate.shared_names)."""
+        moved = [*changed.added, *changed.removed]
+        if not moved:
+            return
+        if self.config.skip_invalid:
+            raise _Declined("settings that read the set of skills")
+        everyone = {c for dirs, _hidden in changed.folders for c in dirs}
+        for command in changed.removed:
+            entry = self._entry(command)
+            if entry is None or entry["source"] != self.config.sources[changed.removed[command]]:
+                raise _Declined("a folder that held no served skill")
+            if entry["frontmatter"].get("persona_exclusive") or entry["frontmatter"].get(
+                "has_persona_overlay"
+            ):
+                raise _Declined("a removed skill that reached beyond itself")
+            self._unique(command, entry["name"])
+        for command in moved:
+            others = everyone - {command}
+            parts = command.split("/")
+            if any("/".join(parts[:i]) in others for i in range(1, len(parts))) or any(
+                c.startswith(command + "/") for c in others
+            ):
+                raise _Declined("a parent or child skill")
+            if command in self.carry.lookups:
+                raise _Declined("a persona names the skill")
+            # A name no skill has is reported with the commands closest to it ("did you mean"): the
+            # change must not add the command to those, or take it from them.
+            if any(among_closest(word, command, others) for word in self.carry.lookups - others):
+                raise _Declined("a persona names a skill like it")
 
-    def _served(self, one: _Skill) -> Skill:
-        """The skill as the last build served it, from its entry (what delta.check_edit compares)."""
-        entry = one.entry
-        line, col = self.carry.name_at(one.command)
+    def _checked(self, src: SkillSource, edit: bool) -> _Checked:
+        """A skill found again (`edit`) or new, checked as validate checks it; declined when the
+        change reaches beyond the skill (its `name`, its persona flags) or brings an error."""
+        command = src.command
+        skill, found = check_skill(src)
+        if skill is None:
+            raise _Declined("a skill that does not parse")
+        served = self._served(command) if edit else None
+        if served is None:
+            if skill.flag("persona_exclusive") or skill.flag("has_persona_overlay"):
+                raise _Declined("a new skill that reaches beyond itself")
+            self._unique(command, skill.name)
+        elif _reach(served) != _reach(skill):
+            raise _Declined("the edit reaches beyond the skill")
+        else:
+            skill = replace(skill, parent=served.parent, children=served.children)
+        settled = tuple(settle(src, [*src.problems, *found], self.policy, True))
+        if has_errors(settled):
+            raise _Declined("a skill with an error")
+        return _Checked(src, skill, self.carry.own.get(command, ()), settled)
+
+    def _served(self, command: str) -> Skill | None:
+        """The skill as the last build served it, from its entry (what `_reach` compares)."""
+        entry = self._entry(command)
+        if entry is None:
+            return None
+        line, col = self.carry.name_at(command)
         return Skill(
-            command=one.command,
+            command=command,
             name=entry["name"],
             description=entry["description"],
             source=self.config.sources.index(entry["source"]),
             path=entry["path"],
-            dir_rel=f"{entry['source']}/{one.command}",
-            body="",  # not compared: the edited skill's body is its new one
+            dir_rel=f"{entry['source']}/{command}",
+            body="",
             fields=entry["frontmatter"],
             resources=(),
             parent=entry["parent"],
@@ -687,205 +545,117 @@ class _Edit:
             anchors={"name": (line, col)} if line else {},
         )
 
-    # --- skills added and removed ------------------------------------------------------------------
-
-    @cached_property
-    def commands(self) -> dict[str, set[str]]:
-        """Source label -> every command discover found there (served or overridden), as the carry
-        keeps them (carry.commands_of): this build's adds and removals go into them (`_rebuild`)."""
-        return {label: set(found) for label, found in self.carry.commands.items()}
-
-    def _alone(self, command: str) -> None:
-        """Decline unless adding or removing `command` changes no other skill's entry and no
-        diagnostic but its own: no parent or child skill, no persona naming it or a command close
-        enough for a "did you mean" to name it, no look-alike or same-id command, no --skip-invalid.
-        (With `targets:`, `_unique` holds its `name` to no other skill's.)"""
-        config, carry = self.config, self.carry
-        if config.skip_invalid:
-            raise _Declined("settings that read the set of skills")
-        everyone = set().union(*self.commands.values()) - {command}
-        # Every other command, "\0"-separated (no command holds one): each question below is one
-        # search of a string in C, not a call per command.
-        joined = "\0" + "\0".join(everyone) + "\0"
-        parts = command.split("/")
-        if any("/".join(parts[:i]) in everyone for i in range(1, len(parts))) or f"\0{command}/" in joined:
-            raise _Declined("a parent or child skill")
-        if command in carry.lookups:
-            raise _Declined("a persona names the skill")
-        # A name no skill has is reported with the commands closest to it ("did you mean"): the
-        # change must not add the command to those, or take it from them.
-        for word in carry.lookups - everyone:
-            if among_closest(word, command, everyone):
-                raise _Declined("a persona names a skill like it")
-        if (
-            f"\0{command.casefold()}\0" in joined.casefold()
-            or f"\0{sanitize_command(command)}\0" in sanitize_joined(joined)
-            or f"\0{skeleton(command)}\0" in skeleton(joined)
+    def _unique(self, command: str, name: str) -> None:
+        """With `targets:`, a skill added shares its `name` with no other skill: the report says
+        which skills share one (validate.shared_names)."""
+        if self.config.targets and any(
+            other == name for c, other in self.catalog.names.items() if c != command
         ):
-            raise _Declined("a command that looks like another")
+            raise _Declined("a name another skill has")
 
-    def _added(self, index: int, command: str) -> Checked:
-        """A new skill folder, discovered and checked as discover and validate do."""
-        label = self.config.sources[index]
-        if any(command in cmds for cmds in self.commands.values()):
-            raise _Declined("a command another source has")
-        if not self.commands[label]:
-            raise _Declined("the first skill of a source")  # its SKC313 goes
-        self._alone(command)
-        from ..stages.discover import discover_skill  # here: an edit that adds nothing does not walk
+    def _diagnostics(
+        self, changed: _Changed, checked: dict[str, _Checked], texts: dict[str, tuple[str, Packing]]
+    ) -> list[tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]]:
+        """Each change to the report before ordering: the checked skills' own, the removed ones',
+        the repacked catalogs'."""
+        changes = [(one.old, one.new) for one in checked.values()]
+        changes += [(self.carry.own.get(c, ()), ()) for c in changed.removed]
+        changes += [
+            (tuple(self.policy.apply(self.carry.packings[pid])), tuple(self.policy.apply(p.diagnostics)))
+            for pid, (_, p) in texts.items()
+        ]
+        return changes
 
-        found = discover_skill(self.config, index, command)
-        if found is None:
-            raise _Declined("a new folder discover would report or leave out")
-        src, read = found
-        if any(_below(f"{label}/{rel}", f"{label}/{command}") for rel in read):
-            raise _Declined("a new ignore file")
-        skill, diags = check_skill(src)
-        if skill is None or skill.flag("persona_exclusive") or skill.flag("has_persona_overlay"):
-            raise _Declined("a new skill that reaches beyond itself, or does not parse")
-        self._unique(command, skill.name)
-        settled = tuple(settle(src, [*src.problems, *diags], self.policy, True))
-        if has_errors(settled):
-            raise _Declined("a new skill with an error")
-        return Checked(src, skill, (), settled)
+    def _problems(self, changed: _Changed) -> list[tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]]:
+        """Each skill's problems (discover's) out of the build key's diagnostics and in again."""
+        was = self.found.problems
+        changes = [(was.get(c, ()), src.problems) for c, src in changed.edits.items()]
+        changes += [((), src.problems) for src in changed.added.values()]
+        return changes + [(was.get(c, ()), ()) for c in changed.removed]
 
-    def _removed(self, index: int, command: str) -> SkillDoc:
-        """A removed skill folder: the entry of the skill the last build served from it."""
-        label = self.config.sources[index]
-        shard = fmt.shard_of(command, self.digits)
-        entry = self._doc(shard)["skills"].get(command) if shard in self.carry.shards else None
-        if entry is None or entry["source"] != label:
-            raise _Declined("a folder that held no served skill")
-        if any(command in cmds for lb, cmds in self.commands.items() if lb != label):
-            raise _Declined("a command another source has")
-        if not self.commands[label] - {command}:
-            raise _Declined("the last skill of a source")
-        if entry["frontmatter"].get("persona_exclusive") or entry["frontmatter"].get("has_persona_overlay"):
-            raise _Declined("a removed skill that reached beyond itself")
-        self._alone(command)
-        self._unique(command, entry["name"])
-        own = {entry["path"], *(f"{label}/{command}/{r['path']}" for r in entry["resources"])}
-        if set(self._lines_below(f"{label}/{command}/")) != own:
-            raise _Declined("a removed folder that held more than its skill's files")
-        return dict(entry)  # type: ignore[return-value]
+    @staticmethod
+    def _spliced(
+        diags: tuple[Diagnostic, ...], changes: list[tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]]
+    ) -> tuple[Diagnostic, ...]:
+        """`diags` with each change's old diagnostics taken out and its new ones put in (the same
+        tuple when nothing changes); declined when an old one is not there to take out."""
+        if all(old == new for old, new in changes):
+            return diags
+        counted = Counter(diags)
+        for old, new in changes:
+            counted.subtract(old)
+            counted.update(new)
+        if min(counted.values(), default=0) < 0:
+            raise _Declined("diagnostics that are not the recorded ones")
+        return tuple(counted.elements())
 
-    def _lines_below(self, prefix: str) -> list[str]:
-        """The inputs (their rel) below a folder (`prefix`, ending in "/"): sorted, so together."""
-        lines = self.carry.lines
-        at = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
-        found = []
-        while 0 <= at < len(lines) and lines.startswith(prefix, at):
-            end = lines.index("\n", at)
-            found.append(lines[at:end].partition("\0")[0])
-            at = end + 1
-        return found
+    def _lines(self, changed: _Changed) -> str:
+        """The build hash's input lines, in path order: the changed skills' files' put in place of
+        theirs (a skill's files are its folder's run of lines, less its children's)."""
+        touched: dict[str, str | None] = {}
+        for command in (*changed.edits, *changed.removed):
+            source = changed.edits[command].source if command in changed.edits else changed.removed[command]
+            label = self.config.sources[source]
+            entry = self._entry(command)
+            assert entry is not None
+            touched[entry["path"]] = None
+            touched.update((f"{label}/{command}/{r['path']}", None) for r in entry["resources"])
+        for src in (*changed.edits.values(), *changed.added.values()):
+            touched.update((f.rel, input_line(f).decode()) for f in _files_of(src))
+        return _patched(self.found.lines, touched)
 
-    def _check(self, one: _Skill) -> Checked:
-        """The skill checked again from its files now (as delta.check_edit checks the watch's edits).
-        An unchanged resource's bytes are its object in the output, which the entry names."""
-        served = self._served(one)
-        resources = tuple(
-            Resource(
-                r["path"],
-                one.files.get(i)
-                or InputFile(f"{served.dir_rel}/{r['path']}", self._object(r["sha256"]), r["executable"]),
-            )
-            for i, r in enumerate(one.entry["resources"])
-        )
-        own = self.carry.own.get(one.command, ())
-        md = one.files.get(SKILL_MD)
-        if md is None:  # resources alone: the check reads the SKILL.md only, so its result stands
-            body = self._object(one.entry["body"]).decode("utf-8")
-            src = SkillSource(
-                one.command, served.source, served.dir_rel, InputFile(served.path, b""), resources
-            )
-            return Checked(src, replace(served, body=body, resources=resources), own, own)
-        src = SkillSource(
-            one.command,
-            served.source,
-            served.dir_rel,
-            md,
-            resources,
-            problems=self.carry.problems.get(one.command, ()),
-            targets=tuple(t.name for t in self.config.targets),
-        )
-        made = check_edit(served, own, src, self.policy)
-        if made is None:
-            raise _Declined("the edit reaches beyond the skill, or brings an error")
-        return made
+    def _anchors(self, changed: _Changed, checked: dict[str, _Checked]) -> dict[str, tuple[int, int]]:
+        anchors = {c: at for c, at in self.carry.anchors.items() if c not in changed.removed}
+        for command in changed.added:
+            at = checked[command].skill.anchors.get("name", (0, 0))
+            if at != self.carry.anchor:
+                anchors[command] = at
+        return anchors
 
-    def _catalogs(
+    def _shards(
         self,
         changed: _Changed,
-        checked: dict[str, Checked],
+        checked: dict[str, _Checked],
         outcomes: dict[str, Mapping[str, Outcome]],
-    ) -> tuple[dict[str, tuple[str, Packing]], Catalog | None]:
-        """The repacked personas' catalogs, and the catalog rows when any changed."""
-        touched: set[str] = set()
-        for command, one in checked.items():
-            edit = changed.edits.get(command)
-            same = edit is not None and _row_fields(self._served(edit)) == _row_fields(one.skill)
-            for pid in self.ids:
-                was = edit is not None and _listed(edit.entry, pid)
-                now = _model(outcomes[command].get(pid))
-                if (was or now) and (was != now or not same):
-                    touched.add(pid)
-        for entry in changed.removed.values():
-            touched.update(pid for pid in self.ids if _listed(entry, pid))
-        named = self.config.targets and (changed.added or changed.removed)
-        if not touched and not named:  # no catalog lists it, or lists it as it was
-            return {}, None
-        if named:  # the names the next add or removal compares with
-            names = self.catalog.names
-            names.update((c, one.skill.name) for c, one in changed.added.items())
-            for command in changed.removed:
-                names.pop(command, None)
-        catalog = self.catalog
-        rows, listed = catalog.rows, catalog.listed  # this build's alone (`_unguessed`): changed in place
-        # What the last build's packings were made of, for the catalogs it may keep (`_kept`)
-        changing = [*checked, *changed.removed]
-        last = _Last(
-            {c: rows.get(c) for c in changing},
-            {pid: {c for c in changing if has(listed[pid], c)} for pid in self.ids},
-            {pid: len(listed[pid]) for pid in self.ids},
-        )
-        for command, one in checked.items():
-            wanted = [pid for pid in self.ids if _model(outcomes[command].get(pid))]
-            for pid in self.ids:
-                if has(listed[pid], command) != (pid in wanted):
-                    listed[pid] = toggled(listed[pid], command, pid in wanted)
-            if wanted:
-                rows[command] = self._row(one.skill)
+        out: assemble.Objects,
+    ) -> tuple[dict[str, str], dict[str, int]]:
+        """Every shard's digest, and the entries' references, with the changed skills' entries."""
+        shards, refs = dict(self.carry.shards), Counter(self.carry.refs)
+        commands = sorted({*checked, *changed.removed})
+        for shard in sorted({fmt.shard_of(c, self.digits) for c in commands}):
+            doc = dict(self._doc(shard)) if shard in shards else assemble.shard_document(shard, {})
+            entries: dict[str, Any] = dict(doc["skills"])  # a copy: the last build's, as read, stands
+            for command in (c for c in commands if fmt.shard_of(c, self.digits) == shard):
+                if command in entries:
+                    refs.subtract(assemble.entry_refs(entries.pop(command)))
+                if command in checked:
+                    skill = checked[command].skill
+                    entries[command] = assemble.skill_entry(
+                        self.config, skill, outcomes[command], self.ids, out
+                    )
+            doc["skills"] = dict(sorted(entries.items()))  # in command order, as assembly makes them
+            if doc["skills"]:
+                shards[shard] = out.put_document(assemble.encode(doc))
             else:
-                rows.discard(command)
-        for command in changed.removed:
-            for pid in self.ids:
-                if has(listed[pid], command):
-                    listed[pid] = toggled(listed[pid], command, False)
-            rows.discard(command)
-        return self._render(catalog, [pid for pid in self.ids if pid in touched], last), catalog
+                del shards[shard]
+        refs.update(out.refs)
+        return dict(sorted(shards.items())), {d: n for d, n in refs.items() if n > 0}
 
-    @cached_property
+    # --- catalogs -----------------------------------------------------------------------------------
+
+    @property
     def catalog(self) -> Catalog:
         """The catalog rows the last build left, read when a catalog or a name list changes."""
-        taken = self.read_ahead
-        catalog = (
-            taken.catalog
-            if taken and taken.catalog
-            else load_catalog(self.directory, self.records.signing_key, self.carry)
-        )
-        if catalog is None:
-            raise _Declined("no catalog rows")
-        return catalog
+        if self.given is not None:
+            return self.given
+        if self.read_catalog is None:
+            self.read_catalog = self._load_catalog()
+            if self.read_catalog is None:
+                raise _Declined("no catalog rows")
+        return self.read_catalog
 
-    def _unique(self, command: str, name: str) -> None:
-        """With `targets:`, a skill added or removed shares its `name` with no other skill: the
-        report says which skills share one (validate.shared_names)."""
-        if not self.config.targets:
-            return
-        names = self.catalog.names
-        if any(other == name for c, other in names.items() if c != command):
-            raise _Declined("a name another skill has")
+    def _load_catalog(self) -> Catalog | None:
+        return None
 
     @cached_property
     def template(self) -> Template:
@@ -898,13 +668,59 @@ class _Edit:
             raise _Declined("a template that does not load as it did")
         return template
 
-    def _row(self, skill: Skill) -> Row:
-        made = candidate(
-            skill, entry_cost(catalog_skill(skill, self.template), self.template), self.template, self.config
-        )
-        return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost]
+    def _catalogs(
+        self, changed: _Changed, checked: dict[str, _Checked], outcomes: dict[str, Mapping[str, Outcome]]
+    ) -> tuple[dict[str, tuple[str, Packing]], Catalog | None]:
+        """The repacked personas' catalogs, and the catalog rows when any changed (a new Catalog:
+        the last build's stands for a build that declines later)."""
+        touched: set[str] = set()
+        listed_now = {c: {pid for pid in self.ids if _model(outcomes[c].get(pid))} for c in checked}
+        for command, one in checked.items():
+            entry = self._entry(command) if command in changed.edits else None
+            was = set() if entry is None else {pid for pid in self.ids if _listed(entry, pid)}
+            served = self._served(command) if entry is not None else None
+            touched |= was ^ listed_now[command]
+            if served is None or entry_fields(served) != entry_fields(one.skill):
+                touched |= was | listed_now[command]
+        for command in changed.removed:
+            entry = self._entry(command)
+            assert entry is not None
+            touched.update(pid for pid in self.ids if _listed(entry, pid))
+        named = bool(self.config.targets and (changed.added or changed.removed))
+        if not touched and not named:  # no catalog lists them, or lists them as they were
+            return {}, None
+        last = self.catalog
+        rows, listed = dict(last.rows), {pid: list(cs) for pid, cs in last.listed.items()}
+        for command in (*checked, *changed.removed):
+            wanted = listed_now.get(command, set())
+            for pid in self.ids:
+                at = bisect.bisect_left(listed[pid], command)
+                there = at < len(listed[pid]) and listed[pid][at] == command
+                if there and pid not in wanted:
+                    del listed[pid][at]
+                elif pid in wanted and not there:
+                    listed[pid].insert(at, command)
+            if wanted:
+                rows[command] = row(checked[command].skill, self._candidate(checked[command].skill))
+                self.measured += 1
+            else:
+                rows.pop(command, None)
+        names = dict(last.names)
+        if named:  # the names the next add or removal compares with
+            names.update((c, one.skill.name) for c, one in checked.items())
+            for command in changed.removed:
+                names.pop(command, None)
+        catalog = Catalog(dict(sorted(rows.items())), listed, names)
+        personas = [pid for pid in self.ids if pid in touched]
+        return self._render(catalog, personas, last, [*checked, *changed.removed]), catalog
 
-    def _render(self, catalog: Catalog, personas: list[str], last: _Last) -> dict[str, tuple[str, Packing]]:
+    def _candidate(self, skill: Skill) -> Any:
+        template = self.template
+        return candidate(skill, entry_cost(catalog_skill(skill, template), template), template, self.config)
+
+    def _render(
+        self, catalog: Catalog, personas: list[str], last: Catalog, changing: list[str]
+    ) -> dict[str, tuple[str, Packing]]:
         """Each persona's catalog: the last packing kept where it provably stands, else packed again."""
         program = Program(_Rows(catalog.rows), self.carry.personas, self.carry.exclusive, ())
         made: dict[str, tuple[str, Packing]] = {}
@@ -912,29 +728,21 @@ class _Edit:
         entries: Entries = {}  # shared: most personas list most skills
         for pid in personas:
             persona = self.carry.personas[pid]
-            kept = self._kept(catalog, persona, last)
-            if kept is not None:
-                made[pid], self.totals[pid] = (
-                    (catalog_text(program, persona, self.template, kept[0], entries), kept[0]),
-                    kept[1],
-                )
+            kept_packing = self._kept(catalog, persona, last, changing)
+            if kept_packing is not None:
+                packing, self.totals[pid] = kept_packing
+                made[pid] = (catalog_text(program, persona, self.template, packing, entries), packing)
                 continue
             if parts is None:  # made once, when a catalog is packed again
-                candidates = {
-                    c: Candidate(c, always, cost, path, description, bare)
-                    for c, (_name, description, path, always, cost, bare) in catalog.rows.items()
-                }
+                candidates = {c: candidate_of(c, r) for c, r in catalog.rows.items()}
                 parts = CatalogParts({}, candidates, catalog.listed)
             made[pid] = persona_catalog(self.config, program, persona, self.template, parts, made=entries)
             self.totals[pid] = sum(c.cost for c in made[pid][1].candidates)
         return made
 
-    @cached_property
-    def _least(self) -> int:
-        """No catalog row costs less (a bound for budget.refit: the rows are read by then)."""
-        return self.catalog.rows.least_cost()
-
-    def _kept(self, catalog: Catalog, persona: Persona, last: _Last) -> tuple[Packing, int] | None:
+    def _kept(
+        self, catalog: Catalog, persona: Persona, last: Catalog, changing: list[str]
+    ) -> tuple[Packing, int] | None:
         """The packing of `persona`'s catalog made from the last one (budget.refit: first fit resumed
         at the first skill that changed for it), and what its candidates cost together; None when
         that does not make pack's packing: another strategy or priorities, an always-on skill
@@ -945,39 +753,39 @@ class _Edit:
             return None
         if included is None or was is None:
             return None
-        rows, listed = catalog.rows, catalog.listed[pid]
+        rows, listed, before = catalog.rows, catalog.listed[pid], last.listed[pid]
         total, since = was, None
-        for command, before in last.rows.items():
-            now = has(listed, command)
-            then = before if command in last.listed[pid] else None  # its row when this catalog listed it
-            if (now and rows.numbers(command)[1]) or (then is not None and then[3]):
+        for command in changing:
+            now = candidate_of(command, rows[command]) if _has(listed, command) else None
+            then = candidate_of(command, last.rows[command]) if _has(before, command) else None
+            if (now and now.always) or (then and then.always):
                 return None  # always-on: ranked first, and its cost is taken before any other's
-            if (now or then is not None) and (since is None or command < since):
+            if (now or then) and (since is None or command < since):
                 since = command
-            total += (rows.numbers(command)[0] if now else 0) - (then[4] if then is not None else 0)
+            total += (now.cost if now else 0) - (then.cost if then else 0)
         budget = config.budget_for(pid)
         frame_cost = frame(self.template, persona, budget)
         # Both packings were made into the room left with the notice reserved: the entries did not
         # and do not fit whole (pack's `over`), and the notice costs what it did.
         room, reserved = budget - frame_cost(0), frame_cost(len(listed))
-        if was <= room or total <= room or frame_cost(last.counts[pid]) != reserved:
+        if was <= room or total <= room or frame_cost(len(before)) != reserved:
             return None
-        mine = [(c, *rows.numbers(c)) for c in included if c in rows]  # a removed one is past `start`
-        chosen = refit(budget - reserved, mine, listed, since, rows.costs().__getitem__, self._least)
+        costs, least = self._costs(catalog)
+        mine = [(c, *costs[c]) for c in included if c in costs]  # a removed one is past `start`
+        chosen = refit(budget - reserved, mine, listed, since, costs.__getitem__, least)
         left = list(listed)  # in command order, as `chosen`: each chosen one taken out where it is
         for command in reversed(chosen):
             at = bisect.bisect_left(left, command)
             if at == len(left) or left[at] != command:
                 return None  # not listed: never so, but pack would say what it means
             del left[at]
-        left_out = tuple(left)
         first = rows[listed[0]][2] if listed else pid
-        fixed = frame_cost(0) + sum(cost for cost, always in map(rows.numbers, chosen) if always)
+        fixed = frame_cost(0) + sum(costs[c][0] for c in chosen if costs[c][1])
         packing = packed(
             pid,
             budget,
             chosen,
-            left_out,
+            tuple(left),
             fixed,
             strategy=Strategy.DROP,
             descriptions={},
@@ -987,206 +795,234 @@ class _Edit:
         )
         return packing, total
 
-    def _shards(
-        self,
-        changed: _Changed,
-        checked: dict[str, Checked],
-        outcomes: dict[str, Mapping[str, Outcome]],
-        out: assemble.Objects,
-    ) -> tuple[dict[str, str], dict[str, int], set[str]]:
-        """Every shard's digest, and the entries' references, with the changed skills' entries; and
-        the objects whose references they change."""
-        shards, refs = dict(self.carry.shards), Counter(self.carry.refs)
-        touched: set[str] = set()
-        names = {fmt.shard_of(c, self.digits) for c in (*checked, *changed.removed)}
-        for shard in sorted(names):
-            doc = self._doc(shard) if shard in shards else assemble.shard_document(shard, {})
-            entries: dict[str, Any] = doc["skills"]
-            for command in sorted(
-                c for c in (*checked, *changed.removed) if fmt.shard_of(c, self.digits) == shard
-            ):
-                if command in entries:
-                    gone = assemble.entry_refs(entries.pop(command))
-                    refs.subtract(gone)
-                    touched.update(gone)
-                if command in checked:
-                    entries[command] = assemble.skill_entry(
-                        self.config, checked[command].skill, outcomes[command], self.ids, out
-                    )
-            doc["skills"] = dict(sorted(entries.items()))  # in command order, as assembly makes them
-            if doc["skills"]:
-                shards[shard] = out.put_document(assemble.encode(doc))
-            else:
-                del shards[shard]
-        refs.update(out.refs)
-        touched.update(out.refs)
-        return dict(sorted(shards.items())), {d: n for d, n in refs.items() if n > 0}, touched
-
-    def _lines(self, changed: _Changed, checked: dict[str, Checked]) -> tuple[str, dict[str, str | None]]:
-        """The build hash's input lines: the edited files' replaced, the added skills' put in, the
-        removed skills' taken out; in path order. And each changed input's line (None: gone): the
-        lines are the last build's with those applied as a journal's are (carry.patched_lines)."""
-        lines = self.carry.lines
-        touched: dict[str, str | None] = {}
-        for one in changed.edits.values():
-            for file in one.files.values():
-                self._line(file.rel)  # one of the last build's inputs, or declined
-                touched[file.rel] = input_line(file).decode()
-        # The lines are in path order: a removed skill's are together, one run.
-        for i, command, _at in changed.moved.removed:
-            prefix = f"{self.config.sources[i]}/{command}/"
-            at = 0 if lines.startswith(prefix) else lines.find("\n" + prefix) + 1
-            while lines.startswith(prefix, at):
-                touched[lines[at : lines.index("\0", at)]] = None
-                at = lines.index("\n", at) + 1
-        for c in changed.added:
-            for f in files_of(checked[c].new_src):
-                touched[f.rel] = input_line(f).decode()
-        return patched_lines(lines, touched), touched
-
-    def _unordered(
-        self, changed: _Changed, checked: dict[str, Checked], texts: dict[str, tuple[str, Packing]]
-    ) -> tuple[Diagnostic, ...]:
-        changes = [(one.old_diags, one.new_diags) for one in checked.values()]
-        changes += [(self.carry.own.get(c, ()), ()) for c in changed.removed]
-        changes += [
-            (
-                tuple(self.policy.apply(self.carry.packings[pid])),
-                tuple(self.policy.apply(packing.diagnostics)),
+    def _costs(self, catalog: Catalog) -> tuple[dict[str, tuple[int, bool]], int]:
+        """Every row's (cost, always), by command, and the least cost: what first fit asks of
+        thousands of rows (budget.refit), made once for every persona."""
+        if self.__dict__.get("_costs_of") is not catalog:
+            costs = {
+                c: (candidate.cost, candidate.always)
+                for c, r in catalog.rows.items()
+                if (candidate := candidate_of(c, r))
+            }
+            self.__dict__["_costs_of"], self.__dict__["_costs_made"] = (
+                catalog,
+                (costs, min((c for c, _a in costs.values()), default=0)),
             )
-            for pid, (_, packing) in texts.items()
-        ]
-        found = spliced(self.carry.unordered, changes)
-        if found is None:
-            raise _Declined("diagnostics that are not the recorded ones")
-        return found
+        made: tuple[dict[str, tuple[int, bool]], int] = self.__dict__["_costs_made"]
+        return made
 
-    # --- recording it --------------------------------------------------------------------------------
 
-    def _record(
-        self,
-        key: str,
-        written: tuple[Carry, Catalog | None, tuple[Diagnostic, ...] | None] | None,
-        dropped: set[str],
-        files: Mapping[str, bytes],
-        moved: _Moved,
-    ) -> None:
-        """Record the build `key` with the walk as `changes` saw it; `written`: the carry, the catalog
-        rows when they changed, and the report of a build this wrote when it is not the recorded one
-        (`files`; `dropped`: the objects the last build named that it does not). The previous
-        record's files and report stand for a build that wrote nothing."""
+class _Recorded(_Edit):
+    """`skillc build`'s edit build: from what the last build left in the cache, after the quick
+    path's check of the recorded walk (`early`), written and recorded as a whole build would be."""
+
+    def __init__(self, early: Early) -> None:
+        record = early.records.record()
+        if record is None or record.quick is None or early.walk is None or early.changes is None:
+            raise _Declined("no record or walk")
+        self.records, self.record, self.walk, self.changes = early.records, record, early.walk, early.changes
+        self.directory = early.records.directory
+        carry = load(self.directory, early.records.signing_key, record.build_key)
+        if carry is None:
+            raise _Declined("no carry for the recorded build")
+        super().__init__(carry)
+        left_to_exit(self)
+
+    def _load_catalog(self) -> Catalog | None:
+        return load_catalog(self.directory, self.records.signing_key, self.carry)
+
+    def build(self) -> tuple[Edited, WriteResult]:
+        self._output()
+        made, walk = self._made_and_walked()
+        carry = made.carry
+        if carry is not None:
+            key = build_key(self.records.fingerprint, hash_of(carry), self.config, carry.early)
+            carry = replace(carry, key=key)
+            if not write_delta(self.dist, made.files, made.objects, self._index()):
+                raise _Declined("another build wrote the output")
+        self._record(made, carry, walk)
+        final = carry or self.carry
+        report = final_diagnostics(self.config, final.counts[0] == 0, final.unordered)
+        stats = made.stats
+        return Edited(self.config, Summary(*final.counts), report, stats), WriteResult(stats.edited, 0)
+
+    def _made_and_walked(self) -> tuple[_Made, Walk]:
+        """The build made, and the walk renewed where it read: after a stamp later than every path
+        it lists or reads (walk.py). A path found as new as the stamp (saved in its clock tick, or
+        while the build read) is listed and read again after a later stamp."""
+        newest = self.changes.newest
+        for _attempt in range(3):
+            stamp = self._stamp(newest)
+            entries, relisted = self._entries(stamp)
+            newest = max((st[1] for st, _names in relisted.values()), default=0)
+            if newest >= stamp:
+                continue
+            seen = Seen()
+            made = self.made(entries, (seen.listdir, seen.lstat))
+            newest = max(seen.stats[1::3], default=0)
+            if newest >= stamp:
+                continue
+            units = [f"{self.config.source_dir(i)}/{unit}" for i, unit in self.walked]
+            walk = renewed(self.walk, self.changes, units, seen, relisted, stamp)
+            if walk is None:
+                raise _Declined("a walk that cannot be recorded")
+            return made, walk
+        raise _Declined("inputs that change while the build reads them")
+
+    def _output(self) -> None:
+        """Decline unless the output is as the last build left it."""
+        quick = self.record.quick
+        assert quick is not None
+        if (
+            str(self.dist.resolve()) != self.record.dist
+            or debris(self.dist)
+            or not same_output(self.dist, quick)
+        ):
+            raise _Declined("the output is not the one recorded")
+
+    def _stamp(self, newest: int) -> int:
+        """A file-system time stamp later than `newest` (a ctime). Taken before what changed is listed
+        or read, it makes the stat data recorded for them safe (walk.py): a change after sets a
+        ctime the next check sees. A path saved within the clock's last tick has the stamp's ctime,
+        so the stamp is taken again until the clock moves on."""
+        for wait in (0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032):
+            time.sleep(wait)
+            stamp = stamp_now(self.directory)
+            if stamp is None:
+                raise _Declined("no file-system stamp")
+            if stamp > newest:
+                return stamp
+        raise _Declined("a file changed while the build started")
+
+    def _entries(self, stamp: int) -> tuple[list[tuple[str, bool]], dict[str, tuple[Stat, list[str]]]]:
+        """The entries that changed: each file that moved, and each entry a moved folder gained or
+        lost (listed again after `stamp`, and stat'ed before it is listed, as discover's walk is)."""
+        walk, changes = self.walk, self.changes
+        entries: list[tuple[str, bool]] = []
+        relisted: dict[str, tuple[Stat, list[str]]] = {}
+        folders = [walk.tops[i][1] for i in changes.roots]
+        for at in changes.moved:
+            where = walk.where(walk.paths[at])
+            if at not in changes.now:
+                continue  # gone: the folder that held it lists it no more
+            if stat.S_ISDIR(walk.stats[3 * at]):
+                folders.append(where)
+            else:
+                entries.append((where, False))
+        for where in folders:
+            listing = walk.listing(where)
+            if listing is None:
+                continue  # no walk lists it: a folder discover left out
+            try:
+                is_root = any(where == top for _label, top in walk.tops)
+                st = os.stat(where) if is_root else os.lstat(where)
+                if not stat.S_ISDIR(st.st_mode):
+                    entries.append((where, False))
+                    continue
+                names = os.listdir(where)
+            except OSError:
+                entries.append((where, True))
+                continue
+            relisted[where] = ((st.st_mode, st.st_ctime_ns, st.st_ino), names)
+            for name in set(names) ^ set(listing):
+                entries.append((f"{where}/{name}", self._is_folder(f"{where}/{name}")))
+        return entries, relisted
+
+    def _is_folder(self, where: str) -> bool:
+        """Whether an entry is a folder: now, or as the walk recorded it when it is gone."""
+        try:
+            return stat.S_ISDIR(os.lstat(where).st_mode)
+        except OSError:
+            rel = self.walk.inside(where)
+            at = bisect.bisect_left(self.walk.paths, rel)
+            found = at < len(self.walk.paths) and self.walk.paths[at] == rel
+            return found and stat.S_ISDIR(self.walk.stats[3 * at])
+
+    def _record(self, made: _Made, carry: Carry | None, walk: Walk) -> None:
+        """Record the build with the walk renewed; a build that wrote nothing keeps the last build's
+        files (the carry, the output's record, the report) and records only the walk."""
         record, quick = self.record, self.record.quick
-        assert quick is not None and record.inputs is not None
-        changes = self.changes
-        inputs = digest("edited", record.inputs, *sorted((*changes.files, *changes.folders, *changes.gone)))
-        walk = self.manifest.renewed(inputs, moved.relisted, moved.paths)
-        if walk is None:
-            return  # the next build walks again: nothing is recorded that cannot be vouched for
-        if written is None:  # nothing written: the output and its signature are the recorded ones
-            self.records.save(replace(record, inputs=inputs), None, None, walk)
+        assert quick is not None
+        if carry is None:
+            self.records.save(replace(record, inputs=walk.id), None, None, walk)
             return
-        ours = (
-            self.read_ahead.outputs if self.read_ahead else self.records.packed_outputs()
-        )  # made this build's in place
+        ours = self.records.packed_outputs()
         try:  # written, then the lock released: a build that ran meanwhile may have written another
             index = fs.read_regular(self.dist / fmt.INDEX, fmt.MAX_INDEX_BYTES, follow=False)
         except OSError:
             return
-        if ours is None or sha256_hex(index) != written[0].index:
+        if ours is None or sha256_hex(index) != carry.index:
             return  # the next build finds an output it did not record, and builds
-        # The record lists the last build's objects and no other (a build records the files it
-        # wrote or kept, and an edit build takes out what it dropped): those it drops are looked
-        # up, where testing every object's name took 5 ms at 10,000 skills and 90 at 100,000.
-        unused = ours.places(map(fmt.object_path, dropped))
-        ours.drop(unused)
-        for rel in files:
+        # The record lists the last build's objects and no other: those this one drops go.
+        unused = ours.drop(map(fmt.object_path, made.dropped))
+        for rel in made.files:
             ours.put(rel, fs.output_stat(os.lstat(self.dist / rel)))
-        extra = quick.extra or bool(unused)  # the output keeps objects this build does not use
-        new_quick = replace(signature_after(self.dist, quick, files, ours.get), extra=extra)
-        carry, catalog, report = written
-        kept_report = None if report is not None else record.report_key  # the files the last build's names
-        new_record = Record(key, record.head_key, record.dist, *carry.counts, inputs, new_quick, kept_report)
-        # Before head.json names its key; the catalog rows whole, when the carry is, as they are now.
-        save_edit(self.directory, self.records.signing_key, carry, lambda: catalog or self.catalog)
+        new_quick = replace(
+            signature_after(self.dist, quick, made.files, ours.get), extra=quick.extra or bool(unused)
+        )
+        kept_report = record.report_key if made.same_report else None
+        new_record = Record(
+            carry.key, record.head_key, record.dist, *carry.counts, walk.id, new_quick, kept_report
+        )
+        # Before head.json names its key; the catalog rows whole when they changed.
+        if not save_carry(self.directory, self.records.signing_key, carry, made.catalog):
+            return
+        report = (
+            None
+            if made.same_report
+            else final_diagnostics(self.config, carry.counts[0] == 0, carry.unordered)
+        )
         self.records.save(new_record, ours, report, walk)
 
-    def _result(
-        self, unordered: tuple[Diagnostic, ...], counts: tuple[int, int, int], stats: Stats
-    ) -> tuple[Edited, WriteResult]:
-        report = final_diagnostics(self.config, counts[0] == 0, unordered)
-        return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
+
+def hash_of(carry: Carry) -> str:
+    """The build hash of the build a carry describes."""
+    assert carry.config is not None
+    return hash_lines(carry.config, carry.template[0], [carry.found.lines.encode()])
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A skill found again or new, checked: its source, the skill (linked as the last build linked
+    it), its settled diagnostics before (none for a new one) and now."""
+
+    src: SkillSource
+    skill: Skill
+    old: tuple[Diagnostic, ...]
+    new: tuple[Diagnostic, ...]
+
+
+def _reach(skill: Skill) -> tuple[Any, ...]:
+    """What other skills and the personas read of a skill: the rest is the skill's own."""
+    return (
+        skill.name,
+        skill.anchors.get("name"),
+        skill.flag("persona_exclusive"),
+        skill.flag("has_persona_overlay"),
+    )
+
+
+def _owned(
+    own: Mapping[str, tuple[Diagnostic, ...]], checked: Mapping[str, _Checked]
+) -> dict[str, tuple[Diagnostic, ...]]:
+    """`Program.own` with the checked skills' diagnostics."""
+    new = dict(own)
+    for command, one in checked.items():
+        if one.new:
+            new[command] = one.new
+        else:
+            new.pop(command, None)
+    return new
+
+
+def _files_of(src: SkillSource) -> tuple[Any, ...]:
+    """A skill's input files: its SKILL.md (when it could be read), then its resources."""
+    return ((src.skill_md,) if src.readable else ()) + tuple(r.file for r in src.resources)
 
 
 def _persona_objects(personas: Mapping[str, PersonaEntry]) -> set[str]:
     """The objects the index's persona entries name: each one's catalog and meta."""
     return {entry[k] for entry in personas.values() for k in ("prompt", "meta")}
-
-
-def _differing(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, str]]:
-    """The (name, kind) entries of one listing and not of the other, in order: the symmetric
-    difference of their pairs, found through the names (in C but for the names of both)."""
-    common = before.keys() & after.keys()
-    found = [(n, before[n]) for n in before.keys() - common] + [(n, after[n]) for n in after.keys() - common]
-    if not all(map(operator.eq, map(before.__getitem__, common), map(after.__getitem__, common))):
-        found += [pair for n in common if before[n] != after[n] for pair in ((n, before[n]), (n, after[n]))]
-    return sorted(found)
-
-
-def _below(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder + "/")
-
-
-def _tree(top: str, stamp: int) -> list[tuple[str, Stat, tuple[list[str], str] | None]]:
-    """Every folder and file below a new folder, as the stat walk records them (snapshot.py): each
-    folder with its entries, each file with its stat data. A link or a special file is discover's.
-    Each folder is listed after `stamp` and was last changed before it, as the walk's are."""
-    rows: list[tuple[str, Stat, tuple[list[str], str] | None]] = []
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        # Its stat data before its entries, as the walk takes them (snapshot.py): an entry made in
-        # between moves the folder past what is recorded, and the next build lists it again.
-        st = stat_data(os.lstat(folder))
-        if st[2] >= stamp:
-            raise _Declined("a new folder changed while the build started")
-        try:
-            names, kinds = _scan(folder)
-        except CannotVouch:
-            raise _Declined("a name that is not UTF-8") from None
-        rows.append((folder, st, (names, kinds)))
-        for name, kind in zip(names, kinds, strict=True):
-            at = f"{folder}/{name}"
-            if kind == "d":
-                stack.append(at)
-            elif kind == "f":
-                rows.append((at, stat_data(os.lstat(at)), None))
-            elif kind != "i":  # a name no walk enters is listed, not walked
-                raise _Declined("a link or a special file in a new folder")
-    return rows
-
-
-def _digest_of(rel: str) -> str:
-    return rel.rsplit("/", 1)[1]
-
-
-def _read(where: str, rel: str, cap: int, stamp: int) -> InputFile:
-    """The file as discover reads it, stat'ed after the stamp and older than it (so that the walk
-    recorded for it vouches for these bytes)."""
-    st = os.lstat(where)
-    if not stat.S_ISREG(st.st_mode) or st.st_ctime_ns >= stamp:
-        raise _Declined("not a regular file older than the stamp")
-    problems: list[Diagnostic] = []
-    found = read_input(
-        Entry(rel, where, bool(st.st_mode & 0o111), (st.st_dev, st.st_ino)), rel, cap, problems
-    )
-    if found is None or problems:
-        raise _Declined("a file discover would report")
-    return found
-
-
-def _row_fields(skill: Skill) -> tuple[Any, ...]:
-    """What a catalog entry and a budget candidate read of a skill."""
-    return (skill.name, skill.description, skill.path, bool(skill.flag("always", False)))
 
 
 def _listed(entry: SkillDoc, pid: str) -> bool:
@@ -1200,28 +1036,63 @@ def _model(outcome: Outcome | None) -> bool:
     return outcome is not None and outcome.model
 
 
-@dataclass(frozen=True)
-class _Last:
-    """Of the skills an edit build changes: each one's catalog row in the last build (None: it had
-    none), and which each persona listed; and how many each persona listed."""
+def _has(commands: list[str], command: str) -> bool:
+    """Whether `commands` (in command order) holds `command`."""
+    at = bisect.bisect_left(commands, command)
+    return at < len(commands) and commands[at] == command
 
-    rows: dict[str, Row | None]
-    listed: dict[str, set[str]]
-    counts: dict[str, int]
+
+def _replaced(items: tuple[str, ...], folder: str, new: Iterable[str]) -> tuple[tuple[str, ...], set[str]]:
+    """Sorted `items` with `folder` and the items below it replaced by `new` (each `folder` or
+    below it), sorted; and the items replaced. They lie among items[at:end]: from where `folder`
+    sorts to the end of the run below it (a sibling "folder-x" sorts in between)."""
+    at = bisect.bisect_left(items, folder)
+    _start, end = run_below(items, folder)
+    region = items[at:end]
+    old = {item for item in region if item == folder or item.startswith(folder + "/")}
+    kept = [item for item in region if item not in old]
+    return (*items[:at], *sorted([*kept, *new]), *items[end:]), old
+
+
+def _line_place(lines: str, rel: str) -> int:
+    """Where `rel`'s line is, or goes, among the "\\n"-ended lines in path order: a binary search of
+    the text, not of its lines split out."""
+    line = rel + "\0"
+    lo, hi = 0, len(lines)
+    while lo < hi:
+        start = lines.rfind("\n", lo, (lo + hi) // 2) + 1 or lo  # the line around the middle
+        end = lines.index("\n", start)
+        if line <= lines[start : end + 1]:
+            hi = start
+        else:
+            lo = end + 1
+    return lo
+
+
+def _patched(lines: str, changes: Mapping[str, str | None]) -> str:
+    """The input lines ("\\n"-ended, in path order) with each input's line of `changes` put in its
+    place, in place of the one there, or taken out (None); in one pass."""
+    pieces: list[str] = []
+    at = 0
+    for rel in sorted(changes):
+        start = max(at, _line_place(lines, rel))
+        end = lines.index("\n", start) + 1 if lines.startswith(rel + "\0", start) else start
+        pieces += (lines[at:start], changes[rel] or "")
+        at = end
+    pieces.append(lines[at:])
+    return "".join(pieces)
 
 
 class _Rows(Mapping[str, Skill]):
-    """The listed skills as the catalog reads them (catalog_skill), made from their rows when asked."""
+    """The listed skills as the catalog reads them, made from their rows when asked."""
 
-    def __init__(self, rows: Mapping[str, Row]) -> None:
+    def __init__(self, rows: Mapping[str, list[Any]]) -> None:
         self._rows = rows
 
     def __getitem__(self, command: str) -> Skill:
-        name, description, path, always, _cost, _bare = self._rows[command]
-        fields = {"always": True} if always else {}
-        return Skill(command, name, description, 0, path, "", "", fields, (), None, ())
+        return skill_of(command, self._rows[command])
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Any:
         return iter(self._rows)
 
     def __len__(self) -> int:

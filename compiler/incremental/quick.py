@@ -7,13 +7,12 @@ never imports them: it reads the recorded build (`head.json`), and checks, in or
 2. every file the config side reads or looks for (the config, `pyproject.toml` beside it, the
    template and what it includes, the ignore files above the walked roots, the `.git` that marks
    the repository top), each by its raw bytes or its absence (`watch_list` names them);
-3. the inputs: every directory and file of the recorded stat walk by its stat data (manifest.py),
-   without listing a directory; when one differs, a walk (snapshot.py, listing again only the
-   directories that changed) and its digest, against the one recorded;
+3. the inputs: every folder and file discover's walk saw, by its stat data (walk.py), without
+   listing a folder; when one differs, an edit build may take it from there (edit.py);
 4. the output by its directories, index, marker and persona files (`same_output`): objects are
    named by their hashes, so an object added or removed changes its folder's stat data.
 
-A miss hands the walk on to the Session, so the build does not walk its inputs twice.
+A miss hands what it found on to the edit build and the Session (`Early`).
 The limits: an object edited in place keeps its folder's stat data and is not noticed here (the
 content path, `--no-cache` and `skillc check` notice it); the rest is session.py's stat-data limit.
 """
@@ -34,13 +33,11 @@ from ..dataclass import dataclass, replace
 from ..digests import digest
 from ..format.layout import is_object
 from ..options import Options
-from . import lstats
-from .manifest import Changes, Manifest, encode
 from .outcome import Hit, hit
 from .records import Quick, Record, Records, debris
 from .report import Report
-from .snapshot import Snapshot, Tops, take_snapshot
 from .store import DIRNAME, load_key
+from .walk import Changes, Walk
 
 if TYPE_CHECKING:
     from ..model import Config
@@ -54,7 +51,8 @@ if TYPE_CHECKING:
 # 11: long lists of strings (walk.json's paths, outputs.json's names, the catalog's commands) and the
 #     carry's input lines as raw sections (packed.py)
 # 12: outputs.json named by an id of its own, which outputs-edits.json names (records.Outputs)
-FORMAT = 12
+# 13: walk.json is what discover's walk saw (walk.py); the journals are gone, each file written whole
+FORMAT = 13
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
 
@@ -212,22 +210,26 @@ def same_output(dist: Path, quick: Quick) -> bool:
 
 @dataclass(frozen=True)
 class Early:
-    """What the quick path found: the replayed build (`hit`), else the walk it took, for the build."""
+    """What the quick path found: the replayed build (`hit`); else the recorded walk and what moved
+    since it (`changes`, None when it cannot tell), and whether the config side is as recorded
+    (`head`: an edit build may then start from the carry's config)."""
 
     records: Records
-    tops: Tops | None = None
-    snapshot: Snapshot | None = None
     hit: tuple[Record, Report] | None = None
-    manifest: Manifest | None = None  # the recorded walk's, for a walk to reuse its listings
-    # Files whose stat data moved while every directory lists what it listed: an edit build's start
+    walk: Walk | None = None
     changes: Changes | None = None
-    ahead: object = None  # what `quick_replay`'s `meanwhile` gave, for the edit build
+    head: bool = False
+
+    @property
+    def edits(self) -> bool:
+        """Inputs moved while the config side stands: an edit build's start."""
+        return self.head and self.changes is not None and not self.changes.none
 
 
-# What the last build read to check and edit the recorded one (the recorded walk, an lstat result
-# per input path, the carry), left to the process's end: freeing them object by object costs 10-20
-# ms that a command about to leave (cli.run) need not pay, as a compiler driver leaves its memory to
-# the system. One build's worth at most: the next build frees it (a watch's build leaves nothing).
+# What the last build read to check and edit the recorded one (the recorded walk, the carry), left
+# to the process's end: freeing them object by object costs 10-20 ms that a command about to leave
+# (cli.run) need not pay, as a compiler driver leaves its memory to the system. One build's worth at
+# most: the next build frees it (a watch's build leaves nothing).
 _LEFT: list[object] = []
 
 
@@ -241,31 +243,7 @@ def leave_only(thing: object) -> None:
     _LEFT[:] = [] if thing is None else [thing]
 
 
-_started: list[Records] = []  # `start`'s records, for the quick path of the same cache
-
-
-def start(config_path: Path) -> None:
-    """Read the recorded walk and start its lstats (lstats.begin) before the command line and the
-    stages are imported, when they would be split with a forked child anyway: the child then has
-    most of them done by the time `quick_replay` asks. `config_path` is the command line's config as
-    far as it can be told without parsing it; `quick_replay` takes what this started only for the
-    same cache, and the lstats only for the same paths below the same folder, and ends them otherwise."""
-    discard()
-    records = _records(config_path)
-    manifest = records.walk() if records is not None else None
-    if records is None or manifest is None:
-        return
-    _started.append(records)
-    manifest.begin()
-
-
-def discard() -> None:
-    """Forget what `start` read and end what it started."""
-    _started.clear()
-    lstats.discard()
-
-
-def _records(config_path: Path) -> Records | None:
+def records_for(config_path: Path) -> Records | None:
     """The cache's records for the config, or None when the cache is off."""
     directory = config_path.resolve().parent / DIRNAME
     try:
@@ -276,66 +254,27 @@ def _records(config_path: Path) -> Records | None:
     signing_key = load_key()
     if signing_key is None:
         return None
-    for records in _started:  # what `start` read of this very cache: read once
-        if records.directory == directory and records.signing_key == signing_key:
-            return records
     return Records(directory, signing_key, fingerprint(), FORMAT)
 
 
-def quick_replay(
-    config_path: Path,
-    options: Options,
-    *,
-    prune: bool,
-    meanwhile: Callable[[Records, Manifest, Changes], object] | None = None,
-) -> Early | None:
+def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
     """The recorded build when nothing it depends on changed, checked without parsing the config;
-    None when the cache is off. `meanwhile`: what an edit build would read first, done while a
-    forked child takes the lstats once a change is known (Manifest.changes, lstats.look), given the
-    change found first as a guess at all of them: a no-op does not run it. What it gives is the
-    Early's `ahead`."""
-    records = _records(config_path)
-    if not any(records is started for started in _started):
-        lstats.discard()  # what `start` began for another cache
-    _started.clear()
-    try:
-        return None if records is None else _replay(records, config_path, options, prune, meanwhile)
-    finally:
-        lstats.discard()  # what `start` began for lstats this build did not ask for
+    None when the cache is off."""
+    records = records_for(config_path)
+    return None if records is None else _replay(records, config_path, options, prune)
 
 
-def _replay(
-    records: Records,
-    config_path: Path,
-    options: Options,
-    prune: bool,
-    meanwhile: Callable[[Records, Manifest, Changes], object] | None,
-) -> Early:
+def _replay(records: Records, config_path: Path, options: Options, prune: bool) -> Early:
     record = records.record()
     quick = record.quick if record is not None else None
-    if record is None or quick is None or record.inputs is None:
+    if record is None or quick is None:
         return Early(records)
-    if quick_head(records.fingerprint, config_path, options, quick.watched) != quick.head:
-        return Early(records)
-    tops = tuple((rel, where) for rel, where in quick.tops)
-    manifest = records.walk()
-    if manifest is not None and manifest.tops != tops:
-        manifest = None
-    now = None  # no walk: every directory and file has the recorded stat data
-    got: list[object] = []  # what `meanwhile` gave, if a child's lstats gave it the time
-    changes = None
-    if manifest is not None:
-        walked = manifest
-        changes = manifest.changes(
-            None if meanwhile is None else lambda guess: got.append(meanwhile(records, walked, guess))
-        )
-    if changes is not None and not changes.none:  # an edit build may take it from here
-        return Early(records, tops, None, manifest=manifest, changes=changes, ahead=got[0] if got else None)
-    if changes is None:
-        known = (manifest.listings(), manifest.taken()) if manifest else (None, None)
-        now = take_snapshot(tops, records.directory, *known)
-        if now is None or now.digest != record.inputs:
-            return Early(records, tops, now, manifest=manifest)
+    walk = records.walk()
+    changes = walk.check() if walk is not None else None
+    head = quick_head(records.fingerprint, config_path, options, quick.watched) == quick.head
+    early = Early(records, None, walk, changes, head)
+    if not head or changes is None or not changes.none:
+        return early
     dist = config_path.resolve().parent / quick.output
     if (
         str(dist.resolve()) != record.dist
@@ -343,11 +282,9 @@ def _replay(
         or debris(dist)
         or not same_output(dist, quick)
     ):
-        return Early(records, tops, now, manifest=manifest)
+        return early
     report = records.report(record)
-    if report is not None and now is not None:  # the same inputs, some directory touched: keep its stat
-        records.keep_walk(encode(now, tops, record.inputs))
-    return Early(records, tops, now, None if report is None else (record, report), manifest)
+    return early if report is None else replace(early, hit=(record, report))
 
 
 def quick_hit(early: Early | None) -> Hit | None:

@@ -3,12 +3,13 @@
 Four levels:
 
 - The quick no-op (quick.py), before the config is parsed: the config side by its raw bytes, the
-  inputs by the stat data of every folder and file of the last walk (manifest.py; when one
-  differs, a walk and its digest), the output by its folders, index, marker and the files that
-  are not objects. Nothing is parsed; YAML, JSON Schema and Jinja2 are not imported.
-- The no-op path (`head.json`), after the config is parsed: when the walk's digest and the
-  head key (config, template, flags, compiler, their diagnostics) are those of the last
-  successful build, the inputs are taken to be unchanged without reading them, as git's index
+  inputs by the stat data of every folder and file discover's last walk saw (walk.py), the output
+  by its folders, index, marker and the files that are not objects. Nothing is parsed; YAML, JSON
+  Schema and Jinja2 are not imported. When only inputs moved, an edit build may take it from there
+  (edit.py).
+- The no-op path (`head.json`), after the config is parsed: when nothing the last walk saw moved
+  and the head key (config, template, flags, compiler, their diagnostics, the roots) is that of the
+  last successful build, the inputs are taken to be unchanged without reading them, as git's index
   and make do, and the build is replayed as below.
 - The build record, keyed by content. When the build hash (every input byte, the config, the
   template, the generator), the compiler's own fingerprint, the flags and the discovery
@@ -30,10 +31,8 @@ The trade-off of the stat data: a content change that keeps a file's size, mtime
 inode is not noticed, and the old output is kept. An ordinary write cannot do that: it sets the
 ctime to the current time, which utime() cannot set back. The stat data is taken after a file
 system time stamp and before the read, and is recorded only when every input is older than the
-stamp, so a write during a build, or in the same clock tick as the stat, is seen too. (A build
-with no record takes it after the read, against a stamp taken before: latewalk.py says when that
-vouches for what it read.) What
-remains: a clock set back, a file system without a real ctime or with a coarser clock than the
+stamp, so a write during a build, or in the same clock tick as the stat, is seen too (walk.py
+says when a walk vouches for what discover read). What remains: a clock set back, a file system without a real ctime or with a coarser clock than the
 one `.skillc-cache/` is on (a source on another mount), and tools that write the device under the
 file system. `build --no-cache`, or touching the file (the next build then reads every input),
 brings such a change in; `check` never uses the cache, so CI still sees the truth. Trees holding a
@@ -65,18 +64,16 @@ from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config
 from ..options import Options
-from . import latewalk
+from ..stages.seen import Seen
 from .aside import Aside, aside
 from .carry import Carry, Catalog
 from .carry import save as save_carry
-from .latewalk import LateWalk, Walk
-from .manifest import Manifest, encode
 from .memo import Memo
 from .outcome import Hit, Stats, hit
 from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, watch_list
 from .records import Quick, Record, Records, build_key, head_key
-from .snapshot import Snapshot, Tops, Walked, _fs_now, recordable, roots_now, take_snapshot, walk_tops
 from .store import DIRNAME, discard_temporary, load_key
+from .walk import Root, Tops, Walk, recorded, roots_now, stamp_now
 
 # Skills checked (encoded into the memo at the end) from which the memo is saved by a forked child:
 # fewer encode in less time than a fork costs the build (the pages it then copies as it writes)
@@ -87,7 +84,7 @@ class Discovered(Protocol):
     """What the pipeline's discover step gives the session to key the build by."""
 
     @property
-    def input_paths(self) -> Iterable[str]: ...
+    def ignore_files(self) -> Iterable[str]: ...  # the ignore files discover read, as it names them
 
     @property
     def build_hash(self) -> str: ...
@@ -99,11 +96,18 @@ class Discovered(Protocol):
 D = TypeVar("D", bound=Discovered)
 
 
+def walk_tops(config: Config) -> Tops:
+    """What discover walks: every source (its label, where it is) and the personas folder."""
+    tops = [(label, str(config.source_dir(i))) for i, label in enumerate(config.sources)]
+    if config.personas:
+        tops.append((config.personas, str(config.root / config.personas)))
+    return tuple(tops)
+
+
 class Session:
-    """The cache's one door for one build. The pipeline calls `replay` once (before and after
-    discover, which it hands in), passes `memo` to the stages, and calls `finish` once after the
-    write; it knows nothing of keys, snapshots or files. (`quick`, before the config is parsed,
-    is the door's front step.)"""
+    """The cache's one door for one build. The pipeline calls `replay` once (it hands in discover),
+    passes `memo` to the stages, and calls `finish` once after the write; it knows nothing of keys,
+    walks or files. (`quick`, before the config is parsed, is the door's front step.)"""
 
     def __init__(
         self,
@@ -112,10 +116,10 @@ class Session:
         head: tuple[str, tuple[Diagnostic, ...], bytes],
         options: Options,
         prune: bool,
-        walked: tuple[Snapshot | None, tuple[tuple[str, str], ...] | None, Manifest | None],
+        early: Early | None,
     ):
         config_hash, head_diags, self.template_source = head
-        self.config, self.options, self.prune = config, options, prune
+        self.config, self.options, self.prune, self.early = config, options, prune, early
         self.dist = config.root / config.output
         self.stats = Stats()
         self.records = records
@@ -124,52 +128,45 @@ class Session:
         self._memo_loaded = False
         self._saving: Aside | None = None  # the memo's save, begun aside (`save_memo_aside`)
         self.head_key = head_key(records.fingerprint, config_hash, config, head_diags)
-        sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
-        self.tops = walk_tops(sources, config.personas, config.root)
-        snapshot, tops, manifest = walked  # the quick path's walk, when it walked these very roots
-        usable = manifest is not None and manifest.tops == self.tops
-        known = (manifest.listings(), manifest.taken()) if manifest is not None and usable else (None, None)
-        # No record: nothing to replay, so the walk is taken after discover, by a helper (latewalk.py)
-        self.late = _Late.of(self.tops, directory) if snapshot is None and self.fresh else None
-        self.now = (
-            snapshot
-            if snapshot is not None and tops == self.tops
-            else None
-            if self.late is not None
-            else take_snapshot(self.tops, directory, *known)
-        )
+        self.tops = walk_tops(config)
         self.build_key = ""
-        self.vouched = False  # the walk can vouch for every input this build read
+        # What discover saw, and the stamp and roots taken before it read (`_walked`)
+        self.seen: Seen | None = None
+        self.before: tuple[int, list[Root]] | None = None
+        self.ignore_files: tuple[str, ...] = ()
         # The config side's files as they are now, right after the build read them: what the quick
-        # path's record says of them must be what the build read, not a later save (`_vouch`)
+        # path's record says of them must be what the build read, not a later save (`_quick`)
         self.watched = watch_list(config, self.template_source)
         self.quick_head = quick_head(records.fingerprint, self._config_path, options, self.watched)
 
-    def replay(self, discover: Callable[[Walked | None], D]) -> Hit | D:
+    def replay(self, discover: Callable[[Seen], D]) -> Hit | D:
         """The recorded build when it is provably current, else what `discover` found.
 
-        First the no-op path: inputs unchanged by their stat walk's digest, output as the last
-        build left it, nothing read. Then `discover` runs (with the stat walk's listing, so nothing
-        is listed twice) and the content path compares the build key of what it read.
+        First the no-op path: nothing the last walk saw moved (the quick path checked it), the head
+        key is the record's, the output as the last build left it: nothing read. Then `discover`
+        runs (with a Seen, which the record keeps as the walk) and the content path compares the
+        build key of what it read.
         """
-        record = self.records.record()
-        now = self.now
+        record, early = self.records.record(), self.early
         if (
             record is not None
-            and now is not None
-            and record.inputs == now.digest
+            and early is not None
+            and early.walk is not None
+            and early.changes is not None
+            and early.changes.none
+            and early.walk.tops == self.tops
             and record.head_key == self.head_key
         ):
             found = self.records.replay(record.build_key, self.dist, prune=self.prune)
             if found is not None:
                 self.stats.replayed = self.stats.unread = True
-                self._keep(found[0], True)
+                self._keep(found[0], early.walk)
                 return hit(found)
-        found_inputs = discover(now.walked if now else None)
-        if self.late is not None:
-            self.late.start(found_inputs.input_paths)  # `finish` settles what it vouches for
-        else:
-            self.vouched = recordable(now, found_inputs.input_paths)
+        stamp, roots = stamp_now(self.records.directory), roots_now(self.tops)
+        self.before = None if stamp is None or roots is None else (stamp, roots)
+        self.seen = Seen()
+        found_inputs = discover(self.seen)
+        self.ignore_files = tuple(found_inputs.ignore_files)
         self.build_key = build_key(
             self.records.fingerprint, found_inputs.build_hash, self.config, found_inputs.early
         )
@@ -177,7 +174,7 @@ class Session:
         if same is None:
             return found_inputs
         self.stats.replayed = True
-        self._keep(same[0], self.vouched)  # so that the next no-op build need not read the inputs
+        self._keep(same[0], self._walked())  # so that the next no-op build need not read the inputs
         return hit(same)
 
     @property
@@ -215,10 +212,8 @@ class Session:
         saving, self._saving = self._saving, None
         if saving is None and self._memo_loaded:
             self._memo.save()  # few skills to encode, or no child could be made
-        try:  # (a late walk's helper a build without `files` leaves running: `end`, the caller's)
+        try:
             if files is not None:
-                if self.late is not None:
-                    self.vouched = self.late.settle()
                 self._record(tuple(files), build_hash, summary, diagnostics, carry)
         except BaseException:  # interrupted: the child is stopped, not waited for (nor its work redone)
             if saving is not None:
@@ -243,10 +238,8 @@ class Session:
             self.stats.buckets_written = written
 
     def end(self) -> None:
-        """Stop the late walk's helper and the memo's save, if either runs (a build that failed or
-        was interrupted before `finish`): the pipeline calls it however the build ends."""
-        if self.late is not None:
-            self.late.end()
+        """Stop the memo's save, if it runs (a build that failed or was interrupted before
+        `finish`): the pipeline calls it however the build ends."""
         if self._saving is not None:
             saving, self._saving = self._saving, None
             self._abandon(saving)
@@ -274,95 +267,52 @@ class Session:
                 return
         except OSError:
             return
-        inputs, quick = self._vouch(present, files)
-        record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary, inputs, quick)
-        if carry is not None and inputs is not None:  # an edit build starts from a walk it can trust
+        walk = self._walked()
+        quick = self._quick(present, files) if walk is not None else None
+        kept = walk if quick is not None else None
+        dist = str(self.dist.resolve())
+        record = Record(self.build_key, self.head_key, dist, *summary, kept.id if kept else None, quick)
+        if carry is not None and kept is not None:  # an edit build starts from a walk it can trust
             save_carry(self.records.directory, self.records.signing_key, *carry(self.build_key))
-        self.records.save(record, {rel: present[rel] for rel in files}, diagnostics, self._manifest(inputs))
+        self.records.save(record, {rel: present[rel] for rel in files}, diagnostics, kept)
 
-    def _keep(self, record: Record, vouched: bool) -> None:
-        """After a replay the quick path missed: record what lets the next one hit."""
-        if not vouched or self.now is None:
-            return
-        present = self.records.scanned  # replay has just walked the output: not again
-        files = self.records.outputs()
-        if present is None or files is None:
-            return
-        inputs, quick = self._vouch(present, files)
-        walk = self._manifest(inputs)
-        if (inputs, quick) != (record.inputs, record.quick):
-            self.records.save(replace(record, inputs=inputs, quick=quick), None, None, walk)
-        else:
-            self.records.keep_walk(walk)  # the same walk, some directory touched: keep its stat data
-
-    def _manifest(self, inputs: str | None) -> dict[str, object] | None:
-        """The walk's manifest, when the walk can vouch for the inputs (`inputs`, its digest)."""
-        if inputs is None:
+    def _walked(self) -> Walk | None:
+        """What discover saw, as the walk to record, when it vouches for what discover read."""
+        if self.seen is None or self.before is None:
             return None
-        if self.late is not None:
-            return self.late.manifest()
-        return None if self.now is None else encode(self.now, self.tops, inputs)
+        stamp, roots = self.before
+        more = [where for rel in self.ignore_files if (where := self._where(rel)) is not None]
+        return recorded(self.seen, self.tops, roots, stamp, more)
 
-    def _vouch(self, present: dict[str, list[int]], files: Iterable[str]) -> tuple[str | None, Quick | None]:
-        """The inputs' digest and the quick path's record, when the walk can vouch for the inputs."""
-        digest = self.late.digest() if self.late is not None else self.now.digest if self.now else None
-        if digest is None or not (self.vouched or self.stats.unread):
-            return None, None
-        if (
-            quick_head(self.records.fingerprint, self._config_path, self.options, self.watched)
-            != self.quick_head
-        ):
-            return None, None  # the config side changed while the build ran: the next build parses it
-        quick = replace(
+    def _where(self, rel: str) -> str | None:
+        """Where a file discover names by its source's label is on disk (the deepest source first)."""
+        for label, where in sorted(self.tops, key=lambda top: len(top[0]), reverse=True):
+            if rel.startswith(label + "/"):
+                return where + rel[len(label) :]
+        return None
+
+    def _keep(self, record: Record, walk: Walk | None) -> None:
+        """After a replay the quick path missed: record what lets the next one hit."""
+        present, files = self.records.scanned, self.records.outputs()  # replay has just walked the output
+        if walk is None or present is None or files is None:
+            return
+        quick = self._quick(present, files)
+        if quick is not None and (walk.id, quick) != (record.inputs, record.quick):
+            self.records.save(replace(record, inputs=walk.id, quick=quick), None, None, walk)
+
+    def _quick(self, present: dict[str, list[int]], files: Iterable[str]) -> Quick | None:
+        """The quick path's record, unless the config side changed while the build ran (the next
+        build then parses it)."""
+        now = quick_head(self.records.fingerprint, self._config_path, self.options, self.watched)
+        if now != self.quick_head:
+            return None
+        return replace(
             output_signature(self.dist, present, files),
             head=self.quick_head,
             watched=self.watched,
             tops=[list(top) for top in self.tops],
             output=self.config.output,
         )
-        return digest, quick
-
-
-class _Late:
-    """The walk of a build without a record, taken after discover (latewalk.py): the stamp and the
-    roots (their real paths and stat data) from before discover read, then the helper's walk, or
-    this process's when no helper has answered by then."""
-
-    def __init__(self, tops: Tops, stamp: int, roots: dict[str, list[object]]) -> None:
-        self.tops, self.stamp, self.roots = tops, stamp, roots
-        self.inputs: tuple[str, ...] = ()
-        self.running: LateWalk | None = None
-        self.walk: Walk | None = None
-
-    @classmethod
-    def of(cls, tops: Tops, directory: Path) -> _Late | None:
-        """None when no stamp can be taken (the cache's folder cannot be written): no walk then."""
-        stamp, roots = _fs_now(directory), roots_now(tops)
-        return None if stamp is None or roots is None else cls(tops, stamp, roots)
-
-    def start(self, inputs: Iterable[str]) -> None:
-        self.inputs = tuple(inputs)
-        self.running = latewalk.start(self.tops, self.stamp, self.roots, self.inputs)
-
-    def settle(self) -> bool:
-        """Whether the walk vouches for the inputs discover read: the helper's, when it is done."""
-        if self.running is not None:
-            self.walk = self.running.result()
-            self.running = None
-        if self.walk is None:  # no helper, or none that answered: the walk is taken here
-            self.walk = latewalk.walk(self.tops, self.stamp, self.roots, self.inputs)
-        return self.walk is not None and self.walk.vouched
-
-    def digest(self) -> str | None:
-        return None if self.walk is None else self.walk.digest
-
-    def manifest(self) -> dict[str, object] | None:
-        return None if self.walk is None else self.walk.manifest
-
-    def end(self) -> None:
-        if self.running is not None:
-            self.running.end()
-            self.running = None
 
 
 def open_session(
@@ -376,7 +326,7 @@ def open_session(
     """The cache's door for one build; None when the cache is off (no key can be kept, or
     `.skillc-cache` is not a real directory). `head`: the config hash (generator, config and
     template), the config side's diagnostics, the template's sources; `early`: what the quick
-    path (quick.py) found, so nothing is read or walked twice."""
+    path (quick.py) found, so nothing is read twice."""
     directory = config.root / DIRNAME
     try:  # something planted at the name (a symlink out of the project, a FIFO): never read or written through
         if not stat.S_ISDIR(os.lstat(directory).st_mode):
@@ -392,5 +342,5 @@ def open_session(
         if signing_key is None:
             return None
         records = Records(directory, signing_key, fingerprint(), FORMAT)
-    walked = (early.snapshot, early.tops, early.manifest) if early is not None else (None, None, None)
-    return Session(config, records, head, options, prune, walked)
+        early = None
+    return Session(config, records, head, options, prune, early)

@@ -22,14 +22,21 @@ Entries = dict[tuple[str, str | None], dict[str, Any]]
 
 def catalog_skill(skill: Skill, template: Template, description: str | None = None) -> dict[str, Any]:
     """description: the budget's shortened (or removed, "") description instead of the skill's."""
+    command, name, whole, location, always = entry_fields(skill)
     values = {
-        "command": skill.command,
-        "name": skill.name,
-        "description": skill.description if description is None else description,
-        "location": skill.path,
-        "always": bool(skill.flag("always", False)),
+        "command": command,
+        "name": name,
+        "description": whole if description is None else description,
+        "location": location,
+        "always": always,
     }
     return {k: escape_value(v) for k, v in values.items()} if template.markup else values
+
+
+def entry_fields(skill: Skill) -> tuple[Any, ...]:
+    """What a skill's catalog entry and budget candidate read of it (the rest is the template's):
+    an edit that leaves these as they were changes no catalog (incremental/edit.py)."""
+    return (skill.command, skill.name, skill.description, skill.path, bool(skill.flag("always", False)))
 
 
 def entry_cost(entry: dict[str, Any], template: Template) -> int:
@@ -147,6 +154,27 @@ class CatalogMemo(Protocol):
     def recall(self, inputs: CatalogInputs) -> tuple[str, Packing] | None: ...
 
     def remember(self, inputs: CatalogInputs, text: str, packing: Packing) -> None: ...
+
+
+def row(skill: Skill, made: Candidate) -> list[Any]:
+    """What a catalog reads of a listed skill, as JSON values: its name and its budget candidate
+    (`skill_of` and `candidate_of` give them back). The build cache keeps a row per listed skill, so
+    that an edit build renders a catalog without the other skills (incremental/carry.py)."""
+    return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost]
+
+
+def skill_of(command: str, row: list[Any]) -> Skill:
+    """The listed skill as `catalog_skill` and `candidate` read it, from its row."""
+    name, description, path, always, _cost, _bare = row
+    return Skill(
+        command, name, description, 0, path, "", "", {"always": True} if always else {}, (), None, ()
+    )
+
+
+def candidate_of(command: str, row: list[Any]) -> Candidate:
+    """The listed skill's budget candidate, from its row."""
+    _name, description, path, always, cost, bare = row
+    return Candidate(command, bool(always), cost, path, description, bare)
 
 
 def candidate(skill: Skill, cost: int, template: Template, config: Config) -> Candidate:

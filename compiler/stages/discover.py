@@ -106,9 +106,11 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
     watched: list[str] = []  # the ignore files the walks read
+    folders: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     listdir, lstat = lister
     for index, src in enumerate(config.sources):
-        found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched, split)
+        found, hidden = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched, split)
+        folders.append((tuple(skill.command for skill in found), tuple(hidden)))
         for skill in found:
             _take(chosen, skill, diags)
     skills = tuple(chosen[c] for c in sorted(chosen))
@@ -122,6 +124,7 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
         inputs=tuple(sorted(inputs, key=lambda f: f.rel)),
         diagnostics=tuple(diags),
         ignore_files=tuple(sorted(watched)),
+        folders=tuple(folders),
     )
 
 
@@ -577,7 +580,8 @@ def _source_skills(
     inputs: list[InputFile],
     watched: list[str],
     split: _Split | None = None,
-) -> list[SkillSource]:
+) -> tuple[list[SkillSource], list[str]]:
+    """The skills of source `index`, and its skill folders below hidden folders (left out)."""
     root = config.source_dir(index)
     if not root.is_dir():
         diags.append(
@@ -588,9 +592,9 @@ def _source_skills(
                 *config.at("sources", index),
             )
         )
-        return []
+        return [], []
     if _linked_out(config, src, root):
-        return []  # output/placement.py reported it; walking it could mean walking `/`
+        return [], []  # output/placement.py reported it; walking it could mean walking `/`
     inner = _inner_dirs(config, index, root)
     diags.extend(
         dg.warning(
@@ -613,10 +617,11 @@ def _source_skills(
     diags.extend(source_notes(config, index, skill_dirs, hidden))
     owned = _assign_files(tree.files, set(skill_dirs))
     problems = _assign_diagnostics(tree.diagnostics, src, set(skill_dirs), diags)
-    return [
+    skills = [
         _load_skill(config, index, src, d, skill_files[d], owned.get(d, []), problems.get(d, []), inputs)
         for d in skill_dirs
     ]
+    return skills, hidden
 
 
 def _source_skip(config: Config, inner: Mapping[str, object]) -> Skip:
@@ -839,7 +844,7 @@ def _merged(
     diags: list[Diagnostic],
     lists: tuple[list[InputFile], list[str]],
     checked: Checked,
-) -> list[SkillSource]:
+) -> tuple[list[SkillSource], list[str]]:
     """The shares as one walk of the source: the diagnostics, ignore files, inputs and skills that
     _source_skills gives from the serial walk, in its order."""
     start, shares = split
@@ -861,7 +866,7 @@ def _merged(
         inputs.extend(([skill.skill_md] if skill.readable else []) + [r.file for r in skill.resources])
         if result is not None:
             checked[(index, skill.command)] = result
-    return [skill for skill, _ in pairs]
+    return [skill for skill, _ in pairs], hidden
 
 
 def discover_under(

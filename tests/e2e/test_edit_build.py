@@ -1,5 +1,5 @@
-"""Edit builds (compiler/incremental/edit.py): `skillc build` after files of served skills were edited in place,
-made from what the last build left in the cache. Each case is compared with a build of a copy
+"""Edit builds (compiler/incremental/edit.py): `skillc build` after skills were edited, added or
+removed, made from what the last build left in the cache and what discover finds where they changed. Each case is compared with a build of a copy
 without the cache; the cases the edit build declines are built by the cached pipeline, correctly."""
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from pathlib import Path
 import pytest
 from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
-from support.forks import split_lstats
 
 from skillc.format.layout import is_object, object_path
 from skillc.fs import output_stat
 from skillc.incremental import carry as carry_mod
 from skillc.incremental import edit as edit_mod
-from skillc.incremental import lstats
+from skillc.incremental import walk as walk_mod
 from skillc.incremental.quick import output_signature
 from skillc.pipeline import build
 from skillc.stages import readinput
@@ -72,7 +71,6 @@ def reads(monkeypatch) -> list[str]:
         return real(entry, rel, *args)
 
     monkeypatch.setattr("skillc.stages.discover.read_input", spy)
-    monkeypatch.setattr("skillc.incremental.edit.read_input", spy)
     return seen
 
 
@@ -82,7 +80,7 @@ def test_a_body_edit_reads_and_checks_that_file_alone(tree, tmp_path, monkeypatc
     seen, parsed = reads(monkeypatch), []
     real = skills_stage.check_skill
     monkeypatch.setattr(
-        "skillc.incremental.delta.check_skill", lambda src: parsed.append(src.command) or real(src)
+        "skillc.incremental.edit.check_skill", lambda src: parsed.append(src.command) or real(src)
     )
     result, written = build(tree)
     assert result.cache.edited and written.written
@@ -109,7 +107,7 @@ def test_a_resource_edit_is_an_edit_build(tree, tmp_path, how):
     else:
         resource.chmod(resource.stat().st_mode ^ 0o111)
     result, _ = build(tree)
-    assert result.cache.edited and result.cache.checked == 0  # its SKILL.md was not read again
+    assert result.cache.edited and result.cache.checked == 1  # discover reads the skill again
     same_as_clean(tree, tmp_path, result)
 
 
@@ -140,13 +138,8 @@ def test_a_folder_listed_in_another_order_is_the_same_folder(tree, tmp_path, mon
     temporary = target.with_name("sedXYZ")
     temporary.write_text(target.read_text() + "\nSaved by sed -i.\n")
     os.replace(temporary, target)
-    real = edit_mod._scan
-
-    def reversed_scan(where):
-        names, kinds = real(where)
-        return names[::-1], kinds[::-1]
-
-    monkeypatch.setattr(edit_mod, "_scan", reversed_scan)
+    real = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda where: real(where)[::-1])
     result, _ = build(tree)
     assert result.cache.edited
     same_as_clean(tree, tmp_path, result)
@@ -171,17 +164,31 @@ def declined(config: Path, tmp_path: Path, why: str, **options) -> None:
         same_as_clean(config, tmp_path, result)
 
 
-def test_a_new_file_in_a_skill_goes_to_the_cached_build(tree, tmp_path):
+@pytest.mark.parametrize("how", ["added", "removed", "renamed"])
+def test_a_file_added_removed_or_renamed_in_a_skill_is_an_edit_build(tree, tmp_path, how):
+    """discover says what the skill's files are now: a resource more, one fewer, or another."""
     target = served(tree)[0]
-    (target.parent / "notes.md").write_text("New notes.\n")
-    target.write_text(target.read_text() + "\nSee notes.md.\n")
-    declined(tree, tmp_path, "a file added, removed or renamed")
+    notes = target.parent / "notes.md"
+    if how == "added":
+        notes.write_text("New notes.\n")
+        target.write_text(target.read_text() + "\nSee notes.md.\n")
+    else:
+        resource = next(
+            p for f in served(tree) for p in sorted(f.parent.rglob("*")) if p.is_file() and p != f
+        )
+        if how == "removed":
+            resource.unlink()
+        else:
+            resource.rename(resource.with_name("renamed-" + resource.name))
+    result, _ = build(tree)
+    assert result.cache.edited, result.cache.declined
+    same_as_clean(tree, tmp_path, result)
 
 
 def test_an_overlay_edit_goes_to_the_cached_build(tree, tmp_path):
     overlay = next(tree.parent.glob("personas/*/skill-overlays/**/*.md"))
     overlay.write_text(overlay.read_text() + "\nAlso this.\n")
-    declined(tree, tmp_path, "a file outside the sources")
+    declined(tree, tmp_path, "a file of the personas")
 
 
 def test_a_shadowed_skill_edit_goes_to_the_cached_build(tree, tmp_path):
@@ -190,7 +197,7 @@ def test_a_shadowed_skill_edit_goes_to_the_cached_build(tree, tmp_path):
         f for f in sorted(a.glob("**/SKILL.md")) if (b / f.parent.relative_to(a) / "SKILL.md").exists()
     )
     shadowed.write_text(shadowed.read_text() + "\nNot served.\n")
-    declined(tree, tmp_path, "a file outside every served skill")
+    declined(tree, tmp_path, "a skill the last build did not serve")
 
 
 def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
@@ -199,7 +206,7 @@ def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
     name = target.parent.name
     target.write_text(text.replace(f"name: {name}", f"name: {name}-x", 1))
     # The name does not match its folder: an error, reported as a clean build reports it.
-    declined(tree, tmp_path, "the edit reaches beyond the skill, or brings an error")
+    declined(tree, tmp_path, "the edit reaches beyond the skill")
 
 
 def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path):
@@ -517,11 +524,9 @@ def outputs_as_recorded(config: Path) -> bool:
     )
 
 
-def test_an_edit_build_journals_the_output_record_and_the_next_build_reads_it(tree, tmp_path):
-    """outputs.json stays as the full build wrote it; outputs-edits.json holds what the edit builds
-    changed since, and the record read with it is the output as it is."""
-    whole = tree.parent / ".skillc-cache" / "outputs.json"
-    kept = (whole.read_bytes(), whole.stat().st_ino)
+def test_an_edit_build_records_the_output_as_it_is(tree, tmp_path):
+    """outputs.json, written again by each edit build, is the output as it is: the next build
+    replays."""
     new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
     assert build(tree)[0].cache.edited
     target = served(tree)[2]
@@ -529,8 +534,6 @@ def test_an_edit_build_journals_the_output_record_and_the_next_build_reads_it(tr
     result, _ = build(tree)
     assert result.cache.edited
     same_as_clean(tree, tmp_path, result)
-    assert (whole.read_bytes(), whole.stat().st_ino) == kept
-    assert whole.with_name("outputs-edits.json").exists()
     assert outputs_as_recorded(tree)
     assert build(tree)[0].cache.quick
 
@@ -552,10 +555,10 @@ def away_and_back(config: Path, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["an edit undone", "a skill added and removed"])
 def test_a_build_back_at_an_earlier_key_keeps_the_record_of_the_files_it_rewrote(tree, tmp_path, how):
-    """The second build has the key of the full build before the first, and outputs.json is that
-    build's, yet both rewrote files since (a shard, the personas' prompts). The record read after it
-    is the output as it is (the journal, not the older whole file), so the builds that follow still
-    replay (a stale record cost the no-op after the next edit a full compile)."""
+    """The second build has the key of the full build before the first, yet both rewrote files since
+    (a shard, the personas' prompts). The record read after it is the output as it is, so the
+    builds that follow still replay (a stale record cost the no-op after the next edit a full
+    compile)."""
     before = records_of(tree).record()
     away_and_back(tree, how)
     result, _ = build(tree)
@@ -569,13 +572,30 @@ def test_a_build_back_at_an_earlier_key_keeps_the_record_of_the_files_it_rewrote
     same_as_clean(tree, tmp_path, replayed)
 
 
-def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_walk_would(tree, tmp_path):
-    """walk.json stays as the full build wrote it; walk-edits.json, over it, describes the walk after
-    each edit build: nothing changed since, each folder listing what a new walk lists."""
-    from skillc.incremental.snapshot import take_snapshot
+def walk_now(config: Path) -> walk_mod.Walk:
+    """What a build now would record of discover's walk of the tree."""
+    from skillc.incremental.session import walk_tops
+    from skillc.project import config as config_mod
+    from skillc.stages.discover import discover
+    from skillc.stages.seen import Seen
 
-    walk_json = tree.parent / ".skillc-cache" / "walk.json"
-    kept = (walk_json.read_bytes(), walk_json.stat().st_ino)
+    loaded, _ = config_mod.load(config)
+    assert loaded is not None
+    tops = walk_tops(loaded)
+    roots = walk_mod.roots_now(tops)
+    seen = Seen()
+    found = discover(loaded, seen.listdir, seen.lstat)
+    assert roots is not None
+    walk = walk_mod.recorded(
+        seen, tops, roots, 2**63 - 1, [str(config.parent / rel) for rel in found.ignore_files]
+    )
+    assert walk is not None
+    return walk
+
+
+def test_edit_builds_in_a_row_record_the_walk_a_whole_walk_records(tree, tmp_path):
+    """After each edit build the recorded walk is discover's walk of the tree as it is: the same
+    paths with the same stat data, the same folders listing the same names."""
     src = tree.parent / "skills" / "src-a"
     doomed = unnamed(tree)
     steps = [
@@ -589,34 +609,18 @@ def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_
         step()
         result, _ = build(tree)
         assert result.cache.edited, result.cache.declined
-        assert (walk_json.read_bytes(), walk_json.stat().st_ino) == kept
-        manifest = records_of(tree).walk()
-        assert manifest is not None and manifest.origin is not None and manifest.unchanged()
-        record = records_of(tree).record()
-        fresh = take_snapshot(tuple(map(tuple, record.quick.tops)), tmp_path / "scratch")
-        assert fresh is not None and fresh.walked is not None
-        listed = {f[1]: (list(f[3]), f[4]) for f in fresh.walked.folders}
-        assert {w: (names, kinds) for w, (_st, names, kinds) in manifest.listings().items()} == listed
+        walk, now = records_of(tree).walk(), walk_now(tree)
+        assert walk is not None and (walk.paths, walk.names, walk.root_names) == (
+            now.paths,
+            now.names,
+            now.root_names,
+        )
+        assert walk.stats == now.stats and walk.roots == now.roots
         assert build(tree)[0].cache.quick
     same_as_clean(tree, tmp_path, build(tree)[0])
 
 
-def test_past_its_limit_the_walk_is_written_whole_again(tree, tmp_path, monkeypatch):
-    from skillc.incremental import manifest as manifest_mod
-
-    monkeypatch.setattr(manifest_mod, "EDITS_LIMIT", 0)
-    walk_json = tree.parent / ".skillc-cache" / "walk.json"
-    before = walk_json.read_bytes()
-    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
-    assert build(tree)[0].cache.edited
-    assert walk_json.read_bytes() != before and not walk_json.with_name("walk-edits.json").exists()
-    manifest = records_of(tree).walk()
-    assert manifest is not None and manifest.origin is None and manifest.unchanged()
-    assert build(tree)[0].cache.quick
-    same_as_clean(tree, tmp_path, build(tree)[0])
-
-
-@pytest.mark.parametrize("damage", ["outputs-edits.json", "outputs.json", "walk-edits.json", "walk.json"])
+@pytest.mark.parametrize("damage", ["outputs.json", "walk.json", "carry.json", "carry-catalog.json"])
 def test_a_damaged_record_or_journal_costs_a_build_its_shortcut_not_its_answer(tree, tmp_path, damage):
     new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
     assert build(tree)[0].cache.edited
@@ -721,18 +725,25 @@ def test_with_targets_a_skill_added_or_removed_keeps_names_apart(tree, tmp_path)
     same_as_clean(tree, tmp_path, result)
 
 
-def test_two_skills_added_at_once_go_to_the_cached_build(tree, tmp_path):
-    """Each would have to be held to the other's command too (case, sanitized id, look-alike)."""
+def test_two_skills_added_at_once_are_held_to_each_other(tree, tmp_path):
+    """Each is held to the other's command too (case, sanitized id, look-alike: discover.crossing)."""
     new_skill(tree.parent / "skills" / "src-a" / "c1ip-z", "c1ip-z")
     new_skill(tree.parent / "skills" / "src-a" / "clip-z", "clip-z")
-    declined(tree, tmp_path, "more than one skill added")
+    declined(tree, tmp_path, "a command another source has, or one like another")
+    shutil.rmtree(tree.parent / "skills" / "src-a" / "c1ip-z")
+    build(tree)
+    new_skill(tree.parent / "skills" / "src-a" / "first-of-two", "first-of-two")
+    new_skill(tree.parent / "skills" / "src-b" / "second-of-two", "second-of-two")
+    result, _ = build(tree)
+    assert result.cache.edited, result.cache.declined
+    same_as_clean(tree, tmp_path, result)
 
 
 def test_a_new_folder_whose_name_is_not_ascii_goes_to_the_cached_build(tree, tmp_path):
     """discover names a skill by its folder's NFC form; the folder on disk may be NFD."""
     name = unicodedata.normalize("NFD", "café")
     new_skill(tree.parent / "skills" / "src-a" / name, unicodedata.normalize("NFC", "café"))
-    declined(tree, tmp_path, "a folder name that is not ASCII")
+    declined(tree, tmp_path, "discover reports something there, or walks it only with its source")
 
 
 def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
@@ -749,338 +760,23 @@ def test_a_skill_md_below_a_hidden_folder_is_no_command(tree, tmp_path):
     same_as_clean(tree, tmp_path, result)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_edit_builds_are_the_same_when_a_child_takes_half_the_lstats(tree, tmp_path, monkeypatch):
-    split_lstats(monkeypatch)
-    edited, described = served(tree)[3], served(tree)[-1]  # in the first half of the paths, and the second
-    edited.write_text(edited.read_text() + "\nOne more line.\n")
-    described.write_text(described.read_text().replace("description: ", "description: Changed. ", 1))
-    result, _ = build(tree)
-    assert result.cache.edited
-    same_as_clean(tree, tmp_path, result)
-    again, written = build(tree)
-    assert again.cache.quick and not written.written
-
-
-def late_child(monkeypatch) -> None:
-    """The lstats' child waits before it takes a chunk: this process takes them all, and finds the
-    change itself, whatever the machine's load (which process finds it is a race otherwise)."""
-    import time
-
-    real = lstats._theirs
-
-    def late(*args):
-        time.sleep(0.5)
-        real(*args)
-
-    monkeypatch.setattr(lstats, "_theirs", late)
-
-
-def counted(monkeypatch, name: str) -> list[int]:
-    """Calls of the edit module's `name` (a reader of the cache)."""
-    calls: list[int] = []
-    real = getattr(edit_mod, name)
-
-    def spy(*args):
-        calls.append(1)
-        return real(*args)
-
-    monkeypatch.setattr(edit_mod, name, spy)
-    return calls
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-@pytest.mark.parametrize("kind", ["description", "add", "delete"])
-def test_an_edit_build_takes_what_was_read_while_a_child_took_the_lstats(tree, tmp_path, monkeypatch, kind):
-    """The carry, the catalog rows and the output's record are read once, while the child takes
-    lstats (edit.ahead), and the edit build starts from that reading. A no-op reads nothing ahead."""
-    late_split(monkeypatch)
-    carries, catalogs = counted(monkeypatch, "load"), counted(monkeypatch, "load_catalog")
-    taken: list[object] = []
-    real_ahead = edit_mod.ahead
-    monkeypatch.setattr(edit_mod, "ahead", lambda *args: taken.append(real_ahead(*args)) or taken[-1])
-    scans: list[str] = []
-    real_scan = edit_mod._scan
-    monkeypatch.setattr(edit_mod, "_scan", lambda path: scans.append(path) or real_scan(path))
-    source = tree.parent / "skills" / "src-a"
-    if kind == "description":
-        described = served(tree)[-1]
-        described.write_text(described.read_text().replace("description: ", "description: Changed. ", 1))
-    elif kind == "add":
-        new_skill(source / "brand-new", "brand-new")
-    else:
-        source = unnamed(tree)[0].parent.parent
-        shutil.rmtree(unnamed(tree)[0].parent)
-    result, _ = build(tree)
-    assert result.cache.edited and len(taken) == 1 and taken[0] is not None
-    assert (len(carries), len(catalogs)) == (1, 1)  # ahead's: the edit build read neither again
-    # The source folder an add or a delete changed was listed ahead, once (a root: known at once)
-    assert [p for p in scans if p.endswith(f"/{source.name}")] == ([] if kind == "description" else scans[:1])
-    same_as_clean(tree, tmp_path, result)
-    again, written = build(tree)  # no change found: nothing read ahead
-    assert again.cache.quick and not written.written and len(taken) == 1
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_a_reading_ahead_that_fails_leaves_the_edit_build_to_read(tree, tmp_path, monkeypatch):
-    split_lstats(monkeypatch)
-
-    def broken(*args):
-        raise RuntimeError("a bug in reading ahead")
-
-    monkeypatch.setattr(edit_mod, "ahead", broken)
-    late_child(monkeypatch)
-    carries = counted(monkeypatch, "load")
-    edited = served(tree)[3]
-    edited.write_text(edited.read_text() + "\nOne more line.\n")
-    result, _ = build(tree)
-    assert result.cache.edited and len(carries) == 1
-    same_as_clean(tree, tmp_path, result)
-
-
-def made_and_written(monkeypatch) -> tuple[list[bool], list[object]]:
-    """Each edit build made (whether while reading ahead, as the forked child takes the lstats: the
-    one made on a guess, edit._guessed), and each build written (its `_Made`)."""
-    made: list[bool] = []
-    written: list[object] = []
-    reading: list[int] = []  # read ahead (edit.ahead) now: the child takes lstats meanwhile
-    real_made, real_commit, real_ahead = edit_mod._Edit.made, edit_mod._Edit.commit, edit_mod.ahead
-
-    def spy_ahead(*args):
-        reading.append(1)
-        try:
-            return real_ahead(*args)
-        finally:
-            reading.pop()
-
-    def spy_made(self):
-        made.append(bool(reading))
-        return real_made(self)
-
-    def spy_commit(self, one, changes):
-        written.append(one)
-        return real_commit(self, one, changes)
-
-    monkeypatch.setattr(edit_mod, "ahead", spy_ahead)
-    monkeypatch.setattr(edit_mod._Edit, "made", spy_made)
-    monkeypatch.setattr(edit_mod._Edit, "commit", spy_commit)
-    return made, written
-
-
-def late_split(monkeypatch) -> None:
-    """A forked child takes the lstats of the small tree too, late: this process reads ahead first."""
-    split_lstats(monkeypatch)
-    late_child(monkeypatch)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-@pytest.mark.parametrize("kind", ["add", "delete", "add and delete", "body", "description", "rename save"])
-def test_the_change_found_first_is_built_while_the_child_takes_the_lstats(tree, tmp_path, monkeypatch, kind):
-    """A source folder that moved is known before any lstat, a file edited once a chunk holds it
-    (with its folder, saved through a rename): the edit build of that change alone is made
-    meanwhile, and written once the lstats found nothing else."""
-    late_split(monkeypatch)
-    made, written = made_and_written(monkeypatch)
-    if "add" in kind:
-        new_skill(tree.parent / "skills" / "src-b" / "brand-new", "brand-new")
-    if "delete" in kind:
-        shutil.rmtree(unnamed(tree)[0].parent)
-    edited = served(tree)[-2]
-    if kind == "body":
-        edited.write_text(edited.read_text() + "\nOne more line.\n")
-    elif kind == "description":
-        edited.write_text(edited.read_text().replace("description: ", "description: Changed. ", 1))
-    elif kind == "rename save":  # a new file renamed over it (sed -i, many editors): its folder moved too
-        (edited.parent / "SKILL.md.new").write_text(edited.read_text() + "\nSaved.\n")
-        os.replace(edited.parent / "SKILL.md.new", edited)
-    result, out = build(tree)
-    assert result.cache.edited and out.written
-    assert made == [True] and len(written) == 1  # made once, during the lstats, and that one written
-    same_as_clean(tree, tmp_path, result)
-    again, out = build(tree)
-    assert again.cache.quick and not out.written and made == [True]
-
-
-def _beside(tree: Path, how: str) -> None:
-    """A change the lstats find beside a skill added: the guess that the source moved alone is wrong."""
-    if how in ("body edit", "two body edits"):
-        edited = served(tree)[-1]
-        edited.write_text(edited.read_text() + "\nAn edit beside the add.\n")
-    elif how == "folder touched":  # its entries stand, and a folder inside the source moved
-        os.utime(served(tree)[2].parent)
-    elif how == "resource removed":
-        resource = next(
-            p for f in served(tree)[4:] for p in sorted(f.parent.rglob("*")) if p.is_file() and p != f
-        )
-        resource.unlink()
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-@pytest.mark.parametrize("how", ["body edit", "folder touched", "resource removed", "two body edits"])
-def test_a_guess_the_lstats_prove_wrong_is_not_written(tree, tmp_path, monkeypatch, how):
-    """The build made on the guess is dropped, and the edit build is made again from what the lstats
-    found (or the cached build makes it): the output is the clean build's either way. The guess is
-    a skill added (its source folder moved), else the first file edited (this process takes every
-    chunk here, in path order: the folders, then the files)."""
-    late_split(monkeypatch)
-    made, written = made_and_written(monkeypatch)
-    if how == "two body edits":
-        first = served(tree)[1]
-        first.write_text(first.read_text() + "\nThe first edit.\n")
-    else:
-        new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
-    _beside(tree, how)
-    result, out = build(tree)
-    assert made[0] is True and len(made) == 2  # the guess, then the build of what was found
-    assert len(written) == (0 if how == "resource removed" else 1)
-    if how == "resource removed":
-        assert not result.cache.edited and result.cache.declined == "a file added, removed or renamed"
-    else:
-        assert result.cache.edited and out.written
-    same_as_clean(tree, tmp_path, result)
-    assert build(tree)[0].cache.quick
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_a_file_saved_again_after_the_guess_read_it_is_built_as_it_is_now(tree, tmp_path, monkeypatch):
-    """Saved through a rename, the skill's folder is found first (the folders come first) and the
-    guess reads SKILL.md before the lstats reach it. Saved again meanwhile, the lstats record the
-    new save: the guess, which built the one before, must not be written (the next build would
-    find nothing changed and keep it). Its stamp tells: the file moved after it."""
-    late_split(monkeypatch)
-    monkeypatch.setattr(lstats, "CHUNK", 4)  # the folder and the file in different chunks
-    made, written = made_and_written(monkeypatch)
-    saved = served(tree)[1]
-    real_made = edit_mod._Edit.made
-
-    def then_saved_again(self):
-        one = real_made(self)
-        if len(made) == 1:  # the guess: made while the lstats run
-            saved.write_text(saved.read_text() + "\nSaved again.\n")
-        return one
-
-    monkeypatch.setattr(edit_mod._Edit, "made", then_saved_again)
-    (saved.parent / "SKILL.md.new").write_text(saved.read_text() + "\nSaved.\n")
-    os.replace(saved.parent / "SKILL.md.new", saved)
-    result, _ = build(tree)
-    assert made == [True, False] and len(written) == 1  # the guess dropped, the build made again
-    assert result.cache.edited
-    same_as_clean(tree, tmp_path, result)
-    assert build(tree)[0].cache.quick
-    same_as_clean(tree, tmp_path, result)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_a_guess_that_declines_is_made_again_and_says_why(tree, tmp_path, monkeypatch):
-    late_split(monkeypatch)
-    made, written = made_and_written(monkeypatch)
-    new_skill(tree.parent / "skills" / "src-a" / "one-new", "one-new")
-    new_skill(tree.parent / "skills" / "src-a" / "two-new", "two-new")
-    declined(tree, tmp_path, "more than one skill added")
-    assert made == [True, False] and written == []
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_a_guess_that_fails_leaves_the_edit_build_to_make_it(tree, tmp_path, monkeypatch):
-    late_split(monkeypatch)
-    real_made = edit_mod._Edit.made
-    calls: list[int] = []
-
-    def failing_first(self):
-        calls.append(1)
-        if len(calls) == 1:
-            raise RuntimeError("a bug in the guess")
-        return real_made(self)
-
-    monkeypatch.setattr(edit_mod._Edit, "made", failing_first)
-    new_skill(tree.parent / "skills" / "src-a" / "brand-new", "brand-new")
-    result, out = build(tree)
-    assert result.cache.edited and out.written and len(calls) == 2
-    same_as_clean(tree, tmp_path, result)
-
-
-def _described(md: Path) -> int:
-    found = re.search(r"^description: (.*)$", md.read_text(), re.M)
-    return 0 if found is None else len(found.group(1))
-
-
-def _shortened(md: Path, n: int) -> None:
-    """n characters cut out of the description, past its first 20."""
-    text = md.read_text()
-    found = re.search(r"^description: (.*)$", text, re.M)
-    assert found is not None and len(found.group(1)) > n + 40
-    value = found.group(1)
-    md.write_text(text[: found.start(1)] + value[:20] + value[20 + n :] + text[found.end(1) :])
-
-
-def _budgeted(config: Path, pid: str, budget: int) -> None:
-    """`pid`'s catalog budget set (the config's last section is `budgets:`, as bench/gen.py writes it)."""
-    text = re.sub(r"\n  personas:\n    \S+: \d+\n", "\n", config.read_text())
-    config.write_text(text + f"  personas:\n    {pid}: {budget}\n")
-
-
-def _whole_from(config: Path, tmp_path: Path, pid: str) -> int:
-    """The least budget with which `pid`'s catalog lists every skill it may (a search, with builds
-    of a copy)."""
-    probe = tmp_path / "probe"
-    shutil.copytree(config.parent, probe, ignore=shutil.ignore_patterns("dist", ".skillc-cache"))
-    every = len(included(config)[pid])
-    low, high = 0, 30000
-    while low < high:
-        middle = (low + high) // 2
-        _budgeted(probe / config.name, pid, middle)
-        build(probe / config.name, cache=False)
-        low, high = (low, middle) if len(included(probe / config.name)[pid]) == every else (middle + 1, high)
-    shutil.rmtree(probe)
-    return low
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_a_guess_that_does_not_stand_leaves_the_catalog_rows_as_the_last_build_left_them(
-    tree, tmp_path, monkeypatch
-):
-    """Two descriptions shortened at once: together they let a persona's catalog fit whole, the
-    first alone does not. The guess (the first, alone) changes the catalog rows read ahead in place;
-    the build made again after the lstats must start from the rows the last build left, or it takes
-    the guessed skill's new row for its old one and packs from a wrong total (the next builds then
-    kept that output, 'already up to date')."""
-    pid = "aria"
-    listed = included(tree)[pid]
-    whole = _whole_from(tree, tmp_path, pid)
-    _budgeted(tree, pid, whole - 100)  # over by 100: one cut of 80 leaves it over, two fit
-    build(tree)
-    assert len(included(tree)[pid]) < len(listed)
-    sources = [tree.parent / "skills" / "src-b", tree.parent / "skills" / "src-a"]  # src-b's first
-    by_command: dict[str, Path] = {}
-    for source in sources:
-        for md in sorted(source.rglob("SKILL.md")):
-            by_command.setdefault(md.parent.relative_to(source).as_posix(), md)
-    long = [by_command[c] for c in sorted(listed) if _described(by_command[c]) > 160]
-    late_split(monkeypatch)
-    made, written = made_and_written(monkeypatch)
-    _shortened(long[0], 80)
-    _shortened(long[1], 80)
-    result, _ = build(tree)
-    assert made == [True, False] and len(written) == 1  # the guess dropped, the build made again
-    assert result.cache.edited and included(tree)[pid] == listed
-    same_as_clean(tree, tmp_path, result)
-
-
 def test_a_file_made_in_a_new_skill_while_it_is_listed_is_seen_by_the_next_build(tree, tmp_path, monkeypatch):
-    """The edit build records a new skill folder's stat data before its entries, as the walk does:
+    """The edit build records a new skill folder's stat data as discover took it, before its entries:
     a file made in it after it was listed (a copy still running) moves it past the record, and the
-    next build lists it again; the other way round, it recorded the folder with the file and the
-    entries without it, and never saw the file again."""
-    folder = tree.parent / "skills" / "src-a" / "brand-new"
-    real_scan = edit_mod._scan
+    next build lists it again; the other way round, it would record the folder with the file and the
+    entries without it, and never see the file again."""
+    from skillc.stages.seen import Seen
 
-    def then_a_file(path: str) -> tuple[list[str], str]:
-        found = real_scan(path)
+    folder = tree.parent / "skills" / "src-a" / "brand-new"
+    real_listdir = Seen.listdir
+
+    def then_a_file(self: Seen, path: str) -> list[str]:
+        found = real_listdir(self, path)
         if path == str(folder) and not (folder / "notes.md").exists():
             (folder / "notes.md").write_text("Notes, first.\n")
         return found
 
-    monkeypatch.setattr(edit_mod, "_scan", then_a_file)
+    monkeypatch.setattr(Seen, "listdir", then_a_file)
     new_skill(folder, "brand-new")
     result, _ = build(tree)
     assert result.cache.edited
@@ -1097,35 +793,36 @@ def test_the_folders_are_listed_once_the_clock_has_moved_past_their_change(tree,
     source = tree.parent / "skills" / "src-a"
     new_skill(source / "brand-new", "brand-new")
     changed = source.stat().st_ctime_ns
-    real, stamps = edit_mod._fs_now, []
+    real, stamps = edit_mod.stamp_now, []
 
     def coarse(directory):
         stamps.append(1)
         return changed if len(stamps) == 1 else real(directory)
 
-    monkeypatch.setattr(edit_mod, "_fs_now", coarse)
+    monkeypatch.setattr(edit_mod, "stamp_now", coarse)
     result, _ = build(tree)
-    assert result.cache.edited and len(stamps) == 3  # the listings' taken again, then the reads'
+    assert result.cache.edited and len(stamps) == 2  # taken again, past the source's change
     same_as_clean(tree, tmp_path, result)
 
 
-def test_a_new_folder_changed_since_the_stamp_before_its_listing_goes_to_the_cached_build(
-    tree, tmp_path, monkeypatch
-):
+def test_a_new_folder_as_new_as_the_stamp_is_read_again_after_a_later_one(tree, tmp_path, monkeypatch):
     """A clock that has not moved on since the new skill's folder was made: the folder may change
-    again, after it is listed, with the ctime it is recorded with."""
+    again, after it is listed, with the ctime it is recorded with; so it is listed and read again
+    after a stamp past it."""
     folder = tree.parent / "skills" / "src-a" / "brand-new"
     new_skill(folder, "brand-new")
     time.sleep(0.02)  # the folder changed a tick after its source (which the stamp must pass)
     os.utime(folder)
-    real, stamps = edit_mod._fs_now, []
+    real, stamps = edit_mod.stamp_now, []
 
     def coarse(directory):
         stamps.append(1)
         return folder.stat().st_ctime_ns if len(stamps) == 1 else real(directory)
 
-    monkeypatch.setattr(edit_mod, "_fs_now", coarse)
-    declined(tree, tmp_path, "a new folder changed while the build started")
+    monkeypatch.setattr(edit_mod, "stamp_now", coarse)
+    result, _ = build(tree)
+    assert result.cache.edited and len(stamps) == 2
+    same_as_clean(tree, tmp_path, result)
 
 
 @pytest.fixture
@@ -1224,78 +921,3 @@ def test_a_skill_that_may_fit_now_or_was_included_changes_the_packing(tight, tmp
     assert result.cache.edited
     same_as_clean(tight, tmp_path, result)
     assert included(tight) != before and packed == []
-
-
-def _early_builds(monkeypatch) -> list[str]:
-    """What each `look` did with what `begin` started: "joined", "ended" (other paths), or "none"."""
-    split_lstats(monkeypatch)
-    seen: list[str] = []
-    real_take = lstats._take
-
-    def take(paths, fd):
-        had = bool(lstats._early)
-        split = real_take(paths, fd)
-        seen.append("joined" if split is not None else ("ended" if had else "none"))
-        return split
-
-    monkeypatch.setattr(lstats, "_take", take)
-    return seen
-
-
-def _main(*argv: str) -> int:
-    from skillc.cli import main
-
-    try:
-        main(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_skillc_build_starts_its_lstats_before_the_cli_is_imported(tree, tmp_path, monkeypatch):
-    """`skillc build` begins the quick path's lstats from the command line alone (cli `_start`,
-    quick.start); the quick path joins them, and the build is the one a clean build makes."""
-    seen = _early_builds(monkeypatch)
-    edited = served(tree)[5]
-    edited.write_text(edited.read_text() + "\nAn edit the early lstats see.\n")
-    assert _main("build", "-q", "--config", str(tree)) == 0
-    assert seen == ["joined"] and not lstats._early
-    monkeypatch.chdir(tree.parent)  # no --config: the one find_config finds from here
-    edited.write_text(edited.read_text() + "\nAnd another.\n")
-    assert _main("build", "-q") == 0
-    assert seen == ["joined", "joined"]
-    result, written = build(tree)
-    assert result.cache.quick and not written.written  # what the early builds recorded is current
-    same_as_clean(tree, tmp_path, result)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
-def test_what_was_started_for_another_cache_is_ended(tree, tmp_path, monkeypatch):
-    """A guess that names another project (quick.start) is ended by the quick path of this one, and
-    a build whose command line keeps it off the quick path starts nothing."""
-    from skillc.incremental import quick
-
-    seen = _early_builds(monkeypatch)
-    other = tmp_path / "other"
-    generate(other, 12, n_personas=2, seed=7)
-    settle(other)
-    for _ in range(2):  # the first has no cache to start from; the second, a no-op, has
-        assert _main("build", "-q", "--config", str(other / "skillc.yaml")) == 0
-    assert seen == ["joined"] and not lstats._early
-    quick.start(other / "skillc.yaml")
-    assert lstats._early
-    edited = served(tree)[2]
-    edited.write_text(edited.read_text() + "\nEdited.\n")
-    result, _ = build(tree)
-    assert result.cache.edited and seen == ["joined", "none"] and not lstats._early
-    same_as_clean(tree, tmp_path, result)
-    # The last --config is the build's own (click's rule): the guess is right.
-    edited.write_text(edited.read_text() + "\nAgain.\n")
-    assert _main("--config", str(other / "skillc.yaml"), "build", "-q", "--config", str(tree)) == 0
-    assert seen[-1] == "joined"
-    starts: list[object] = []
-    monkeypatch.setattr(quick, "start", starts.append)
-    for argv in (["build", "--no-cache", "-q"], ["build", "--watch", "--help"], ["check", "-q"]):
-        _main(*argv, "--config", str(tree))
-    assert starts == [] and not lstats._early

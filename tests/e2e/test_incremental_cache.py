@@ -18,7 +18,6 @@ from support.files import snapshot as dist_bytes
 from skillc import incremental as cache
 from skillc import pipeline
 from skillc.cli import cli
-from skillc.dataclass import replace
 from skillc.format.jsonio import dumps
 from skillc.incremental import edit as edit_mod
 from skillc.incremental import memo as memo_mod
@@ -26,8 +25,8 @@ from skillc.incremental import quick as quick_mod
 from skillc.incremental import records
 from skillc.incremental import report as cache_report
 from skillc.incremental import session as cache_session
-from skillc.incremental import snapshot as snapshots
 from skillc.incremental import store as cachestore
+from skillc.incremental import walk as walk_mod
 from skillc.options import Options
 from skillc.output import assemble
 from skillc.output import write as write_stage
@@ -422,10 +421,13 @@ def test_a_touched_folder_is_listed_once_then_checked_by_its_stat_data_again(tre
     (folder / "scratch.tmp").unlink()
     settle(tree.parent)
     listed: list[str] = []
-    real = os.scandir
+    real, real_listdir = os.scandir, os.listdir
     monkeypatch.setattr(os, "scandir", lambda path: listed.append(str(path)) or real(path))
+    monkeypatch.setattr(os, "listdir", lambda path: listed.append(str(path)) or real_listdir(path))
     result, _ = build(tree)
-    assert result.cache.quick and [p for p in listed if p.startswith(str(tree.parent))] == [str(folder)]
+    assert result.cache.quick and [p for p in listed if p.startswith(str(tree.parent / "skills"))] == [
+        str(folder)
+    ]
     no_listing(monkeypatch, tree.parent)  # not monkeypatch.undo(): that would drop this test's key
     again, _ = build(tree)
     assert again.cache.quick
@@ -527,32 +529,21 @@ def test_discover_errors_are_reported_on_every_build(tree):
     assert outputs[0] == outputs[1] == outputs[2]
 
 
-def test_stat_data_as_new_as_the_stamp_is_not_recorded(tree):
-    config, _ = config_mod.load(tree)
-    tops = snapshots.walk_tops(
-        ((s, config.source_dir(i)) for i, s in enumerate(config.sources)), config.personas, config.root
-    )
-    snap = snapshots.take_snapshot(tops, tree.parent / cache.DIRNAME)
-    assert snap is not None
-    inputs = [f.rel for f in discover(config).inputs]
-    newest = max(snap.files[rel][2] for rel in inputs)
-    assert snapshots.recordable(replace(snap, stamp=newest + 1), inputs)
-    assert not snapshots.recordable(replace(snap, stamp=newest), inputs)  # changed in the stamp's tick
-    assert not snapshots.recordable(replace(snap, stamp=newest + 1), [*inputs, "skills/src-a/unseen.md"])
-
-
 def test_the_documented_blind_spot_and_its_ways_out(tree, tmp_path):
     """A change that leaves size, mtime, ctime and inode alone is not seen by the fast
-    path (here forged by re-signing the record with the new walk's digest); check, --no-cache
+    path (here forged by re-signing the recorded walk with the new stat data); check, --no-cache
     and a touch see it."""
     primed(tree)
     target = skill_files(tree)[3]
     target.write_text(target.read_text() + "\nUnseen.\n")
     d = tree.parent / cache.DIRNAME
-    record = _signed_json(d / records.BUILD_FILE)
-    tops = tuple(tuple(top) for top in record["quick"]["tops"])
-    record["inputs"] = snapshots.take_snapshot(tops, d).digest
-    cachestore.write_signed(d, records.BUILD_FILE, cachestore.load_key(), record)
+    key = cachestore.load_key()
+    recorded = records.Records(d, key, cache_session.fingerprint(), cache_session.FORMAT).walk()
+    assert recorded is not None
+    at = recorded.paths.index(recorded.inside(str(target)))
+    st = target.lstat()
+    recorded.stats[3 * at + 1 : 3 * at + 3] = type(recorded.stats)("q", [st.st_ctime_ns, st.st_ino])
+    cachestore.write_signed(d, walk_mod.NAME, key, walk_mod.encode(recorded))
     stale, _ = build(tree)
     assert stale.cache.unread  # the blind spot
     assert run("check", "--config", str(tree))[0] == 1  # check never uses the cache
@@ -877,45 +868,29 @@ def test_a_budget_change_re_renders_every_catalog_and_parses_nothing(tree):
 
 
 def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch, memo_path):
-    """discover takes its listings and lstat results from the cache's stat walk instead of walking again."""
+    """The walk the cache records is discover's own: a cached build lists each folder once."""
     build(tree)
     target = skill_files(tree)[4]
     target.write_text(target.read_text() + "\nEdited.\n")
-    calls: list[str] = []
-    real_listdir, real_lstat, real_discover = os.listdir, os.lstat, discover_stage.discover
-    skills = str(tree.parent / "skills")
-    discovering = [False]  # the cache's own walk lstats every folder and file: discover must not again
+    listed: list[str] = []
+    real_listdir = os.listdir
 
     def listdir(path="."):
-        calls.append(f"listdir {path}") if discovering[0] else None
+        listed.append(str(path))
         return real_listdir(path)
 
-    def lstat(path, *a, **k):
-        calls.append(f"lstat {path}") if discovering[0] else None
-        return real_lstat(path, *a, **k)
-
-    def spied(*a, **k):
-        discovering[0] = True
-        try:
-            return real_discover(*a, **k)
-        finally:
-            discovering[0] = False
-
     monkeypatch.setattr(os, "listdir", listdir)
-    monkeypatch.setattr(os, "lstat", lstat)
-    monkeypatch.setattr(discover_stage, "discover", spied)
     result, _ = build(tree)
-    assert result.cache.checked == 1 and calls  # the spy sees discover's calls (the roots' realpath)
-    # Only the sources' roots are resolved again (realpath); nothing below them is listed or stat'ed.
-    below = [c for c in calls if skills + "/" in c and "/" in c.split(skills + "/", 1)[1]]
-    assert below == []
+    assert result.cache.checked == 1 and not result.cache.replayed
+    skills = [p for p in listed if "/skills/" in p]
+    assert skills and len(skills) == len(set(skills))
     monkeypatch.undo()
     build(tree, prune=True)  # the cold build has no objects of the first one
     assert dist_bytes(tree.parent / "dist") == cold(tree, tree.parent.parent / "c")[0]
 
 
-def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
-    from skillc.incremental.snapshot import take_snapshot
+def test_discover_through_what_the_cache_records_is_discover_from_the_disk(tmp_path):
+    from skillc.stages.seen import Seen
 
     root = tmp_path / "p"
     generate(root, 12, n_personas=3, seed=5)
@@ -923,16 +898,13 @@ def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
     (skill / "scripts").mkdir(exist_ok=True)
     (skill / "scripts" / "run").write_text("#!/bin/sh\n")
     os.chmod(skill / "scripts" / "run", 0o755)
-    os.symlink("run", skill / "scripts" / "alias")  # a link to a file: asked of the system again
+    os.symlink("run", skill / "scripts" / "alias")  # a link to a file
     os.mkfifo(skill / "pipe")  # special files too
     (skill / ".DS_Store").write_bytes(b"x")
     config, _ = config_mod.load(root / "skillc.yaml")
-    tops = snapshots.walk_tops(
-        ((s, config.source_dir(i)) for i, s in enumerate(config.sources)), config.personas, config.root
-    )
-    snap = take_snapshot(tops, tmp_path / "cache")
-    assert snap is not None and snap.walked is not None
-    assert discover(config, snap.walked.listdir, snap.walked.lstat) == discover(config)
+    seen = Seen()
+    assert discover(config, seen.listdir, seen.lstat) == discover(config)
+    assert seen.paths and seen.folders and str(skill / "scripts" / "alias") in seen.links
 
 
 # --- the quick no-op and the per-skill memo ---------------------------------------------
@@ -971,7 +943,7 @@ NOT_ON_A_NO_OP = (
     "skillc.incremental.memo",
     "skillc.incremental.codec",
     "skillc.incremental.edit",
-    "skillc.incremental.delta",
+    "skillc.incremental.carry",
     "skillc.stages",
     "ctypes",
     "subprocess",

@@ -157,44 +157,44 @@ def test_notifications_from_watchfiles(tmp_path: Path) -> None:
 def test_a_delta_build_is_taken_and_a_failing_one_said_and_built_in_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The watch's runs in this process: the first builds and keeps its state, an edit is a delta
-    build; a delta that fails (a bug) is said, and the whole build still runs."""
+    """The watch's runs in this process: the first builds and keeps the last build (as the cache
+    recorded it), an edit is an edit build from it; one that fails (a bug) is said, and the whole
+    build still runs."""
     from skillc.cli import build as build_cli
     from skillc.cli import building
-    from skillc.incremental import delta
+    from skillc.incremental import edit
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
-    run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, True, "text", True))
-    assert run(None) == 0 and run.state is not None
+    run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, False, "text"))
+    assert run(None) == 0 and run.last is not None
     target = (tmp_path / "src/a/SKILL.md").resolve()
     target.write_text(skill_md("a", description="Second."))
     taken: list[object] = []
-    real = delta.rebuild
-    monkeypatch.setattr(
-        delta, "rebuild", lambda state, changed: taken.append(real(state, changed)) or taken[-1]
-    )
-    assert run([target]) == 0 and run.state is not None
-    assert taken and taken[0] is not None and run.state is getattr(taken[0], "state", None)
+    real = edit.rebuild
+    monkeypatch.setattr(edit, "rebuild", lambda last, changed: taken.append(real(last, changed)) or taken[-1])
+    assert run([target]) == 0 and run.last is not None
+    assert taken and taken[0] is not None and run.last is getattr(taken[0], "kept", None)
     assert _description(tmp_path / "dist") == "Second."
 
-    def boom(state: object, changed: object) -> None:
+    def boom(last: object, changed: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(delta, "rebuild", boom)
+    monkeypatch.setattr(edit, "rebuild", boom)
     target.write_text(skill_md("a", description="Third."))
     assert run([target]) == 0
-    assert "internal error in the delta build" in capsys.readouterr().err
+    assert "internal error in the edit build" in capsys.readouterr().err
     assert _description(tmp_path / "dist") == "Third."
 
 
 def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The cache replays the first run (nothing in memory): the watch compiles the sources to rebuild
-    from, and the first edit is a delta build."""
+    """The cache replays the first run (nothing in memory): the watch takes the last build as the
+    cache recorded it, and the first edit is an edit build from it."""
     from skillc.cli import build as build_cli
     from skillc.cli import building
-    from skillc.incremental import delta
+    from skillc.incremental import edit
     from skillc.pipeline import Replayed, build
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -202,17 +202,15 @@ def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
     build(config)
     build(config)  # recorded twice: the next one is replayed
     taken: list[object] = []
-    real = delta.rebuild
-    monkeypatch.setattr(
-        delta, "rebuild", lambda state, changed: taken.append(real(state, changed)) or taken[-1]
-    )
+    real = edit.rebuild
+    monkeypatch.setattr(edit, "rebuild", lambda last, changed: taken.append(real(last, changed)) or taken[-1])
     replayed = build_cli.pipeline.build
     results: list[object] = []
     monkeypatch.setattr(
         build_cli.pipeline, "build", lambda *a, **k: results.append(replayed(*a, **k)) or results[-1]
     )
-    run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, False, "text", True))
-    assert run(None) == 0 and isinstance(results[0][0], Replayed) and run.state is not None  # type: ignore[index]
+    run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, False, "text"))
+    assert run(None) == 0 and isinstance(results[0][0], Replayed) and run.last is not None  # type: ignore[index]
     target = (tmp_path / "src/a/SKILL.md").resolve()
     target.write_text(skill_md("a", description="Second."))
     assert run([target]) == 0 and taken and taken[0] is not None

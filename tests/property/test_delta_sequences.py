@@ -1,9 +1,10 @@
-"""Property: after any sequence of edits, `build --watch`'s delta builds (compiler/incremental/delta.py) leave
-the bytes, the diagnostics and the object count of a clean build of the same sources.
+"""Property: after any sequence of edits, `build --watch`'s edit builds from the build it keeps in
+memory (compiler/incremental/edit.py `rebuild`) leave the bytes, the diagnostics and the object
+count of a clean build of the same sources.
 
-Each step edits the tree, and the files whose stat data changed go to `delta.rebuild`, as the watch
-hands it what its notifications name; a change the delta does not take (None) is built in full, as
-the watch does. The steps are mostly what an author does while writing a skill (body, description,
+Each step edits the tree, and the files whose stat data changed go to `rebuild`, as the watch hands
+it what its notifications name; a change it does not take (None) is built in full, as the watch
+does. The steps are mostly what an author does while writing a skill (body, description,
 flags, a resource and its executable bit, a body emptied, a frontmatter broken and mended, a touch),
 sometimes anything else (adds, deletes, renames, personas, overlays, config, template). A few seeds
 run in the normal suite; `SKILLC_DELTA_SEEDS=200` runs more.
@@ -21,9 +22,9 @@ from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
-from skillc.format.layout import INDEX, is_object
-from skillc.incremental.delta import State, rebuild, state_of
-from skillc.pipeline import Compiled, build
+from skillc.format.layout import is_object
+from skillc.incremental import Kept, kept, rebuild
+from skillc.pipeline import build
 
 sys.path.insert(0, str(REPO))
 from bench.gen import generate
@@ -53,12 +54,10 @@ def stats(root: Path) -> dict[Path, Stat]:
     return found
 
 
-def full(root: Path) -> State | None:
-    """A whole build, written, and the state the watch keeps of it (None when it failed)."""
-    result, written = build(root / "skillc.yaml", cache=False, keep=True)
-    if written is None or not isinstance(result, Compiled) or result.artifacts is None:
-        return None
-    return state_of(result, result.artifacts.files[INDEX])
+def full(root: Path) -> Kept | None:
+    """A whole build, written, and what the watch keeps of it (None when it failed)."""
+    _result, written = build(root / "skillc.yaml")
+    return None if written is None else kept(root / "skillc.yaml")
 
 
 def pick(rng: random.Random, broken: bool) -> str:
@@ -97,7 +96,7 @@ def test_every_delta_builds_what_a_clean_build_does(tmp_path, seed):
             state = full(root)
             continue
         deltas += 1
-        state = done.state
+        state = done.kept
         assert tuple(d.format() for d in done.diagnostics) == diags, where
         got = dist_bytes(root / "dist")
         assert {rel: got.get(rel) for rel in want} == want, where

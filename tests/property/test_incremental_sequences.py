@@ -18,19 +18,17 @@ import pytest
 from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
-from support.forks import split_lstats
 
 from skillc.format.layout import is_object
 from skillc.fs import output_stat
 from skillc.incremental import carry
-from skillc.incremental.quick import _records, same_output
+from skillc.incremental.quick import records_for, same_output
 from skillc.pipeline import build
 
 sys.path.insert(0, str(REPO))
 from bench.gen import generate
 
 SEEDS = int(os.environ.get("SKILLC_INCREMENTAL_SEEDS", "2"))
-LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 STEPS = 8
 
 
@@ -39,7 +37,7 @@ def recorded_as_built(root: Path, got: dict[str, bytes], want: dict[str, bytes])
     file saved in its clock tick, records nothing), lists the objects the build uses, with the stat
     data each file has, and says whether the output holds others: what the next `--prune` goes by
     (with nothing changed it replays when the output holds only the listed objects)."""
-    records = _records(root / "skillc.yaml")
+    records = records_for(root / "skillc.yaml")
     record = records.record() if records is not None else None
     if records is None or record is None or record.quick is None:
         return True
@@ -63,8 +61,8 @@ def tighten(root: Path) -> None:
 
 def at_the_edge(root: Path) -> None:
     """Each persona's budget about what its catalog costs whole (the last build's): an edit may make
-    it fit whole, or no longer, and an edit build resumes a packing or packs anew (edit._kept)."""
-    records = _records(root / "skillc.yaml")
+    it fit whole, or no longer, and an edit build resumes a packing or packs anew (edit._Edit._kept)."""
+    records = records_for(root / "skillc.yaml")
     record = records.record() if records is not None else None
     assert records is not None and record is not None
     made = carry.load(records.directory, records.signing_key, record.build_key)
@@ -75,20 +73,12 @@ def at_the_edge(root: Path) -> None:
     build(config)
 
 
-@pytest.mark.parametrize(
-    "split", [False, pytest.param(True, marks=LINUX)], ids=["one process", "a child's lstats"]
-)
 @pytest.mark.parametrize("budget", ["roomy", "tight", "edge"])
 @pytest.mark.parametrize("targets", [False, True], ids=["plain", "targets"])
 @pytest.mark.parametrize("seed", range(SEEDS))
-def test_every_step_builds_what_a_clean_build_does(tmp_path, monkeypatch, seed, targets, budget, split):
+def test_every_step_builds_what_a_clean_build_does(tmp_path, seed, targets, budget):
     """With `targets:` too: their reports compare skills' names across the tree. With a tight budget
-    too: most skills are left out of the catalogs; at the edge: each catalog costs about its budget.
-    With the lstats split with a forked child too, as they are from 8,192 paths on: the edit build
-    is then made while the child takes them, on the guess that the first change found is the only
-    one (edit._guessed), which the steps that change more prove wrong."""
-    if split:
-        split_lstats(monkeypatch)
+    too: most skills are left out of the catalogs; at the edge: each catalog costs about its budget."""
     rng = random.Random(seed + (500 if targets else 0) + {"roomy": 0, "tight": 50, "edge": 70}[budget])
     root = tmp_path / "p"
     generate(root, 10, n_personas=3, seed=seed)
@@ -123,32 +113,13 @@ def test_every_step_builds_what_a_clean_build_does(tmp_path, monkeypatch, seed, 
             assert result.cache is not None and result.cache.replayed, where
 
 
-@pytest.mark.parametrize(
-    "split", [False, pytest.param(True, marks=LINUX)], ids=["one process", "a child's lstats"]
-)
-@pytest.mark.parametrize("journal", ["kept", "short"])
 @pytest.mark.parametrize("tight", [False, True], ids=["roomy", "tight"])
 @pytest.mark.parametrize("seed", range(SEEDS))
-def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(
-    tmp_path, monkeypatch, seed, tight, journal, split
-):
+def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, seed, tight):
     """What an author does between two builds (edit.py's edit builds take most of it): bodies,
     descriptions, flags that move a skill in or out of catalogs, resources and their modes, a
     frontmatter broken and mended, touches. Each build is compared with a clean one, and at least
-    one step of a sequence was an edit build. The edit builds keep a journal of the carry (carry.py);
-    with "short" it is written whole again whenever it holds more than one line, two references or
-    one catalog row. With a child's lstats, the edit is made on the guess of the first file found
-    moved (edit._guessed)."""
-    if split:
-        split_lstats(monkeypatch)
-    if journal == "short":
-        monkeypatch.setattr(carry, "LIMITS", (1, 2, 1))
-    kept: list[str] = []  # the carry files each build wrote
-    real_write = carry.write_signed
-    monkeypatch.setattr(
-        carry, "write_signed", lambda d, name, *a: kept.append(name) or real_write(d, name, *a)
-    )
-    written_by_edits: set[str] = set()
+    one step of a sequence was an edit build."""
     rng = random.Random(1000 + seed + (50 if tight else 0))
     root = tmp_path / "p"
     generate(root, 12, n_personas=3, seed=seed)
@@ -164,12 +135,9 @@ def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(
             name = "frontmatter_broken"
         trail.append(name)
         WRITING_STEPS[name](root, rng)
-        del kept[:]
         broken = any("name: [" in p.read_text() for p in root.glob("skills/**/SKILL.md"))
         broken_for = broken_for + 1 if broken else 0
         result, written = build(root / "skillc.yaml")
-        if result.cache and result.cache.edited:
-            written_by_edits.update(kept)
         want, diags = clean_build(root, tmp_path / "clean")
         where = f"seed {seed}, steps {trail}"
         assert tuple(d.format() for d in result.diagnostics) == diags, where
@@ -186,8 +154,3 @@ def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(
             [rel for rel in want if is_object(rel)]
         ), where
     assert edited, trail
-    # Kept, the edit builds wrote their journal and never the carry whole (short, each of the two
-    # may come first: a description edit after a description edit of one skill keeps a journal of
-    # one line, one reference and one row; tests/unit/test_carry.py holds the limits themselves).
-    if journal == "kept" and written_by_edits:
-        assert carry.EDITS in written_by_edits and carry.NAME not in written_by_edits, trail

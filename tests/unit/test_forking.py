@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from support.forks import reaped
@@ -125,23 +124,9 @@ def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
     assert len(forked) == 1 and reaped(forked[0])
 
 
-def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp_path: Path) -> None:
-    from skillc.incremental import lstats
-
-    for i in range(3):
-        (tmp_path / f"f{i}").write_text("x")
-    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            lstats._fork([f"f{i}" for i in range(3)], fd, None)
-    finally:
-        os.close(fd)
-    assert len(forked) == 1 and reaped(forked[0])
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX")
 def test_every_fork_of_the_compiler_goes_through_forking() -> None:
-    """The helpers (incremental/lstats.py, incremental/aside.py, stages/workers.py) fork only through it."""
+    """The helpers (incremental/aside.py, stages/workers.py) fork only through it."""
     import skillc
 
     root = os.path.dirname(skillc.__file__)

@@ -1,5 +1,6 @@
-"""delta.py: which changes a delta build takes, and that it declines every other (None), writing
-nothing. What it writes is held to a clean build by tests/property/test_delta_sequences.py."""
+"""edit.py's `rebuild`, `build --watch`'s edit build from the build it keeps: which changes it takes,
+and that it declines every other (None), writing nothing. What it writes is held to a clean build
+by tests/property/test_delta_sequences.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from support.project import skill_md, src_project
 
 from skillc import reader
 from skillc.format import layout as fmt
-from skillc.incremental.delta import State, rebuild, state_of, warm
+from skillc.incremental import Kept, kept, rebuild
 from skillc.model import SKILL_MD_CAP
 from skillc.pipeline import Compiled, Replayed, build
 
@@ -23,12 +24,12 @@ FILES = {
 }
 
 
-def _state(config: Path) -> State:
-    result, written = build(config, cache=False, keep=True)
-    assert written is not None and isinstance(result, Compiled) and result.artifacts is not None
-    state = state_of(result, result.artifacts.files[fmt.INDEX])
+def _state(config: Path) -> Kept:
+    _result, written = build(config)
+    assert written is not None
+    state = kept(config)
     assert state is not None
-    return warm(state)
+    return state
 
 
 @pytest.fixture
@@ -69,6 +70,27 @@ def test_a_resource_made_executable_is_an_edit(config: Path) -> None:
     assert reader.open(config.parent / "dist").skill_meta("a").resources[0].executable
 
 
+@pytest.mark.parametrize("change", ["added", "removed", "file to folder"])
+def test_a_resource_added_or_removed_is_an_edit(config: Path, change: str) -> None:
+    """Discover says what the skill's files are now (edit.py knows no rule of its own)."""
+    state = _state(config)
+    script = _path(config, "src/a/scripts/run")
+    if change == "added":
+        changed = _path(config, "src/a/new.md")
+        changed.write_text("new\n")
+    elif change == "removed":
+        script.unlink()
+        changed = script
+    else:
+        script.unlink()
+        script.mkdir()
+        changed = script
+    done = rebuild(state, [changed])
+    assert done is not None and done.written.written
+    paths = [r.path for r in reader.open(config.parent / "dist").skill_meta("a").resources]
+    assert paths == (["new.md", "scripts/run"] if change == "added" else [])
+
+
 def test_a_save_without_a_change_writes_nothing(config: Path) -> None:
     state = _state(config)
     target = _path(config, "src/a/SKILL.md")
@@ -81,32 +103,14 @@ def test_a_save_without_a_change_writes_nothing(config: Path) -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [
-        "added",
-        "removed",
-        "config",
-        "renamed",
-        "error",
-        "link",
-        "fifo",
-        "directory",
-        "too large",
-        "not utf-8",
-        "foreign build",
-    ],
+    ["config", "renamed", "error", "link", "fifo", "too large", "not utf-8", "foreign build"],
 )
 def test_other_changes_are_declined_and_nothing_is_written(config: Path, change: str) -> None:
     state = _state(config)
     root = config.parent
     target = _path(config, "src/a/SKILL.md")
     changed = [target]
-    if change == "added":
-        changed = [_path(config, "src/a/new.md")]
-        changed[0].write_text("new\n")
-    elif change == "removed":
-        _path(config, "src/a/scripts/run").unlink()
-        changed = [_path(config, "src/a/scripts/run")]
-    elif change == "config":
+    if change == "config":
         config.write_text(config.read_text() + "\n")
         changed = [config.resolve()]
     elif change == "renamed":  # its name is what other skills and the harnesses key on
@@ -120,11 +124,6 @@ def test_other_changes_are_declined_and_nothing_is_written(config: Path, change:
         script = _path(config, "src/a/scripts/run")
         script.unlink()
         os.mkfifo(script)
-        changed = [script]
-    elif change == "directory":
-        script = _path(config, "src/a/scripts/run")
-        script.unlink()
-        script.mkdir()
         changed = [script]
     elif change == "too large":
         target.write_bytes(b"x" * (SKILL_MD_CAP + 1))
@@ -164,10 +163,9 @@ def test_a_document_over_the_reader_bound_is_left_to_the_whole_build(
 def test_the_cache_is_not_fooled_by_a_delta_build(
     config: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A delta build writes dist/ but not .skillc-cache/: the next cached build still builds, and what
-    it leaves is what a clean build of the same sources writes."""
+    """The watch's edit build writes dist/ but not .skillc-cache/: the next cached build still builds,
+    and what it leaves is what a clean build of the same sources writes."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    build(config)  # recorded in the cache
     state = _state(config)
     target = _path(config, "src/a/SKILL.md")
     original = target.read_text()
@@ -175,7 +173,7 @@ def test_the_cache_is_not_fooled_by_a_delta_build(
         target.write_text(text)
         done = rebuild(state, [target])
         assert done is not None
-        state = done.state
+        state = done.kept
     result, written = build(config)
     assert written is not None and isinstance(result, Compiled | Replayed)
     clean = config.parent.parent / "clean"
@@ -187,7 +185,7 @@ def test_the_cache_is_not_fooled_by_a_delta_build(
     assert {rel: got.get(rel) for rel in want} == want
 
 
-def test_under_strict_a_new_warning_fails_the_whole_build_not_the_delta(tmp_path: Path) -> None:
+def test_under_strict_a_new_warning_fails_the_whole_build_not_the_edit(tmp_path: Path) -> None:
     config = src_project(tmp_path, FILES, "sources: [src]\noutput: dist\nstrict: true\n")
     state = _state(config)
     target = _path(config, "src/a/SKILL.md")
