@@ -203,6 +203,7 @@ class _Made:
     dropped: set[str]  # the objects the last build named that this one does not
     stats: Stats
     same_report: bool  # the diagnostics are the last build's
+    build_hash: str = ""
 
 
 @dataclass(frozen=True)
@@ -460,7 +461,7 @@ class _Edit:
         )
         stats = Stats(len(checked), 0, self.measured, len(texts), edited=True)
         same = unordered == carry.unordered and (skills == 0) == (carry.counts[0] == 0)
-        return _Made(new, catalog, out.files, frozenset(out.objects), used - live, stats, same)
+        return _Made(new, catalog, out.files, frozenset(out.objects), used - live, stats, same, build_hash)
 
     def _index(self) -> bytes:
         """The output's index, when it is the one the last build wrote."""
@@ -822,7 +823,9 @@ class _Recorded(_Edit):
             raise _Declined("no record or walk")
         self.records, self.record, self.walk, self.changes = early.records, record, early.walk, early.changes
         self.directory = early.records.directory
-        carry = load(self.directory, early.records.signing_key, record.build_key)
+        carry = early.carry
+        if carry is None or carry.key != record.build_key:
+            carry = load(self.directory, early.records.signing_key, record.build_key)
         if carry is None:
             raise _Declined("no carry for the recorded build")
         super().__init__(carry)
@@ -836,7 +839,7 @@ class _Recorded(_Edit):
         made, walk = self._made_and_walked()
         carry = made.carry
         if carry is not None:
-            key = build_key(self.records.fingerprint, hash_of(carry), self.config, carry.early)
+            key = build_key(self.records.fingerprint, made.build_hash, self.config, carry.early)
             carry = replace(carry, key=key)
             if not write_delta(self.dist, made.files, made.objects, self._index()):
                 raise _Declined("another build wrote the output")
@@ -973,12 +976,6 @@ class _Recorded(_Edit):
             else final_diagnostics(self.config, carry.counts[0] == 0, carry.unordered)
         )
         self.records.save(new_record, ours, report, walk)
-
-
-def hash_of(carry: Carry) -> str:
-    """The build hash of the build a carry describes."""
-    assert carry.config is not None
-    return hash_lines(carry.config, carry.template[0], [carry.found.lines.encode()])
 
 
 @dataclass(frozen=True)

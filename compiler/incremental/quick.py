@@ -33,6 +33,7 @@ from ..dataclass import dataclass, replace
 from ..digests import digest
 from ..format.layout import is_object
 from ..options import Options
+from . import lstats
 from .outcome import Hit, hit
 from .records import Quick, Record, Records, debris
 from .report import Report
@@ -41,6 +42,7 @@ from .walk import Changes, Walk
 
 if TYPE_CHECKING:
     from ..model import Config
+    from .carry import Carry
 
 # 6: per-skill memo buckets, the record by parts (head.json, outputs.json), the quick no-op path
 # 7: the walk's manifest (walk.json), the walk's digest over sorted keys
@@ -219,6 +221,7 @@ class Early:
     walk: Walk | None = None
     changes: Changes | None = None
     head: bool = False
+    carry: Carry | None = None  # the recorded build's, read while a child took the lstats
 
     @property
     def edits(self) -> bool:
@@ -243,6 +246,28 @@ def leave_only(thing: object) -> None:
     _LEFT[:] = [] if thing is None else [thing]
 
 
+_started: list[Records] = []  # `start`'s records, for the quick path of the same cache
+
+
+def start(config_path: Path) -> None:
+    """Read the recorded walk and begin its lstats in a forked child (lstats.begin) before the
+    command line and the stages are imported: `quick_replay` takes them for the same cache and the
+    same paths below the same folder. `config_path` is the command line's config as far as it can be
+    told without parsing it."""
+    discard()
+    records = records_for(config_path)
+    walk = None if records is None else records.walk()
+    if records is not None and walk is not None:
+        _started.append(records)
+        lstats.begin(walk.paths, walk.base)
+
+
+def discard() -> None:
+    """Forget what `start` read and end what it began."""
+    _started.clear()
+    lstats.discard()
+
+
 def records_for(config_path: Path) -> Records | None:
     """The cache's records for the config, or None when the cache is off."""
     directory = config_path.resolve().parent / DIRNAME
@@ -254,6 +279,9 @@ def records_for(config_path: Path) -> Records | None:
     signing_key = load_key()
     if signing_key is None:
         return None
+    for records in _started:  # what `start` read of this very cache: read once
+        if records.directory == directory and records.signing_key == signing_key:
+            return records
     return Records(directory, signing_key, fingerprint(), FORMAT)
 
 
@@ -261,7 +289,11 @@ def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early |
     """The recorded build when nothing it depends on changed, checked without parsing the config;
     None when the cache is off."""
     records = records_for(config_path)
-    return None if records is None else _replay(records, config_path, options, prune)
+    _started.clear()
+    try:
+        return None if records is None else _replay(records, config_path, options, prune)
+    finally:
+        lstats.discard()  # what `start` began for lstats this build did not ask for
 
 
 def _replay(records: Records, config_path: Path, options: Options, prune: bool) -> Early:
@@ -270,9 +302,12 @@ def _replay(records: Records, config_path: Path, options: Options, prune: bool) 
     if record is None or quick is None:
         return Early(records)
     walk = records.walk()
-    changes = walk.check() if walk is not None else None
     head = quick_head(records.fingerprint, config_path, options, quick.watched) == quick.head
-    early = Early(records, None, walk, changes, head)
+    # While a child takes the lstats, this process would wait: it reads what an edit build reads
+    # first, which a no-op then leaves unused (here: a large tree, where the child pays).
+    carry = _carry(records, record.build_key) if head and lstats.running() else None
+    changes = walk.check() if walk is not None else None
+    early = Early(records, None, walk, changes, head, carry)
     if not head or changes is None or not changes.none:
         return early
     dist = config_path.resolve().parent / quick.output
@@ -285,6 +320,12 @@ def _replay(records: Records, config_path: Path, options: Options, prune: bool) 
         return early
     report = records.report(record)
     return early if report is None else replace(early, hit=(record, report))
+
+
+def _carry(records: Records, key: str) -> Carry | None:
+    from .carry import load  # the model and the stages' types with it: an edit build needs them
+
+    return load(records.directory, records.signing_key, key)
 
 
 def quick_hit(early: Early | None) -> Hit | None:

@@ -260,8 +260,10 @@ def renewed(
     made = Walk(
         os.urandom(16).hex(), walk.base, walk.tops, roots, root_names, paths, new_stats, new_names, []
     )
-    places = [at for at in range(len(walk.paths)) if stat.S_ISLNK(walk.stats[3 * at])]
-    links = {walk.paths[at]: link for at, link in zip(places, walk.links, strict=True)}
+    links: dict[str, Link] = {}
+    if walk.links:
+        places = [at for at in range(len(walk.paths)) if stat.S_ISLNK(walk.stats[3 * at])]
+        links.update((walk.paths[at], link) for at, link in zip(places, walk.links, strict=True))
     links.update((walk.inside(where), link) for where, link in seen.links.items())
     try:
         return _vouched(made, stamp, links)
@@ -292,22 +294,24 @@ def _listed(seen: Seen, base: str, take: Callable[[str], bool] | None) -> dict[s
 
 
 def _vouched(walk: Walk, stamp: int, links: Mapping[str, Link]) -> Walk | None:
-    """`walk` with its links (`links`: by path, what each led to when discover met it), when every
-    path and what each link leads to is older than `stamp`; raises CannotVouch for a link to a
-    folder or a name that is not UTF-8."""
-    for rel in walk.paths:
-        _utf8(rel)
-    if any(ctime >= stamp for ctime in walk.stats[1::3]):
+    """`walk` with its links (`links`: by path, what each led to when discover met it: every path of
+    the walk that is a link has one), when every path and what each link leads to is older than
+    `stamp`; raises CannotVouch for a link to a folder or a name that is not UTF-8."""
+    if not "".join(walk.paths).isascii():  # nearly every tree: one test in C
+        for rel in walk.paths:
+            _utf8(rel)
+    if walk.stats and max(walk.stats[1::3]) >= stamp:
         return None
-    found = [links.get(rel) for at, rel in enumerate(walk.paths) if stat.S_ISLNK(walk.stats[3 * at])]
-    led = [link for link in found if link is not None]
-    if len(led) != len(found):
-        return None  # a link no walk followed: not what discover saw
-    if any((ctime, ino) == FOLDER for _target, ctime, ino in led):
-        raise CannotVouch("a link to a folder")
-    if any(ctime >= stamp for _target, ctime, _ino in led):
-        return None
-    walk.links[:] = led
+    if links:
+        found = [links.get(rel) for at, rel in enumerate(walk.paths) if stat.S_ISLNK(walk.stats[3 * at])]
+        led = [link for link in found if link is not None]
+        if len(led) != len(found):
+            return None  # a link no walk followed: not what discover saw
+        if any((ctime, ino) == FOLDER for _target, ctime, ino in led):
+            raise CannotVouch("a link to a folder")
+        if any(ctime >= stamp for _target, ctime, _ino in led):
+            return None
+        walk.links[:] = led
     return walk
 
 

@@ -87,9 +87,9 @@ def test_corpus_report_counts_a_small_collection(tmp_path, capsys):
 
 
 def test_the_delta_bench_runs_its_cases_on_a_small_tree(tmp_path, capsys):
-    """bench/delta.py takes every case as a delta (it exits when the delta declines one)."""
+    """bench/delta.py takes every case as an edit build (it exits when the edit build declines one)."""
     from bench import delta
 
     assert delta.main(["--skills", "40", "--personas", "3", "--edits", "2", "--workdir", str(tmp_path)]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert any(r.startswith("| one description edit: delta build") for r in rows), rows
+    assert any(r.startswith("| one description edit: edit build") for r in rows), rows

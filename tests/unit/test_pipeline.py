@@ -35,16 +35,3 @@ def test_a_build_that_fails_restores_the_collector(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         compile_project(cfg, Options(progress=boom))
     assert gc.isenabled()
-
-
-@pytest.mark.parametrize("cache", [True, False])
-def test_only_a_build_asked_to_keep_its_sources_holds_them(tmp_path: Path, cache: bool) -> None:
-    """A build lets the inputs' bytes go once it has checked and hashed them; `build --watch` asks it
-    to keep what it was made from, for its delta builds."""
-    cfg = src_project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
-    plain, _ = build(cfg, cache=cache)
-    (tmp_path / "src/a/SKILL.md").write_text(skill_md("a", description="Again."))
-    kept, _ = build(cfg, cache=cache, keep=True)
-    assert getattr(plain, "found", None) is None
-    assert getattr(kept, "found", None) is not None and getattr(kept, "template", None) is not None
-    assert compile_project(cfg).found is None  # type: ignore[union-attr]
