@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..dataclass import dataclass, replace
@@ -75,10 +75,10 @@ class Policy:
 
 
 @functools.cache
-def _matcher(pattern: str) -> Any:
-    import pathspec
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    from ..names import gitignore
 
-    return pathspec.GitIgnoreSpec.from_lines([pattern]).match_file
+    return gitignore.matcher(pattern)
 
 
 # `# skillc: ignore[SKC206, SKC216]` on a line of its own in the frontmatter (a YAML comment:
