@@ -17,7 +17,7 @@ from .cache import Hit, Report, Stats, quick_hit, quick_replay
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
-from .diagnostics.policy import Policy
+from .diagnostics.policy import Policy, unused
 from .digests import build_hash, hash_lines, input_line
 from .errors import TemplateFailure
 from .options import DEFAULTS, Options, Progress, silent
@@ -344,13 +344,13 @@ def final_diagnostics(config: Config, empty: bool, diags: tuple[Diagnostic, ...]
     """A build's report: `diags` are at their levels already, but for the empty-build warning (`empty`:
     the build serves no skill); then --strict, and the report's order (the delta and edit builds make
     their reports here too)."""
+    policy = Policy(config.severities, config.path_severities)
     if empty and not dg.has_errors(diags):  # a build serving nothing is never silently green
-        diags += tuple(
-            Policy(config.severities, config.path_severities).apply(
-                [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
-            )
-        )
-    return dg.ordered(dg.apply_policy(diags, {}, config.strict))
+        diags += tuple(policy.apply([dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]))
+    if policy.codes or policy.paths:
+        idle = unused(policy, dict(config.anchors), config.config_rel, diags)
+        diags += tuple(policy.apply(idle))
+    return dg.ordered(dg.apply_policy(diags, {}, config.strict))  # which drops the marks
 
 
 @_uncollected

@@ -14,6 +14,10 @@ from .codes import DESCRIPTIONS, Code
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    # A diagnostic a setting ignored, kept as a mark (its path and code) among the others until the
+    # report is made (policy.unused tells from the marks which settings suppressed something): the
+    # incremental builds splice a skill's marks with its diagnostics. Never reported.
+    SUPPRESSED = "suppressed"
 
 
 # Every code by its string, for what users type (configs, --ignore) and `skillc codes`.
@@ -94,7 +98,12 @@ def apply_policy(
     """
     from .policy import Policy
 
-    kept = Policy(tuple(severities.items()), paths).apply(diags)
+    # the marks of what a setting ignored are read by now (policy.unused) and never reported
+    kept = [
+        d
+        for d in Policy(tuple(severities.items()), paths).apply(diags)
+        if d.severity is not Severity.SUPPRESSED
+    ]
     if strict:
         kept = [Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in kept]
     return tuple(kept)

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from support.project import skill_md, src_project
 from support.sarif import SARIF_SUBSET
 
+from skillc import diagnostics as dg
 from skillc.cli import cli
 from skillc.diagnostics import Diagnostic, Severity, error, warning
 from skillc.diagnostics import formats as report
@@ -90,8 +91,15 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
 
 
 def test_severity_enum_is_what_sarif_levels_accept() -> None:
-    assert {s.value for s in Severity} <= {"none", "note", "warning", "error"}
+    """Every severity a report holds; the marks of what a setting ignored are dropped before any
+    report is made (dg.apply_policy)."""
+    reported = {s.value for s in Severity if s is not Severity.SUPPRESSED}
+    assert reported <= {"none", "note", "warning", "error"}
     assert isinstance(DIAGS[0], Diagnostic)
+    mark = Diagnostic("a", 0, 0, Severity.SUPPRESSED, "SKC205", "")
+    assert dg.apply_policy((mark, *DIAGS), {}, strict=True) == tuple(
+        Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in DIAGS
+    )
 
 
 def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
