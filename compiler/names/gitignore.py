@@ -283,8 +283,10 @@ class Spec:
 
     def excludes(self, path: str) -> bool:
         """Whether git leaves `path` out of a walk: it or a folder above it is matched last by a
-        pattern that is not a `!` (a folder left out is not entered)."""
-        parts = as_text(path).split("/")
+        pattern that is not a `!` (a folder left out is not entered). An absolute path (a source
+        outside the project: `/opt/skills/x/SKILL.md`) is read from `/`, so `/opt/skills/**` or
+        `opt/skills/**` matches it."""
+        parts = as_text(path.removeprefix("/")).split("/")
         return any(
             self.verdict("/".join(parts[:depth]), depth < len(parts)) for depth in range(1, len(parts) + 1)
         )

@@ -92,6 +92,7 @@ def test_a_path_is_excluded_by_a_folder_above_it() -> None:
     match = gitignore.matcher("skills/vendor/")
     assert match("skills/vendor/x/SKILL.md") and not match("skills/vendors/x/SKILL.md")
     assert gitignore.matcher("!x")("x") is False
+    assert gitignore.matcher("/opt/skills/**")("/opt/skills/x/SKILL.md")  # a source outside the project
 
 
 def test_bytes_that_are_not_utf8_match_as_bytes() -> None:
