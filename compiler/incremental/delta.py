@@ -9,9 +9,9 @@ previous build's.
 It takes the edits an author makes while writing a skill: a SKILL.md (body or frontmatter) or one
 of its resources edited in place. Anything else returns None and the caller builds in full: a file
 added, removed, renamed or replaced by a link; a persona, overlay, exclusive body, config, template
-or ignore file; a shadowed skill's file; a skill whose `name`, `persona_exclusive` or
-`has_persona_overlay` changes; a change that brings an error, or a document over the reader's
-bounds; an output another build wrote since. The result is byte for byte the whole build's:
+or ignore file (also one in a skill's folder, where it is a resource too); a shadowed skill's file;
+a skill whose `name`, `persona_exclusive` or `has_persona_overlay` changes; a change that brings
+an error, or a document over the reader's bounds; an output another build wrote since. The result is byte for byte the whole build's:
 tests/property/test_delta_sequences.py compares the two after random edit sequences.
 """
 
@@ -35,6 +35,7 @@ from ..model import SKILL_MD_CAP, Artifacts, Config, Discovery, InputFile, Progr
 from ..output import assemble
 from ..output.bounds import over_bounds
 from ..output.write import WriteResult, write_delta
+from ..project.ignorefiles import IGNORE_FILES
 from ..stages.budget import Packing
 from ..stages.buildhash import hash_lines, input_line
 from ..stages.catalog import (
@@ -226,6 +227,8 @@ def _edits(state: State, changed: Iterable[Path]) -> dict[str, dict[int, InputFi
     """command -> slot -> the file as it is now, for files whose bytes or mode changed."""
     edits: dict[str, dict[int, InputFile]] = {}
     for path in changed:
+        if _reaches_every_skill(state, path):
+            return None
         hit = state.where.get(str(path))
         if hit is None:
             return None
@@ -239,6 +242,16 @@ def _edits(state: State, changed: Iterable[Path]) -> dict[str, dict[int, InputFi
         if now.data != old.data or now.executable != old.executable:
             edits.setdefault(command, {})[slot] = now
     return edits
+
+
+def _reaches_every_skill(state: State, path: Path) -> bool:
+    """An ignore file or a template file is also a resource when it lies in a skill's folder, but
+    editing it changes what the walk keeps or every catalog: only a whole build can say."""
+    if path.name in IGNORE_FILES:
+        return True
+    folder = state.config.template.parent
+    names = [line.split(b"\0")[0].decode() for line in state.template.source.splitlines()]
+    return path.resolve() in {(folder / name).resolve() for name in names} | {state.config.template.resolve()}
 
 
 def _read(path: str, rel: str, cap: int) -> InputFile | None:
