@@ -1,0 +1,68 @@
+"""`skillc serve`'s transports: stdio, or streamable HTTP at `/mcp`, until stdin closes, Ctrl-C or
+SIGTERM. Over HTTP the server is stateless per request (no session, no pin: every request reads
+the latest build), so any number of them behind a load balancer serve one build alike.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from . import server as server_mod
+from .builds import Builds, Pin
+
+MCP_PATH = "/mcp"
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def stdio(builds: Builds, with_tools: bool, ready: Callable[[], None]) -> None:
+    """Serve one connection over stdin and stdout: it reads from the build of its last list or get."""
+    from mcp.server.stdio import stdio_server
+
+    server = server_mod.make(Pin(builds, sticky=True), with_tools)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            ready()
+            await server.run(read, write, server.create_initialization_options())
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        anyio.run(main)
+    except KeyboardInterrupt:
+        pass
+
+
+def http(builds: Builds, with_tools: bool, host: str, port: int, ready: Callable[[str], None]) -> None:
+    """Serve streamable HTTP on host:port at /mcp; `ready` is told the URL once the socket listens
+    (port 0 takes a free port, and the URL names it)."""
+    import uvicorn
+
+    server = server_mod.make(Pin(builds, sticky=False), with_tools)
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, stateless_http=True, json_response=True, host=host
+    )
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", access_log=False)
+    web = uvicorn.Server(config)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(web.serve)
+            while not web.started:
+                if web.should_exit:
+                    return
+                await anyio.sleep(0.01)
+            bound = web.servers[0].sockets[0].getsockname()
+            shown = f"[{host}]" if ":" in host else host
+            ready(f"http://{shown}:{bound[1]}{MCP_PATH}")
+
+    try:
+        anyio.run(main)  # uvicorn ends on Ctrl-C and SIGTERM itself; a bind error exits 1
+    except KeyboardInterrupt:  # a second Ctrl-C during uvicorn's own shutdown
+        pass
