@@ -106,5 +106,5 @@ def skillc(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 def built(root: Path) -> Path:
     """The project written and built in `root`; returns its build directory."""
-    skillc("build", "--config", write(root))
+    skillc("build", "--no-cache", "--config", write(root))
     return root / "dist"

@@ -1,0 +1,187 @@
+"""serve/view.py on the fixture build: what each persona is served, and nothing else."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from skillc import reader
+from skillc.serve import uris
+from skillc.serve.view import View
+from skillc.targets import export
+
+
+def _view(dist: Path, persona: str) -> View:
+    return View(reader.open(dist), persona)
+
+
+def test_the_served_skills_are_the_persona_s_less_those_nobody_may_invoke(dist: Path) -> None:
+    opened = reader.open(dist)
+    for persona in opened.personas():
+        view = View(opened, persona)
+        want = [i.command for i in opened.skills(persona) if i.model or i.user]
+        assert [s.command for s in view.skills()] == want
+    assert [s.command for s in _view(dist, "guest").skills()] == ["alpha", "manual", "secret"]
+
+
+def test_every_left_out_or_renamed_skill_is_said(dist: Path) -> None:
+    notes = _view(dist, "lead").notes()
+    assert any("'nobody' is not served" in n for n in notes)
+    assert any("'folder-x' is served as 'folder-x'" in n and "'label-y'" in n for n in notes)
+    assert any("'under_score' is served as 'under-score'" in n for n in notes)
+    assert len(notes) == 3
+
+
+def test_an_entry_is_the_skill_md_with_its_frontmatter_and_the_build_s_digests(dist: Path) -> None:
+    view = _view(dist, "lead")
+    entry = view.entry("alpha")
+    assert entry is not None
+    head = yaml.safe_load(entry.skill_md.decode().split("---\n", 2)[1])
+    assert head == entry.frontmatter
+    assert entry.frontmatter == {
+        "name": "alpha",
+        "description": "The first skill, with files in folders.",
+        "license": "MIT",
+        "metadata": {"version": "1.2", "owner": "team"},
+    }
+    for file in entry.files:
+        data = view.read(file)
+        assert (file.digest, file.size) == (hashlib.sha256(data).hexdigest(), len(data))
+    assert [f.uri for f in entry.files][1:] == [
+        "skill://alpha/assets/logo.png",
+        "skill://alpha/data%20file%20%281%29.txt",
+        "skill://alpha/references/deep/note.md",
+        "skill://alpha/references/guide.md",
+        "skill://alpha/scripts/run.sh",
+    ]
+
+
+def test_skillc_s_persona_keys_are_compiled_away_and_the_flags_resolved(dist: Path) -> None:
+    view = _view(dist, "ops")
+    for command in ("secret", "overlaid", "manual", "model-only"):
+        entry = view.entry(command)
+        assert entry is not None
+        assert not {"persona_exclusive", "has_persona_overlay"} & set(entry.frontmatter)
+    assert view.entry("manual").frontmatter["disable-model-invocation"] is True  # type: ignore[union-attr]
+    assert view.entry("model-only").frontmatter["user-invocable"] is False  # type: ignore[union-attr]
+    overlaid = view.entry("overlaid")
+    assert overlaid is not None and b"Ops: page the on-call." in overlaid.skill_md
+    assert overlaid.frontmatter["when_to_use"] == "When a persona needs its own steps."
+
+
+def test_the_skill_md_is_the_export_s_harness_neutral_one(dist: Path) -> None:
+    opened = reader.open(dist)
+    view = View(opened, "lead")
+    for served in view.skills():
+        if served.name == served.info.name:
+            entry = view.entry(served.command)
+            assert entry is not None
+            assert entry.skill_md == export.skill_md(opened, export.NEUTRAL, "lead", served.info)
+
+
+def test_a_stub_is_its_skill_md_alone(dist: Path) -> None:
+    stub = _view(dist, "ops").entry("secret")
+    granted = _view(dist, "lead").entry("secret")
+    assert stub is not None and granted is not None
+    assert [f.uri for f in stub.files] == ["skill://secret/SKILL.md"]
+    assert b"The lead's own instructions." in granted.skill_md
+    assert b"The lead's own instructions." not in stub.skill_md
+    assert [f.uri for f in granted.files] == ["skill://secret/SKILL.md", "skill://secret/references/plan.md"]
+
+
+def test_a_parent_lists_its_served_nested_skills_files_too(dist: Path) -> None:
+    view = _view(dist, "lead")
+    group, inner = view.entry("group"), view.entry("group/inner")
+    assert group is not None and inner is not None
+    assert [f.uri for f in group.files] == [
+        "skill://group/SKILL.md",
+        "skill://group/references/map.md",
+        "skill://group/inner/SKILL.md",
+        "skill://group/inner/notes.md",
+        "skill://group/inner/leaf/SKILL.md",
+    ]
+    assert inner.files == group.files[2:]
+    assert inner.frontmatter["name"] == "inner"
+
+
+def test_addressing_finds_each_file_at_its_uri_and_its_owner(dist: Path) -> None:
+    view = _view(dist, "lead")
+    found = view.file_at("skill://group/inner/notes.md")
+    assert found is not None and (found.command, found.path) == ("group/inner", "notes.md")
+    assert view.skill_at("skill://group/inner/SKILL.md").command == "group/inner"  # type: ignore[union-attr]
+    assert view.skill_at("skill://under-score/SKILL.md").command == "under_score"  # type: ignore[union-attr]
+
+
+PROBES = [
+    "skill://secret/references/plan.md",  # the granted persona's file, from a stub persona
+    "skill://secret/references/../references/plan.md",
+    "skill://secret/references/%2E%2E/references/plan.md",
+    "skill://secret%2Freferences/plan.md",
+    "skill://secret/references%2Fplan.md",
+    "skill://SECRET/SKILL.md",
+    "skill://lead/secret/SKILL.md",
+    "skill://lead-exclusive/secret.md",
+    "skill://ops/skill-overlays/overlaid.md",
+    "skill://personas/ops/skill-overlays/overlaid.md",
+    "skill://nobody/SKILL.md",
+    "skill://under_score/SKILL.md",
+    "skill://label-y/SKILL.md",
+    "skill://alpha/references/./guide.md",
+    "skill://alpha//references/guide.md",
+    "skill://alpha/data file (1).txt",
+    "skill://alpha/SKILL.md/",
+    "skill://./alpha/SKILL.md",
+    "skill://../dist/_index.json",
+    "skill://objects/ab/cd",
+    "skill://_index.json",
+    "file:///etc/passwd",
+    "skill://alpha/SKILL.md?persona=lead",
+    "skill://alpha/SKILL.md#x",
+    "skill://alpha/skill.md",
+    "",
+]
+
+
+@pytest.mark.parametrize("uri", PROBES)
+def test_isolation_probes_reach_nothing_of_another_persona(dist: Path, uri: str) -> None:
+    for persona in ("ops", "guest"):
+        view = _view(dist, persona)
+        assert view.file_at(uri) is None
+        assert view.skill_at(uri) is None
+
+
+def test_hidden_skills_are_neither_listed_nor_addressable(dist: Path) -> None:
+    guest = _view(dist, "guest")
+    for hidden in ("group", "group/inner", "overlaid", "model-only"):
+        assert guest.served(hidden) is None and guest.entry(hidden) is None
+        served = _view(dist, "lead").served(hidden)
+        assert served is not None
+        assert guest.skill_at(uris.skill_uri(served.skill_path)) is None
+        assert guest.directory(f"skill://{served.skill_path}") is None
+
+
+def test_directories(dist: Path) -> None:
+    view = _view(dist, "lead")
+    assert view.directory("skill://alpha/references") == [
+        ("skill://alpha/references/deep", "deep", True),
+        ("skill://alpha/references/guide.md", "guide.md", False),
+    ]
+    assert view.directory("skill://group") == [
+        ("skill://group/SKILL.md", "SKILL.md", False),
+        ("skill://group/inner", "inner", True),
+        ("skill://group/references", "references", True),
+    ]
+    assert view.directory("skill://alpha/references/guide.md") is None
+    assert view.directory("skill://alpha/references/") is None
+    assert _view(dist, "guest").directory("skill://group") is None
+
+
+def test_entries_are_kept_bounded(dist: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("skillc.serve.view.ENTRIES_KEPT", 2)
+    view = _view(dist, "lead")
+    for served in view.skills():
+        view.entry(served.command)
+    assert len(view._entries) == 2
