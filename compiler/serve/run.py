@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable
-from typing import Any
 
 import anyio
+import anyio.abc
 
 from . import server as server_mod
 from .builds import Builds, Pin
 
 MCP_PATH = "/mcp"
-
-
-def _stop(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def stdio(builds: Builds, with_tools: bool, ready: Callable[[], None]) -> None:
@@ -28,15 +24,22 @@ def stdio(builds: Builds, with_tools: bool, ready: Callable[[], None]) -> None:
     server = server_mod.make(Pin(builds, sticky=True), with_tools)
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio_server() as (read, write), anyio.create_task_group() as group:
+            await group.start(_cancel_on_signal, group.cancel_scope)
             ready()
             await server.run(read, write, server.create_initialization_options())
+            group.cancel_scope.cancel()  # stdin closed: the host is gone
 
-    signal.signal(signal.SIGTERM, _stop)
-    try:
-        anyio.run(main)
-    except KeyboardInterrupt:
-        pass
+    anyio.run(main)
+
+
+async def _cancel_on_signal(scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+    """Ctrl-C or SIGTERM: the connection ends as if stdin had closed."""
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
+        async for _ in signals:
+            scope.cancel()
+            return
 
 
 def http(builds: Builds, with_tools: bool, host: str, port: int, ready: Callable[[str], None]) -> None:
@@ -62,7 +65,8 @@ def http(builds: Builds, with_tools: bool, host: str, port: int, ready: Callable
             shown = f"[{host}]" if ":" in host else host
             ready(f"http://{shown}:{bound[1]}{MCP_PATH}")
 
-    try:
-        anyio.run(main)  # uvicorn ends on Ctrl-C and SIGTERM itself; a bind error exits 1
-    except KeyboardInterrupt:  # a second Ctrl-C during uvicorn's own shutdown
-        pass
+    # uvicorn ends on Ctrl-C and SIGTERM itself, then raises the signal again for the handler it
+    # found; this one asks it to stop, as its own does (so a signal before it starts stops it too).
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: setattr(web, "should_exit", True))
+    anyio.run(main)

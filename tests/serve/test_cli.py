@@ -1,0 +1,93 @@
+"""`skillc serve` on the command line: usage errors, the missing extra, HTTP's ready line, and a
+clean end on Ctrl-C and SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from support.cli import run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import clients
+
+
+def test_an_unknown_persona_is_a_usage_error_with_suggestions(dist: Path) -> None:
+    code, out = run("serve", "--persona", "gust", str(dist))
+    assert code == 2
+    assert "unknown persona 'gust'" in out and "guest" in out
+
+
+@pytest.mark.parametrize("address", ["x", "host:port", "1:2:3", "70000", "[::1]"])
+def test_a_bad_address_is_a_usage_error(dist: Path, address: str) -> None:
+    code, out = run("serve", "--persona", "lead", "--http", address, str(dist))
+    assert code == 2 and "[HOST:]PORT" in out
+
+
+def test_no_build_is_an_error(tmp_path: Path) -> None:
+    code, out = run("serve", "--persona", "lead", str(tmp_path))
+    assert code == 1 and "skillc build" in out
+
+
+def test_without_the_extra_it_says_how_to_get_it(dist: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a))
+    code, out = run("serve", "--persona", "lead", str(dist))
+    assert code == 1 and "pip install 'skillc[mcp]'" in out
+
+
+def test_other_commands_never_import_the_sdk(dist: Path) -> None:
+    code = "import sys; from skillc.cli import main\ntry: main(['catalog', '--help'])\nexcept SystemExit: pass\nprint('mcp' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"
+
+
+def _start(*argv: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillc", "serve", *argv], stderr=subprocess.PIPE, stdin=subprocess.PIPE, text=True
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("skillc: serving"):
+            return proc, line.strip()
+    raise AssertionError(f"no ready line; exit {proc.wait()}")
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_http_says_where_it_serves_and_ends_cleanly(dist: Path, stop: signal.Signals) -> None:
+    proc, ready = _start("--persona", "guest", "--http", "127.0.0.1:0", str(dist))
+    try:
+        assert ready.startswith("skillc: serving guest on http://127.0.0.1:") and ready.endswith("/mcp")
+        url = ready.rsplit(" ", 1)[1]
+
+        async def both() -> list[int]:
+            counts = []
+            for mode in ("legacy", "auto"):
+                async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+                    counts.append(len(await clients.verified(client)))
+            return counts
+
+        assert anyio.run(both) == [8, 8]
+    finally:
+        proc.send_signal(stop)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_stdio_ends_cleanly(dist: Path, stop: signal.Signals) -> None:
+    proc, ready = _start("--persona", "guest", str(dist))
+    assert ready == "skillc: serving guest on stdio"
+    os.kill(proc.pid, stop)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err, err
