@@ -30,10 +30,15 @@ MCP_MISSING = (
     "free one) instead of stdio.",
 )
 @click.option(
-    "--tools", "with_tools", is_flag=True, help="Add the list_skills and load_skill tools, for hosts without the extension."
+    "--tools",
+    "with_tools",
+    is_flag=True,
+    help="Add the list_skills and load_skill tools, for hosts without the extension.",
 )
 @click.argument("dist", required=False, type=click.Path(file_okay=False, path_type=Path))
-def serve(config_path: Path | None, persona: str, address: str | None, with_tools: bool, dist: Path | None) -> int:
+def serve(
+    config_path: Path | None, persona: str, address: str | None, with_tools: bool, dist: Path | None
+) -> int:
     """Serve PERSONA's skills of the build DIST over MCP, with the Skills Extension (default DIST:
     the config's output)."""
     where = address and _address(address)
@@ -51,7 +56,9 @@ def serve(config_path: Path | None, persona: str, address: str | None, with_tool
     if persona not in known:
         raise UsageError(f"unknown persona {persona!r}{did_you_mean(persona, known)}")
     if where:
-        run.http(builds, with_tools, where[0], where[1], lambda url: _say(f"skillc: serving {persona} on {url}"))
+        run.http(
+            builds, with_tools, where[0], where[1], lambda url: _say(f"skillc: serving {persona} on {url}")
+        )
     else:
         run.stdio(builds, with_tools, lambda: _say(f"skillc: serving {persona} on stdio"))
     return 0
@@ -72,7 +79,10 @@ def _address(text: str) -> tuple[str, int]:
     """`PORT`, `HOST:PORT` or `[IPv6]:PORT`."""
     host, _, port = text.rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not port.isdigit() or not 0 <= int(port) <= 65535 or (host and ":" in host and not text.startswith("[")):
+    if (
+        not port.isdigit()
+        or not 0 <= int(port) <= 65535
+        or (host and ":" in host and not text.startswith("["))
+    ):
         raise UsageError(f"--http {text!r}: expected [HOST:]PORT, PORT a number from 0 to 65535")
     return host or "127.0.0.1", int(port)
-

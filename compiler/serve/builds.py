@@ -72,7 +72,9 @@ class Builds:
                 try:
                     self._current = self._open()
                 except reader.ReaderError as exc:
-                    self._say(f"a new build could not be opened, still serving {self._current.build_hash[:12]}: {exc}")
+                    self._say(
+                        f"a new build could not be opened, still serving {self._current.build_hash[:12]}: {exc}"
+                    )
         return self._current
 
     def get(self, build_hash: str) -> View | None:

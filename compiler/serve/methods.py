@@ -77,7 +77,9 @@ def skills_list(pin: Pin, cursor: str | None) -> dict[str, Any]:
     view, start = _page(pin, cursor, sticky=True)
     served = _guarded(view, view.skills)
     page = served[start : start + PAGE]
-    result: dict[str, Any] = {"skills": [_guarded(view, lambda s=s: view.entry(s.command)).json() for s in page]}
+    result: dict[str, Any] = {
+        "skills": [_guarded(view, lambda s=s: view.entry(s.command)).json() for s in page]
+    }
     if start + PAGE < len(served):
         result["nextCursor"] = _cursor(view, start + PAGE)
     return _cache(result)

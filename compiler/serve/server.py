@@ -57,14 +57,25 @@ def make(pin: Pin, with_tools: bool) -> Server[Any]:
         version=__version__,
         title=f"skillc: {view.persona}",
         instructions=tools.instructions(view) if with_tools else None,
-        on_list_resources=_handler(lambda p: methods.resources_list(pin, p.cursor if p else None)),
-        on_read_resource=_handler(lambda p: methods.resources_read(pin, p.uri)),
         **(_tool_handlers(pin) if with_tools else {}),
+    )
+    # resources/list makes the SDK advertise `resources`, which the spec asks of the extension's server
+    server.add_request_handler(
+        "resources/list",
+        types.PaginatedRequestParams,
+        _handler(lambda p: methods.resources_list(pin, p.cursor)),
+    )
+    server.add_request_handler(
+        "resources/read",
+        types.ReadResourceRequestParams,
+        _handler(lambda p: methods.resources_read(pin, p.uri)),
     )
     server.add_request_handler(
         "skills/list", types.PaginatedRequestParams, _handler(lambda p: methods.skills_list(pin, p.cursor))
     )
-    server.add_request_handler("skills/get", GetSkillParams, _handler(lambda p: methods.skills_get(pin, p.uri)))
+    server.add_request_handler(
+        "skills/get", GetSkillParams, _handler(lambda p: methods.skills_get(pin, p.uri))
+    )
     server.add_request_handler(
         "resources/directory/read",
         DirectoryReadParams,
@@ -84,7 +95,11 @@ async def _advertise(ctx: Ctx, call_next: Any) -> Any:
     client of that revision learns of the extension from `initialize` alone (the conformance
     suite reads it there)."""
     result = await call_next(ctx)
-    if ctx.method == "initialize" and isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
+    if (
+        ctx.method == "initialize"
+        and isinstance(result, dict)
+        and isinstance(result.get("capabilities"), dict)
+    ):
         result["capabilities"] = {**result["capabilities"], "extensions": {methods.EXTENSION: dict(SETTINGS)}}
     return result
 
@@ -103,7 +118,9 @@ def _tool_handlers(pin: Pin) -> dict[str, Any]:
             else:
                 raise MCPError(code=types.INVALID_PARAMS, message=f"no tool {params.name!r}")
         except tools.ToolError as exc:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))], is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=str(exc))], is_error=True
+            )
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     return {"on_list_tools": list_tools, "on_call_tool": call_tool}

@@ -120,7 +120,9 @@ class View:
         table: dict[str, Served] = {}
         for info in self.dist.skills(self.persona):
             if not (info.model or info.user):
-                self._notes.append(f"{info.command!r} is not served: neither the model nor the user may invoke it")
+                self._notes.append(
+                    f"{info.command!r} is not served: neither the model nor the user may invoke it"
+                )
                 continue
             served = self._place(info, commands)
             if served is None:
@@ -183,13 +185,23 @@ class View:
     def _make_entry(self, served: Served) -> Entry:
         fields = export.frontmatter(self.dist, export.NEUTRAL, served.info, name=served.name)
         data = export.skill_md_of(self.dist, self.persona, served.info, fields)
-        own = [File(uris.skill_uri(served.skill_path), hashlib.sha256(data).hexdigest(), len(data), served.command, None)]
+        own = [
+            File(
+                uris.skill_uri(served.skill_path),
+                hashlib.sha256(data).hexdigest(),
+                len(data),
+                served.command,
+                None,
+            )
+        ]
         meta = {r.path: r for r in self.dist.skill_meta(served.command).resources}
         for path in self.dist.resources(self.persona, served.command):
             r = meta[path]
             own.append(File(uris.file_uri(served.skill_path, path), r.sha256, r.size, served.command, path))
         nested = [f for child in self._children.get(served.command, ()) for f in self._files_of(child)]
-        return Entry(served.command, served.skill_path, fields, data, {f.uri: f for f in own}, (*own, *nested))
+        return Entry(
+            served.command, served.skill_path, fields, data, {f.uri: f for f in own}, (*own, *nested)
+        )
 
     def _files_of(self, command: str) -> tuple[File, ...]:
         entry = self.entry(command)

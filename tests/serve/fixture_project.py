@@ -92,7 +92,9 @@ def write(root: Path) -> Path:
     (personas / "lead-exclusive").mkdir()
     (personas / "lead-exclusive" / "secret.md").write_text("The lead's own instructions.\n", encoding="utf-8")
     (personas / "ops" / "skill-overlays").mkdir()
-    (personas / "ops" / "skill-overlays" / "overlaid.md").write_text("Ops: page the on-call.\n", encoding="utf-8")
+    (personas / "ops" / "skill-overlays" / "overlaid.md").write_text(
+        "Ops: page the on-call.\n", encoding="utf-8"
+    )
     return root / "skillc.yaml"
 
 

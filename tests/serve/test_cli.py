@@ -40,7 +40,9 @@ def test_without_the_extra_it_says_how_to_get_it(dist: Path, monkeypatch: pytest
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a)
+    )
     code, out = run("serve", "--persona", "lead", str(dist))
     assert code == 1 and "pip install 'skillc[mcp]'" in out
 
@@ -53,7 +55,10 @@ def test_other_commands_never_import_the_sdk(dist: Path) -> None:
 
 def _start(*argv: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "skillc", "serve", *argv], stderr=subprocess.PIPE, stdin=subprocess.PIPE, text=True
+        [sys.executable, "-m", "skillc", "serve", *argv],
+        stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        text=True,
     )
     assert proc.stderr is not None
     for line in proc.stderr:

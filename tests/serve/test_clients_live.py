@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(os.environ.get("SKILLC_HARNESS") != "1", reason="live client runs: SKILLC_HARNESS=1")
+pytestmark = pytest.mark.skipif(
+    os.environ.get("SKILLC_HARNESS") != "1", reason="live client runs: SKILLC_HARNESS=1"
+)
 
 CONFORMANCE = "0.2.0-alpha.12"
 NODE = "22.23.5"

@@ -53,7 +53,13 @@ def test_a_list_carries_ttl_and_cache_scope_and_pages_of_at_most_100(
 
 @pytest.mark.parametrize(
     "cursor",
-    ["", "x", base64.urlsafe_b64encode(b"0" * 64 + b":3").decode(), "€", base64.urlsafe_b64encode(b"abc").decode()],
+    [
+        "",
+        "x",
+        base64.urlsafe_b64encode(b"0" * 64 + b":3").decode(),
+        "€",
+        base64.urlsafe_b64encode(b"abc").decode(),
+    ],
 )
 def test_a_cursor_it_never_gave_is_invalid_params(dist: Path, cursor: str) -> None:
     pin = Pin(Builds(str(dist), "lead"), sticky=True)
@@ -133,7 +139,9 @@ def test_skills_get_shows_a_rebuild_within_2_s(project: Path) -> None:
         time.sleep(0.05)
 
 
-def test_a_build_that_does_not_open_leaves_the_last_one_served(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_build_that_does_not_open_leaves_the_last_one_served(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(builds_mod, "LOOK_EVERY", 0.0)
     said: list[str] = []
     builds = Builds(str(project / "dist"), "lead", say=said.append)
@@ -143,9 +151,7 @@ def test_a_build_that_does_not_open_leaves_the_last_one_served(project: Path, mo
     assert said and "could not be opened" in said[-1]
 
 
-def test_a_pruned_build_is_an_internal_error(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_pruned_build_is_an_internal_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builds_mod, "LOOK_EVERY", 0.0)
     pin = Pin(Builds(str(project / "dist"), "lead"), sticky=True)
     methods.skills_list(pin, None)

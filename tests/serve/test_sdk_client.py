@@ -40,7 +40,9 @@ def _expected(dist: Path, persona: str, uri: str) -> bytes:
         return opened.resource(persona, found.command, found.path)
     info = next(i for i in opened.skills(persona) if i.command == found.command)
     name = uri.split("/")[-2]
-    return export.skill_md_of(opened, persona, info, export.frontmatter(opened, export.NEUTRAL, info, name=name))
+    return export.skill_md_of(
+        opened, persona, info, export.frontmatter(opened, export.NEUTRAL, info, name=name)
+    )
 
 
 @pytest.mark.parametrize(("persona", "mode"), CASES, ids=[f"{p}-{m}" for p, m in CASES])

@@ -8,7 +8,8 @@ from skillc.serve import uris
 
 
 @pytest.mark.parametrize(
-    "name", ["a", "pdf-processing", "x1", "a" * 64, "9lives"],
+    "name",
+    ["a", "pdf-processing", "x1", "a" * 64, "9lives"],
 )
 def test_names_the_rule_takes(name: str) -> None:
     assert uris.valid_name(name)
