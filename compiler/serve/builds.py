@@ -51,11 +51,8 @@ class Builds:
         dist = reader.open(self.path)
         view = self._views.get(dist.build_hash)
         if view is None:
-            view = View(dist, self.persona)
+            view = View(dist, self.persona, self._say)
             self._keep(view)
-            if self.persona in dist.personas():
-                for note in view.notes():
-                    self._say(note)
         return view
 
     def _keep(self, view: View) -> None:

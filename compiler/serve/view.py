@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,11 +81,13 @@ class Served:
 
 class View:
     """The persona's skills of one opened build. Its table is made on first use (every shard of
-    the build is read once); entries as they are asked for."""
+    the build is read once: 0.45 s of CPU at 10,000 skills, so a server answers `initialize` before
+    paying for it), and its notes are said then (`say`); entries as they are asked for."""
 
-    def __init__(self, dist: reader.Dist, persona: str):
+    def __init__(self, dist: reader.Dist, persona: str, say: Callable[[str], None] | None = None):
         self.dist = dist
         self.persona = persona
+        self._say = say
         self._table: dict[str, Served] | None = None  # by skill path, in command order
         self._by_command: dict[str, Served] = {}
         self._children: dict[str, list[str]] = {}  # command -> served nested commands
@@ -101,6 +103,8 @@ class View:
     def table(self) -> dict[str, Served]:
         if self._table is None:
             self._table = self._make_table()
+            for note in self._notes if self._say else ():
+                self._say(note)
         return self._table
 
     def notes(self) -> list[str]:
