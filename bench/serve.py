@@ -173,7 +173,7 @@ def throughput(args: argparse.Namespace, dist: Path, persona: str) -> dict[str, 
     }
     procs = {name: start(argv) for name, argv in servers.items()}
     try:
-        for name, (proc, u) in procs.items():  # warm: every file read once
+        for _, u in procs.values():  # warm: every file read once
             asyncio.run(load(u, uris, args.clients, 1.0))
         for _ in range(args.rounds):
             for name, (proc, u) in procs.items():

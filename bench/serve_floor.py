@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,7 +21,7 @@ from mcp.server.lowlevel import Server
 
 
 def main() -> None:
-    contents: dict[str, dict[str, Any]] = json.loads(open(sys.argv[1], encoding="utf-8").read())
+    contents: dict[str, dict[str, Any]] = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
 
     async def read(ctx: Any, params: types.ReadResourceRequestParams) -> dict[str, Any]:
         return {"resultType": "complete", "contents": [contents[params.uri]]}
