@@ -33,6 +33,7 @@ class Builds:
         self.path = os.path.abspath(path)
         self.persona = persona
         self._say = say
+        self._said: set[str] = set()
         self._views: OrderedDict[str, View] = OrderedDict()
         self._stat: tuple[int, int, int] | None = None
         self._looked = 0.0
@@ -51,9 +52,15 @@ class Builds:
         dist = reader.open(self.path)
         view = self._views.get(dist.build_hash)
         if view is None:
-            view = View(dist, self.persona, self._say)
+            view = View(dist, self.persona, self._say_once)
             self._keep(view)
         return view
+
+    def _say_once(self, note: str) -> None:
+        """A view's note, unless an earlier build's said it already (a rebuild repeats most)."""
+        if note not in self._said:
+            self._said.add(note)
+            self._say(note)
 
     def _keep(self, view: View) -> None:
         self._views[view.build_hash] = view

@@ -159,3 +159,18 @@ def test_a_pruned_build_is_an_internal_error(project: Path, monkeypatch: pytest.
     shutil.rmtree(project / "dist" / "objects")
     with pytest.raises(methods.Internal):
         methods.resources_read(pin, "skill://alpha/references/guide.md")
+
+
+def test_notes_are_said_when_the_table_is_made_once_across_rebuilds(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(builds_mod, "LOOK_EVERY", 0.0)
+    said: list[str] = []
+    pin = Pin(Builds(str(project / "dist"), "lead", say=said.append), sticky=False)
+    assert said == []  # nothing is read before a request needs the table
+    methods.skills_list(pin, None)
+    first = list(said)
+    assert len(first) == 3
+    _rebuild(project, "Rebuilt")
+    methods.skills_list(pin, None)
+    assert said == first
