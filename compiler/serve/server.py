@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
@@ -82,26 +82,33 @@ def make(pin: Pin, with_tools: bool) -> Server[Any]:
         _handler(lambda p: methods.directory_read(pin, p.uri, p.cursor)),
     )
     server.extensions = {methods.EXTENSION: dict(SETTINGS)}
-    server.middleware.append(_advertise)
+    server.middleware.append(_handshake(pin, with_tools))
     return server
 
 
 SETTINGS = {"directoryRead": True}
+_HANDSHAKES = frozenset({"initialize", "server/discover"})
 
 
-async def _advertise(ctx: Ctx, call_next: Any) -> Any:
-    """The extension in `initialize`'s capabilities too: revision 2025-11-25's schema has no
-    `extensions` there, so the SDK's result sieve drops what `server.extensions` says, but a
-    client of that revision learns of the extension from `initialize` alone (the conformance
-    suite reads it there)."""
-    result = await call_next(ctx)
-    if (
-        ctx.method == "initialize"
-        and isinstance(result, dict)
-        and isinstance(result.get("capabilities"), dict)
-    ):
-        result["capabilities"] = {**result["capabilities"], "extensions": {methods.EXTENSION: dict(SETTINGS)}}
-    return result
+def _handshake(pin: Pin, with_tools: bool) -> ServerMiddleware[Any]:
+    """What `initialize` and `server/discover` say beyond the SDK's own answer: the extension in
+    `initialize`'s capabilities too (revision 2025-11-25's schema has no `extensions` there, so
+    the SDK's result sieve drops what `server.extensions` says, but a client of that revision
+    learns of the extension from `initialize` alone; the conformance suite reads it there), and
+    with `--tools`, instructions from the latest build (a rebuild's catalog for a new connection)."""
+
+    async def answer(ctx: Ctx, call_next: CallNext) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method not in _HANDSHAKES or not isinstance(result, dict):
+            return result
+        capabilities = result.get("capabilities")
+        if ctx.method == "initialize" and isinstance(capabilities, dict):
+            result["capabilities"] = {**capabilities, "extensions": {methods.EXTENSION: dict(SETTINGS)}}
+        if with_tools:
+            result["instructions"] = tools.instructions(pin.view())
+        return result
+
+    return answer
 
 
 def _tool_handlers(pin: Pin) -> dict[str, Any]:

@@ -103,8 +103,9 @@ class View:
     def table(self) -> dict[str, Served]:
         if self._table is None:
             self._table = self._make_table()
-            for note in self._notes if self._say else ():
-                self._say(note)
+            say = self._say
+            for note in self._notes if say is not None else ():
+                say(note)
         return self._table
 
     def notes(self) -> list[str]:
