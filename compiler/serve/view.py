@@ -104,8 +104,9 @@ class View:
         if self._table is None:
             self._table = self._make_table()
             say = self._say
-            for note in self._notes if say is not None else ():
-                say(note)
+            if say is not None:
+                for note in self._notes:
+                    say(note)
         return self._table
 
     def notes(self) -> list[str]:
