@@ -47,10 +47,19 @@ def test_without_the_extra_it_says_how_to_get_it(dist: Path, monkeypatch: pytest
     assert code == 1 and "pip install 'skillc[mcp]'" in out
 
 
-def test_other_commands_never_import_the_sdk(dist: Path) -> None:
-    code = "import sys; from skillc.cli import main\ntry: main(['catalog', '--help'])\nexcept SystemExit: pass\nprint('mcp' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == "False"
+def test_other_commands_never_import_the_sdk() -> None:
+    """Nor do `serve --help` and serve's modules but server.py and run.py."""
+    code = (
+        "import sys\n"
+        "from skillc.cli import main\n"
+        "import skillc.serve.view, skillc.serve.methods, skillc.serve.builds, skillc.serve.tools\n"
+        "for argv in (['--help'], ['catalog', '--help'], ['serve', '--help']):\n"
+        "    try: main(argv)\n"
+        "    except SystemExit: pass\n"
+        "print('mcp' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "False"
 
 
 def _start(*argv: str) -> tuple[subprocess.Popen[str], str]:
