@@ -14,6 +14,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from skillc import reader
+from skillc.serve import server as server_mod
+from skillc.serve.builds import Builds, Pin
 from skillc.serve.view import View
 from skillc.targets import export
 
@@ -22,7 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import clients
 
 # "legacy": the initialize handshake, revision 2025-11-25; "auto": server/discover, 2026-07-28.
-CASES = [("lead", "legacy"), ("ops", "legacy"), ("guest", "legacy"), ("lead", "auto")]
+# Over stdio (a new process each, as a host starts it) for one persona; the others in process.
+CASES = [
+    (persona, mode, transport)
+    for persona in ("lead", "ops", "guest")
+    for mode in ("legacy", "auto")
+    for transport in (("stdio", "in-process") if persona == "lead" else ("in-process",))
+]
 REVISION = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
 
@@ -45,11 +53,19 @@ def _expected(dist: Path, persona: str, uri: str) -> bytes:
     )
 
 
-@pytest.mark.parametrize(("persona", "mode"), CASES, ids=[f"{p}-{m}" for p, m in CASES])
-def test_every_file_read_and_verified_is_what_the_reader_gives(dist: Path, persona: str, mode: str) -> None:
+@pytest.mark.parametrize(("persona", "mode", "transport"), CASES, ids=["-".join(c) for c in CASES])
+def test_every_file_read_and_verified_is_what_the_reader_gives(
+    dist: Path, persona: str, mode: str, transport: str
+) -> None:
+    if transport == "stdio":
+        target: Any = _server(dist, persona)
+    else:
+        target = server_mod.make(Pin(Builds(str(dist), persona, say=lambda _: None), sticky=True), False)
+
     async def run() -> tuple[dict[str, bytes], Any]:
-        async with Client(_server(dist, persona), mode=mode) as client:  # type: ignore[arg-type]
-            assert client.protocol_version == REVISION[mode]
+        async with Client(target, mode=mode) as client:  # type: ignore[arg-type]
+            if transport == "stdio":
+                assert client.protocol_version == REVISION[mode]
             return await clients.verified(client), client.server_capabilities
 
     files, capabilities = anyio.run(run)
