@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .. import reader
 from . import uris
 from .builds import Pin
-from .view import File, View
+from .view import File, Served, View
 
+T = TypeVar("T")
 PAGE = 100  # skills/list, resources/list and directory entries per page (the issue: at most 100)
 # Freshness hints (SEP-2549): a rebuild shows within a second or two, and a persona's view is not
 # to be shared by a cache across callers (docs/serve.md).
@@ -64,7 +66,8 @@ def _page(pin: Pin, cursor: str | None, sticky: bool) -> tuple[View, int]:
     return (pin.refresh(view) if sticky else view), start
 
 
-def _guarded(view: View, call: Any) -> Any:
+def _guarded(view: View, call: Callable[[], T]) -> T:
+    """`call`, the reader's failures on a build it cannot read as `Internal`."""
     try:
         return call()
     except reader.UnknownPersona:
@@ -77,12 +80,15 @@ def skills_list(pin: Pin, cursor: str | None) -> dict[str, Any]:
     view, start = _page(pin, cursor, sticky=True)
     served = _guarded(view, view.skills)
     page = served[start : start + PAGE]
-    result: dict[str, Any] = {
-        "skills": [_guarded(view, lambda s=s: view.entry(s.command)).json() for s in page]
-    }
+    result: dict[str, Any] = {"skills": _guarded(view, lambda: _entries(view, page))}
     if start + PAGE < len(served):
         result["nextCursor"] = _cursor(view, start + PAGE)
     return _cache(result)
+
+
+def _entries(view: View, served: list[Served]) -> list[dict[str, Any]]:
+    found = (view.entry(s.command) for s in served)
+    return [entry.json() for entry in found if entry is not None]
 
 
 def skills_get(pin: Pin, uri: str) -> dict[str, Any]:
@@ -114,10 +120,11 @@ def resources_list(pin: Pin, cursor: str | None) -> dict[str, Any]:
 
 def resources_read(pin: Pin, uri: str) -> dict[str, Any]:
     view = pin.view()
-    file: File | None = _guarded(view, lambda: view.file_at(uri))
-    if file is None:
+    found = _guarded(view, lambda: view.file_at(uri))
+    if found is None:
         raise InvalidParams(f"No resource is served at {uri}")
-    data: bytes = _guarded(view, lambda: view.read(file))
+    file: File = found
+    data = _guarded(view, lambda: view.read(file))
     content: dict[str, Any] = {"uri": uri, "mimeType": file.mime_type}
     try:
         content["text"] = data.decode("utf-8")
