@@ -29,6 +29,9 @@ from . import uris
 # is made again when asked (a few reads), so memory stays flat in builds of any size.
 ENTRIES_KEPT = 2048
 MARKDOWN = "text/markdown"
+# The Skills Extension's per-skill limits ("Limits"): what every host must accept.
+MAX_FILES = 512
+MAX_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -205,9 +208,19 @@ class View:
             r = meta[path]
             own.append(File(uris.file_uri(served.skill_path, path), r.sha256, r.size, served.command, path))
         nested = [f for child in self._children.get(served.command, ()) for f in self._files_of(child)]
-        return Entry(
-            served.command, served.skill_path, fields, data, {f.uri: f for f in own}, (*own, *nested)
-        )
+        files = (*own, *nested)
+        self._check_limits(served.command, files)
+        return Entry(served.command, served.skill_path, fields, data, {f.uri: f for f in own}, files)
+
+    def _check_limits(self, command: str, files: tuple[File, ...]) -> None:
+        """The spec's per-skill limits, which a server SHOULD NOT exceed and every host must accept:
+        such a skill is still served (a host may decline it), and said."""
+        total = sum(f.size for f in files)
+        if (len(files) > MAX_FILES or total > MAX_BYTES) and self._say is not None:
+            self._say(
+                f"{command!r} has {len(files)} files, {total:,} bytes with its nested skills': over the "
+                f"Skills Extension's {MAX_FILES} files or {MAX_BYTES:,} bytes a host must accept, so a host may decline it"
+            )
 
     def _files_of(self, command: str) -> tuple[File, ...]:
         entry = self.entry(command)

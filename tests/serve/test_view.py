@@ -185,3 +185,16 @@ def test_entries_are_kept_bounded(dist: Path, monkeypatch: pytest.MonkeyPatch) -
     for served in view.skills():
         view.entry(served.command)
     assert len(view._entries) == 2
+
+
+def test_a_skill_over_the_spec_s_limits_is_served_and_said(
+    dist: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("skillc.serve.view.MAX_FILES", 4)
+    said: list[str] = []
+    view = View(reader.open(dist), "lead", said.append)
+    group = view.entry("group")
+    assert group is not None and len(group.files) == 5
+    assert [n for n in said if "'group' has 5 files" in n]
+    view.entry("manual")
+    assert not [n for n in said if n.startswith("'manual' has")]  # one file: within the limits
