@@ -105,3 +105,23 @@ def test_stdio_ends_cleanly(dist: Path, stop: signal.Signals) -> None:
     os.kill(proc.pid, stop)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0 and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("how", ["found", "--config"])
+def test_dist_defaults_to_the_config_s_output(dist: Path, tmp_path: Path, how: str) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
+    config = ["--config", str(dist.parent / "skillc.yaml")] if how == "--config" else []
+    where = dist.parent if how == "found" else tmp_path
+    argv = ["-m", "skillc", "serve", "--persona", "guest", *config]
+    params = StdioServerParameters(command=sys.executable, args=argv, cwd=str(where))
+
+    async def listed() -> list[str]:
+        async with Client(params, mode="legacy") as client:
+            return [e["uri"] for e in await clients.entries(client)]
+
+    assert anyio.run(listed) == [
+        "skill://alpha/SKILL.md",
+        "skill://manual/SKILL.md",
+        "skill://secret/SKILL.md",
+    ]
