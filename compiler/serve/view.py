@@ -144,6 +144,12 @@ class View:
                 continue
             table[served.skill_path] = served
             self._by_command[info.command] = served
+            folder = info.command.rsplit("/", 1)[-1]
+            if served.name != info.name or served.name != folder:
+                self._notes.append(
+                    f"{info.command!r} is served as {served.name!r}: the URI's last segment is the served "
+                    f"name, and the Agent Skills rule must take it (its folder is {folder!r}, its name {info.name!r})"
+                )
         for served in table.values():
             parent = _parent(served.command, commands)
             if parent is not None and parent in self._by_command:
@@ -160,11 +166,6 @@ class View:
                 "Skills rule takes (lowercase letters, digits and single hyphens, at most 64)"
             )
             return None
-        if name != info.name or name != segments[-1]:
-            self._notes.append(
-                f"{info.command!r} is served as {name!r}: the URI's last segment is the served name, "
-                f"and the Agent Skills rule must take it (its folder is {segments[-1]!r}, its name {info.name!r})"
-            )
         parent = _parent(info.command, commands)
         above = self._by_command.get(parent) if parent is not None else None
         if above is not None:

@@ -198,3 +198,48 @@ def test_a_skill_over_the_spec_s_limits_is_served_and_said(
     assert [n for n in said if "'group' has 5 files" in n]
     view.entry("manual")
     assert not [n for n in said if n.startswith("'manual' has")]  # one file: within the limits
+
+
+class _Dist:
+    """What a View's table reads of a build: every command, and one persona's skills."""
+
+    def __init__(self, infos: list[reader.SkillInfo], hidden: tuple[str, ...] = ()) -> None:
+        self.infos = infos
+        self.hidden = hidden
+
+    def all_commands(self) -> list[str]:
+        return sorted([i.command for i in self.infos] + list(self.hidden))
+
+    def skills(self, persona: str) -> list[reader.SkillInfo]:
+        return self.infos
+
+
+def _info(command: str, name: str | None = None, model: bool = True, user: bool = True) -> reader.SkillInfo:
+    name = name or command.rsplit("/", 1)[-1]
+    return reader.SkillInfo(command, name, "d", "open", model, user, True, None, "inline")
+
+
+def test_the_table_places_renames_and_leaves_out_each_with_a_note() -> None:
+    infos = [
+        _info("Foo_Bar", "foo-bar"),  # renamed: foo-bar
+        _info("foo-bar"),  # same URI as the renamed one: left out
+        _info("___", "x"),  # no passing name: left out
+        _info("Group_A", "group-a"),
+        _info("Group_A/Inner_B", "inner-b"),  # below its renamed parent
+        _info("hidden/child"),  # its parent is hidden: the folder stays as it is
+        _info("tools/lint"),  # `tools` is no skill at all
+    ]
+    view = View(_Dist(sorted(infos, key=lambda i: i.command), hidden=("hidden",)), "p")  # type: ignore[arg-type]
+    assert {s.command: s.skill_path for s in view.skills()} == {
+        "Foo_Bar": "foo-bar",
+        "Group_A": "group-a",
+        "Group_A/Inner_B": "group-a/inner-b",
+        "hidden/child": "hidden/child",
+        "tools/lint": "tools/lint",
+    }
+    notes = view.notes()
+    assert any(n.startswith("'foo-bar' is not served: its URI would be 'Foo_Bar''s") for n in notes)
+    assert any(n.startswith("'___' is not served: its folder '___' gives no name") for n in notes)
+    assert sum(n.startswith("'Foo_Bar' is served as 'foo-bar'") for n in notes) == 1
+    assert len(notes) == 5  # the three renames, the two left out
+    assert view.directory("skill://tools") == [("skill://tools/lint", "lint", True)]
