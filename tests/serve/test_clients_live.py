@@ -154,18 +154,23 @@ def test_fast_agent_installs_the_persona_s_skills_as_its_export(dist: Path, tmp_
             assert have == want, file.uri
 
 
-def test_opencode_with_the_tools_fallback_offers_the_model_load_skill(dist: Path) -> None:
-    """opencode (tests/harness/install.sh) has no client for the extension: with `skillc serve
-    --tools` in its MCP config, the request it sends the model holds the server's tools, and its
-    system prompt the server instructions, which carry the persona's catalog."""
+@pytest.mark.parametrize(("cli", "prefix"), [("opencode", "skillc_"), ("gemini", "mcp_skillc_")])
+def test_a_harness_with_the_tools_fallback_offers_the_model_load_skill(
+    dist: Path, cli: str, prefix: str
+) -> None:
+    """opencode and Gemini CLI (tests/harness/install.sh) have no client for the extension: with
+    `skillc serve --tools` in their MCP config, the request they send the model holds the server's
+    tools (named with the server's name), and opencode's system prompt the server instructions,
+    which carry the persona's catalog (Gemini CLI does not pass them on)."""
     script = Path(__file__).resolve().parent / "harness_tools.py"
     done = subprocess.run(
-        [sys.executable, str(script), str(dist), "guest"], capture_output=True, text=True, timeout=300
+        [sys.executable, str(script), cli, str(dist), "guest"], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stdout + done.stderr
     sent = json.loads(done.stdout.splitlines()[-1])
-    assert {"skillc_load_skill", "skillc_list_skills"} <= set(sent["tools"])
-    catalog = reader.open(dist).catalog("guest")
-    (instructions,) = [text for text in sent["system"] if "<command>alpha</command>" in text]
-    assert all(line.strip() in instructions for line in catalog.splitlines())
-    assert "<command>group</command>" not in instructions  # hidden from the guest
+    assert {f"{prefix}load_skill", f"{prefix}list_skills"} <= set(sent["tools"])
+    if cli == "opencode":
+        catalog = reader.open(dist).catalog("guest")
+        (instructions,) = [text for text in sent["system"] if "<command>alpha</command>" in text]
+        assert all(line.strip() in instructions for line in catalog.splitlines())
+        assert "<command>group</command>" not in instructions  # hidden from the guest
