@@ -10,9 +10,9 @@ serves. The figures:
 
 - reads/s: `--clients` concurrent clients, each reading every file of a 100-skill build in turn
   (one `resources/read` a request, revision 2026-07-28), for `--seconds`, skillc and the floor
-  alternated `--rounds` times; the ratio of the medians (target >= 0.67);
-- peak memory: the server's VmHWM after each round of reads (flat: the same after 1 round and the
-  last, while the requests served grow by the round);
+  alternated `--rounds` times (ABBA); the ratio in each round and of the medians (target >= 0.67);
+- peak memory: the server's VmHWM after every file was read once, then after each round of reads
+  (flat: the same after the first round and the last, while the requests served grow by the round);
 - first response at `--big` skills: `skillc serve` over stdio started in a new process, the time
   to its `initialize` response and to its first `skills/list` page, SDK import included (median of
   five; target < 1 s), with the CPU seconds the server had used by then.
@@ -146,44 +146,62 @@ async def load(url: str, uris: list[str], clients: int, seconds: float) -> float
         return done / (time.perf_counter() - began)
 
 
+async def warm(url: str, uris: list[str]) -> None:
+    """Every file read once, so every cache a server keeps is as full as the build makes it."""
+    import httpx2
+
+    async with httpx2.AsyncClient(timeout=60) as client:
+        for uri in uris:
+            await post(client, url, "resources/read", {"uri": uri}, uri)
+
+
 def throughput(args: argparse.Namespace, dist: Path, persona: str) -> dict[str, Any]:
-    skillc, url = start(
-        [sys.executable, "-m", "skillc", "serve", "--persona", persona, "--http", "127.0.0.1:0", str(dist)]
-    )
+    serve = [
+        sys.executable,
+        "-m",
+        "skillc",
+        "serve",
+        "--persona",
+        persona,
+        "--http",
+        "127.0.0.1:0",
+        str(dist),
+    ]
+    skillc, url = start(serve)
     contents = asyncio.run(files_of(url))
     stop(skillc)
     store = Path(args.workdir) / "floor.json"
     store.write_text(json.dumps(contents))
     uris = sorted(contents)
-    rates: dict[str, list[float]] = {"skillc": [], "floor": []}
-    peaks: dict[str, list[int]] = {"skillc": [], "floor": []}
-    servers = {
-        "skillc": [
-            sys.executable,
-            "-m",
-            "skillc",
-            "serve",
-            "--persona",
-            persona,
-            "--http",
-            "127.0.0.1:0",
-            str(dist),
-        ],
-        "floor": [sys.executable, str(REPO / "bench" / "serve_floor.py"), str(store)],
-    }
+    servers = {"skillc": serve, "floor": [sys.executable, str(REPO / "bench" / "serve_floor.py"), str(store)]}
+    rates: dict[str, list[float]] = {name: [] for name in servers}
+    requests: dict[str, int] = dict.fromkeys(servers, 0)
+    peaks: dict[str, list[tuple[int, int]]] = {name: [] for name in servers}  # (requests served, KiB)
     procs = {name: start(argv) for name, argv in servers.items()}
     try:
-        for _, u in procs.values():  # warm: every file read once
-            asyncio.run(load(u, uris, args.clients, 1.0))
-        for _ in range(args.rounds):
-            for name, (proc, u) in procs.items():
-                rates[name].append(asyncio.run(load(u, uris, args.clients, args.seconds)))
-                peaks[name].append(hwm(proc.pid))
+        for name, (proc, u) in procs.items():
+            asyncio.run(warm(u, uris))
+            requests[name] += len(uris)
+            peaks[name].append((requests[name], hwm(proc.pid)))
+        for round_ in range(args.rounds):  # the order alternates, so drift in the machine's load evens out
+            for name in sorted(servers, reverse=round_ % 2 == 1):
+                proc, u = procs[name]
+                rate = asyncio.run(load(u, uris, args.clients, args.seconds))
+                rates[name].append(rate)
+                requests[name] += round(rate * args.seconds)
+                peaks[name].append((requests[name], hwm(proc.pid)))
     finally:
         for proc, _ in procs.values():
             stop(proc)
-    ratio = statistics.median(rates["skillc"]) / statistics.median(rates["floor"])
-    return {"files": len(uris), "persona": persona, "reads_per_s": rates, "peak_kib": peaks, "ratio": ratio}
+    ratios = [a / b for a, b in zip(rates["skillc"], rates["floor"], strict=True)]
+    return {
+        "files": len(uris),
+        "persona": persona,
+        "reads_per_s": rates,
+        "ratio_per_round": ratios,
+        "ratio_of_medians": statistics.median(rates["skillc"]) / statistics.median(rates["floor"]),
+        "peak_kib_after_requests": peaks,
+    }
 
 
 FIRST = [
