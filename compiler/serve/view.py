@@ -18,10 +18,10 @@ import hashlib
 import mimetypes
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from .. import reader
+from ..dataclass import dataclass
 from ..targets import export
 from . import uris
 
