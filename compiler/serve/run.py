@@ -6,11 +6,13 @@ the latest build), so any number of them behind a load balancer serve one build 
 from __future__ import annotations
 
 import signal
+import socket
 from collections.abc import Callable
 
 import anyio
 import anyio.abc
 
+from ..errors import SkillcError
 from . import server as server_mod
 from .builds import Builds, Pin
 
@@ -47,26 +49,43 @@ def http(builds: Builds, with_tools: bool, host: str, port: int, ready: Callable
     (port 0 takes a free port, and the URL names it)."""
     import uvicorn
 
+    sock = listening(host, port)
     server = server_mod.make(Pin(builds, sticky=False), with_tools)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, stateless_http=True, json_response=True, host=host
     )
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
     web = uvicorn.Server(config)
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(web.serve)
+            group.start_soon(lambda: web.serve(sockets=[sock]))
             while not web.started:
                 if web.should_exit:
                     return
                 await anyio.sleep(0.01)
-            bound = web.servers[0].sockets[0].getsockname()
             shown = f"[{host}]" if ":" in host else host
-            ready(f"http://{shown}:{bound[1]}{MCP_PATH}")
+            ready(f"http://{shown}:{sock.getsockname()[1]}{MCP_PATH}")
 
     # uvicorn ends on Ctrl-C and SIGTERM itself, then raises the signal again for the handler it
     # found; this one asks it to stop, as its own does (so a signal before it starts stops it too).
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: setattr(web, "should_exit", True))
     anyio.run(main)
+
+
+def listening(host: str, port: int) -> socket.socket:
+    """The bound socket uvicorn serves on: bound here, so that an address in use or a host that
+    does not resolve is an error message (exit 1), not uvicorn's exit from inside its task."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise SkillcError(f"--http {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise SkillcError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock

@@ -125,3 +125,14 @@ def test_dist_defaults_to_the_config_s_output(dist: Path, tmp_path: Path, how: s
         "skill://manual/SKILL.md",
         "skill://secret/SKILL.md",
     ]
+
+
+def test_an_address_in_use_is_an_error_not_a_traceback(dist: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out = run("serve", "--persona", "lead", "--http", f"127.0.0.1:{port}", str(dist))
+    assert code == 1 and f"cannot listen on 127.0.0.1:{port}" in out and "Traceback" not in out
