@@ -9,6 +9,7 @@ the SDK advertises once a `resources/list` handler is registered, and the extens
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -105,7 +106,8 @@ def _handshake(pin: Pin, with_tools: bool) -> ServerMiddleware[Any]:
         if ctx.method == "initialize" and isinstance(capabilities, dict):
             result["capabilities"] = {**capabilities, "extensions": {methods.EXTENSION: dict(SETTINGS)}}
         if with_tools:
-            result["instructions"] = tools.instructions(pin.view())
+            with contextlib.suppress(tools.ToolError):  # a build that cannot be read: the SDK's own
+                result["instructions"] = tools.instructions(pin.view())
         return result
 
     return answer

@@ -46,14 +46,18 @@ class ToolError(Exception):
 
 
 def instructions(view: View) -> str:
+    """The server instructions: the catalog, and how to load (ToolError when it cannot be read)."""
     return (
         f"Skills for this task ({LOAD} loads one by its command; {LIST} lists them again):\n\n"
-        + view.dist.catalog(view.persona)
+        + list_skills(view)
     )
 
 
 def list_skills(view: View) -> str:
-    return view.dist.catalog(view.persona)
+    try:
+        return view.dist.catalog(view.persona)
+    except reader.ReaderError as exc:  # the build cannot be read, or the persona left it
+        raise ToolError(f"the skills cannot be listed: {exc}") from None
 
 
 def load_skill(view: View, arguments: dict[str, Any]) -> str:
@@ -64,6 +68,8 @@ def load_skill(view: View, arguments: dict[str, Any]) -> str:
         return model_load(view.dist, view.persona, name, args).render()
     except reader.UnknownSkill as exc:
         raise ToolError(_unknown(name, exc.suggestions)) from None
+    except reader.ReaderError as exc:
+        raise ToolError(f"{name!r} cannot be loaded: {exc}") from None
 
 
 def model_load(dist: reader.Dist, persona: str, command: str, args: str | None) -> reader.LoadedSkill:

@@ -174,3 +174,25 @@ def test_notes_are_said_when_the_table_is_made_once_across_rebuilds(
     _rebuild(project, "Rebuilt")
     methods.skills_list(pin, None)
     assert said == first
+
+
+def test_a_persona_gone_from_a_rebuild_is_an_internal_error_and_a_tool_error(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillc.serve import tools
+
+    monkeypatch.setattr(builds_mod, "LOOK_EVERY", 0.0)
+    pin = Pin(Builds(str(project / "dist"), "ops", say=lambda _: None), sticky=False)
+    methods.skills_list(pin, None)
+    shutil.rmtree(project / "personas" / "ops")
+    fixture_project.skillc("build", "--no-cache", "--config", project / "skillc.yaml")
+    with pytest.raises(methods.Internal, match="has no persona 'ops'"):
+        methods.skills_list(pin, None)
+    with pytest.raises(methods.Internal):
+        methods.resources_read(pin, "skill://alpha/SKILL.md")
+    for call in (
+        lambda: tools.list_skills(pin.view()),
+        lambda: tools.load_skill(pin.view(), {"name": "alpha"}),
+    ):
+        with pytest.raises(tools.ToolError):
+            call()
