@@ -52,13 +52,11 @@ def _handler(call: Callable[[Any], dict[str, Any]]) -> Callable[[Ctx, Any], Awai
 
 def make(pin: Pin, with_tools: bool) -> Server[Any]:
     """The server for one persona: every request reads the build `pin` names."""
-    view = pin.view()
     server: Server[Any] = Server(
         "skillc",
         version=__version__,
-        title=f"skillc: {view.persona}",
-        instructions=tools.instructions(view) if with_tools else None,
-        **(_tool_handlers(pin) if with_tools else {}),
+        title=f"skillc: {pin.builds.persona}",
+        **(_tool_handlers(pin) if with_tools else {}),  # their instructions: _handshake
     )
     # resources/list makes the SDK advertise `resources`, which the spec asks of the extension's server
     server.add_request_handler(
