@@ -10,6 +10,37 @@ from typing import Any
 import yaml
 from mcp import Client
 
+# URIs a persona must not reach (test_view.py, test_sdk_client.py): another persona's file, `..`
+# and `.` segments, encoded separators and dots, other spellings, the build's own files.
+PROBES = [
+    "skill://secret/references/plan.md",  # the granted persona's file, from a stub persona
+    "skill://secret/references/../references/plan.md",
+    "skill://secret/references/%2E%2E/references/plan.md",
+    "skill://secret%2Freferences/plan.md",
+    "skill://secret/references%2Fplan.md",
+    "skill://SECRET/SKILL.md",
+    "skill://lead/secret/SKILL.md",
+    "skill://lead-exclusive/secret.md",
+    "skill://ops/skill-overlays/overlaid.md",
+    "skill://personas/ops/skill-overlays/overlaid.md",
+    "skill://nobody/SKILL.md",
+    "skill://under_score/SKILL.md",
+    "skill://label-y/SKILL.md",
+    "skill://alpha/references/./guide.md",
+    "skill://alpha//references/guide.md",
+    "skill://alpha/data file (1).txt",
+    "skill://alpha/SKILL.md/",
+    "skill://./alpha/SKILL.md",
+    "skill://../dist/_index.json",
+    "skill://objects/ab/cd",
+    "skill://_index.json",
+    "file:///etc/passwd",
+    "skill://alpha/SKILL.md?persona=lead",
+    "skill://alpha/SKILL.md#x",
+    "skill://alpha/skill.md",
+    "",
+]
+
 
 async def request(client: Client, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """One request of the extension through the SDK client's session (it has no public call for a

@@ -91,3 +91,30 @@ def test_the_tools_fallback_over_stdio(dist: Path) -> None:
     assert instructions is not None and instructions.endswith(reader.open(dist).catalog("guest"))
     assert loaded == reader.open(dist).load("guest", "alpha", "now").render()
     assert hidden_is_error
+
+
+def test_isolation_probes_over_the_wire_are_invalid_params(dist: Path) -> None:
+    """test_view.py's probes, each as resources/read, skills/get and a directory read of a stub
+    persona and an allowlisted one: -32602, the same message as for a URI that never existed."""
+    from mcp.shared.exceptions import MCPError
+
+    async def run(persona: str) -> list[tuple[str, str, int, str]]:
+        pin = Pin(Builds(str(dist), persona, say=lambda _: None), sticky=True)
+        answers = []
+        async with Client(server_mod.make(pin, False), mode="legacy") as client:
+            for uri in [p for p in clients.PROBES if p]:
+                for method in ("resources/read", "skills/get", "resources/directory/read"):
+                    try:
+                        await clients.request(client, method, {"uri": uri})
+                        answers.append((persona, method, 0, uri))
+                    except MCPError as exc:
+                        answers.append(
+                            (persona, method, exc.error.code, exc.error.message.replace(uri, "URI"))
+                        )
+        return answers
+
+    for persona in ("ops", "guest"):
+        answers = anyio.run(run, persona)
+        assert {code for _, _, code, _ in answers} == {-32602}, [a for a in answers if a[2] != -32602]
+        hidden = [m for _, method, _, m in answers if method == "skills/get"]
+        assert set(hidden) == {"No skill is served at URI"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,10 @@ from skillc import reader
 from skillc.serve import uris
 from skillc.serve.view import View
 from skillc.targets import export
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from clients import PROBES
 
 
 def _view(dist: Path, persona: str) -> View:
@@ -113,36 +118,6 @@ def test_addressing_finds_each_file_at_its_uri_and_its_owner(dist: Path) -> None
     assert found is not None and (found.command, found.path) == ("group/inner", "notes.md")
     assert view.skill_at("skill://group/inner/SKILL.md").command == "group/inner"  # type: ignore[union-attr]
     assert view.skill_at("skill://under-score/SKILL.md").command == "under_score"  # type: ignore[union-attr]
-
-
-PROBES = [
-    "skill://secret/references/plan.md",  # the granted persona's file, from a stub persona
-    "skill://secret/references/../references/plan.md",
-    "skill://secret/references/%2E%2E/references/plan.md",
-    "skill://secret%2Freferences/plan.md",
-    "skill://secret/references%2Fplan.md",
-    "skill://SECRET/SKILL.md",
-    "skill://lead/secret/SKILL.md",
-    "skill://lead-exclusive/secret.md",
-    "skill://ops/skill-overlays/overlaid.md",
-    "skill://personas/ops/skill-overlays/overlaid.md",
-    "skill://nobody/SKILL.md",
-    "skill://under_score/SKILL.md",
-    "skill://label-y/SKILL.md",
-    "skill://alpha/references/./guide.md",
-    "skill://alpha//references/guide.md",
-    "skill://alpha/data file (1).txt",
-    "skill://alpha/SKILL.md/",
-    "skill://./alpha/SKILL.md",
-    "skill://../dist/_index.json",
-    "skill://objects/ab/cd",
-    "skill://_index.json",
-    "file:///etc/passwd",
-    "skill://alpha/SKILL.md?persona=lead",
-    "skill://alpha/SKILL.md#x",
-    "skill://alpha/skill.md",
-    "",
-]
 
 
 @pytest.mark.parametrize("uri", PROBES)
