@@ -1,5 +1,5 @@
-"""What the serve tests share: the fixture project built once, the SDK client's extension
-requests, and a full verifying read of everything a server serves."""
+"""What the serve tests share: the isolation probes, the SDK client's extension requests, and a
+full verifying read of everything a server serves."""
 
 from __future__ import annotations
 

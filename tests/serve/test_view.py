@@ -74,6 +74,9 @@ def test_skillc_s_persona_keys_are_compiled_away_and_the_flags_resolved(dist: Pa
     assert view.entry("model-only").frontmatter["user-invocable"] is False  # type: ignore[union-attr]
     overlaid = view.entry("overlaid")
     assert overlaid is not None and b"Ops: page the on-call." in overlaid.skill_md
+    for other in ("lead", "guest"):  # another persona's overlay reaches no one else
+        found = _view(dist, other).entry("overlaid")
+        assert found is None or b"Ops: page the on-call." not in found.skill_md
     assert overlaid.frontmatter["when_to_use"] == "When a persona needs its own steps."
 
 
