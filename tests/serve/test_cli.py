@@ -136,3 +136,19 @@ def test_an_address_in_use_is_an_error_not_a_traceback(dist: Path) -> None:
         port = taken.getsockname()[1]
         code, out = run("serve", "--persona", "lead", "--http", f"127.0.0.1:{port}", str(dist))
     assert code == 1 and f"cannot listen on 127.0.0.1:{port}" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("8765", ("127.0.0.1", 8765)),
+        ("0", ("127.0.0.1", 0)),
+        ("0.0.0.0:80", ("0.0.0.0", 80)),
+        ("localhost:65535", ("localhost", 65535)),
+        ("[::1]:0", ("::1", 0)),
+    ],
+)
+def test_the_address_forms(text: str, address: tuple[str, int]) -> None:
+    from skillc.cli.serve import _address
+
+    assert _address(text) == address
