@@ -35,6 +35,14 @@ class Strategy(StrEnum):
 
 
 DEFAULT_BUDGET = 30_000
+# The range of every number a project sets, in the config or on the command line (the config's
+# schema says the same; tests/unit/test_config.py holds the two equal). Generous, yet far below
+# where arithmetic on them overflows (a window is multiplied as a float) or a reader refuses a
+# value: a catalog or listing of a billion characters, a context window of a billion tokens, and a
+# resource no larger than the reader serves (format/layout.py MAX_OBJECT_BYTES).
+MIN_BUDGET, MAX_CHARS = 100, 10**9  # budgets.catalog_chars, budgets.personas
+MAX_WINDOW = 10**9  # targets.<name>.window, --window (tokens); --chars and targets...chars: 1 to MAX_CHARS
+MAX_RESOURCE_BYTES = 1 << 30  # resources.max_bytes
 SKILL_MD_CAP = 256 * 1024
 # Never resources: version-control metadata and OS litter (gitignore syntax, applied before
 # the project's own `resources.exclude`, so a `!` pattern there can take one back).

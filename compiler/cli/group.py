@@ -23,6 +23,7 @@ COMMANDS = {
     "explain": ("explain", "explain"),
     "catalog": ("catalog", "catalog"),
     "export": ("export", "export"),
+    "serve": ("serve", "serve"),
     "diff": ("review", "diff"),
     "audit": ("review", "audit"),
     "codes": ("project", "codes"),

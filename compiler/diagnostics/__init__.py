@@ -14,6 +14,10 @@ from .codes import DESCRIPTIONS, Code
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    # A diagnostic a setting ignored, kept as a mark (its path and code) among the others until the
+    # report is made (policy.unused tells from the marks which settings suppressed something): the
+    # incremental builds splice a skill's marks with its diagnostics. Never reported.
+    SUPPRESSED = "suppressed"
 
 
 # Every code by its string, for what users type (configs, --ignore) and `skillc codes`.

@@ -17,6 +17,7 @@ class Code(StrEnum):
     TEMPLATE = "SKC104"
     SOURCE_REPEATED = "SKC105"
     SEVERITY_REFUSED = "SKC106"
+    UNUSED_SUPPRESSION = "SKC107"
     CONFIG_SHADOWED = "SKC110"
     # files and frontmatter (2xx)
     NOT_UTF8 = "SKC201"
@@ -92,6 +93,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.TEMPLATE: "template cannot be loaded or rendered",
     Code.SOURCE_REPEATED: "a source is listed more than once",
     Code.SEVERITY_REFUSED: "a severity setting names an unknown code or lowers an integrity code",
+    Code.UNUSED_SUPPRESSION: "a suppression suppresses nothing in this build, or can never match",
     Code.CONFIG_SHADOWED: "[tool.skillc] in pyproject.toml is ignored: skillc.yaml in the same folder wins",
     Code.NOT_UTF8: "file cannot be read as UTF-8 text",
     Code.NO_FRONTMATTER: "missing or unterminated frontmatter",
@@ -163,6 +165,7 @@ DESCRIPTIONS: dict[Code, str] = {
 CONFORMANCE: frozenset[Code] = frozenset(
     {
         Code.SOURCE_REPEATED,
+        Code.UNUSED_SUPPRESSION,
         Code.UNKNOWN_FIELD,
         Code.NAME_MISMATCH,
         Code.EMPTY_BODY,

@@ -241,6 +241,13 @@ def _anchors(
         tuple(key[1:]): at for key, at in doc.positions.items() if key[0] == "k" and key[1] != "sources"
     }
     found.update({("sources", i): at for i, at in enumerate(sources)})
+    # Every severity setting has a place, even one a pyproject.toml writes in an inline table (its
+    # nearest located key): the places tell the config's settings from --ignore (policy.unused).
+    table = config_severities(doc)
+    keys: list[tuple[str | int, ...]] = [("diagnostics", code) for code in table if code != "per_path"]
+    for pattern in table.get("per_path") or {}:
+        keys.append(("diagnostics", "per_path", pattern))
+    found.update({key: doc.key_pos(*key) for key in keys if key not in found})
     return tuple(sorted(found.items(), key=lambda kv: tuple(map(str, kv[0]))))
 
 

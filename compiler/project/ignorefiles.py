@@ -6,10 +6,12 @@ git-ignored file (`__pycache__/`, `node_modules/`). So every walk of discover ho
 - `.gitignore` and `.ignore` in every folder it enters, and in the folders above the walked root up to
   the repository's work tree root (the nearest folder holding `.git`), or up to the project's root
   outside a repository;
-- git's rules for them (pathspec's GitIgnoreSpec): a pattern is relative to its file's folder, the
-  last matching line wins, a deeper folder's file wins over the ones above it, and in one folder
-  `.ignore` wins over `.gitignore` (as ripgrep reads them). A folder left out is not entered, so its
-  files cannot be brought back (as in git).
+- git's rules for them (gitignore.py, a port of git's own): a pattern is relative to its file's
+  folder, the last matching line wins, a deeper folder's file wins over the ones above it, and in
+  one folder `.ignore` wins over `.gitignore` (as ripgrep reads them). A folder left out is not
+  entered, so its files cannot be brought back (as in git).
+- an ignore file that is a symlink is not followed, as git does not follow one: a warning says its
+  patterns do not apply, and nothing it points to (outside the project, say) is read.
 
 Not read: `.git/info/exclude` and git's global excludes file. They live on one machine only, and the
 same commit must build the same everywhere.
@@ -17,17 +19,14 @@ same commit must build the same everywhere.
 
 from __future__ import annotations
 
+import errno
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..dataclass import dataclass, field
 from ..format import files
-
-if TYPE_CHECKING:
-    import pathspec
+from ..names import gitignore
 
 IGNORE_FILES = (".gitignore", ".ignore")  # in this order: the later file's lines win
 IGNORE_CAP = 1024 * 1024
@@ -68,7 +67,7 @@ def outer_files(project: Path, roots: tuple[Path, ...]) -> tuple[tuple[OuterFile
     for folder in outer_folders(project, roots):
         rel = Path(os.path.relpath(folder, base)).as_posix()
         for name in IGNORE_FILES:
-            data = _read(str(folder / name), f"{rel}/{name}", problems)
+            data = _read(str(folder / name), name if rel == "." else f"{rel}/{name}", problems)
             if data is not None:
                 found.append((rel, name, data))
     return tuple(found), tuple(problems)
@@ -76,21 +75,18 @@ def outer_files(project: Path, roots: tuple[Path, ...]) -> tuple[tuple[OuterFile
 
 def _read(path: str, shown: str, problems: list[Problem]) -> bytes | None:
     try:
-        return files.read_regular(path, IGNORE_CAP)
+        # never through a symlink at the name: git opens an ignore file with O_NOFOLLOW
+        return files.read_regular(path, IGNORE_CAP, follow=False)
     except FileNotFoundError:
         return None
-    except OSError as exc:  # too large, a FIFO, unreadable: said, never guessed around
-        problems.append((shown, f"cannot read this ignore file: {exc.strerror or exc}"))
+    except OSError as exc:  # a symlink, too large, a FIFO, unreadable: said, never guessed around
+        if exc.errno == errno.ELOOP:
+            problems.append(
+                (shown, "this ignore file is a symlink; git does not follow it, so its patterns do not apply")
+            )
+        else:
+            problems.append((shown, f"cannot read this ignore file: {exc.strerror or exc}"))
         return None
-
-
-def _spec(blobs: list[bytes]) -> pathspec.GitIgnoreSpec | None:
-    lines = [line for blob in blobs for line in blob.decode("utf-8", "replace").splitlines()]
-    if not lines:
-        return None
-    import pathspec  # only a tree with ignore files pays for it (14 ms of imports)
-
-    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 @dataclass(frozen=True)
@@ -98,38 +94,13 @@ class _Level:
     """One folder's rules: `prefix` turns a path relative to the walked root into one relative to
     the folder (an outer folder) or `cut` strips the folder from it (a folder inside the walk)."""
 
-    spec: pathspec.GitIgnoreSpec
+    spec: gitignore.Spec
     prefix: str = ""
     cut: int = 0
-    any_match: re.Pattern[str] | None = field(default=None, compare=False)
 
-    def verdict(self, path: str) -> bool | None:
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
         """True: left out; False: taken back (`!`); None: no line of this folder speaks of it."""
-        path = self.prefix + path[self.cut :]
-        if self.any_match is not None and self.any_match.match(path) is None:
-            return None  # most paths: one regex instead of every pattern (a 5,000-skill tree walks 30,000)
-        return self.spec.check_file(path).include
-
-
-def _level(spec: pathspec.GitIgnoreSpec, *, prefix: str = "", cut: int = 0) -> _Level:
-    return _Level(spec, prefix, cut, _any_match(spec))
-
-
-def _any_match(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
-    """One regex that matches where any line matches; a prefilter only: check_file decides.
-    None (no prefilter) when pathspec's patterns are not the plain regexes this expects."""
-    sources = []
-    for pattern in spec.patterns:
-        regex = getattr(pattern, "regex", None)
-        if pattern.include is None:
-            continue
-        if not isinstance(regex, re.Pattern):
-            return None
-        sources.append("(?:" + re.sub(r"\(\?P<\w+>", "(?:", regex.pattern) + ")")
-    try:
-        return re.compile("|".join(sources)) if sources else None
-    except re.error:
-        return None
+        return self.spec.verdict(gitignore.as_text(self.prefix + path[self.cut :]), is_dir)
 
 
 @dataclass
@@ -157,9 +128,8 @@ class Rules:
             levels = self._chain(folder)
         if not levels:
             return False  # the common case: no ignore file anywhere above
-        path = rel + "/" if is_dir else rel
         for level in reversed(levels):  # the nearest folder's verdict wins
-            verdict = level.verdict(path)
+            verdict = level.verdict(rel, is_dir)
             if verdict is not None:
                 return verdict
         return False
@@ -203,8 +173,8 @@ class Rules:
             if data is not None:
                 self.read.append(rel)
                 blobs.append(data)
-        spec = _spec(blobs)
-        return _level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
+        spec = gitignore.from_blobs(blobs)
+        return _Level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
 
 
 _IGNORE_NAMES = frozenset(IGNORE_FILES)
@@ -225,10 +195,10 @@ def rules_for(root: Path, project: Path, outer: tuple[OuterFile, ...]) -> Rules:
         by_folder.setdefault(folder, []).append(data)
     for folder, blobs in by_folder.items():
         where = (base / folder).resolve()
-        spec = _spec(blobs)
+        spec = gitignore.from_blobs(blobs)
         if spec is None or where not in real.parents:
             continue
-        levels.append(_level(spec, prefix=Path(os.path.relpath(real, where)).as_posix() + "/"))
+        levels.append(_Level(spec, prefix=Path(os.path.relpath(real, where)).as_posix() + "/"))
     levels.sort(key=lambda level: -level.prefix.count("/"))  # the top folder first, the nearest last
     return Rules(str(root), tuple(levels))
 

@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .. import diagnostics as dg
 from .. import fs
@@ -31,6 +31,7 @@ from ..model import (
     Resource,
     SkillSource,
 )
+from ..names import gitignore
 from ..names.confusables import skeleton
 from ..names.paths import (
     CACHE_DIRNAME,
@@ -46,9 +47,6 @@ from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix
 from .readinput import Entry, read_input
 from .seen import Seen
-
-if TYPE_CHECKING:
-    import pathspec
 
 EXCLUSIVE_SUFFIX = "-exclusive"
 SKILL_FILES = ("SKILL.md", "skill.md")  # the second is accepted as skills-ref does, with a warning
@@ -181,18 +179,16 @@ def resource_filter(config: Config) -> Skip:
     A SKILL.md is never excluded by a file pattern (`*.md` would drop every skill); a directory
     pattern still leaves out the skills below it, as it says."""
     if not config.exclude:
-        return default_excludes  # the common case, by name: pathspec costs ~10 us a path
+        return default_excludes  # the common case, by name
     spec = _exclude_spec(config)
     return lambda rel, is_dir: (
-        spec.match_file(rel + "/" if is_dir else rel)
+        spec.verdict(gitignore.as_text(rel), is_dir) is True
         and (is_dir or rel.rsplit("/", 1)[-1] not in SKILL_FILES)
     )
 
 
-def _exclude_spec(config: Config) -> pathspec.GitIgnoreSpec:
-    import pathspec  # only builds that discover need it
-
-    return pathspec.GitIgnoreSpec.from_lines((*DEFAULT_EXCLUDES, *config.exclude))
+def _exclude_spec(config: Config) -> gitignore.Spec:
+    return gitignore.from_entries((*DEFAULT_EXCLUDES, *config.exclude))
 
 
 def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
@@ -200,7 +196,7 @@ def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
     if not config.exclude:
         return ()
     spec = _exclude_spec(config)
-    hits = [p for p in SKILL_FILES if spec.match_file(f"skill/{p}")]
+    hits = [p for p in SKILL_FILES if spec.verdict(f"skill/{p}", False)]
     if not hits:
         return ()
     return (
@@ -216,7 +212,7 @@ def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
 
 # DEFAULT_EXCLUDES by name, as gitignore reads them: `.git/` (no other slash) is a directory of that
 # name at any depth, `.DS_Store` a file or directory of that name at any depth. A test holds the two
-# equal to pathspec's reading of the same lines.
+# equal to gitignore's reading of the same lines.
 _EXCLUDED_DIRS = frozenset(p[:-1] for p in DEFAULT_EXCLUDES if p.endswith("/"))
 _EXCLUDED_NAMES = frozenset(p for p in DEFAULT_EXCLUDES if not p.endswith("/"))
 

@@ -120,7 +120,7 @@ def _skills(
 
 def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bool) -> list[Diagnostic]:
     """One skill's diagnostics at their levels: the config's, then its own `# skillc: ignore[...]`."""
-    inline: set[str] = set()
+    inline: dict[str, tuple[int, int]] = {}
     refused: list[Diagnostic] = []
     for code, line, col in inline_ignores(src.skill_md.data) if b"skillc:" in src.skill_md.data else ():
         why = refusal(code, "ignore")
@@ -129,7 +129,9 @@ def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: boo
                 dg.error(src.skill_md.rel, Code.SEVERITY_REFUSED, f"skillc: ignore: {why}", line, col)
             )
         else:
-            inline.add(code)
+            inline.setdefault(code, (line, col))
+    if inline:
+        found = found + _unused_inline(src.skill_md.rel, inline, found)
     if not inline and not policy.codes and not policy.paths:
         return found + refused
     leveled = policy.apply(found, frozenset(inline))
@@ -143,6 +145,22 @@ def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: boo
         else d
         for d in found
     ] + refused
+
+
+def _unused_inline(rel: str, inline: dict[str, tuple[int, int]], found: list[Diagnostic]) -> list[Diagnostic]:
+    """An inline ignore that names a code the skill does not have suppresses nothing: SKC107 at it,
+    as ruff reports an unused `noqa` (`ignore[SKC107]` itself is how a skill keeps one anyway)."""
+    had = {d.code for d in found}
+    return [
+        dg.warning(
+            rel,
+            Code.UNUSED_SUPPRESSION,
+            f"skillc: ignore[{code}] suppresses nothing: this skill has no {code}",
+            *at,
+        )
+        for code, at in inline.items()
+        if code not in had and code != Code.UNUSED_SUPPRESSION
+    ]
 
 
 def _refused_entries(
@@ -203,7 +221,9 @@ def _late_errors(
 
 
 def _as_warnings(diags: list[Diagnostic]) -> list[Diagnostic]:
-    return [replace(d, severity=dg.Severity.WARNING) for d in diags]
+    return [
+        d if d.severity is dg.Severity.SUPPRESSED else replace(d, severity=dg.Severity.WARNING) for d in diags
+    ]
 
 
 def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]) -> Diagnostic:

@@ -31,11 +31,13 @@ from bench.gen import generate
 
 SEEDS = int(os.environ.get("SKILLC_DELTA_SEEDS", "4"))
 # Appended to the generated config, one per seed in turn: none; targets (graded validation, names
-# shared between skills); skip_invalid with a small budget (skills left out, catalogs that cut);
-# names-only with priorities, at a budget that bites. --strict: tests/unit/test_delta.py.
+# shared between skills) and suppressions that an emptied body makes used or unused (SKC107, and the
+# marks of what they ignore); skip_invalid with a small budget (skills left out, catalogs that
+# cut); names-only with priorities, at a budget that bites. --strict: tests/unit/test_delta.py.
 SETTINGS = (
     "",
-    "targets: [claude-code, codex, gemini, opencode]\n",
+    "targets: [claude-code, codex, gemini, opencode]\n"
+    "diagnostics:\n  SKC213: warning\n  per_path:\n    'skills/src-a/**': {SKC213: ignore}\n",
     "skip_invalid: true\nbudgets:\n  catalog_chars: 1500\n",
     "budgets:\n  catalog_chars: 2500\n  strategy: names-only\n  priority: ['audit-*', 'deploy-*']\n",
 )
