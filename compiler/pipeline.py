@@ -27,6 +27,7 @@ from .output.placement import placement_problems
 if TYPE_CHECKING:
     from .incremental import Edited, Memo, Session
     from .incremental.carry import Carry, Catalog
+    from .incremental.records import Records
     from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
     from .output.survey import Survey
     from .output.write import Comparison
@@ -319,7 +320,8 @@ def build(
     early = None
     if cache:
         progress("checking whether the build is current")
-        early = quick_replay(Path(config_path), options, prune=prune)
+        ahead = None if prune else _edit_ahead  # what the edit build below reads first
+        early = quick_replay(Path(config_path), options, prune=prune, meanwhile=ahead)
         leave_only(early)
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
@@ -406,6 +408,17 @@ def _surveying() -> Iterator[_Surveying]:
     finally:
         if survey.running is not None:
             survey.running.end()
+
+
+def _edit_ahead(records: Records) -> object:
+    """The edit build's module imported and what it reads first read, while the quick path waits
+    for the lstats (incremental.ahead)."""
+    from .incremental import ahead
+
+    try:
+        return ahead(records)
+    except Exception:  # a bug here costs only the reading ahead: the edit build reads for itself
+        return None
 
 
 @dataclass(frozen=True)

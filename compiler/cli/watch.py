@@ -3,7 +3,7 @@
 What is watched follows the config, read again after every run: every file the last run read or
 looked for on the config's side (the config, `pyproject.toml` beside it, the template and each file
 it includes, imports or extends, the ignore files above the walked roots, up to the repository's
-top: the cache's `watch_list`), the sources and the personas folder. The output directory,
+top: project/config.py `side_files`), the sources and the personas folder. The output directory,
 `.skillc-cache/` and `.git/` are never watched, so a build's own writes cannot trigger the next one.
 
 File-system notifications come from `watchfiles` (the optional extra `skillc[watch]`; it has a
@@ -88,11 +88,11 @@ def _config_side(config: Config) -> list[Path]:
     """What a build reads or looks for besides its inputs, as the cache's quick path watches it:
     the template with what it includes, and the ignore files above the walked roots (not `.git`,
     which the watch never looks into)."""
-    from ..incremental.quick import watch_list
+    from ..project.config import side_files
     from ..stages.template import load_template
 
     template, _ = load_template(config)  # None when broken: the template alone, until it loads
-    listed = watch_list(config, template.source if template is not None else b"")
+    listed = side_files(config, template.source if template is not None else b"")
     return [Path(p).resolve() for p in listed if Path(p).name != ".git"]
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .carry import Found
-    from .edit import Edited, Kept, Rebuilt, edit_build, kept, rebuild
+    from .edit import Edited, Kept, Rebuilt, ahead, edit_build, kept, rebuild
     from .memo import Memo
     from .outcome import Hit, Stats, Summary
     from .quick import Early, leave_only, quick_hit, quick_replay
@@ -41,6 +41,7 @@ _LATER = {
     "Session": "session",
     "Stats": "outcome",
     "Summary": "outcome",
+    "ahead": "edit",
     "edit_build": "edit",
     "kept": "edit",
     "leave_only": "quick",
@@ -63,6 +64,7 @@ __all__ = [
     "Session",
     "Stats",
     "Summary",
+    "ahead",
     "edit_build",
     "kept",
     "leave_only",

@@ -64,6 +64,7 @@ from ..stages.catalog import (
     candidate_of,
     catalog_skill,
     catalog_text,
+    cost_of,
     entry_cost,
     entry_fields,
     frame,
@@ -80,7 +81,7 @@ from .carry import Carry, Catalog, load, load_catalog, new_catalog_id
 from .carry import save as save_carry
 from .outcome import Stats, Summary
 from .quick import Early, left_to_exit, same_output, signature_after
-from .records import Record, build_key, debris
+from .records import Record, Records, build_key, debris
 from .walk import Stat, Walk, renewed, stamp_now
 
 if TYPE_CHECKING:
@@ -128,6 +129,14 @@ def edit_build(early: Early) -> tuple[Edited, WriteResult] | str:
         return f"internal error: {exc!r}"
 
 
+def ahead(records: Records) -> Carry | None:
+    """What an edit build of the recorded build reads first, its carry, read (and this module and
+    the stages it uses imported) while the quick path waits for a child's lstats (quick_replay's
+    `meanwhile`)."""
+    record = records.record()
+    return None if record is None else load(records.directory, records.signing_key, record.build_key)
+
+
 @dataclass(frozen=True)
 class Kept:
     """What `build --watch` keeps of its last build to rebuild from: the carry, its catalog rows and
@@ -171,12 +180,12 @@ class Rebuilt:
 def rebuild(last: Kept, changed: Iterable[Path]) -> Rebuilt | None:
     """The build after `changed` (the paths the watch saw change), made from `last` and written;
     None when a whole build must make it (why is not said: the watch's whole build reports)."""
-    from .quick import watch_list
+    from ..project.config import side_files
 
     try:
         edit = _Edit(last.carry, last.catalog)
         paths = [str(path) for path in changed]
-        if set(paths) & set(watch_list(edit.config, last.carry.template[0])):
+        if set(paths) & set(side_files(edit.config, last.carry.template[0])):
             return None  # the config side, which the carry holds as it was (a template in a skill's folder)
         made = edit.made(edit.entries_of(changed), (os.listdir, os.lstat))
     except (_Declined, TemplateFailure, OSError):
@@ -771,9 +780,12 @@ class _Edit:
         room, reserved = budget - frame_cost(0), frame_cost(len(listed))
         if was <= room or total <= room or frame_cost(len(before)) != reserved:
             return None
-        costs, least = self._costs(catalog)
+        costs = {c: cost_of(rows[c]) for c in (*included, *changing) if c in rows}
         mine = [(c, *costs[c]) for c in included if c in costs]  # a removed one is past `start`
-        chosen = refit(budget - reserved, mine, listed, since, costs.__getitem__, least)
+        least = self._least(catalog)
+        chosen = refit(
+            budget - reserved, mine, listed, since, lambda c: costs.get(c) or cost_of(rows[c]), least
+        )
         left = list(listed)  # in command order, as `chosen`: each chosen one taken out where it is
         for command in reversed(chosen):
             at = bisect.bisect_left(left, command)
@@ -781,7 +793,9 @@ class _Edit:
                 return None  # not listed: never so, but pack would say what it means
             del left[at]
         first = rows[listed[0]][2] if listed else pid
-        fixed = frame_cost(0) + sum(costs[c][0] for c in chosen if costs[c][1])
+        fixed = frame_cost(0) + sum(
+            cost for cost, always in map(cost_of, map(rows.__getitem__, chosen)) if always
+        )
         packing = packed(
             pid,
             budget,
@@ -796,21 +810,13 @@ class _Edit:
         )
         return packing, total
 
-    def _costs(self, catalog: Catalog) -> tuple[dict[str, tuple[int, bool]], int]:
-        """Every row's (cost, always), by command, and the least cost: what first fit asks of
-        thousands of rows (budget.refit), made once for every persona."""
-        if self.__dict__.get("_costs_of") is not catalog:
-            costs = {
-                c: (candidate.cost, candidate.always)
-                for c, r in catalog.rows.items()
-                if (candidate := candidate_of(c, r))
-            }
-            self.__dict__["_costs_of"], self.__dict__["_costs_made"] = (
-                catalog,
-                (costs, min((c for c, _a in costs.values()), default=0)),
-            )
-        made: tuple[dict[str, tuple[int, bool]], int] = self.__dict__["_costs_made"]
-        return made
+    def _least(self, catalog: Catalog) -> int:
+        """No row costs less (a bound for budget.refit), made once for every persona."""
+        if self.__dict__.get("_least_of") is not catalog:
+            least = min((cost for cost, _always in map(cost_of, catalog.rows.values())), default=0)
+            self.__dict__["_least_of"], self.__dict__["_least_cost"] = catalog, least
+        found: int = self.__dict__["_least_cost"]
+        return found
 
 
 class _Recorded(_Edit):
@@ -823,8 +829,8 @@ class _Recorded(_Edit):
             raise _Declined("no record or walk")
         self.records, self.record, self.walk, self.changes = early.records, record, early.walk, early.changes
         self.directory = early.records.directory
-        carry = early.carry
-        if carry is None or carry.key != record.build_key:
+        carry = early.ahead
+        if not isinstance(carry, Carry) or carry.key != record.build_key:
             carry = load(self.directory, early.records.signing_key, record.build_key)
         if carry is None:
             raise _Declined("no carry for the recorded build")

@@ -6,7 +6,7 @@ never imports them: it reads the recorded build (`head.json`), and checks, in or
 1. the compiler (`fingerprint`, from stat data), the config path and the options;
 2. every file the config side reads or looks for (the config, `pyproject.toml` beside it, the
    template and what it includes, the ignore files above the walked roots, the `.git` that marks
-   the repository top), each by its raw bytes or its absence (`watch_list` names them);
+   the repository top), each by its raw bytes or its absence (project/config.py `side_files` names them);
 3. the inputs: every folder and file discover's walk saw, by its stat data (walk.py), without
    listing a folder; when one differs, an edit build may take it from there (edit.py);
 4. the output by its directories, index, marker and persona files (`same_output`): objects are
@@ -41,8 +41,7 @@ from .store import DIRNAME, load_key
 from .walk import Changes, Walk
 
 if TYPE_CHECKING:
-    from ..model import Config
-    from .carry import Carry
+    pass
 
 # 6: per-skill memo buckets, the record by parts (head.json, outputs.json), the quick no-op path
 # 7: the walk's manifest (walk.json), the walk's digest over sorted keys
@@ -100,28 +99,6 @@ def _stat_one(h: hashlib._Hash, path: str, label: str) -> None:
         h.update(f"{label}\0-\n".encode())
         return
     h.update(f"{label}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
-
-
-def watch_list(config: Config, template_source: bytes) -> list[str]:
-    """Every file the config side reads or looks for, as project/config.py and stages/template.py do."""
-    from ..project import ignorefiles  # at record time only: the quick path reads the list
-    from ..project.config import DEFAULT_TEMPLATE
-    from ..project.pyproject import NAME as PYPROJECT
-
-    root = config.root
-    paths = [root / config.config_rel, root / PYPROJECT, root / DEFAULT_TEMPLATE, config.template]
-    # The template and each template it includes, imports or extends ("name\0digest" lines).
-    paths += [config.template.parent / line.split("\0")[0] for line in template_source.decode().splitlines()]
-    here = root.resolve()
-    for folder in (here, *here.parents):  # ignorefiles.repository_top looks for .git upwards
-        paths.append(folder / ".git")
-        if (folder / ".git").exists():
-            break
-    roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
-    roots += (root / config.personas,) if config.personas else ()
-    for folder in ignorefiles.outer_folders(root, roots):
-        paths += [folder / name for name in ignorefiles.IGNORE_FILES]
-    return list(dict.fromkeys(str(p) for p in paths))
 
 
 def quick_head(fingerprint: str, config_path: Path, options: Options, watched: Iterable[str]) -> str:
@@ -221,7 +198,7 @@ class Early:
     walk: Walk | None = None
     changes: Changes | None = None
     head: bool = False
-    carry: Carry | None = None  # the recorded build's, read while a child took the lstats
+    ahead: object = None  # what `quick_replay`'s `meanwhile` gave, for the edit build
 
     @property
     def edits(self) -> bool:
@@ -285,29 +262,37 @@ def records_for(config_path: Path) -> Records | None:
     return Records(directory, signing_key, fingerprint(), FORMAT)
 
 
-def quick_replay(config_path: Path, options: Options, *, prune: bool) -> Early | None:
+def quick_replay(
+    config_path: Path, options: Options, *, prune: bool, meanwhile: Callable[[Records], object] | None = None
+) -> Early | None:
     """The recorded build when nothing it depends on changed, checked without parsing the config;
-    None when the cache is off."""
+    None when the cache is off. `meanwhile`: what an edit build would do first (its imports, the
+    carry), done while a forked child takes the lstats, which this process would otherwise wait for
+    (a large tree: lstats.begin); what it gives is the Early's `ahead`."""
     records = records_for(config_path)
     _started.clear()
     try:
-        return None if records is None else _replay(records, config_path, options, prune)
+        return None if records is None else _replay(records, config_path, options, prune, meanwhile)
     finally:
         lstats.discard()  # what `start` began for lstats this build did not ask for
 
 
-def _replay(records: Records, config_path: Path, options: Options, prune: bool) -> Early:
+def _replay(
+    records: Records,
+    config_path: Path,
+    options: Options,
+    prune: bool,
+    meanwhile: Callable[[Records], object] | None,
+) -> Early:
     record = records.record()
     quick = record.quick if record is not None else None
     if record is None or quick is None:
         return Early(records)
     walk = records.walk()
     head = quick_head(records.fingerprint, config_path, options, quick.watched) == quick.head
-    # While a child takes the lstats, this process would wait: it reads what an edit build reads
-    # first, which a no-op then leaves unused (here: a large tree, where the child pays).
-    carry = _carry(records, record.build_key) if head and lstats.running() else None
+    ahead = meanwhile(records) if meanwhile is not None and head and lstats.running() else None
     changes = walk.check() if walk is not None else None
-    early = Early(records, None, walk, changes, head, carry)
+    early = Early(records, None, walk, changes, head, ahead)
     if not head or changes is None or not changes.none:
         return early
     dist = config_path.resolve().parent / quick.output
@@ -320,12 +305,6 @@ def _replay(records: Records, config_path: Path, options: Options, prune: bool) 
         return early
     report = records.report(record)
     return early if report is None else replace(early, hit=(record, report))
-
-
-def _carry(records: Records, key: str) -> Carry | None:
-    from .carry import load  # the model and the stages' types with it: an edit build needs them
-
-    return load(records.directory, records.signing_key, key)
 
 
 def quick_hit(early: Early | None) -> Hit | None:

@@ -64,13 +64,14 @@ from ..diagnostics import Diagnostic
 from ..format.layout import INDEX, build_hash_in
 from ..model import Config
 from ..options import Options
+from ..project.config import side_files
 from ..stages.seen import Seen
 from .aside import Aside, aside
 from .carry import Carry, Catalog
 from .carry import save as save_carry
 from .memo import Memo
 from .outcome import Hit, Stats, hit
-from .quick import FORMAT, Early, fingerprint, output_signature, quick_head, watch_list
+from .quick import FORMAT, Early, fingerprint, output_signature, quick_head
 from .records import Quick, Record, Records, build_key, head_key
 from .store import DIRNAME, discard_temporary, load_key
 from .walk import Root, Tops, Walk, recorded, roots_now, stamp_now
@@ -136,7 +137,7 @@ class Session:
         self.ignore_files: tuple[str, ...] = ()
         # The config side's files as they are now, right after the build read them: what the quick
         # path's record says of them must be what the build read, not a later save (`_quick`)
-        self.watched = watch_list(config, self.template_source)
+        self.watched = side_files(config, self.template_source)
         self.quick_head = quick_head(records.fingerprint, self._config_path, options, self.watched)
 
     def replay(self, discover: Callable[[Seen], D]) -> Hit | D:

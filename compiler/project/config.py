@@ -318,3 +318,24 @@ def _obsolete(doc: Document) -> tuple[Diagnostic, ...]:
             ),
         )
     return ()
+
+
+def side_files(config: Config, template_source: bytes) -> list[str]:
+    """Every file the config side of a build reads or looks for, besides the inputs: the config,
+    `pyproject.toml` beside it, the default template's place and the template with each template
+    it includes, imports or extends (`Template.source`'s "name\0digest" lines), the `.git` that
+    marks the repository's top, and the ignore files above the walked roots. The build cache checks
+    them by their bytes, and `build --watch` watches them."""
+    root = config.root
+    paths = [root / config.config_rel, root / pyproject.NAME, root / DEFAULT_TEMPLATE, config.template]
+    paths += [config.template.parent / line.split("\0")[0] for line in template_source.decode().splitlines()]
+    here = root.resolve()
+    for folder in (here, *here.parents):  # ignorefiles.repository_top looks for .git upwards
+        paths.append(folder / ".git")
+        if (folder / ".git").exists():
+            break
+    roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
+    roots += (root / config.personas,) if config.personas else ()
+    for folder in ignorefiles.outer_folders(root, roots):
+        paths += [folder / name for name in ignorefiles.IGNORE_FILES]
+    return list(dict.fromkeys(str(p) for p in paths))

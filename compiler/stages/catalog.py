@@ -171,6 +171,11 @@ def skill_of(command: str, row: list[Any]) -> Skill:
     )
 
 
+def cost_of(row: list[Any]) -> tuple[int, bool]:
+    """A listed skill's entry cost and whether it is always on, from its row."""
+    return row[4], bool(row[3])
+
+
 def candidate_of(command: str, row: list[Any]) -> Candidate:
     """The listed skill's budget candidate, from its row."""
     _name, description, path, always, cost, bare = row

@@ -801,7 +801,7 @@ def test_the_folders_are_listed_once_the_clock_has_moved_past_their_change(tree,
 
     monkeypatch.setattr(edit_mod, "stamp_now", coarse)
     result, _ = build(tree)
-    assert result.cache.edited and len(stamps) == 2  # taken again, past the source's change
+    assert result.cache.edited and len(stamps) >= 2  # taken again, past the source's change
     same_as_clean(tree, tmp_path, result)
 
 
@@ -821,7 +821,7 @@ def test_a_new_folder_as_new_as_the_stamp_is_read_again_after_a_later_one(tree, 
 
     monkeypatch.setattr(edit_mod, "stamp_now", coarse)
     result, _ = build(tree)
-    assert result.cache.edited and len(stamps) == 2
+    assert result.cache.edited and len(stamps) >= 2
     same_as_clean(tree, tmp_path, result)
 
 
