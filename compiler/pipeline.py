@@ -249,7 +249,7 @@ def _back(
     from .output.assemble import artifacts
     from .output.bounds import over_bounds
     from .stages.buildhash import build_hash
-    from .stages.catalog import catalogs, entry_cost
+    from .stages.catalog import catalogs
     from .stages.resolve import resolve
     from .stages.skills import check_skills, checked_first
     from .stages.validate import validate
@@ -279,10 +279,9 @@ def _back(
     resolved = resolve(program)
     if template is None:
         return _finish(config, program, resolved, {}, None, diags)
-    cost = memo.entry_cost(entry_cost) if memo else entry_cost
     progress(f"rendering {len(program.personas)} catalog(s) and the index")
     try:
-        texts, packings, problems = catalogs(config, program, resolved, template, cost, memo)
+        texts, packings, problems = catalogs(config, program, resolved, template)
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, Code.TEMPLATE, f"template failed while rendering: {exc}")
         return _finish(config, program, resolved, {}, None, (*diags, failed))

@@ -1,19 +1,14 @@
-"""What a build leaves for the next one to edit: `carry.json`, and `carry-catalog.json` beside it.
+"""What a build leaves for the next one to edit (edit.py): `carry.json`, and `carry-catalog.json`.
 
-An edit build (edit.py) takes the skills that changed from discover and everything else from here
-instead of discovering, checking and resolving every other skill: the input lines of the build
-hash, what discover found of each source (its skill folders, the hidden ones, its own diagnostics,
-the ignore files it read), each skill's own diagnostics and discover's problems, the shard
-digests, how many skill entries name each object, the personas and exclusive bodies, each
-catalog's packing and the build's report before ordering. The other skills' entries are read from
-their shard in the output (content-addressed, checked by digest). What only a catalog change
-needs (every listed skill's catalog row, stages/catalog.py `row`, and which personas list it) is
-in `carry-catalog.json`, read only then.
-
-Both are signed JSON like every cache file, and keyed: `carry.json` by the build key of the build
-it describes (head.json's), the catalog file by an id `carry.json` names. A carry whose key is not
-the record's is not used. Each build that records itself writes them whole (the catalog rows only
-when they changed).
+The carry holds what the edit build takes instead of discovering, checking and resolving every
+other skill: the input lines of the build hash, what discover found of each source (its skill
+folders, its own diagnostics, the ignore files it read), each skill's own diagnostics and
+discover's problems, the shard digests, how many skill entries name each object, the personas,
+each catalog's packing and the report before ordering; the other skills' entries are their shards
+in the output. What only a catalog change needs (each listed skill's row, stages/catalog.py `row`,
+and which personas list it) is in `carry-catalog.json`, read only then. Both are signed like every
+cache file and keyed: `carry.json` by the build key of the build it describes, the catalog file by
+an id `carry.json` names. Each recorded build writes them whole (the rows only when they changed).
 """
 
 from __future__ import annotations

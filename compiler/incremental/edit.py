@@ -1,31 +1,22 @@
-"""The edit build: a build made from the last one where inputs changed, for `skillc build` (from
-what the last build left in the cache, `edit_build`) and for `build --watch` (from the last build
-kept in memory, `rebuild`).
+"""The edit build: the build after some inputs changed, made from the last one, for `skillc build`
+(from what the last build left in the cache, `edit_build`) and `build --watch` (from the last
+build it keeps, `rebuild`).
 
-It learns what changed from discover itself, never from rules of its own. Each change (a file or a
-folder whose stat data moved since the recorded walk, walk.py; or a path the watch reports) is
-given to discover, which names the folder whose tree it can walk alone as a whole walk would
-(`discover.closed_folder`), walks it (`discover.discover_under`), and answers for the source as a
-whole (`discover.source_notes`) and across sources (`discover.crossing`). Its answer is compared
-with what the last build found there (carry.py): the same skills with other files or bytes are
-edits, new ones are adds, gone ones are removals; anything else discover would say (an ignore
-file, a problem of its own, a note of the source, a command another source has or looks like)
-leaves the build to the cached build, which reports it with everything else. A new discovery rule
-therefore needs nothing here.
+It learns what changed from discover, never from rules of its own: each change (a path whose stat
+data moved since the recorded walk, walk.py, or that the watch reports) is given to discover, which
+names the folder whose tree it walks alone as a whole walk would (`closed_folder`), walks it
+(`discover_under`) and answers for the source and across sources (`source_notes`, `crossing`). Its
+answer against the last build's there (carry.py) is the change: the same skills with other files
+or bytes are edits, new ones adds, gone ones removals. Anything else discover or a rule across
+skills would say (an ignore file, a problem of discover's own, a parent or child skill, a name a
+persona looks up) leaves the build to the cached build, which reports it with everything else.
 
-Then only those skills go through the stages, on the functions the whole build uses: each is
-checked (validate's `settle`), resolved for every persona, its entry put in its shard (the other
-entries are read back from the shard objects in the output); the catalogs of the personas whose
-listing changed are packed and rendered again (first fit resumed where the last packing provably
-stands, `budget.refit`); the shard table, the index and the build hash are made again. It writes
-with `write.write_delta`, and `skillc build` records the build as a whole build would (the walk
-renewed where discover walked, the carry, the output's record): the next no-op is quick and the
-next edit starts from this one.
-
-A change that reaches beyond its skills (a parent or child skill, a name a persona looks up, a
-`name` another skill has with `targets:`, --skip-invalid, a skill whose name or persona flags
-change, an error) is left to the cached build too; docs/cache.md lists the cases.
-tests/property/test_incremental_sequences.py compares its results with clean builds.
+Only those skills then go through the stages, on the functions the whole build uses; the other
+entries are read back from their shards in the output, the catalogs that list a changed skill are
+packed again (first fit resumed where the last packing provably stands, `budget.refit`), and the
+table, the index and the build hash are made again. It writes with `write.write_delta`, and
+`skillc build` records the build as a whole build would. tests/property/test_incremental_sequences.py
+holds it to clean builds.
 """
 
 from __future__ import annotations
@@ -50,7 +41,6 @@ from ..fastjson import orjson
 from ..format import layout as fmt
 from ..model import Artifacts, Config, Persona, Program, Skill, SkillSource, Strategy
 from ..names.paths import run_below
-from ..names.suggest import among_closest
 from ..output import assemble
 from ..output.bounds import over_bounds
 from ..output.write import WriteResult, write_delta
@@ -72,11 +62,12 @@ from ..stages.catalog import (
     row,
     skill_of,
 )
+from ..stages.personas import names_near
 from ..stages.report import final_diagnostics
 from ..stages.resolve import resolve_skill
 from ..stages.seen import Seen
 from ..stages.skills import check_skill
-from ..stages.validate import settle
+from ..stages.validate import linked, settle, shares_name
 from .carry import Carry, Catalog, load, load_catalog, new_catalog_id
 from .carry import save as save_carry
 from .outcome import Stats, Summary
@@ -481,15 +472,12 @@ class _Edit:
 
     def _alone(self, changed: _Changed) -> None:
         """Decline unless adding or removing each skill changes no other skill's entry and no
-        diagnostic but its own: no parent or child skill, no persona naming it or a command close
-        enough for a "did you mean" to name it, no --skip-invalid; with `targets:`, its `name` no
-        other skill's (validate.shared_names)."""
+        diagnostic but its own, as each rule across skills says: validate's links and shared names,
+        the personas' lookups (and --skip-invalid, which leaves skills out by the set)."""
         moved = [*changed.added, *changed.removed]
-        if not moved:
-            return
-        if self.config.skip_invalid:
+        if moved and self.config.skip_invalid:
             raise _Declined("settings that read the set of skills")
-        everyone = {c for dirs, _hidden in changed.folders for c in dirs}
+        everyone = {c for dirs, _hidden in changed.folders for c in dirs} if moved else set()
         for command in changed.removed:
             entry = self._entry(command)
             if entry is None or entry["source"] != self.config.sources[changed.removed[command]]:
@@ -500,18 +488,10 @@ class _Edit:
                 raise _Declined("a removed skill that reached beyond itself")
             self._unique(command, entry["name"])
         for command in moved:
-            others = everyone - {command}
-            parts = command.split("/")
-            if any("/".join(parts[:i]) in others for i in range(1, len(parts))) or any(
-                c.startswith(command + "/") for c in others
-            ):
+            if linked(everyone - {command}, command):
                 raise _Declined("a parent or child skill")
-            if command in self.carry.lookups:
-                raise _Declined("a persona names the skill")
-            # A name no skill has is reported with the commands closest to it ("did you mean"): the
-            # change must not add the command to those, or take it from them.
-            if any(among_closest(word, command, others) for word in self.carry.lookups - others):
-                raise _Declined("a persona names a skill like it")
+            if names_near(self.carry.lookups, everyone - {command}, command):
+                raise _Declined("a persona names the skill, or one like it")
 
     def _checked(self, src: SkillSource, edit: bool) -> _Checked:
         """A skill found again (`edit`) or new, checked as validate checks it; declined when the
@@ -558,9 +538,7 @@ class _Edit:
     def _unique(self, command: str, name: str) -> None:
         """With `targets:`, a skill added shares its `name` with no other skill: the report says
         which skills share one (validate.shared_names)."""
-        if self.config.targets and any(
-            other == name for c, other in self.catalog.names.items() if c != command
-        ):
+        if self.config.targets and shares_name(self.catalog.names, command, name):
             raise _Declined("a name another skill has")
 
     def _diagnostics(
@@ -746,7 +724,7 @@ class _Edit:
             if parts is None:  # made once, when a catalog is packed again
                 candidates = {c: candidate_of(c, r) for c, r in catalog.rows.items()}
                 parts = CatalogParts({}, candidates, catalog.listed)
-            made[pid] = persona_catalog(self.config, program, persona, self.template, parts, made=entries)
+            made[pid] = persona_catalog(self.config, program, persona, self.template, parts, entries)
             self.totals[pid] = sum(c.cost for c in made[pid][1].candidates)
         return made
 

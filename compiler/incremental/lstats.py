@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import array
 import os
-import select
 from functools import partial
 from operator import attrgetter
 
-from ..forking import fork, released
-from ..reap import Helper
-from .aside import forkable
+from .aside import Aside, aside
 
 SPLIT_AT = 8192  # fewer paths take less time than a fork's round trip saves
 GONE = -2  # the ctime and inode number of a path that is not there (never a recorded value)
@@ -30,76 +27,33 @@ _CTIME, _INO = attrgetter("st_ctime_ns"), attrgetter("st_ino")
 Looked = tuple["array.array[int]", "array.array[int]"]  # each path's ctime, and its inode number
 
 
-class _Child(Helper):
-    """A child taking the lstats of `paths` below the folder `where` (its device and inode)."""
-
-    def __init__(self, pid: int, out: int, paths: list[str], where: tuple[int, int]) -> None:
-        super().__init__(pid, out)
-        self.paths, self.where = paths, where
-
-    def running(self) -> bool:
-        """Whether the child is still taking the lstats (it writes its answer once it is done)."""
-        return self._out >= 0 and not select.select([self._out], [], [], 0)[0]
-
-    def answer(self) -> Looked | None:
-        """The child's numbers, once it is done; None when it failed."""
-        try:
-            with open(self._out, "rb", closefd=False) as pipe:
-                said = pipe.read()
-            os.waitpid(self._pid, 0)
-            self._pid = 0
-        finally:
-            self.end()
-        if len(said) != 16 * len(self.paths):
-            return None
-        found = array.array("q")
-        found.frombytes(said)  # the same machine, the same byte order
-        return found[: len(self.paths)], found[len(self.paths) :]
-
-
-_begun: list[_Child] = []  # at most one: `begin`'s, until `look` takes it or `discard` ends it
+_begun: list[tuple[Aside, list[str], tuple[int, int]]] = []  # `begin`'s child, paths and folder
 
 
 def begin(paths: list[str], base: str) -> None:
     """The lstats of `paths` (relative to `base`) begun in a forked child, where that pays."""
     discard()
-    if len(paths) < SPLIT_AT or not forkable():
+    if len(paths) < SPLIT_AT:
         return
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
-        read, write = os.pipe()
-        try:
-            pid = fork()
-        except OSError:  # no process to spare (a limit): `look` takes them here
-            os.close(read)
-            os.close(write)
-            return
-        if pid == 0:  # the child: the lstats, their numbers into the pipe, then out
-            try:
-                released()
-                os.close(read)
-                ctimes, inodes = _look(paths, fd)
-                with open(write, "wb") as pipe:
-                    pipe.write(ctimes.tobytes() + inodes.tobytes())
-            finally:
-                os._exit(0)
+        child = aside(lambda: b"".join(values.tobytes() for values in _look(paths, fd)))
     finally:
         os.close(fd)
-    os.close(write)
-    _begun.append(_Child(pid, read, paths, (st.st_dev, st.st_ino)))
-    released(discard)  # a Ctrl-C that came during the fork is raised here, once the child is stopped
+    if child is not None:
+        _begun.append((child, paths, (st.st_dev, st.st_ino)))
 
 
 def running() -> bool:
     """Whether a child `begin` started is still taking the lstats."""
-    return bool(_begun) and _begun[-1].running()
+    return bool(_begun) and _begun[-1][0].running()
 
 
 def discard() -> None:
     """End a child `begin` started that no `look` took (its answer is not wanted)."""
     while _begun:
-        _begun.pop().end()
+        _begun.pop()[0].end()
 
 
 def look(paths: list[str], fd: int) -> Looked:
@@ -108,13 +62,14 @@ def look(paths: list[str], fd: int) -> Looked:
     GONE for a path that is not there. OverflowError: an inode number past 2**63 (overlayfs's
     xino), which the caller cannot record either."""
     if _begun:
-        child = _begun.pop()
+        child, begun, where = _begun.pop()
         st = os.fstat(fd)
-        if child.paths == paths and child.where == (st.st_dev, st.st_ino):
-            found = child.answer()
-            if found is not None:
-                return found
+        said = child.join() if begun == paths and where == (st.st_dev, st.st_ino) else None
         child.end()
+        if said is not None and len(said) == 16 * len(paths):
+            found = array.array("q")
+            found.frombytes(said)  # the same machine, the same byte order
+            return found[: len(paths)], found[len(paths) :]
     return _look(paths, fd)
 
 

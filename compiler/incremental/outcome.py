@@ -19,8 +19,8 @@ class Stats:
 
     checked: int = 0  # SKILL.md files parsed and validated (memo misses)
     reused: int = 0  # SKILL.md results taken from the memo
-    measured: int = 0  # catalog entries rendered to measure their cost
-    rendered: int = 0  # persona catalogs packed and rendered (memo misses)
+    measured: int = 0  # catalog entries rendered again to measure their cost (an edit build)
+    rendered: int = 0  # persona catalogs packed and rendered again (an edit build)
     replayed: bool = False  # the whole build was skipped
     unread: bool = False  # ... and the inputs were proven unchanged by their stat data, none was read
     quick: bool = False  # ... and so were the config and the template, neither was parsed

@@ -26,7 +26,6 @@ import stat
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import fs
 from ..dataclass import dataclass, replace
@@ -40,19 +39,8 @@ from .report import Report
 from .store import DIRNAME, load_key
 from .walk import Changes, Walk
 
-if TYPE_CHECKING:
-    pass
-
-# 6: per-skill memo buckets, the record by parts (head.json, outputs.json), the quick no-op path
-# 7: the walk's manifest (walk.json), the walk's digest over sorted keys
-# 8: each file's stat data in walk.json; what an edit build starts from (carry.json)
-# 9: outputs.json packed (names, and their stat data as int64)
-# 10: packed integers as raw sections of the signed files, not base64 (store.py); carry-catalog.json's
-#     rows as columns (catalogrows.py)
-# 11: long lists of strings (walk.json's paths, outputs.json's names, the catalog's commands) and the
-#     carry's input lines as raw sections (packed.py)
-# 12: outputs.json named by an id of its own, which outputs-edits.json names (records.Outputs)
-# 13: walk.json is what discover's walk saw (walk.py); the journals are gone, each file written whole
+# 13: walk.json is what discover's walk saw (walk.py); no journals, each file written whole; no
+# catalog memo (git log tells the earlier formats)
 FORMAT = 13
 WATCH_CAP = 64 << 20  # larger than any file the config side reads (their own caps are 1 MiB)
 _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja2", "markupsafe")
@@ -245,11 +233,16 @@ def discard() -> None:
     lstats.discard()
 
 
-def records_for(config_path: Path) -> Records | None:
-    """The cache's records for the config, or None when the cache is off."""
+def records_for(config_path: Path, *, new: bool = False) -> Records | None:
+    """The cache's records for the config, or None when the cache is off: no key can be kept, or
+    something planted at `.skillc-cache` (a symlink out of the project, a FIFO), never read or
+    written through. `new`: no folder there yet is a cache this build may make."""
     directory = config_path.resolve().parent / DIRNAME
     try:
         if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return None
+    except FileNotFoundError:
+        if not new:
             return None
     except OSError:
         return None

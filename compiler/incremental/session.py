@@ -1,59 +1,24 @@
-"""The cache's door (Session) and its guarantee: incremental builds from `<project>/.skillc-cache/`.
+"""The cache's door (Session) for a build past the quick path, and its guarantee (docs/cache.md).
 
-Four levels:
+- The no-op path: nothing the last walk saw moved (the quick path checked it, quick.py) and the
+  head key (config, template, flags, compiler, their diagnostics, the roots) is the last build's:
+  the inputs are taken to be unchanged without reading them, as git's index and make do.
+- The content path: discover runs (through a Seen, whose walk the record keeps: walk.py), and when
+  the build key of what it read is the last successful build's and the output still holds exactly
+  the files that build left there (outputs.json), every stage after discover is skipped and that
+  build's diagnostics are replayed. A build with errors is never recorded, so never replayed.
+- The memo (memo.py) for the stages of any other build; `finish` records the build, its walk and
+  what the next edit build starts from (carry.py).
 
-- The quick no-op (quick.py), before the config is parsed: the config side by its raw bytes, the
-  inputs by the stat data of every folder and file discover's last walk saw (walk.py), the output
-  by its folders, index, marker and the files that are not objects. Nothing is parsed; YAML, JSON
-  Schema and Jinja2 are not imported. When only inputs moved, an edit build may take it from there
-  (edit.py).
-- The no-op path (`head.json`), after the config is parsed: when nothing the last walk saw moved
-  and the head key (config, template, flags, compiler, their diagnostics, the roots) is that of the
-  last successful build, the inputs are taken to be unchanged without reading them, as git's index
-  and make do, and the build is replayed as below.
-- The build record, keyed by content. When the build hash (every input byte, the config, the
-  template, the generator), the compiler's own fingerprint, the flags and the discovery
-  diagnostics are those of the last successful build, and the output directory still holds
-  exactly the files that build left there (same size, mtime, ctime, inode and type against
-  `outputs.json`, checked with one directory walk), `build` skips every stage after discover and
-  replays that build's diagnostics (`report.json`). A build with errors is never recorded, so
-  never replayed.
-- The memo (memo.py), each entry keyed by a digest of everything it was made from: the result of
-  checking one SKILL.md (parse, schema, name rules) by its bytes, path, command and source, kept
-  in 256 bucket files by path so that an edit rewrites one; the catalog entry cost of a skill by
-  the template and the entry's fields; and each persona's catalog text and packing by the key the
-  memo derives from its entries, persona, budget settings and template. A changed tree re-parses
-  and re-renders only what those keys say changed; resolution runs whole (memoising it costs
-  more than it saves, see memo.py), and the index, shards and persona metas are assembled again.
-  Entries not used by a build are dropped, so the memo follows the tree.
-
-The trade-off of the stat data: a content change that keeps a file's size, mtime_ns, ctime_ns and
-inode is not noticed, and the old output is kept. An ordinary write cannot do that: it sets the
-ctime to the current time, which utime() cannot set back. The stat data is taken after a file
-system time stamp and before the read, and is recorded only when every input is older than the
-stamp, so a write during a build, or in the same clock tick as the stat, is seen too (walk.py
-says when a walk vouches for what discover read). What remains: a clock set back, a file system without a real ctime or with a coarser clock than the
-one `.skillc-cache/` is on (a source on another mount), and tools that write the device under the
-file system. `build --no-cache`, or touching the file (the next build then reads every input),
-brings such a change in; `check` never uses the cache, so CI still sees the truth. Trees holding a
-symlink to a directory always take the content path (discover follows it, with loop and escape
-checks the stat walk does not repeat), and any change in a walked directory, even a file no build
-reads, makes the next build read the inputs once.
-
-Trust: a cache directory may arrive with an untrusted checkout or archive. Nothing in it is ever
-executed (JSON, never pickle), and every file carries an HMAC-SHA256 made with a per-user key kept
-outside the project (`$XDG_CACHE_HOME/skillc/key`, else `~/.cache/skillc/key`), so a foreign,
-truncated, hand-edited or older-format file is not used: the build runs from scratch, and its
-output is the same bytes either way. When no key can be read or created the cache is off.
-
-Each build reads each cache file at most once and writes only those whose content changed (and a
-time stamp file, deleted at once); nothing here is global.
+Stat data is trusted as git trusts it: a content change that keeps a file's size, mtimes, ctime
+and inode is not seen (an ordinary write sets the ctime, which no call sets back); walk.py says
+when a walk vouches for what discover read. Nothing in the cache is ever executed (JSON, never
+pickle), and every file is signed with a per-user key (store.py): a foreign, damaged or older
+file is not used, and the build runs from scratch. Each build reads each cache file at most once.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -71,9 +36,9 @@ from .carry import Carry, Catalog
 from .carry import save as save_carry
 from .memo import Memo
 from .outcome import Hit, Stats, hit
-from .quick import FORMAT, Early, fingerprint, output_signature, quick_head
+from .quick import FORMAT, Early, output_signature, quick_head, records_for
 from .records import Quick, Record, Records, build_key, head_key
-from .store import DIRNAME, discard_temporary, load_key
+from .store import DIRNAME, discard_temporary
 from .walk import Root, Tops, Walk, recorded, roots_now, stamp_now
 
 # Skills checked (encoded into the memo at the end) from which the memo is saved by a forked child:
@@ -192,7 +157,6 @@ class Session:
     def memo(self) -> Memo:
         """The memo the stages use, read on first use (a replayed build needs none)."""
         if not self._memo_loaded:
-            self._memo.load()
             record = self.records.record()
             if record is not None and record.dist == str(self.dist.resolve()):
                 self._memo.output_files = self.records.outputs()
@@ -228,15 +192,15 @@ class Session:
         done, with many skills to encode: it runs beside the write and the record, and `finish`
         joins it (`_saved`)."""
         if self._memo_loaded and self._saving is None and len(self._memo.made_skills) >= ASIDE_AT:
-            self._saving = aside(self._memo.save)
+            self._saving = aside(lambda: self._memo.save().to_bytes(8, "little"))
 
     def _saved(self, saving: Aside) -> None:
         """The child's save waited for; done here if the child failed (an interrupt stops it)."""
-        written = saving.join()
-        if written is None:
+        said = saving.join()
+        if said is None or len(said) != 8:
             self._memo.save()
         else:
-            self.stats.buckets_written = written
+            self.stats.buckets_written = int.from_bytes(said, "little")
 
     def end(self) -> None:
         """Stop the memo's save, if it runs (a build that failed or was interrupted before
@@ -328,20 +292,7 @@ def open_session(
     `.skillc-cache` is not a real directory). `head`: the config hash (generator, config and
     template), the config side's diagnostics, the template's sources; `early`: what the quick
     path (quick.py) found, so nothing is read twice."""
-    directory = config.root / DIRNAME
-    try:  # something planted at the name (a symlink out of the project, a FIFO): never read or written through
-        if not stat.S_ISDIR(os.lstat(directory).st_mode):
-            return None
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return None
-    if early is not None and early.records.directory == directory:
-        records = early.records
-    else:
-        signing_key = load_key()
-        if signing_key is None:
-            return None
-        records = Records(directory, signing_key, fingerprint(), FORMAT)
-        early = None
-    return Session(config, records, head, options, prune, early)
+    if early is not None and early.records.directory == config.root / DIRNAME:
+        return Session(config, early.records, head, options, prune, early)
+    records = records_for(config.root / config.config_rel, new=True)
+    return None if records is None else Session(config, records, head, options, prune, None)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from itertools import chain
-from typing import Any, Protocol
+from typing import Any
 
 from .. import diagnostics as dg
 from ..dataclass import dataclass
@@ -45,19 +45,10 @@ def entry_cost(entry: dict[str, Any], template: Template) -> int:
 
 
 def catalogs(
-    config: Config,
-    program: Program,
-    resolved: Resolved,
-    template: Template,
-    cost: Callable[[dict[str, Any], Template], int] = entry_cost,
-    memo: CatalogMemo | None = None,
+    config: Config, program: Program, resolved: Resolved, template: Template
 ) -> tuple[dict[str, str], dict[str, Packing], tuple[Diagnostic, ...]]:
-    """Per persona: the budgeted catalog text and the packing that produced it.
-
-    `cost` stands in for entry_cost, and `memo` gives back the catalogs of earlier builds whose
-    entries, persona and budget are unchanged: the build cache passes both.
-    """
-    parts = catalog_parts(config, program, resolved, template, cost)
+    """Per persona: the budgeted catalog text and the packing that produced it."""
+    parts = catalog_parts(config, program, resolved, template)
     texts: dict[str, str] = {}
     packings: dict[str, Packing] = {}
     diags = budget_warnings(config, program)
@@ -65,7 +56,7 @@ def catalogs(
     made: Entries = {(c, None): e for c, e in parts.entries.items()}
     for persona in program.personas.values():
         texts[persona.id], packings[persona.id] = persona_catalog(
-            config, program, persona, template, parts, memo, made
+            config, program, persona, template, parts, made
         )
         diags.extend(packings[persona.id].diagnostics)
     return texts, packings, tuple(diags)
@@ -82,13 +73,7 @@ class CatalogParts:
     listed: dict[str, list[str]]  # persona id -> the commands its model may invoke, in command order
 
 
-def catalog_parts(
-    config: Config,
-    program: Program,
-    resolved: Resolved,
-    template: Template,
-    cost: Callable[[dict[str, Any], Template], int] = entry_cost,
-) -> CatalogParts:
+def catalog_parts(config: Config, program: Program, resolved: Resolved, template: Template) -> CatalogParts:
     entries = {c: catalog_skill(s, template) for c, s in program.skills.items()}
     listed: dict[str, list[str]] = {pid: [] for pid in program.personas}  # commands the model may invoke
     for command, res in resolved.items():
@@ -97,7 +82,7 @@ def catalog_parts(
                 listed[pid].append(command)
     # A skill's candidate is the same for every persona: made once, not once per pair.
     made = {
-        c: candidate(program.skills[c], cost(entries[c], template), template, config)
+        c: candidate(program.skills[c], entry_cost(entries[c], template), template, config)
         for c in dict.fromkeys(chain.from_iterable(listed.values()))
     }
     return CatalogParts(entries, made, listed)
@@ -123,37 +108,11 @@ def persona_catalog(
     persona: Persona,
     template: Template,
     parts: CatalogParts,
-    memo: CatalogMemo | None = None,
     made: Entries | None = None,
 ) -> tuple[str, Packing]:
-    """One persona's catalog text and packing; `memo` as for catalogs(), `made` as for catalog_text."""
+    """One persona's catalog text and packing; `made` as for catalog_text."""
     candidates = tuple(map(parts.candidates.__getitem__, parts.listed[persona.id]))
-    inputs = CatalogInputs(config, persona, template, parts.entries, candidates)
-    found = memo.recall(inputs) if memo else None
-    if found is None:
-        found = _fit_catalog(config, program, persona, template, candidates, made)
-        if memo:
-            memo.remember(inputs, *found)
-    return found
-
-
-@dataclass(frozen=True)
-class CatalogInputs:
-    """Everything one persona's catalog is made of: what a memo keys a rendered catalog by."""
-
-    config: Config
-    persona: Persona
-    template: Template
-    entries: Mapping[str, dict[str, Any]]  # every skill's catalog entry (catalog_skill), by command
-    candidates: tuple[Candidate, ...]  # the skills this persona's model may invoke, in command order
-
-
-class CatalogMemo(Protocol):
-    """Catalogs of earlier builds, by a key the memo derives from their CatalogInputs (the build cache)."""
-
-    def recall(self, inputs: CatalogInputs) -> tuple[str, Packing] | None: ...
-
-    def remember(self, inputs: CatalogInputs, text: str, packing: Packing) -> None: ...
+    return _fit_catalog(config, program, persona, template, candidates, made)
 
 
 def row(skill: Skill, made: Candidate) -> list[Any]:

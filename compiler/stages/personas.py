@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from .. import diagnostics as dg
@@ -11,7 +12,7 @@ from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Discovery, Persona, PersonaSource, Skill
 from ..names.paths import unsafe_values
-from ..names.suggest import did_you_mean
+from ..names.suggest import among_closest, did_you_mean
 from . import schema
 from .lint import lint_overlay
 from .parse import control_characters, decode, parse_document
@@ -273,3 +274,12 @@ def _check_exclusive(
                 col,
             )
         )
+
+
+def names_near(lookups: Collection[str], commands: Collection[str], command: str) -> bool:
+    """Whether a skill `command` added or taken away changes what the personas report
+    (`Program.lookups`: every command a persona names): a persona names it, or names a command
+    that is no skill and to which it is close enough for a "did you mean" (the edit build asks).
+    `commands`: every other skill's."""
+    others = set(commands)
+    return command in lookups or any(among_closest(word, command, others) for word in set(lookups) - others)

@@ -3,6 +3,8 @@ personas against them (personas.py), then the links between skills; --skip-inval
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 from .. import diagnostics as dg
 from ..dataclass import replace
 from ..diagnostics import Diagnostic
@@ -96,6 +98,21 @@ def shared_names(skills: dict[str, Skill], targets: tuple[str, ...]) -> list[Dia
             )
         )
     return found
+
+
+def shares_name(names: Mapping[str, str], command: str, name: str) -> bool:
+    """Whether another skill (`names`: each skill's `name`, by command) has `name`: a skill added
+    or taken away with it changes what `shared_names` reports (the edit build asks)."""
+    return any(other == name for c, other in names.items() if c != command)
+
+
+def linked(commands: Collection[str], command: str) -> bool:
+    """Whether a skill `command` added or taken away changes another skill's entry: its parent or
+    a child of its is among `commands` (`_link`; the edit build asks)."""
+    parts = command.split("/")
+    return any("/".join(parts[:i]) in commands for i in range(1, len(parts))) or any(
+        c.startswith(command + "/") for c in commands
+    )
 
 
 def _skills(

@@ -680,7 +680,7 @@ def test_a_skill_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
     settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "named-later", "named-later")
-    declined(tree, tmp_path, "a persona names the skill")
+    declined(tree, tmp_path, "a persona names the skill, or one like it")
 
 
 def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_path):
@@ -691,7 +691,7 @@ def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_pat
     settle(tree.parent)  # the build records the walk only when it is older than its stamp
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "reconcile-widget", "reconcile-widget")
-    declined(tree, tmp_path, "a persona names a skill like it")
+    declined(tree, tmp_path, "a persona names the skill, or one like it")
     new_skill(tree.parent / "skills" / "src-a" / "unrelated-thing", "unrelated-thing")
     result, _ = build(tree)
     assert result.cache.edited  # far from every name a persona looks up

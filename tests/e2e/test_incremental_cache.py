@@ -173,10 +173,9 @@ def test_one_edited_skill_is_the_only_one_parsed(tree, monkeypatch, memo_path):
     rel = target.relative_to(tree.parent).as_posix()
     assert seen == [rel]
     assert result.cache.checked == 1 and result.cache.reused == len(skill_files(tree)) - 1
-    assert result.cache.measured == 0  # a body edit leaves the catalog entry alone
     target.write_text(target.read_text().replace('description: "', 'description: "New. ', 1))
     result, _ = build(tree)
-    assert result.cache.checked == 1 and result.cache.measured == 1
+    assert result.cache.checked == 1
 
 
 def test_touched_but_unchanged_file_is_a_no_op(tree):
@@ -581,8 +580,8 @@ CACHE_FILES = [
     "outputs.json",
     "report.json",
     "rows.json",
-    "costs.json",
-    "catalogs.json",
+    "carry.json",
+    "carry-catalog.json",
     "bucket",
 ]
 
@@ -800,71 +799,31 @@ def test_noop_build_prints_the_recorded_report_without_decoding_it(tree, monkeyp
     assert strip(again.stderr) == strip(first.stderr) and "warning[" in first.stderr
 
 
-def test_a_new_catalog_field_reaches_the_cost_memo_key(tree, monkeypatch, memo_path):
-    """The memo keys on the entry the template gets: a field added there cannot go stale."""
-    build(tree)
-    original = catalog_stage.catalog_skill
-
-    def with_extra(skill, template, description=None):
-        return {**original(skill, template, description), "extra": "x" * (len(skill.command) % 7)}
-
-    monkeypatch.setattr(catalog_stage, "catalog_skill", with_extra)
-    target = skill_files(tree)[0]
-    target.write_text(target.read_text() + "\nEdited.\n")  # not a replay: the stages run
-    cached, _ = build(tree)
-    assert cached.cache.measured > 0
-    plain, _ = build(tree, cache=False)
-    assert cached.artifacts.files == plain.artifacts.files
-
-
-# --- incremental past parsing: resolutions and catalogs ------------------------------
-
-
-def test_catalogs_are_rendered_again_only_when_their_entries_change(tree, memo_path):
-    first, _ = build(tree)
-    assert first.cache.rendered == len(first.program.personas)
-    skill = next(
-        s
-        for s in first.program.skills.values()
-        if any(r.model for r in first.resolutions if r.command == s.command)
-    )
-    target = tree.parent / skill.path
-    target.write_text(target.read_text() + "\nEdited.\n")
-    result, _ = build(tree)
-    assert result.cache.checked == 1
-    assert result.cache.rendered == 0  # the body is not in any catalog entry
-
-    target.write_text(target.read_text().replace('description: "', 'description: "New. ', 1))
-    result, _ = build(tree)
-    listing = {r.persona for r in result.resolutions if r.command == skill.command and r.model}
-    assert listing and result.cache.rendered == len(listing)
-
-
-def test_an_edited_overlay_parses_no_skill_and_renders_no_catalog(tree, tmp_path):
+def test_an_edited_overlay_parses_no_skill(tree, tmp_path):
     build(tree)
     overlay = next((tree.parent / "personas").glob("*/skill-overlays/**/*.md"))
     overlay.write_text(overlay.read_text() + "\nAlso this.\n")
     result, _ = build(tree, prune=True)
-    assert result.cache.checked == 0 and result.cache.rendered == 0
+    assert result.cache.checked == 0
     assert dist_bytes(tree.parent / "dist") == cold(tree, tmp_path)[0]
 
 
-def test_a_renamed_persona_re_renders_only_its_catalog(tree):
+def test_a_renamed_persona_parses_no_skill(tree):
     build(tree)
     manifest = tree.parent / "personas" / "base" / "manifest.yaml"
     manifest.write_text(manifest.read_text().replace("BASE", "BASE PRIME"))
     result, _ = build(tree)
-    assert result.cache.checked == 0 and result.cache.rendered == 1
+    assert result.cache.checked == 0
     assert expand(tree.parent / "dist")["personas"]["base"]["name"] == "BASE PRIME"
 
 
-def test_a_budget_change_re_renders_every_catalog_and_parses_nothing(tree):
-    first, _ = build(tree)
+def test_a_budget_change_parses_nothing(tree):
+    build(tree)
     config = tree.read_text()
     assert "catalog_chars:" in config
     tree.write_text(config.replace("catalog_chars:", "catalog_chars: 2000 #", 1))
     result, _ = build(tree)
-    assert result.cache.checked == 0 and result.cache.rendered == len(first.program.personas)
+    assert result.cache.checked == 0
 
 
 def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch, memo_path):

@@ -202,7 +202,7 @@ def test_builds_of_one_output_share_a_lock_without_a_lock_file(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "name", ["head.json", "outputs.json", "report.json", "costs.json", "catalogs.json", "build.json"]
+    "name", ["head.json", "outputs.json", "report.json", "walk.json", "carry.json", "build.json"]
 )
 def test_symlinks_planted_at_cache_files_are_never_written_through(tmp_path, name):
     proj, outside = tmp_path / "p", tmp_path / "outside"
@@ -220,7 +220,7 @@ def test_fifo_and_device_at_cache_files_are_not_read(tmp_path):
     (tmp_path / ".skillc-cache").mkdir()
     os.mkfifo(tmp_path / ".skillc-cache/head.json")
     os.mkfifo(tmp_path / ".skillc-cache/outputs.json")
-    os.symlink("/dev/zero", tmp_path / ".skillc-cache/catalogs.json")
+    os.symlink("/dev/zero", tmp_path / ".skillc-cache/carry.json")
     for bucket in range(256):  # whichever bucket the skills fall in
         os.symlink("/dev/zero", tmp_path / f".skillc-cache/skill-{bucket:02x}.json")
     assert build(cfg).exit_code == 0

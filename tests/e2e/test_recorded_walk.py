@@ -143,14 +143,14 @@ def test_a_child_that_fails_leaves_the_save_to_the_build(tree, monkeypatch, save
     assert again.cache.checked == 0
 
 
-def test_aside_answers_the_childs_number_or_none(monkeypatch):
+def test_aside_answers_the_childs_bytes_or_none(monkeypatch):
     monkeypatch.setattr(aside_mod, "forkable", lambda: True)
-    done = aside_mod.aside(lambda: 41 + 1)
-    assert done is not None and done.join() == 42
-    failed = aside_mod.aside(lambda: 1 // 0)
+    done = aside_mod.aside(lambda: b"forty-two")
+    assert done is not None and done.join() == b"forty-two"
+    failed = aside_mod.aside(lambda: bytes(1 // 0))
     assert failed is not None and failed.join() is None
     monkeypatch.setattr(aside_mod, "forkable", lambda: False)
-    assert aside_mod.aside(lambda: 1) is None  # the caller does the work
+    assert aside_mod.aside(lambda: b"") is None  # the caller does the work
 
 
 def test_an_interrupted_build_stops_the_child_it_saved_with(tree, monkeypatch, saved_aside):

@@ -47,3 +47,44 @@ def test_each_path_not_there_is_gone_and_the_others_are_found(tree, tmp_path, go
     assert list(inodes) == [lstats.GONE if st is None else st.st_ino for st in want]
     assert list(ctimes) == [lstats.GONE if st is None else st.st_ctime_ns for st in want]
     assert sum(ino == lstats.GONE for ino in inodes) >= len(gone)
+
+
+@pytest.mark.parametrize("asked", ["the same", "fewer paths", "another folder"])
+def test_a_look_takes_what_was_begun_for_its_paths_and_ends_anything_else(tree, tmp_path, monkeypatch, asked):
+    """`begin` forks a child taking the lstats (quick.start); `look` takes its answer for the very
+    paths below the very folder, and otherwise ends it and takes them itself: the same numbers."""
+    from support.forks import reaped
+
+    from skillc.incremental import aside
+
+    paths, fd = tree
+    monkeypatch.setattr(lstats, "SPLIT_AT", 1)
+    monkeypatch.setattr(aside, "forkable", lambda: True)
+    lstats.begin(paths, str(tmp_path))
+    child = lstats._begun[-1][0]
+    want = lstats._look(paths, fd)
+    if asked == "the same":
+        assert lstats.look(paths, fd) == want
+    elif asked == "fewer paths":
+        assert lstats.look(paths[1:], fd) == (want[0][1:], want[1][1:])
+    else:
+        other = os.open(tmp_path / "d0", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            assert lstats.look(["SKILL.md"], other)[1][0] == os.lstat(tmp_path / "d0/SKILL.md").st_ino
+        finally:
+            os.close(other)
+    assert not lstats._begun and reaped(child.pid)
+
+
+def test_discard_ends_what_was_begun(tree, tmp_path, monkeypatch):
+    from support.forks import reaped
+
+    from skillc.incremental import aside
+
+    paths, _fd = tree
+    monkeypatch.setattr(lstats, "SPLIT_AT", 1)
+    monkeypatch.setattr(aside, "forkable", lambda: True)
+    lstats.begin(paths, str(tmp_path))
+    child = lstats._begun[-1][0]
+    lstats.discard()
+    assert not lstats._begun and reaped(child.pid)
