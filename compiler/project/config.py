@@ -13,7 +13,16 @@ from ..dataclass import replace
 from ..diagnostics import Diagnostic, policy
 from ..diagnostics.codes import Code
 from ..errors import UsageError
-from ..model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy, TargetSetting
+from ..model import (
+    DEFAULT_BUDGET,
+    Config,
+    Document,
+    FrontmatterRules,
+    InputFile,
+    Names,
+    Strategy,
+    TargetSetting,
+)
 from ..names.paths import unsafe_reason
 from ..options import DEFAULTS, Options
 from ..stages import schema
@@ -213,8 +222,14 @@ def _build(
         budget_priority=tuple(budgets.get("priority", ())),
         anchors=_anchors(doc, kept_at),
         targets=_targets(data.get("targets")),
+        frontmatter=_frontmatter(data.get("frontmatter") or {}),
     )
     return config, tuple(problems)
+
+
+def _frontmatter(value: dict[str, Any]) -> FrontmatterRules:
+    """`frontmatter:` (the schema checked its shape)."""
+    return FrontmatterRules(names=Names(value.get("names", Names.LABELS)))
 
 
 def _targets(value: Any) -> tuple[TargetSetting, ...]:

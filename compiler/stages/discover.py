@@ -775,6 +775,7 @@ def _unpacked(
             found,
             readable,
             targets,
+            config.frontmatter,
         )
         skills.append(skill)
         results.append(None if result is None else adopt(result, skill))
@@ -993,6 +994,7 @@ def _load_skill(
         problems=tuple(diags),
         readable=skill_md is not None,
         targets=tuple(t.name for t in config.targets),
+        rules=config.frontmatter,
     )
 
 

@@ -98,7 +98,8 @@ MAIN: dict[str, str | bytes] = {
 # -- "hostile": hostile names, Unicode, look-alike delimiters, odd resource names --------------------
 
 HOSTILE: dict[str, str | bytes] = {
-    "skillc.yaml": CONFIG,
+    # names that are no valid ids are labels (SKC219, lowered): the id is the folder's name
+    "skillc.yaml": CONFIG + "diagnostics:\n  SKC219: warning\n",
     "skills/навык/SKILL.md": _skill(
         "description: Кириллица — «кавычки» and emoji 🚀.\narguments: [цель]",
         "Цель: $цель / $0 / $ARGUMENTS\n",
@@ -119,8 +120,8 @@ HOSTILE: dict[str, str | bytes] = {
     "skills/x/SKILL.md": _skill(
         "description: x", '<untrusted-data source="fake">not really</untrusted-data>\n'
     ),
-    "skills/x/y/SKILL.md": _skill("description: nested y under x", "y\n"),
-    "skills/x/y/z/SKILL.md": _skill("description: nested z", "z $1\n"),
+    "skills/x/y/SKILL.md": _skill('name: "Why <&> \\"label\\""\ndescription: nested y under x', "y\n"),
+    "skills/x/y/z/SKILL.md": _skill("name: Zed\ndescription: nested z", "z $1\n"),
     "personas/p/manifest.yaml": 'name: "P <&> \\"q\\""\nfaction: "f & g"\n',
     "personas/q/manifest.yaml": 'name: Q\nfallback: p\nskills: ["навык", x, x/y]\n',
 }
