@@ -20,6 +20,7 @@ from support.files import snapshot as dist_bytes
 from support.forks import split_lstats
 
 from skillc import edit as edit_mod
+from skillc import reader
 from skillc.cache import carry as carry_mod
 from skillc.cache import lstats
 from skillc.cache.quick import output_signature
@@ -198,6 +199,29 @@ def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
     target.write_text(text.replace(f"name: {name}", f"name: {name}-x", 1))
     # The name does not match its folder: an error, reported as a clean build reports it.
     declined(tree, tmp_path, "the edit reaches beyond the skill, or brings an error")
+
+
+def test_a_label_goes_to_the_cached_build(tree, tmp_path):
+    """An edit build renders catalogs from rows that keep a skill's id, not its label: an edit that
+    gives a skill a label (a name that is not its id) is declined, and so is every edit build after
+    a build that holds one, until the label is gone."""
+    target, other = served(tree)[4], served(tree)[7]
+    labelled = re.sub(
+        r"^name: .*$", "name: Shown As\n# skillc: ignore[SKC219]", target.read_text(), flags=re.M
+    )
+    plain = target.read_text()
+    target.write_text(labelled)
+    declined(tree, tmp_path, "a skill with a label")
+    source = tree.parent / "skills" / target.relative_to(tree.parent / "skills").parts[0]
+    command = target.parent.relative_to(source).as_posix()
+    assert reader.open(tree.parent / "dist").skill_meta(command).label == "Shown As"
+    other.write_text(other.read_text() + "\nMore.\n")
+    declined(tree, tmp_path, "a config the carry cannot hold")
+    target.write_text(plain)
+    declined(tree, tmp_path, "a config the carry cannot hold")
+    other.write_text(other.read_text() + "\nMore again.\n")
+    result, _ = build(tree)
+    assert result.cache.edited, result.cache.declined  # no label left: edit builds again
 
 
 def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path):
