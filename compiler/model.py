@@ -230,6 +230,9 @@ class Discovery:
     inputs: tuple[InputFile, ...]  # every input file, sorted, for the build hash
     diagnostics: tuple[Diagnostic, ...]  # not tied to one skill (skill problems: SkillSource)
     ignore_files: tuple[str, ...] = ()  # the ignore files the walks read: watched like inputs, not hashed
+    # The copies of a command that a later source overrides, by command then source: validate serves
+    # the latest of them that is valid when the served one is left out for its errors (--skip-invalid).
+    shadowed: tuple[SkillSource, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -316,6 +319,8 @@ class Program:
     # Every command a persona names (allowlists, overlays, exclusive bodies), a skill or not: what
     # an edit build must not add or remove a skill under (its diagnostics and suggestions read them).
     lookups: frozenset[str] = frozenset()
+    # Every SKILL.md found and not built (or entry discover refused), by path: the summary counts them
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,7 @@ class Summary:
     skills: int
     personas: int
     objects: int
+    left_out: int = 0  # SKILL.md files found and not built (Program.left_out)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,10 @@ class Compiled:
     def summary(self) -> Summary | None:
         if self.artifacts is None:
             return None
-        return Summary(len(self.program.skills), len(self.program.personas), len(self.artifacts.objects))
+        program = self.program
+        return Summary(
+            len(program.skills), len(program.personas), len(self.artifacts.objects), len(program.left_out)
+        )
 
     @property
     def output(self) -> Path:
@@ -374,7 +378,7 @@ def build(
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)
-        summary = Summary(hit.skills, hit.personas, hit.objects)
+        summary = Summary(hit.skills, hit.personas, hit.objects, hit.left_out)
         root = Path(config_path).resolve().parent
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
@@ -510,7 +514,7 @@ def _build_cached(
     progress("checking the build cache")
     found = door.replay(discovered)
     if isinstance(found, Hit):
-        summary = Summary(found.skills, found.personas, found.objects)
+        summary = Summary(found.skills, found.personas, found.objects, found.left_out)
         replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
         return replayed, _Unwritten()
     memo = door.memo
@@ -550,7 +554,7 @@ def _build_cached(
             (template.source, template.suffix),
         )
 
-    door.finish(files, hashed, made_counts, result.diagnostics, carry)
+    door.finish(files, hashed, made_counts, result.diagnostics, carry, counts.left_out if counts else 0)
     return result, written
 
 

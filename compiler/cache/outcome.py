@@ -36,8 +36,9 @@ class Hit:
     personas: int
     objects: int
     report: Report
+    left_out: int = 0
 
 
 def hit(found: tuple[Record, Report]) -> Hit:
     record, report = found
-    return Hit(record.skills, record.personas, record.objects, report)
+    return Hit(record.skills, record.personas, record.objects, report, record.left_out)

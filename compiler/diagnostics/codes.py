@@ -52,6 +52,8 @@ class Code(StrEnum):
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
     EMPTY_BUILD = "SKC315"
+    NOT_COMPILED = "SKC316"
+    NOT_BUILT = "SKC317"
     CONFUSABLE = "SKC320"
     NESTED_DIRECTORY = "SKC321"
     SYMLINK_RESERVED = "SKC322"
@@ -126,6 +128,8 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
     Code.EMPTY_BUILD: "the build holds no skills",
+    Code.NOT_COMPILED: "a SKILL.md found that the source's discovery rules do not compile (a hidden folder, depth)",
+    Code.NOT_BUILT: "a SKILL.md gives no skill and no other diagnostic says why (a skillc bug)",
     Code.CONFUSABLE: "two commands look alike (Latin, Cyrillic or Greek look-alike letters)",
     Code.NESTED_DIRECTORY: "a source or the personas directory is inside a source: left out of its walk",
     Code.SYMLINK_RESERVED: "symlink resolves into version-control metadata, the output or the build cache",
@@ -181,6 +185,7 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.EXCLUDES_SKILL_MD,
         Code.LOWERCASE_SKILL_MD,
         Code.EMPTY_SOURCE,
+        Code.NOT_COMPILED,
         Code.OVERLAY_NO_SKILL,
         Code.OVERLAY_IGNORED,
         Code.ALLOWLIST_UNKNOWN,

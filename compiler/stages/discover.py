@@ -91,12 +91,13 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
     diags: list[Diagnostic] = list(_excludes_skill_md(config))
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
+    shadowed: list[SkillSource] = []  # the copies a later source overrides, lowest precedence first
     watched: list[str] = []  # the ignore files the walks read
     listdir, lstat = lister
     for index, src in enumerate(config.sources):
         found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched, split)
         for skill in found:
-            _take(chosen, skill, diags)
+            _take(chosen, skill, diags, shadowed)
     skills = tuple(chosen[c] for c in sorted(chosen))
     diags.extend(_collisions(skills))
     diags.extend(_lookalikes(skills))
@@ -108,6 +109,7 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
         inputs=tuple(sorted(inputs, key=lambda f: f.rel)),
         diagnostics=tuple(diags),
         ignore_files=tuple(sorted(watched)),
+        shadowed=tuple(sorted(shadowed, key=lambda s: (s.command, s.source))),
     )
 
 
@@ -596,9 +598,7 @@ def _source_skills(
     skill_files = _skill_files(tree.files, src, diags)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
-    if not skill_dirs:
-        diags.append(_empty_source(config, src, hidden))
-    diags.extend(_hidden_for_targets(config, src, hidden))
+    diags.extend(_hidden_skills(config, src, hidden, set(skill_dirs)))
     owned = _assign_files(tree.files, set(skill_dirs))
     problems = _assign_diagnostics(tree.diagnostics, src, set(skill_dirs), diags)
     return [
@@ -809,9 +809,7 @@ def _merged(
         (pair for share in shares for pair in zip(share.skills, share.results, strict=True)),
         key=lambda pair: pair[0].command,
     )
-    if not pairs:
-        diags.append(_empty_source(config, src, hidden))
-    diags.extend(_hidden_for_targets(config, src, hidden))
+    diags.extend(_hidden_skills(config, src, hidden, {skill.command for skill, _ in pairs}))
     _assign_diagnostics(tuple(root.diags), src, {skill.command for skill, _ in pairs}, diags)
     diags.extend(d for share in shares for d in share.loose)
     for skill, result in pairs:
@@ -870,6 +868,30 @@ def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) ->
             continue
         found[d] = entry  # sorted: SKILL.md comes before skill.md
     return found
+
+
+def _hidden_skills(config: Config, src: str, hidden: list[str], skill_dirs: set[str]) -> list[Diagnostic]:
+    """What a source's walk found and left out below hidden folders, said: in SKC313 when the
+    source has no other skill, else per hidden folder (SKC316), unless SKC217 says it already. A
+    SKILL.md below a hidden folder inside a skill is one of that skill's files (a resource)."""
+    said = _hidden_for_targets(config, src, hidden)
+    if not skill_dirs:
+        return [_empty_source(config, src, hidden), *said]
+    tops: dict[str, int] = {}
+    for d in hidden:
+        top = "/".join(_through_hidden(d))
+        if (said and "/" not in d) or _owner(d, skill_dirs, d.count("/")) is not None:
+            continue  # SKC217 names a skill folder just below the source; a skill holds the other
+        tops[top] = tops.get(top, 0) + 1
+    return said + [
+        dg.warning(
+            f"{src}/{top}",
+            Code.NOT_COMPILED,
+            f"hidden folder holding {count} SKILL.md file(s): not compiled, as the spec's clients do "
+            "not search hidden folders; list it in sources to compile them",
+        )
+        for top, count in sorted(tops.items())
+    ]
 
 
 def _hidden_for_targets(config: Config, src: str, hidden: list[str]) -> list[Diagnostic]:
@@ -998,7 +1020,11 @@ def _load_skill(
     )
 
 
-def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagnostic]) -> None:
+def _take(
+    chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagnostic], shadowed: list[SkillSource]
+) -> None:
+    """Source precedence: the later source's copy of a command is served; the earlier one is kept
+    aside (`Discovery.shadowed`), served instead when the later one is left out for its errors."""
     old = chosen.get(skill.command)
     if old is not None:
         diags.append(
@@ -1008,6 +1034,7 @@ def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagno
                 f"command {skill.command!r} from this source overrides {old.skill_md.rel}",
             )
         )
+        shadowed.append(old)
     chosen[skill.command] = skill
 
 

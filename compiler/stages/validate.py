@@ -43,6 +43,9 @@ def validate(
         built = src.command in parsed  # one that could not be built never loses all its errors
         per_skill[src.command] = settle(src, per_skill[src.command], policy or Policy(), built)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]] = {}
+    if skip_invalid and discovery.shadowed and invalid:
+        replaced = _earlier_copies(discovery, invalid, (parsed, per_skill), checks or check_skills, policy)
     named: set[str] = {command for ex in discovery.exclusives for command, _file in ex.bodies}
     personas = personas_mod.personas(discovery.personas, parsed, diags, named)
     exclusive = personas_mod.exclusives(
@@ -56,19 +59,74 @@ def validate(
     diags = (policy or Policy()).apply(diags)
     for command, found in per_skill.items():
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
+    for winner, found in replaced.values():
+        diags.extend([*_as_warnings(found), _replaced(winner, parsed[winner.command].path)])
     kept = {c: s for c, s in parsed.items() if c not in invalid}
     diags.extend((policy or Policy()).apply(shared_names(kept, targets)))
     for entry, found in refused.items():
         diags.extend(_as_warnings(found))
         invalid.setdefault(entry, found)
-    if skip_invalid and invalid:
-        diags.append(_left_out_summary(discovery, invalid))
+    if skip_invalid and invalid:  # (a copy replaced by an earlier one has its own: _replaced)
+        diags.append(_left_out_summary(discovery, invalid, replaced))
     codes = tuple(
         (c, tuple(sorted({d.code for d in ds if d.severity is dg.Severity.ERROR})))
         for c, ds in sorted(invalid.items())
     )
     own = {c: tuple(per_skill[c]) for c in kept if per_skill[c]}
-    return Program(_link(kept), personas, exclusive, tuple(diags), codes, own, frozenset(named))
+    left_out = _left_out(discovery, invalid, replaced)
+    return Program(_link(kept), personas, exclusive, tuple(diags), codes, own, frozenset(named), left_out)
+
+
+def _earlier_copies(
+    discovery: Discovery,
+    invalid: dict[str, list[Diagnostic]],
+    checked: tuple[dict[str, Skill], dict[str, list[Diagnostic]]],
+    checks: SkillChecks,
+    policy: Policy | None,
+) -> dict[str, tuple[SkillSource, list[Diagnostic]]]:
+    """A command whose served copy is left out for its errors is served by the latest copy an
+    earlier source holds that has none (as a loader that skips a broken file finds the copy below
+    it): that copy's skill and diagnostics take the command's place in `checked`, and the command
+    leaves `invalid`. Returns each replaced copy with its diagnostics (they are reported left out)."""
+    parsed, per_skill = checked
+    served = {src.command: src for src in discovery.skills}
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]] = {}
+    for older in reversed(discovery.shadowed):  # the latest source first, per command
+        command = older.command
+        if command not in invalid or command in replaced or not older.readable:
+            continue
+        skill, found = checks([older])[0]
+        settled = settle(older, [*older.problems, *found], policy or Policy(), skill is not None)
+        if skill is None or dg.has_errors(settled):
+            continue
+        replaced[command] = (served[command], invalid.pop(command))
+        parsed[command], per_skill[command] = skill, settled
+    return replaced
+
+
+def _replaced(winner: SkillSource, instead: str) -> Diagnostic:
+    return dg.warning(
+        winner.skill_md.rel,
+        Code.SKIPPED_INVALID,
+        f"left out because it has errors (--skip-invalid): the copy of {winner.command!r} in {instead} "
+        "is built instead",
+    )
+
+
+def _left_out(
+    discovery: Discovery,
+    invalid: dict[str, list[Diagnostic]],
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]],
+) -> tuple[str, ...]:
+    """Every SKILL.md (or entry, for one discover refused) found and not built, by its path."""
+    paths = {src.command: src.skill_md.rel for src in discovery.skills}
+    found = {paths.get(c) or _entry_path(c, ds) for c, ds in invalid.items()}
+    found.update(winner.skill_md.rel for winner, _ in replaced.values())
+    return tuple(sorted(found))
+
+
+def _entry_path(entry: str, diags: list[Diagnostic]) -> str:
+    return diags[0].path if diags else entry
 
 
 def shared_names(skills: dict[str, Skill], targets: tuple[str, ...]) -> list[Diagnostic]:
@@ -130,6 +188,12 @@ def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: boo
             )
         else:
             inline.add(code)
+    if not built and not dg.has_errors(found):
+        # Never a silent drop: a SKILL.md that gives no skill says so, whatever else it said.
+        found = [
+            *found,
+            dg.error(src.skill_md.rel, Code.NOT_BUILT, "not built: this SKILL.md gives no skill"),
+        ]
     if not inline and not policy.codes and not policy.paths:
         return found + refused
     leveled = policy.apply(found, frozenset(inline))
@@ -206,7 +270,11 @@ def _as_warnings(diags: list[Diagnostic]) -> list[Diagnostic]:
     return [replace(d, severity=dg.Severity.WARNING) for d in diags]
 
 
-def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]) -> Diagnostic:
+def _left_out_summary(
+    discovery: Discovery,
+    invalid: dict[str, list[Diagnostic]],
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]],
+) -> Diagnostic:
     names = sorted(invalid)
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
     # At the first one's SKILL.md; one discover refused (a link out of the project) has no skill:
@@ -214,10 +282,15 @@ def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]
     first = invalid[names[0]]
     where = next(((s.skill_md.rel, 1, 1) for s in discovery.skills if s.command == names[0]), None)
     path, line, col = where or ((first[0].path, first[0].line, first[0].col) if first else (names[0], 1, 1))
+    more = (
+        f"; {len(replaced)} more replaced by an earlier source's copy: {', '.join(sorted(replaced))}"
+        if replaced
+        else ""
+    )
     return dg.warning(
         path,
         Code.SKIPPED_INVALID,
-        f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}",
+        f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}{more}",
         line,
         col,
     )
