@@ -195,3 +195,21 @@ def test_under_strict_a_new_warning_fails_the_whole_build_not_the_delta(tmp_path
     before = snapshot(tmp_path / "dist")
     assert rebuild(state, [target]) is None
     assert snapshot(tmp_path / "dist") == before
+
+
+def test_an_edit_of_a_copy_an_earlier_one_stands_in_for_is_declined(tmp_path: Path) -> None:
+    """With --skip-invalid, a copy left out for its errors is served by an earlier source's copy
+    (validate._earlier_copies): an edit of the left-out one is the whole build's to take."""
+    config = src_project(
+        tmp_path,
+        {
+            "early/plan/SKILL.md": skill_md("plan", description="Early."),
+            "src/plan/SKILL.md": skill_md("plan", description="[not, text]"),
+        },
+        "format: 1\nsources: [early, src]\npersonas: personas\noutput: dist\nskip_invalid: true\n",
+    )
+    state = _state(config)
+    assert state.program.skills["plan"].path == "early/plan/SKILL.md"
+    target = _path(config, "src/plan/SKILL.md")
+    target.write_text(skill_md("plan", description="Mended."))  # served again, its warnings gone
+    assert rebuild(state, [target]) is None
