@@ -233,6 +233,8 @@ class Discovery:
     # The copies of a command that a later source overrides, by command then source: validate serves
     # the latest of them that is valid when the served one is left out for its errors (--skip-invalid).
     shadowed: tuple[SkillSource, ...] = ()
+    # The SKILL.md paths `duplicates: last-wins` left out (each said, SKC305): the summary counts them.
+    dropped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .cache.records import Records
     from .cache.snapshot import Walked
     from .edit import Edited
-    from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
+    from .model import Artifacts, Config, Discovery, Duplicates, Program, Resolution, Resolved
     from .output.survey import Survey
     from .output.write import Comparison
     from .stages.budget import Packing
@@ -291,6 +291,7 @@ def _back(
         policy=policy,
         sources=config.sources,
         targets=tuple(t.name for t in config.targets),
+        by_name=_by_name(config),
     )
     del checks, first  # the results a split walk made are the program's now: their table goes
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
@@ -325,6 +326,16 @@ _LEFT: list[object] = []
 
 def left_to_exit(thing: object) -> None:
     _LEFT.append(thing)
+
+
+def _by_name(config: Config) -> tuple[Duplicates, ...] | None:
+    """Whether skills are kept by their id as well as their command (`frontmatter.names:
+    lowercase-hyphens`: V1 keys them by it), with each source's `duplicates` rule; None when not."""
+    from .model import Names  # a build that runs has it loaded: validate's
+
+    if config.frontmatter.names is not Names.LOWERCASE_HYPHENS:
+        return None
+    return tuple(config.rules(i).duplicates for i in range(len(config.sources)))
 
 
 _EMPTY = "the build holds no skills: check `sources` (an error under --strict)"

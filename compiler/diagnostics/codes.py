@@ -58,6 +58,7 @@ class Code(StrEnum):
     NESTED_DIRECTORY = "SKC321"
     SYMLINK_RESERVED = "SKC322"
     EXCLUDES_SKILL_MD = "SKC323"
+    OPTIONAL_SOURCE_MISSING = "SKC324"
     # personas (4xx)
     MANIFEST_INVALID = "SKC401"
     UNKNOWN_FALLBACK = "SKC402"
@@ -134,6 +135,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.NESTED_DIRECTORY: "a source or the personas directory is inside a source: left out of its walk",
     Code.SYMLINK_RESERVED: "symlink resolves into version-control metadata, the output or the build cache",
     Code.EXCLUDES_SKILL_MD: "resources.exclude matches SKILL.md, which is never excluded",
+    Code.OPTIONAL_SOURCE_MISSING: "a source marked optional does not exist on this machine",
     Code.MANIFEST_INVALID: "persona manifest invalid",
     Code.UNKNOWN_FALLBACK: "unknown fallback persona",
     Code.FALLBACK_CYCLE: "fallback cycle",
@@ -183,6 +185,7 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.WALKED_ONCE,
         Code.NESTED_DIRECTORY,
         Code.EXCLUDES_SKILL_MD,
+        Code.OPTIONAL_SOURCE_MISSING,
         Code.LOWERCASE_SKILL_MD,
         Code.EMPTY_SOURCE,
         Code.NOT_COMPILED,

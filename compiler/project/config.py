@@ -15,11 +15,14 @@ from ..diagnostics.codes import Code
 from ..errors import UsageError
 from ..model import (
     DEFAULT_BUDGET,
+    DEFAULT_SOURCE_RULES,
     Config,
     Document,
+    Duplicates,
     FrontmatterRules,
     InputFile,
     Names,
+    SourceRules,
     Strategy,
     TargetSetting,
 )
@@ -158,7 +161,12 @@ def _build(
 ) -> tuple[Config | None, tuple[Diagnostic, ...]]:
     data: dict[str, Any] = dict(doc.data or {})  # load() made sure it is a mapping
     problems: list[Diagnostic] = list(doc.diagnostics)
-    for key, value in _paths(data):
+    # A source is a path, or a mapping with its path and its discovery rules: the paths from here on.
+    entries = data["sources"]
+    rules = [_source_rules(s) for s in entries]
+    written: list[tuple[str, ...]] = [() if isinstance(s, str) else ("path",) for s in entries]
+    data["sources"] = [s if isinstance(s, str) else s["path"] for s in entries]
+    for key, value in _paths(data, written):
         # The config is trusted: a source may live outside the project (`~/.claude/skills`).
         reason = (
             _outside_source_reason(value) if key[0] == "sources" and _outside(value) else unsafe_reason(value)
@@ -175,8 +183,11 @@ def _build(
         **data,
         **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)},
     }
-    kept_at = _kept_positions(doc, [_label(s) for s in data["sources"]])
-    data["sources"], repeated = _unique_sources(rel, doc, [_label(s) for s in data["sources"]])
+    labels = [_label(s) for s in data["sources"]]
+    kept_at = _kept_positions(doc, labels, written)
+    last = {s: i for i, s in enumerate(labels)}
+    kept_rules = [r for i, (s, r) in enumerate(zip(labels, rules, strict=True)) if last[s] == i]
+    data["sources"], repeated = _unique_sources(rel, doc, labels)
     problems.extend(repeated)
     if data.get("output", "dist") == ".":
         line, col = doc.pos("output")
@@ -223,8 +234,24 @@ def _build(
         anchors=_anchors(doc, kept_at),
         targets=_targets(data.get("targets")),
         frontmatter=_frontmatter(data.get("frontmatter") or {}),
+        # every source with the defaults: none kept (a config as it was before the rules existed)
+        source_rules=tuple(kept_rules) if any(r != DEFAULT_SOURCE_RULES for r in kept_rules) else (),
     )
     return config, tuple(problems)
+
+
+def _source_rules(entry: str | dict[str, Any]) -> SourceRules:
+    """A `sources:` entry's discovery rules (the schema checked its shape): a plain path has the defaults."""
+    if isinstance(entry, str):
+        return DEFAULT_SOURCE_RULES
+    return SourceRules(
+        optional=entry.get("optional", False),
+        depth=entry.get("depth"),
+        root_skill=entry.get("root_skill", False),
+        skip_folders=tuple(entry.get("skip_folders", DEFAULT_SOURCE_RULES.skip_folders)),
+        duplicates=Duplicates(entry.get("duplicates", Duplicates.ERROR)),
+        git_ignored=entry.get("git_ignored", False),
+    )
 
 
 def _frontmatter(value: dict[str, Any]) -> FrontmatterRules:
@@ -242,10 +269,13 @@ def _targets(value: Any) -> tuple[TargetSetting, ...]:
     )
 
 
-def _kept_positions(doc: Document, sources: list[str]) -> list[tuple[int, int]]:
-    """Where each source `_unique_sources` keeps is written (a repeated one counts at its last place)."""
+def _kept_positions(
+    doc: Document, sources: list[str], written: list[tuple[str, ...]]
+) -> list[tuple[int, int]]:
+    """Where each source `_unique_sources` keeps is written (a repeated one counts at its last
+    place): its path, in a mapping its `path:` value."""
     last = {s: i for i, s in enumerate(sources)}
-    return [doc.pos("sources", i) for i, s in enumerate(sources) if last[s] == i]
+    return [doc.pos("sources", i, *written[i]) for i, s in enumerate(sources) if last[s] == i]
 
 
 def _anchors(
@@ -276,9 +306,9 @@ def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[s
     return [s for i, s in enumerate(sources) if last[s] == i], repeated
 
 
-def _paths(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+def _paths(data: dict[str, Any], written: list[tuple[str, ...]]) -> list[tuple[tuple[str | int, ...], str]]:
     found: list[tuple[tuple[str | int, ...], str]] = [
-        (("sources", i), s) for i, s in enumerate(data["sources"])
+        (("sources", i, *written[i]), s) for i, s in enumerate(data["sources"])
     ]
     found += [((k,), data[k]) for k in ("personas", "output", "template") if data.get(k)]
     return found

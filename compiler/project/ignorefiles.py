@@ -102,6 +102,10 @@ class _Level:
     prefix: str = ""
     cut: int = 0
     any_match: re.Pattern[str] | None = field(default=None, compare=False)
+    # The files the spec was read from, in order: (where, bytes), `where` relative to the project
+    # root for a folder above the walk, else "./" and the path relative to the walked root. Only a
+    # diagnostic reads them (`why_ignored`).
+    files: tuple[tuple[str, bytes], ...] = field(default=(), compare=False)
 
     def verdict(self, path: str) -> bool | None:
         """True: left out; False: taken back (`!`); None: no line of this folder speaks of it."""
@@ -111,8 +115,10 @@ class _Level:
         return self.spec.check_file(path).include
 
 
-def _level(spec: pathspec.GitIgnoreSpec, *, prefix: str = "", cut: int = 0) -> _Level:
-    return _Level(spec, prefix, cut, _any_match(spec))
+def _level(
+    spec: pathspec.GitIgnoreSpec, *, prefix: str = "", cut: int = 0, files: tuple[tuple[str, bytes], ...] = ()
+) -> _Level:
+    return _Level(spec, prefix, cut, _any_match(spec), files)
 
 
 def _any_match(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
@@ -197,14 +203,31 @@ class Rules:
         if known is not None and not known:
             return None
         blobs = []
+        files = []
         for name in IGNORE_FILES:
             rel = f"{folder}/{name}" if folder else name
             data = _read(os.path.join(self.root, rel), rel, self.problems)
             if data is not None:
                 self.read.append(rel)
                 blobs.append(data)
+                files.append(("./" + rel, data))
         spec = _spec(blobs)
-        return _level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
+        return _level(spec, cut=len(folder) + 1 if folder else 0, files=tuple(files)) if spec else None
+
+    def why(self, rel: str, is_dir: bool) -> tuple[str, int, str] | None:
+        """Why the walk leaves `rel` out: the ignore file (as `_Level.files` names it), the line and
+        the pattern that decide it for the first of its folders (from the top) or itself that is
+        left out, as git leaves out what is below an ignored folder. None when nothing does."""
+        parts = rel.split("/")
+        for i in range(1, len(parts) + 1):
+            path, folder = "/".join(parts[:i]), i < len(parts) or is_dir
+            if self.ignored(path, folder):
+                levels = self._chains.get(path.rpartition("/")[0]) or self._chain(path.rpartition("/")[0])
+                asked = path + "/" if folder else path
+                for level in reversed(levels):
+                    if level.verdict(asked) is not None:
+                        return _deciding_line(level, asked)
+        return None
 
 
 _IGNORE_NAMES = frozenset(IGNORE_FILES)
@@ -216,19 +239,33 @@ def _joined(root: str, folder: str) -> str:
     return root + folder if root.endswith(("/", os.sep)) else root + os.sep + folder
 
 
+def _deciding_line(level: _Level, path: str) -> tuple[str, int, str] | None:
+    """The last line of a level's files that speaks of `path` (the one git obeys), as (file,
+    line number, pattern)."""
+    asked = level.prefix + path[level.cut :]
+    for where, data in reversed(level.files):
+        lines = data.decode("utf-8", "replace").splitlines()
+        for number in range(len(lines), 0, -1):
+            spec = _spec([lines[number - 1].encode("utf-8")])
+            if spec is not None and spec.check_file(asked).include is not None:
+                return where, number, lines[number - 1].strip()
+    return None
+
+
 def rules_for(root: Path, project: Path, outer: tuple[OuterFile, ...]) -> Rules:
     """The rules for a walk of `root`: the outer files of the folders above it, then its own."""
     base, real = project.resolve(), root.resolve()
     levels: list[_Level] = []
-    by_folder: dict[str, list[bytes]] = {}
-    for folder, _name, data in outer:
-        by_folder.setdefault(folder, []).append(data)
-    for folder, blobs in by_folder.items():
+    by_folder: dict[str, list[tuple[str, bytes]]] = {}
+    for folder, name, data in outer:
+        by_folder.setdefault(folder, []).append((f"{folder}/{name}" if folder != "." else name, data))
+    for folder, read in by_folder.items():
         where = (base / folder).resolve()
-        spec = _spec(blobs)
+        spec = _spec([data for _, data in read])
         if spec is None or where not in real.parents:
             continue
-        levels.append(_level(spec, prefix=Path(os.path.relpath(real, where)).as_posix() + "/"))
+        prefix = Path(os.path.relpath(real, where)).as_posix() + "/"
+        levels.append(_level(spec, prefix=prefix, files=tuple(read)))
     levels.sort(key=lambda level: -level.prefix.count("/"))  # the top folder first, the nearest last
     return Rules(str(root), tuple(levels))
 

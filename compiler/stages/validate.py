@@ -8,7 +8,7 @@ from ..dataclass import replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..diagnostics.policy import Policy, inline_ignores, refusal
-from ..model import Discovery, Program, Skill, SkillSource
+from ..model import Discovery, Duplicates, Program, Skill, SkillSource
 from ..targets.model import Issue
 from ..targets.verdicts import suffix
 from . import personas as personas_mod
@@ -23,6 +23,7 @@ def validate(
     policy: Policy | None = None,
     sources: tuple[str, ...] = (),
     targets: tuple[str, ...] = (),
+    by_name: tuple[Duplicates, ...] | None = None,
 ) -> Program:
     """`checks` stands in for check_skills: the build cache passes a memoised one.
 
@@ -33,6 +34,8 @@ def validate(
     sources: the config's source labels: with skip_invalid, an entry below one that discover
     refused (a link out of the project, an unreadable folder) costs that entry, not the build.
     targets: the harnesses of `targets:`; skills sharing a `name` are reported for them.
+    by_name: each source's `duplicates` rule when skills are kept by their id too (`frontmatter.names:
+    lowercase-hyphens`, as V1 keys them): two skills with one id are duplicates.
     """
     diags: list[Diagnostic] = list(discovery.diagnostics)
     refused: dict[str, list[Diagnostic]] = {}
@@ -46,6 +49,10 @@ def validate(
     replaced: dict[str, tuple[SkillSource, list[Diagnostic]]] = {}
     if skip_invalid and discovery.shadowed and invalid:
         replaced = _earlier_copies(discovery, invalid, (parsed, per_skill), checks or check_skills, policy)
+    lost: dict[str, Diagnostic] = {}  # command -> why `duplicates: last-wins` left it out
+    if by_name is not None:
+        lost = _same_ids(parsed, invalid, per_skill, by_name)
+        parsed = {c: s for c, s in parsed.items() if c not in lost}
     named: set[str] = {command for ex in discovery.exclusives for command, _file in ex.bodies}
     personas = personas_mod.personas(discovery.personas, parsed, diags, named)
     exclusive = personas_mod.exclusives(
@@ -61,6 +68,7 @@ def validate(
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
     for winner, found in replaced.values():
         diags.extend([*_as_warnings(found), _replaced(winner, parsed[winner.command].path)])
+    diags.extend(lost.values())
     kept = {c: s for c, s in parsed.items() if c not in invalid}
     diags.extend((policy or Policy()).apply(shared_names(kept, targets)))
     for entry, found in refused.items():
@@ -73,7 +81,7 @@ def validate(
         for c, ds in sorted(invalid.items())
     )
     own = {c: tuple(per_skill[c]) for c in kept if per_skill[c]}
-    left_out = _left_out(discovery, invalid, replaced)
+    left_out = tuple(sorted({*_left_out(discovery, invalid, replaced), *(d.path for d in lost.values())}))
     return Program(_link(kept), personas, exclusive, tuple(diags), codes, own, frozenset(named), left_out)
 
 
@@ -104,6 +112,47 @@ def _earlier_copies(
     return replaced
 
 
+def _same_ids(
+    parsed: dict[str, Skill],
+    invalid: dict[str, list[Diagnostic]],
+    per_skill: dict[str, list[Diagnostic]],
+    duplicates: tuple[Duplicates, ...],
+) -> dict[str, Diagnostic]:
+    """Skills kept by their id too (V1): of two with one id, the later (by source, then command)
+    stays when its source says `duplicates: last-wins`, and each other one is left out with a
+    warning (returned, by command); else each later one has an error (SKC306, in `per_skill` and
+    `invalid`: --skip-invalid leaves it out)."""
+    groups: dict[str, list[Skill]] = {}
+    for command, skill in parsed.items():
+        if command not in invalid:
+            groups.setdefault(skill.name, []).append(skill)
+    lost: dict[str, Diagnostic] = {}
+    for name, group in groups.items():
+        order = sorted(group, key=lambda s: (s.source, s.command))
+        if len(order) < 2:
+            continue
+        last = order[-1]
+        if duplicates[last.source] is Duplicates.LAST_WINS:
+            for skill in order[:-1]:
+                lost[skill.command] = dg.warning(
+                    skill.path,
+                    Code.OVERRIDDEN,
+                    f"left out: {last.path} has the same id ({name!r}) and comes later (duplicates: last-wins)",
+                    *skill.anchors.get("name", (1, 1)),
+                )
+            continue
+        for skill in order[1:]:
+            said = dg.error(
+                skill.path,
+                Code.COLLISION,
+                f"skill {skill.command!r} has the id {name!r} of {order[0].command!r} ({order[0].path}); "
+                "`duplicates: last-wins` on the source keeps the later",
+                *skill.anchors.get("name", (1, 1)),
+            )
+            per_skill[skill.command] = invalid[skill.command] = [*per_skill[skill.command], said]
+    return lost
+
+
 def _replaced(winner: SkillSource, instead: str) -> Diagnostic:
     return dg.warning(
         winner.skill_md.rel,
@@ -122,7 +171,7 @@ def _left_out(
     paths = {src.command: src.skill_md.rel for src in discovery.skills}
     found = {paths.get(c) or _entry_path(c, ds) for c, ds in invalid.items()}
     found.update(winner.skill_md.rel for winner, _ in replaced.values())
-    return tuple(sorted(found))
+    return tuple(sorted(found.union(discovery.dropped)))
 
 
 def _entry_path(entry: str, diags: list[Diagnostic]) -> str:

@@ -45,6 +45,7 @@ CASES: dict[Code, tuple[str, dict[str, str | None]]] = {
         {"skills/inner/y/SKILL.md": skill_md("y")},
     ),
     Code.EXCLUDES_SKILL_MD: (CONFIG + "resources:\n  exclude: ['*.md']\n", {}),
+    Code.OPTIONAL_SOURCE_MISSING: ("format: 1\nsources: [skills, {path: gone, optional: true}]\n", {}),
     Code.LOWERCASE_SKILL_MD: (CONFIG, {"skills/x/SKILL.md": None, "skills/x/skill.md": skill_md("x")}),
     Code.EMPTY_SOURCE: ("format: 1\nsources: [skills, empty]\n", {"empty/.keep": ""}),
     Code.NOT_COMPILED: (CONFIG, {"skills/.drafts/y/SKILL.md": skill_md("y")}),

@@ -132,3 +132,22 @@ def test_skip_invalid_serves_an_earlier_sources_copy_of_a_command_left_out() -> 
     )
     program = validate(found)
     assert "plan" not in program.skills and dg.has_errors(program.diagnostics)
+
+
+def test_skills_kept_by_id_are_duplicates_when_two_share_one() -> None:
+    """`frontmatter.names: lowercase-hyphens`: V1 keys skills by their id, last discovered wins."""
+    from skillc.model import Duplicates, FrontmatterRules, Names
+
+    rules = FrontmatterRules(names=Names.LOWERCASE_HYPHENS)
+    a = replace(v.skill_source("a", skill_md("Safe Edit")), rules=rules)
+    b = replace(v.skill_source("b", skill_md("safe edit")), rules=rules)
+    found = v.discovery([a, b])
+    last = validate(found, by_name=(Duplicates.LAST_WINS,), policy=Policy((("SKC219", "ignore"),)))
+    assert list(last.skills) == ["b"] and last.left_out == ("skills/a/SKILL.md",)
+    assert [d.format() for d in last.diagnostics] == [
+        "skills/a/SKILL.md:2:7: warning[SKC305]: left out: skills/b/SKILL.md has the same id ('safe-edit') "
+        "and comes later (duplicates: last-wins)"
+    ]
+    error = validate(found, by_name=(Duplicates.ERROR,), policy=Policy((("SKC219", "ignore"),)))
+    assert [d.code for d in error.diagnostics if d.severity is dg.Severity.ERROR] == ["SKC306"]
+    assert list(validate(found, policy=Policy((("SKC219", "ignore"),))).skills) == ["a", "b"]
