@@ -201,6 +201,22 @@ def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
     declined(tree, tmp_path, "the edit reaches beyond the skill, or brings an error")
 
 
+@pytest.mark.parametrize(
+    "rules",
+    ["optional: true", "depth: 3", "duplicates: last-wins", "git_ignored: true", "skip_folders: []"],
+)
+def test_a_source_with_discovery_rules_goes_to_the_cached_build(tree, tmp_path, rules):
+    """Edit builds know skillc's own discovery only: a config whose sources have rules of their
+    own keeps no config in the carry (carry._round_trips), and every edit build declines."""
+    text = tree.read_text()
+    tree.write_text(re.sub(r"^  - skills/src-b$", f"  - path: skills/src-b\n    {rules}", text, flags=re.M))
+    assert tree.read_text() != text
+    build(tree)
+    target = served(tree)[2]
+    target.write_text(target.read_text() + "\nOne more line.\n")
+    declined(tree, tmp_path, "a config the carry cannot hold")
+
+
 def test_a_label_goes_to_the_cached_build(tree, tmp_path):
     """An edit build renders catalogs from rows that keep a skill's id, not its label: an edit that
     gives a skill a label (a name that is not its id) is declined, and so is every edit build after
