@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from pathlib import Path
@@ -17,6 +18,7 @@ from ..model import (
     DEFAULT_BUDGET,
     DEFAULT_SOURCE_RULES,
     Config,
+    DescriptionFallback,
     Document,
     Duplicates,
     FrontmatterRules,
@@ -57,7 +59,10 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     if not isinstance(doc.data, dict):
         return None, (*doc.diagnostics, dg.error(rel, Code.CONFIG_SYNTAX, "config must be a mapping"))
     problems = (
-        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA) + _obsolete(doc) + _severity_settings(doc)
+        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA)
+        + _obsolete(doc)
+        + _severity_settings(doc)
+        + _extensions(doc)
     )
     if problems:
         return None, doc.diagnostics + problems
@@ -255,8 +260,52 @@ def _source_rules(entry: str | dict[str, Any]) -> SourceRules:
 
 
 def _frontmatter(value: dict[str, Any]) -> FrontmatterRules:
-    """`frontmatter:` (the schema checked its shape)."""
-    return FrontmatterRules(names=Names(value.get("names", Names.LABELS)))
+    """`frontmatter:` (the schema and `_extensions` checked it)."""
+    extensions = value.get("extensions") or {}
+    return FrontmatterRules(
+        names=Names(value.get("names", Names.LABELS)),
+        description_fallback=DescriptionFallback(value.get("description_fallback", DescriptionFallback.NONE)),
+        extensions=tuple(
+            (field, "" if given is None else json.dumps(given, sort_keys=True, ensure_ascii=False))
+            for field, given in sorted(extensions.items())
+        ),
+    )
+
+
+def _extensions(doc: Document) -> tuple[Diagnostic, ...]:
+    """Each declared extension field: not a field skillc knows already, and a JSON Schema that is
+    one (an error where it is written, never a schema that silently passes everything)."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    section = data.get("frontmatter")
+    declared = section.get("extensions") if isinstance(section, dict) else None
+    if not isinstance(declared, dict):
+        return ()
+    problems = []
+    known = schema.properties("frontmatter")
+    for field, given in declared.items():
+        at = ("frontmatter", "extensions", field)
+        if field in known:
+            problems.append(
+                dg.error(
+                    doc.rel,
+                    Code.CONFIG_SCHEMA,
+                    f"frontmatter.extensions.{field}: {field!r} is a field skillc reads already; "
+                    "declare only fields of your own",
+                    *doc.key_pos(*at),
+                )
+            )
+            continue
+        why = schema.schema_problem(given) if isinstance(given, (dict, bool)) else None
+        if why:
+            problems.append(
+                dg.error(
+                    doc.rel,
+                    Code.CONFIG_SCHEMA,
+                    f"frontmatter.extensions.{field}: not a JSON Schema: {why}",
+                    *doc.pos(*at),
+                )
+            )
+    return tuple(problems)
 
 
 def _targets(value: Any) -> tuple[TargetSetting, ...]:

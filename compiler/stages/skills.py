@@ -12,7 +12,7 @@ from .. import diagnostics as dg
 from ..dataclass import fields, replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code, lowerable
-from ..model import Document, Names, Skill, SkillSource
+from ..model import Document, FrontmatterRules, Names, Skill, SkillSource
 from ..names.paths import unsafe_values
 from ..names.suggest import did_you_mean
 from ..targets.model import Issue, Verdict
@@ -208,10 +208,13 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     data = _merge_sven(doc, dict(doc.data), diags)
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
-    data, read = frontmatter.harness_values(doc, data, text, targets)
+    data, read = frontmatter.harness_values(doc, data, text, targets, src.rules.description_fallback)
     diags.extend(read)
     problems = (
-        _schema(doc, data, targets) + _name_rules(doc, data, targets) + _spec_limits(doc, data, targets)
+        _schema(doc, data, targets)
+        + _name_rules(doc, data, targets)
+        + _spec_limits(doc, data, targets)
+        + _extensions(doc, data, src.rules)
     )
     # knowledge entries are handed to the model as documents to read: no escaping paths.
     if all(lowerable(p.code) for p in problems):  # the types are sound: the paths can be checked
@@ -219,7 +222,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
             doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
         )
     diags.extend(problems)
-    diags.extend(_unknown_fields(doc, data))
+    diags.extend(_unknown_fields(doc, data, src.rules))
     dirname = frontmatter.normal_name(src.command.rsplit("/", 1)[-1])
     written = frontmatter.normal_name(data["name"]) if isinstance(data.get("name"), str) else None
     named = "name" in data
@@ -237,7 +240,7 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
         data["name"] = written  # the label, kept as written: Skill.label and the readers read it
     else:
         data.pop("name", None)  # `name: ""` is no label
-    known = schema.properties("frontmatter")
+    known = schema.properties("frontmatter").union(field for field, _ in src.rules.extensions)
     fields = _normalise({k: v for k, v in data.items() if k in known and k != "sven"})
     return Skill(
         command=src.command,
@@ -460,8 +463,18 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
     return data
 
 
-def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
-    known = schema.properties("frontmatter")
+def _extensions(doc: Document, data: dict[str, Any], rules: FrontmatterRules) -> tuple[Diagnostic, ...]:
+    """The project's declared extension fields (`frontmatter.extensions`), held to their schemas."""
+    return tuple(
+        d
+        for field, text in rules.extensions
+        if text and field in data
+        for d in schema.check_declared(doc, field, data[field], text)
+    )
+
+
+def _unknown_fields(doc: Document, data: dict[str, Any], rules: FrontmatterRules) -> list[Diagnostic]:
+    known = schema.properties("frontmatter").union(field for field, _ in rules.extensions)
     return [
         dg.warning(
             doc.rel,

@@ -157,3 +157,39 @@ def test_frontmatter_names(tmp_path: Path) -> None:
         src_project(tmp_path, {}, config="sources: [src]\nfrontmatter: {names: hyphens}\n")
     )
     assert cfg is None and "frontmatter.names: 'hyphens' is not one of" in diags[0].message
+
+
+def test_frontmatter_extensions_and_fallback(tmp_path: Path) -> None:
+    from skillc.model import DescriptionFallback
+
+    config = (
+        "sources: [src]\nfrontmatter:\n  description_fallback: first-paragraph\n  extensions:\n"
+        "    toolsets: {type: array, items: {type: string}}\n    triggers:\n"
+    )
+    cfg, diags = config_mod.load(src_project(tmp_path, {}, config=config))
+    assert cfg is not None and diags == ()
+    assert cfg.frontmatter.description_fallback is DescriptionFallback.FIRST_PARAGRAPH
+    assert cfg.frontmatter.extensions == (
+        ("toolsets", '{"items": {"type": "string"}, "type": "array"}'),
+        ("triggers", ""),
+    )
+
+
+@pytest.mark.parametrize(
+    "declared, message",
+    [
+        (
+            "name: {type: string}",
+            "frontmatter.extensions.name: 'name' is a field skillc reads already; declare only fields of your own",
+        ),
+        (
+            "triggers: {type: nope}",
+            "frontmatter.extensions.triggers: not a JSON Schema: 'nope' is not valid under any of the given schemas",
+        ),
+        ("triggers: 5", "frontmatter.extensions.triggers: 5 is not of type ['object', 'boolean', 'null']"),
+    ],
+)
+def test_a_bad_extension_is_said_where_it_is_declared(tmp_path: Path, declared: str, message: str) -> None:
+    config = f"sources: [src]\nfrontmatter:\n  extensions:\n    {declared}\n"
+    cfg, diags = config_mod.load(src_project(tmp_path, {}, config=config))
+    assert cfg is None and [(d.line, d.message) for d in diags] == [(4, message)]

@@ -10,9 +10,10 @@ from support.project import skill_md, src_project
 from support.values import skill_source
 
 from skillc.dataclass import replace
-from skillc.model import FrontmatterRules, Names, Skill
+from skillc.model import DescriptionFallback, FrontmatterRules, Names, Skill
 from skillc.options import Options
 from skillc.pipeline import compile_project
+from skillc.stages import frontmatter
 from skillc.stages.skills import check_skill, lowercase_hyphens, split_tools
 
 
@@ -246,3 +247,72 @@ def test_the_rules_key_the_check() -> None:
     changed = replace(src, rules=FrontmatterRules(names=Names.LOWERCASE_HYPHENS))
     assert src.origin != changed.origin
     assert replace(src, rules=FrontmatterRules()).origin == src.origin
+
+
+# --- leniency and extensions, by config (issue 39, item 4) ------------------------------------------
+
+TRIGGERS = '{"type": "object", "properties": {"keywords": {"type": "array", "items": {"type": "string"}}}}'
+
+
+def test_declared_extension_fields_are_kept_and_held_to_their_schema() -> None:
+    rules = FrontmatterRules(extensions=(("toolsets", ""), ("triggers", TRIGGERS)))
+    text = skill_md("x", triggers="\n  keywords: [hello, greet]\n  verbs: [say]", toolsets="[a, b]")
+    skill, diags = _checked("x", text, rules=rules)
+    assert skill is not None and diags == []
+    assert skill.fields["triggers"] == {"keywords": ["hello", "greet"], "verbs": ["say"]}
+    assert skill.fields["toolsets"] == ["a", "b"]
+    skill, diags = _checked("x", skill_md("x", triggers="\n  keywords: [1, ok]"), rules=rules)
+    assert skill is None
+    assert diags == [
+        "skills/x/SKILL.md:5:14: error[SKC204]: triggers.keywords.0: 1 is not of type 'string' "
+        "(frontmatter.extensions)"
+    ]
+
+
+def test_an_undeclared_unknown_field_stays_a_warning_and_is_left_out() -> None:
+    rules = FrontmatterRules(extensions=(("toolsets", ""),))
+    skill, diags = _checked("x", skill_md("x", triggers="hi", toolsets="[a]"), rules=rules)
+    assert skill is not None and "triggers" not in skill.fields and skill.fields["toolsets"] == ["a"]
+    assert [d.split(": ", 1)[1] for d in diags] == ["warning[SKC205]: unknown frontmatter field 'triggers'"]
+
+
+@pytest.mark.parametrize(
+    "fallback, description",
+    [
+        (DescriptionFallback.FIRST_PARAGRAPH, "Review the code changes focusing on bugs."),
+        (DescriptionFallback.FIRST_LINE, "# Code Review"),
+    ],
+)
+def test_a_missing_description_falls_back_to_the_body_as_configured(
+    fallback: DescriptionFallback, description: str
+) -> None:
+    text = "---\nname: review\n---\n# Code Review\n\nReview the code changes\nfocusing on bugs.\n\nMore.\n"
+    skill, diags = _checked("review", text, rules=FrontmatterRules(description_fallback=fallback))
+    assert skill is not None and skill.description == description
+    assert [d.split(": ", 1)[1][:60] for d in diags] == [
+        f"warning[SKC214]: description: missing; using the body's {fallback.value.replace('-', ' ')}"[:60]
+    ]
+    skill, diags = _checked("review", text)
+    assert skill is None and "'description' is a required property" in diags[0]
+
+
+def test_no_fallback_from_an_empty_body_or_over_a_given_description() -> None:
+    rules = FrontmatterRules(description_fallback=DescriptionFallback.FIRST_PARAGRAPH)
+    skill, _ = _checked("x", "---\nname: x\n---\n# Only a heading\n", rules=rules)
+    assert skill is None
+    skill, diags = _checked("x", skill_md("x", description="Given."), rules=rules)
+    assert skill is not None and skill.description == "Given." and diags == []
+
+
+@pytest.mark.parametrize(
+    "body, paragraph",
+    [
+        ("First line\nsecond line\n\nThird.", "First line second line"),
+        ("\n\n## Heading\n\n  Indented text.  \n", "Indented text."),
+        ("# Title\nText right under.\n", "Text right under."),
+        ("#hashtag is text\n", "#hashtag is text"),
+        ("", ""),
+    ],
+)
+def test_first_paragraph(body: str, paragraph: str) -> None:
+    assert frontmatter.first_paragraph(body) == paragraph
