@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import diagnostics as dg
 from .. import fs
-from ..dataclass import dataclass, field
+from ..dataclass import dataclass, field, replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (
@@ -40,6 +40,7 @@ from ..names.paths import CACHE_DIRNAME, IGNORED_DIRS, extension, nfc, sanitize_
 from ..project import ignorefiles
 from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix
+from .frontmatter import valid_name
 from .readinput import Entry, read_input
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
         for skill in found:
             _take(config, chosen, skill, diags, shadowed)
     skills, dropped = _last_wins(config, tuple(chosen[c] for c in sorted(chosen)), diags)
-    diags.extend(_collisions(skills))
+    skills = _collisions(skills)
     diags.extend(_lookalikes(skills))
     personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
     return Discovery(
@@ -1115,6 +1116,8 @@ def _load_skill(
         )
         if data is not None:
             resources.append(Resource(entry.rel[len(d) + 1 :] if d else entry.rel, data))
+        elif config.skip_invalid and diags[-1].code == Code.TOO_LARGE:
+            diags[-1] = _without(diags[-1], d or root_command(config, index))
     inputs.extend(([skill_md] if skill_md else []) + [r.file for r in resources])
     return SkillSource(
         d or root_command(config, index),
@@ -1126,6 +1129,16 @@ def _load_skill(
         readable=skill_md is not None,
         targets=tuple(t.name for t in config.targets),
         rules=config.frontmatter,
+    )
+
+
+def _without(too_large: Diagnostic, command: str) -> Diagnostic:
+    """One bad file costs one file: under --skip-invalid a resource over `resources.max_bytes` is
+    left out and its skill built without it, with a warning naming both."""
+    return replace(
+        too_large,
+        severity=dg.Severity.WARNING,
+        message=f"left out of skill {command!r}, which is built without it (--skip-invalid): {too_large.message}",
     )
 
 
@@ -1215,22 +1228,42 @@ def _last_wins(
     return skills, tuple(sorted(dropped))
 
 
-def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
-    diags: list[Diagnostic] = []
+def _collisions(skills: tuple[SkillSource, ...]) -> tuple[SkillSource, ...]:
+    """Commands that share an id (`_ID_KEYS`): only what cannot keep its id has an error (SKC306),
+    its own, so --skip-invalid leaves out that skill alone. The one command of them whose every
+    folder is a valid skill name (`foo-bar` beside `foo_bar`, `foo` beside `Foo`: the names the
+    spec's clients accept) keeps it; when none is, each has the error."""
+    errors: dict[str, list[Diagnostic]] = {}
     for label, key in _ID_KEYS:
-        first: dict[str, SkillSource] = {}
+        groups: dict[str, list[SkillSource]] = {}
         for skill in skills:
-            k = key(skill.command)
-            if k in first and first[k].command != skill.command:
-                diags.append(
+            groups.setdefault(key(skill.command), []).append(skill)
+        for ident, group in groups.items():
+            if len(group) < 2:
+                continue
+            valid = [s for s in group if all(map(valid_name, s.command.split("/")))]
+            keeper = valid[0] if len(valid) == 1 else None
+            for skill in group:
+                if skill is keeper:
+                    continue
+                twin = keeper or next(s for s in group if s is not skill)
+                why = (
+                    ", a valid skill name, which keeps the id"
+                    if keeper
+                    else f" (the id {ident!r}), and neither is a valid skill name: neither keeps it"
+                )
+                errors.setdefault(skill.command, []).append(
                     dg.error(
                         skill.skill_md.rel,
                         Code.COLLISION,
-                        f"command {skill.command!r} {label} {first[k].command!r} ({first[k].skill_md.rel})",
+                        f"command {skill.command!r} {label} {twin.command!r} ({twin.skill_md.rel}){why}",
                     )
                 )
-            first.setdefault(k, skill)
-    return diags
+    if not errors:
+        return skills
+    return tuple(
+        replace(s, problems=(*s.problems, *errors[s.command])) if s.command in errors else s for s in skills
+    )
 
 
 def _lookalikes(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
