@@ -97,13 +97,15 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
     shadowed: list[SkillSource] = []  # the copies a later source overrides, lowest precedence first
+    lost: list[str] = []  # the SKILL.md files `duplicates: last-wins` leaves out
     watched: list[str] = []  # the ignore files the walks read
     listdir, lstat = lister
     for index, src in enumerate(config.sources):
         found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched, split)
         for skill in found:
-            _take(config, chosen, skill, diags, shadowed)
+            _take(config, chosen, skill, diags, (shadowed, lost))
     skills, dropped = _last_wins(config, tuple(chosen[c] for c in sorted(chosen)), diags)
+    dropped = tuple(sorted((*dropped, *lost)))
     skills = _collisions(skills)
     diags.extend(_lookalikes(skills))
     personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
@@ -1154,11 +1156,12 @@ def _take(
     chosen: dict[str, SkillSource],
     skill: SkillSource,
     diags: list[Diagnostic],
-    shadowed: list[SkillSource],
+    aside: tuple[list[SkillSource], list[str]],
 ) -> None:
     """Source precedence: the later source's copy of a command is served; the earlier one is kept
     aside (`Discovery.shadowed`), served instead when the later one is left out for its errors.
     Two of one source (a root skill and a folder of the source's name) are duplicates."""
+    shadowed, lost = aside
     old = chosen.get(skill.command)
     if old is not None and old.source == skill.source:
         if config.rules(skill.source).duplicates is Duplicates.ERROR:
@@ -1172,6 +1175,7 @@ def _take(
             )
             return
         diags.append(_lost(old, skill))
+        lost.append(old.skill_md.rel)
     elif old is not None:
         diags.append(
             dg.warning(

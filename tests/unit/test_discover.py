@@ -357,3 +357,20 @@ def test_skills_ignored_inside_a_source_are_said_with_the_inner_file(tmp_path: P
         "skillc.yaml:1:11: warning[SKC313]: source 'src' holds no skills: its 1 SKILL.md file(s) are "
         "git-ignored (src/.ignore:1: drafts/)"
     ]
+
+
+def test_a_root_skill_and_a_folder_of_its_name_are_duplicates(tmp_path: Path) -> None:
+    files = {"skills/SKILL.md": skill_md("skills"), "skills/skills/SKILL.md": skill_md("skills")}
+    config = "sources: [{path: skills, root_skill: true}]\n"
+    commands, diags = _found(tmp_path, files, config)
+    assert commands == ["skills"]
+    assert diags == [
+        "skills/skills/SKILL.md:1:1: error[SKC306]: command 'skills' is also skills/SKILL.md of this "
+        "source; `duplicates: last-wins` on the source keeps the later"
+    ]
+    config = "sources: [{path: skills, root_skill: true, duplicates: last-wins}]\n"
+    cfg, _ = config_mod.load(src_project(tmp_path / "2", files, config=config))
+    assert cfg is not None
+    found = discover(cfg)
+    assert [s.skill_md.rel for s in found.skills] == ["skills/skills/SKILL.md"]
+    assert found.dropped == ("skills/SKILL.md",)
