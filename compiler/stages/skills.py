@@ -296,8 +296,7 @@ def _identity(
             )
             return None
         return made
-    if valid:
-        assert written is not None
+    if valid and written is not None:
         return written
     labelled = " and its frontmatter name is a label" if written else " and the frontmatter gives none"
     if len(dirname) > frontmatter.MAX_NAME:
