@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .incremental.manifest import Changes, Manifest
     from .incremental.records import Records
     from .incremental.snapshot import Walked
-    from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
+    from .model import Artifacts, Config, Discovery, Duplicates, Program, Resolution, Resolved
     from .output.survey import Survey
     from .output.write import Comparison
     from .stages.budget import Packing
@@ -124,7 +124,10 @@ class Compiled:
     def summary(self) -> Summary | None:
         if self.artifacts is None:
             return None
-        return Summary(len(self.program.skills), len(self.program.personas), len(self.artifacts.objects))
+        program = self.program
+        return Summary(
+            len(program.skills), len(program.personas), len(self.artifacts.objects), len(program.left_out)
+        )
 
     @property
     def output(self) -> Path:
@@ -280,6 +283,7 @@ def _back(
         policy=policy,
         sources=config.sources,
         targets=tuple(t.name for t in config.targets),
+        by_name=_by_name(config),
     )
     del checks, first  # the results a split walk made are the program's now: their table goes
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
@@ -303,6 +307,16 @@ def _back(
     art = artifacts(config, program, resolved, template, texts, packings, digest)
     problems += over_bounds(art, config.config_rel)
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)), kept)
+
+
+def _by_name(config: Config) -> tuple[Duplicates, ...] | None:
+    """Whether skills are kept by their id as well as their command (`frontmatter.names:
+    lowercase-hyphens`: V1 keys them by it), with each source's `duplicates` rule; None when not."""
+    from .model import Names  # a build that runs has it loaded: validate's
+
+    if config.frontmatter.names is not Names.LOWERCASE_HYPHENS:
+        return None
+    return tuple(config.rules(i).duplicates for i in range(len(config.sources)))
 
 
 def _finish(
@@ -342,7 +356,7 @@ def build(
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)
-        summary = Summary(hit.skills, hit.personas, hit.objects)
+        summary = Summary(hit.skills, hit.personas, hit.objects, hit.left_out)
         root = Path(config_path).resolve().parent
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
@@ -480,7 +494,7 @@ def _build_cached(
     progress("checking the build cache")
     found = door.replay(discovered)
     if isinstance(found, Hit):
-        summary = Summary(found.skills, found.personas, found.objects)
+        summary = Summary(found.skills, found.personas, found.objects, found.left_out)
         replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
         return replayed, _Unwritten()
     memo = door.memo
@@ -520,7 +534,7 @@ def _build_cached(
             (template.source, template.suffix),
         )
 
-    door.finish(files, hashed, made_counts, result.diagnostics, carry)
+    door.finish(files, hashed, made_counts, result.diagnostics, carry, counts.left_out if counts else 0)
     return result, written
 
 

@@ -211,7 +211,9 @@ def made(
         early,
         counts,
         new_catalog_id(),
-        config if _round_trips(config) else None,
+        # None declines every edit build from this carry: a skill with a label (a name that is not
+        # its id) is rendered from its catalog row, which keeps the id alone (edit._Rows).
+        config if _round_trips(config) and all(s.label == s.name for s in program.skills.values()) else None,
         template,
         program.lookups,
         {pid: list(p.included) for pid, p in packings.items()},

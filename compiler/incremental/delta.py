@@ -217,7 +217,8 @@ def rebuild(state: State, changed: Iterable[Path]) -> Rebuilt | None:
 
 
 def _summary(state: State) -> Summary:
-    return Summary(len(state.program.skills), len(state.program.personas), state.objects)
+    program = state.program
+    return Summary(len(program.skills), len(program.personas), state.objects, len(program.left_out))
 
 
 # --- reading what changed ---------------------------------------------------------------------------
@@ -370,6 +371,8 @@ def _check(state: State, command: str, files: dict[int, InputFile], policy: Poli
     served = state.program.skills.get(command)
     if served is None:  # left out of the build (it had errors)
         return None
+    if served.path != state.found.skills[state.positions[command]].skill_md.rel:
+        return None  # an earlier source's copy, served for this one left out (validate._earlier_copies)
     return check_edit(served, state.program.own.get(command, ()), _with(state, command, files), policy)
 
 

@@ -743,6 +743,7 @@ class _Edit:
         skill, diags = check_skill(src)
         if skill is None or skill.flag("persona_exclusive") or skill.flag("has_persona_overlay"):
             raise _Declined("a new skill that reaches beyond itself, or does not parse")
+        _unlabelled(skill)
         self._unique(command, skill.name)
         settled = tuple(settle(src, [*src.problems, *diags], self.policy, True))
         if has_errors(settled):
@@ -812,6 +813,7 @@ class _Edit:
         made = check_edit(served, own, src, self.policy)
         if made is None:
             raise _Declined("the edit reaches beyond the skill, or brings an error")
+        _unlabelled(made.skill)
         return made
 
     def _catalogs(
@@ -1208,6 +1210,13 @@ class _Last:
     rows: dict[str, Row | None]
     listed: dict[str, set[str]]
     counts: dict[str, int]
+
+
+def _unlabelled(skill: Skill) -> None:
+    """Decline a skill with a label (a name that is not its id): the catalog rows an edit build
+    renders from keep the id alone (carry.made keeps no config for a build with one)."""
+    if skill.label != skill.name:
+        raise _Declined("a skill with a label")
 
 
 class _Rows(Mapping[str, Skill]):

@@ -36,6 +36,7 @@ class Summary:
     skills: int
     personas: int
     objects: int
+    left_out: int = 0  # SKILL.md files found and not built (Program.left_out)
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,9 @@ class Hit:
     personas: int
     objects: int
     report: Report
+    left_out: int = 0
 
 
 def hit(found: tuple[Record, Report]) -> Hit:
     record, report = found
-    return Hit(record.skills, record.personas, record.objects, report)
+    return Hit(record.skills, record.personas, record.objects, report, record.left_out)

@@ -185,6 +185,7 @@ class Record:
     # The build key that report.json and rows.json carry, when not this record's: an edit build
     # whose diagnostics are the last build's keeps those files rather than writing them again.
     report: str | None = None
+    left_out: int = 0  # SKILL.md files found and not built: the summary line says how many
 
     @property
     def report_key(self) -> str:
@@ -334,6 +335,7 @@ class Records:
                 data["inputs"],
                 _quick(data["quick"]),
                 data.get("report"),
+                data.get("left_out", 0),
             )
         except (KeyError, TypeError):
             return None
@@ -392,6 +394,7 @@ class Records:
                 "inputs": record.inputs,
                 "quick": None if quick is None else quick.__dict__,
                 "report": record.report,
+                "left_out": record.left_out,
             },
         )
         self._loaded = (record,)

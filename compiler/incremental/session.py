@@ -208,9 +208,11 @@ class Session:
         summary: tuple[int, int, int],
         diagnostics: tuple[Diagnostic, ...],
         carry: Callable[[str], tuple[Carry, Catalog]] | None = None,
+        left_out: int = 0,
     ) -> None:
         """Keep the memo; and when the build was written (`files`), the record its replay needs, and
-        what the next edit build starts from (`carry`, made for the build key when it is kept)."""
+        what the next edit build starts from (`carry`, made for the build key when it is kept).
+        `left_out`: the SKILL.md files it found and did not build, for the replay's summary."""
         self.save_memo_aside()  # unless the pipeline began it already
         saving, self._saving = self._saving, None
         if saving is None and self._memo_loaded:
@@ -219,7 +221,7 @@ class Session:
             if files is not None:
                 if self.late is not None:
                     self.vouched = self.late.settle()
-                self._record(tuple(files), build_hash, summary, diagnostics, carry)
+                self._record(tuple(files), build_hash, (*summary, left_out), diagnostics, carry)
         except BaseException:  # interrupted: the child is stopped, not waited for (nor its work redone)
             if saving is not None:
                 self._abandon(saving)
@@ -260,7 +262,7 @@ class Session:
         self,
         files: tuple[str, ...],
         build_hash: str,
-        summary: tuple[int, int, int],
+        summary: tuple[int, int, int, int],
         diagnostics: tuple[Diagnostic, ...],
         carry: Callable[[str], tuple[Carry, Catalog]] | None,
     ) -> None:
@@ -275,7 +277,11 @@ class Session:
         except OSError:
             return
         inputs, quick = self._vouch(present, files)
-        record = Record(self.build_key, self.head_key, str(self.dist.resolve()), *summary, inputs, quick)
+        skills, personas, objects, left_out = summary
+        dist = str(self.dist.resolve())
+        record = Record(
+            self.build_key, self.head_key, dist, skills, personas, objects, inputs, quick, None, left_out
+        )
         if carry is not None and inputs is not None:  # an edit build starts from a walk it can trust
             save_carry(self.records.directory, self.records.signing_key, *carry(self.build_key))
         self.records.save(record, {rel: present[rel] for rel in files}, diagnostics, self._manifest(inputs))

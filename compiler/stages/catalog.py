@@ -25,6 +25,7 @@ def catalog_skill(skill: Skill, template: Template, description: str | None = No
     values = {
         "command": skill.command,
         "name": skill.name,
+        "label": skill.label,
         "description": skill.description if description is None else description,
         "location": skill.path,
         "always": bool(skill.flag("always", False)),

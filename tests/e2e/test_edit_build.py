@@ -19,6 +19,7 @@ from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 from support.forks import split_lstats
 
+from skillc import reader
 from skillc.format.layout import is_object, object_path
 from skillc.fs import output_stat
 from skillc.incremental import carry as carry_mod
@@ -200,6 +201,45 @@ def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
     target.write_text(text.replace(f"name: {name}", f"name: {name}-x", 1))
     # The name does not match its folder: an error, reported as a clean build reports it.
     declined(tree, tmp_path, "the edit reaches beyond the skill, or brings an error")
+
+
+@pytest.mark.parametrize(
+    "rules",
+    ["optional: true", "depth: 3", "duplicates: last-wins", "git_ignored: true", "skip_folders: []"],
+)
+def test_a_source_with_discovery_rules_goes_to_the_cached_build(tree, tmp_path, rules):
+    """Edit builds know skillc's own discovery only: a config whose sources have rules of their
+    own keeps no config in the carry (carry._round_trips), and every edit build declines."""
+    text = tree.read_text()
+    tree.write_text(re.sub(r"^  - skills/src-b$", f"  - path: skills/src-b\n    {rules}", text, flags=re.M))
+    assert tree.read_text() != text
+    build(tree)
+    target = served(tree)[2]
+    target.write_text(target.read_text() + "\nOne more line.\n")
+    declined(tree, tmp_path, "a config the carry cannot hold")
+
+
+def test_a_label_goes_to_the_cached_build(tree, tmp_path):
+    """An edit build renders catalogs from rows that keep a skill's id, not its label: an edit that
+    gives a skill a label (a name that is not its id) is declined, and so is every edit build after
+    a build that holds one, until the label is gone."""
+    target, other = served(tree)[4], served(tree)[7]
+    labelled = re.sub(
+        r"^name: .*$", "name: Shown As\n# skillc: ignore[SKC219]", target.read_text(), flags=re.M
+    )
+    plain = target.read_text()
+    target.write_text(labelled)
+    declined(tree, tmp_path, "a skill with a label")
+    source = tree.parent / "skills" / target.relative_to(tree.parent / "skills").parts[0]
+    command = target.parent.relative_to(source).as_posix()
+    assert reader.open(tree.parent / "dist").skill_meta(command).label == "Shown As"
+    other.write_text(other.read_text() + "\nMore.\n")
+    declined(tree, tmp_path, "a config the carry cannot hold")
+    target.write_text(plain)
+    declined(tree, tmp_path, "a config the carry cannot hold")
+    other.write_text(other.read_text() + "\nMore again.\n")
+    result, _ = build(tree)
+    assert result.cache.edited, result.cache.declined  # no label left: edit builds again
 
 
 def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path):

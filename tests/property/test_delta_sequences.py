@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
+from support.edits import STEPS_BY_NAME, WATCH_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
@@ -68,7 +68,7 @@ def pick(rng: random.Random, broken: bool) -> str:
     until it is, and the delta only ever starts from a build that did not)."""
     if broken and rng.random() < 0.5:
         return "frontmatter_broken"
-    steps = WRITING_STEPS if rng.random() < 0.85 else STEPS_BY_NAME
+    steps = WATCH_STEPS if rng.random() < 0.85 else STEPS_BY_NAME
     return rng.choice(sorted(steps))
 
 
@@ -88,7 +88,7 @@ def test_every_delta_builds_what_a_clean_build_does(tmp_path, seed):
     for _ in range(STEPS):
         name = pick(rng, broken="frontmatter_broken" in trail and trail.count("frontmatter_broken") % 2 == 1)
         trail.append(name)
-        {**STEPS_BY_NAME, **WRITING_STEPS}[name](root, rng)
+        {**STEPS_BY_NAME, **WATCH_STEPS}[name](root, rng)
         now = stats(root)
         changed = sorted(p for p in before.keys() | now.keys() if before.get(p) != now.get(p))
         before = now
