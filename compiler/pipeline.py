@@ -120,7 +120,10 @@ class Compiled:
     def summary(self) -> Summary | None:
         if self.artifacts is None:
             return None
-        return Summary(len(self.program.skills), len(self.program.personas), len(self.artifacts.objects))
+        program = self.program
+        return Summary(
+            len(program.skills), len(program.personas), len(self.artifacts.objects), len(program.left_out)
+        )
 
     @property
     def output(self) -> Path:
@@ -252,7 +255,7 @@ def _back(
     from .stages.catalog import catalogs
     from .stages.resolve import resolve
     from .stages.skills import check_skills, checked_first
-    from .stages.validate import validate
+    from .stages.validate import kept_by_name, validate
 
     config, template, head_diags, found = front.config, front.template, front.diagnostics, front.found
     first = checked_first(front.checked) if front.checked else None  # what a split discover checked
@@ -267,6 +270,7 @@ def _back(
         policy=policy,
         sources=config.sources,
         targets=tuple(t.name for t in config.targets),
+        by_name=kept_by_name(config),
     )
     del checks, first  # the results a split walk made are the program's now: their table goes
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
@@ -325,7 +329,7 @@ def build(
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)
-        summary = Summary(hit.skills, hit.personas, hit.objects)
+        summary = Summary(hit.skills, hit.personas, hit.objects, hit.left_out)
         root = Path(config_path).resolve().parent
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
@@ -456,7 +460,7 @@ def _build_cached(
     progress("checking the build cache")
     found = door.replay(discovered)
     if isinstance(found, Hit):
-        summary = Summary(found.skills, found.personas, found.objects)
+        summary = Summary(found.skills, found.personas, found.objects, found.left_out)
         replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
         return replayed, _Unwritten()
     memo = door.memo
@@ -477,7 +481,9 @@ def _build_cached(
     counts = result.summary
     files = result.artifacts.files if written is not None and result.artifacts is not None else None
     progress("recording the build in the cache")
-    made_counts = (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0)
+    made_counts = (
+        (counts.skills, counts.personas, counts.objects, counts.left_out) if counts else (0, 0, 0, 0)
+    )
 
     def carry(key: str) -> tuple[Carry, Catalog]:
         from .incremental.carry import made

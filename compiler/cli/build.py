@@ -141,7 +141,8 @@ def validate(
         warnings = len(diagnostics)  # no errors: every one left is a warning
         say(
             fmt,
-            f"skillc: valid: {result.summary.skills} skills, {result.summary.personas} personas, {warnings} warning(s)",
+            f"skillc: valid: {result.summary.skills} skills{building.left_out(result.summary)}, "
+            f"{result.summary.personas} personas, {warnings} warning(s)",
         )
     return 0 if ok else 1
 

@@ -85,10 +85,15 @@ def done(fmt: str, output_rel: str, counts: Summary, written: pipeline.Written, 
     pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
     say(
         fmt,
-        f"skillc: {output_rel}/ {state}: {counts.skills} skills, "
+        f"skillc: {output_rel}/ {state}: {counts.skills} skills{left_out(counts)}, "
         f"{counts.personas} personas, {counts.objects} objects{pruned} "
         f"({time.perf_counter() - started:.2f}s)",
     )
+
+
+def left_out(counts: Summary) -> str:
+    """The skills found and not built, beside those built: never silent (SKC314 and the others say which)."""
+    return f" ({counts.left_out} left out)" if counts.left_out else ""
 
 
 def _emit_recorded(recorded: Report, quiet: bool) -> None:

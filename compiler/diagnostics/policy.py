@@ -89,7 +89,8 @@ def unused(
     `noqa`; and for each `per_path` pattern that can never match. `written`: where the config sets
     each key; a setting it does not write (`--ignore` on the command line) is never reported. A
     setting that raises a code to an error suppresses nothing: it guards, and is not reported.
-    Settings of SKC107 itself are not reported either (they are how a project silences this)."""
+    Settings of SKC107 itself are not reported either (they are how a project silences this), nor
+    those of a code that depends on the machine (SKC324, `_NEVER_IDLE`)."""
     paths: dict[str, set[str]] = {}
     for d in diags:
         paths.setdefault(d.code, set()).add(d.path)
@@ -122,8 +123,14 @@ def unused(
     return found
 
 
+# Settings never said to be idle: SKC107's own (how a project keeps a setting on purpose), and a
+# code that depends on the machine: an optional source missing is said where the tier is absent (a
+# CI runner without `~/.agent/skills`), so its setting meets nothing on a machine that has it.
+_NEVER_IDLE = frozenset({Code.UNUSED_SUPPRESSION, Code.OPTIONAL_SOURCE_MISSING})
+
+
 def _lowers(code: str, level: str) -> bool:
-    return level != "error" and code != Code.UNUSED_SUPPRESSION
+    return level != "error" and code not in _NEVER_IDLE
 
 
 @functools.cache

@@ -289,7 +289,7 @@ def _frontmatter(fm: Any, path: str) -> None:
     for key in _STR_LISTS:
         if key in fm:
             _strs(fm[key], f"{path}.{key}")
-    for key in ("context", "argument-hint", "agent", "model"):
+    for key in ("name", "context", "argument-hint", "agent", "model"):
         if key in fm and not isinstance(fm[key], str):
             _fail(f"{path}.{key}", "not a string")
 

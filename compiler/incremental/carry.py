@@ -90,7 +90,7 @@ class Carry:
     totals: dict[str, int]
     unordered: tuple[Diagnostic, ...]  # the report before --strict and ordering (pipeline._back's)
     early: tuple[Diagnostic, ...]  # what the build key covers beside the inputs (session.Discovered)
-    counts: tuple[int, int, int]  # skills, personas, objects
+    counts: tuple[int, int, int, int]  # skills, personas, objects, left out
     catalog: str  # the id carry-catalog.json holds beside its Catalog
     # The config as the build loaded it, and of the template what a build needs but the rendering (its
     # sources' digests, the prompt copies' suffix): an edit build loads neither the YAML nor the
@@ -110,7 +110,7 @@ def made(
     art: Artifacts,
     found: Found,
     early: tuple[Diagnostic, ...],
-    counts: tuple[int, int, int],
+    counts: tuple[int, int, int, int],
     config: Config,
     template: tuple[bytes, str],
 ) -> tuple[Carry, Catalog]:
@@ -122,7 +122,9 @@ def made(
         for c in packings[pid].candidates:
             if c.command not in rows:
                 rows[c.command] = row(program.skills[c.command], c)
-    names = {c: s.name for c, s in program.skills.items()} if config.targets else {}
+    from ..stages.validate import names_read  # loaded: the build validated
+
+    names = {c: s.name for c, s in program.skills.items()} if names_read(config) else {}
     catalog = Catalog(dict(sorted(rows.items())), listed, names)
     at = {c: s.anchors.get("name", (0, 0)) for c, s in program.skills.items()}
     anchor = Counter(at.values()).most_common(1)[0][0] if at else (0, 0)
@@ -271,6 +273,7 @@ def _decode(data: dict[str, Any]) -> Carry:
         tuple(str(rel) for rel in data["ignore_files"]),
         tuple((tuple(dirs), tuple(hidden)) for dirs, hidden in data["folders"]),
     )
+    skills, personas, objects, left_out = (int(n) for n in data["counts"])
     return Carry(
         key=str(data["key"]),
         index=str(data["index"]),
@@ -288,7 +291,7 @@ def _decode(data: dict[str, Any]) -> Carry:
         totals={str(pid): int(n) for pid, n in data["totals"].items()},
         unordered=decode_diags(data["unordered"]),
         early=decode_diags(data["early"]),
-        counts=(int(data["counts"][0]), int(data["counts"][1]), int(data["counts"][2])),
+        counts=(skills, personas, objects, left_out),
         catalog=str(data["catalog"]),
         config=from_json(data["config"]),
         template=(str(data["template"][0]).encode("utf-8", "surrogateescape"), str(data["template"][1])),

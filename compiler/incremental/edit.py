@@ -67,7 +67,7 @@ from ..stages.report import final_diagnostics
 from ..stages.resolve import resolve_skill
 from ..stages.seen import Seen
 from ..stages.skills import check_skill
-from ..stages.validate import linked, settle, shares_name
+from ..stages.validate import linked, names_read, settle, shares_name
 from .carry import Carry, Catalog, load, load_catalog, new_catalog_id
 from .carry import save as save_carry
 from .outcome import Stats, Summary
@@ -265,13 +265,8 @@ class _Edit:
             index, rel = self._place(where)
             if index not in self._dirs:
                 self._dirs[index] = set(self.found.folders[index][0])
-            unit = discover.closed_folder(rel, folder, self._dirs[index])
-            if not unit:
-                raise _Declined("a change at a source's root")
-            found.add((index, unit))
-        return [
-            (i, u) for i, u in sorted(found) if not any(j == i and u.startswith(v + "/") for j, v in found)
-        ]
+            found.add((index, discover.closed_folder(rel, folder, self._dirs[index])))
+        return [(i, u) for i, u in sorted(found) if not any(j == i and _below(u, v) for j, v in found)]
 
     def _place(self, where: str) -> tuple[int, str]:
         for root, index in self.roots:
@@ -292,20 +287,18 @@ class _Edit:
             dirs, hidden = folders[index]
             label = config.sources[index]
             _unchanged, old = _replaced(dirs, unit, ())
-            self._quiet(
-                f"{label}/{unit}", {f"{label}/{c}/{name}" for c in old for name in discover.SKILL_FILES}
-            )
+            self._quiet(_at(label, unit), {_at(_at(label, c), n) for c in old for n in discover.SKILL_FILES})
             part = discover.discover_under(config, index, unit, lister)
             if part is None or part.read or part.problems or part.loose or part.linked:
                 raise _Declined("discover reports something there, or walks it only with its source")
-            new = {src.command: src for src in part.skills}
+            new = {discover.folder_of(config, src): src for src in part.skills}
             now_dirs, old = _replaced(dirs, unit, new)
-            for command, src in new.items():
-                if command not in old:
-                    added[command] = src
-                elif self._differs(command, src):
-                    edits[command] = src
-            removed.update(dict.fromkeys(old - new.keys(), index))
+            for folder, src in new.items():
+                if folder not in old:
+                    added[src.command] = src
+                elif self._differs(src.command, src):
+                    edits[src.command] = src
+            removed.update((discover.command_at(config, index, d), index) for d in old - new.keys())
             folders[index] = (now_dirs, _replaced(hidden, unit, part.hidden)[0])
         for index, (dirs, hidden) in enumerate(found.folders):
             if folders[index] != (dirs, hidden) and discover.source_notes(
@@ -313,10 +306,12 @@ class _Edit:
             ) != discover.source_notes(config, index, folders[index][0], list(folders[index][1])):
                 raise _Declined("what discover says of a source changes")
         if added or removed:
-            commands = [set(dirs) for dirs, _hidden in folders]
-            for command, index in [*((c, s.source) for c, s in added.items()), *removed.items()]:
-                if discover.crossing(commands, index, command):
-                    raise _Declined("a command another source has, or one like another")
+            commands = [
+                discover.command_at(config, i, d) for i, (dirs, _) in enumerate(folders) for d in dirs
+            ]
+            for command in (*added, *removed):
+                if discover.crossing(commands, command):
+                    raise _Declined("a command another folder has, or one like another")
         return _Changed(edits, added, removed, tuple(folders))
 
     def _quiet(self, folder: str, skill_files: set[str]) -> None:
@@ -456,7 +451,7 @@ class _Edit:
             totals={**carry.totals, **self.totals},
             unordered=unordered,
             early=early,
-            counts=(skills, carry.counts[1], len(live)),
+            counts=(skills, carry.counts[1], len(live), carry.counts[3]),
             catalog=carry.catalog if catalog is None else new_catalog_id(),
         )
         stats = Stats(len(checked), 0, self.measured, len(texts), edited=True)
@@ -536,9 +531,9 @@ class _Edit:
         )
 
     def _unique(self, command: str, name: str) -> None:
-        """With `targets:`, a skill added shares its `name` with no other skill: the report says
-        which skills share one (validate.shared_names)."""
-        if self.config.targets and shares_name(self.catalog.names, command, name):
+        """A skill added or removed shares its `name` with no other skill, when a rule reads names
+        (validate.names_read)."""
+        if names_read(self.config) and shares_name(self.catalog.names, command, name):
             raise _Declined("a name another skill has")
 
     def _diagnostics(
@@ -1023,10 +1018,21 @@ def _has(commands: list[str], command: str) -> bool:
     return at < len(commands) and commands[at] == command
 
 
+def _at(folder: str, rel: str) -> str:
+    return f"{folder}/{rel}" if rel else folder
+
+
+def _below(rel: str, folder: str) -> bool:
+    """Whether `rel` lies strictly below `folder` ("": the root, above every other)."""
+    return rel.startswith(folder + "/") if folder else bool(rel)
+
+
 def _replaced(items: tuple[str, ...], folder: str, new: Iterable[str]) -> tuple[tuple[str, ...], set[str]]:
     """Sorted `items` with `folder` and the items below it replaced by `new` (each `folder` or
     below it), sorted; and the items replaced. They lie among items[at:end]: from where `folder`
     sorts to the end of the run below it (a sibling "folder-x" sorts in between)."""
+    if not folder:
+        return tuple(sorted(new)), set(items)
     at = bisect.bisect_left(items, folder)
     _start, end = run_below(items, folder)
     region = items[at:end]

@@ -36,6 +36,7 @@ class Summary:
     skills: int
     personas: int
     objects: int
+    left_out: int  # SKILL.md files found and not built (Program.left_out)
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,10 @@ class Hit:
     skills: int
     personas: int
     objects: int
+    left_out: int
     report: Report
 
 
 def hit(found: tuple[Record, Report]) -> Hit:
     record, report = found
-    return Hit(record.skills, record.personas, record.objects, report)
+    return Hit(record.skills, record.personas, record.objects, record.left_out, report)

@@ -123,6 +123,7 @@ class Record:
     skills: int
     personas: int
     objects: int
+    left_out: int  # SKILL.md files found and not built: the summary line says how many
     inputs: str | None = None  # the id of its recorded walk (walk.json), when it could vouch for one
     quick: Quick | None = None
     # The build key that report.json and rows.json carry, when not this record's: an edit build
@@ -239,6 +240,7 @@ class Records:
                 data["skills"],
                 data["personas"],
                 data["objects"],
+                data["left_out"],
                 data["inputs"],
                 _quick(data["quick"]),
                 data.get("report"),
@@ -293,6 +295,7 @@ class Records:
                 "skills": record.skills,
                 "personas": record.personas,
                 "objects": record.objects,
+                "left_out": record.left_out,
                 "inputs": record.inputs,
                 "quick": None if quick is None else quick.__dict__,
                 "report": record.report,

@@ -167,7 +167,7 @@ class Session:
         self,
         files: Iterable[str] | None,
         build_hash: str,
-        summary: tuple[int, int, int],
+        summary: tuple[int, int, int, int],
         diagnostics: tuple[Diagnostic, ...],
         carry: Callable[[str], tuple[Carry, Catalog]] | None = None,
     ) -> None:
@@ -218,7 +218,7 @@ class Session:
         self,
         files: tuple[str, ...],
         build_hash: str,
-        summary: tuple[int, int, int],
+        summary: tuple[int, int, int, int],
         diagnostics: tuple[Diagnostic, ...],
         carry: Callable[[str], tuple[Carry, Catalog]] | None,
     ) -> None:

@@ -97,6 +97,10 @@ class _Level:
     spec: gitignore.Spec
     prefix: str = ""
     cut: int = 0
+    # The files the spec was read from, in order: (where, bytes), `where` relative to the project
+    # root for a folder above the walk, else "./" and the path relative to the walked root. Only a
+    # diagnostic reads them (`why`).
+    files: tuple[tuple[str, bytes], ...] = field(default=(), compare=False)
 
     def verdict(self, path: str, is_dir: bool) -> bool | None:
         """True: left out; False: taken back (`!`); None: no line of this folder speaks of it."""
@@ -113,6 +117,10 @@ class Rules:
 
     root: str
     outer: tuple[_Level, ...]
+    # The outer level and the folder (relative to that level's folder) that leave the walked root
+    # itself out: a folder at or above the root that git ignores is never entered, so nothing below
+    # it is read, whatever the files inside say (`buried`). None for a root git walks into.
+    above: tuple[_Level, str] | None = None
     # path -> names, as the walk listed them (`listing` records them): a folder listed without an
     # ignore file is not asked for one, which saves two failed opens per folder of a large tree
     listed: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -122,6 +130,8 @@ class Rules:
     _chains: dict[str, tuple[_Level, ...]] = field(default_factory=dict)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
+        if self.above is not None:
+            return True
         folder = rel.rpartition("/")[0]
         levels = self._chains.get(folder)  # known for every entry of a folder after its first
         if levels is None:
@@ -167,14 +177,33 @@ class Rules:
         if known is not None and not known:
             return None
         blobs = []
+        files = []
         for name in IGNORE_FILES:
             rel = f"{folder}/{name}" if folder else name
             data = _read(os.path.join(self.root, rel), rel, self.problems)
             if data is not None:
                 self.read.append(rel)
                 blobs.append(data)
+                files.append(("./" + rel, data))
         spec = gitignore.from_blobs(blobs)
-        return _Level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
+        return _Level(spec, cut=len(folder) + 1 if folder else 0, files=tuple(files)) if spec else None
+
+    def why(self, rel: str, is_dir: bool) -> tuple[str, int, str] | None:
+        """Why the walk leaves `rel` out: the ignore file (as `_Level.files` names it), the line and
+        the pattern that decide it for the first of its folders (from the top) or itself that is
+        left out, as git leaves out what is below an ignored folder. None when nothing does."""
+        if self.above is not None:
+            level, above = self.above
+            return _deciding_line(level, above, True, relative=True)
+        parts = rel.split("/")
+        for i in range(1, len(parts) + 1):
+            path, folder = "/".join(parts[:i]), i < len(parts) or is_dir
+            if self.ignored(path, folder):
+                levels = self._chains.get(path.rpartition("/")[0]) or self._chain(path.rpartition("/")[0])
+                for level in reversed(levels):
+                    if level.verdict(path, folder) is not None:
+                        return _deciding_line(level, path, folder)
+        return None
 
 
 _IGNORE_NAMES = frozenset(IGNORE_FILES)
@@ -186,21 +215,56 @@ def _joined(root: str, folder: str) -> str:
     return root + folder if root.endswith(("/", os.sep)) else root + os.sep + folder
 
 
+def _deciding_line(
+    level: _Level, path: str, is_dir: bool, *, relative: bool = False
+) -> tuple[str, int, str] | None:
+    """The last line of a level's files that speaks of `path` (relative to the walked root, or to
+    the level's folder when `relative`: the one git obeys), as (file, line number, pattern)."""
+    asked = gitignore.as_text(path if relative else level.prefix + path[level.cut :])
+    for where, data in reversed(level.files):
+        for number, text in reversed(gitignore.lines(data)):
+            if (
+                gitignore.compile_patterns([gitignore.pattern(number, text)]).verdict(asked, is_dir)
+                is not None
+            ):
+                return where, number, text.encode("latin-1").decode("utf-8", "replace")  # as written
+    return None
+
+
 def rules_for(root: Path, project: Path, outer: tuple[OuterFile, ...]) -> Rules:
     """The rules for a walk of `root`: the outer files of the folders above it, then its own."""
     base, real = project.resolve(), root.resolve()
     levels: list[_Level] = []
-    by_folder: dict[str, list[bytes]] = {}
-    for folder, _name, data in outer:
-        by_folder.setdefault(folder, []).append(data)
-    for folder, blobs in by_folder.items():
+    by_folder: dict[str, list[tuple[str, bytes]]] = {}
+    for folder, name, data in outer:
+        by_folder.setdefault(folder, []).append((f"{folder}/{name}" if folder != "." else name, data))
+    for folder, read in by_folder.items():
         where = (base / folder).resolve()
-        spec = gitignore.from_blobs(blobs)
+        spec = gitignore.from_blobs([data for _, data in read])
         if spec is None or where not in real.parents:
             continue
-        levels.append(_Level(spec, prefix=Path(os.path.relpath(real, where)).as_posix() + "/"))
+        prefix = Path(os.path.relpath(real, where)).as_posix() + "/"
+        levels.append(_Level(spec, prefix=prefix, files=tuple(read)))
     levels.sort(key=lambda level: -level.prefix.count("/"))  # the top folder first, the nearest last
-    return Rules(str(root), tuple(levels))
+    return Rules(str(root), tuple(levels), above=_buried(levels))
+
+
+def _buried(levels: list[_Level]) -> tuple[_Level, str] | None:
+    """Whether git would walk into the root at all: each folder from the top down to the root itself
+    is asked of the outer levels above it, the nearest that speaks deciding, as git asks each folder
+    before it enters it. The first one left out, with the level that leaves it out; else None."""
+    chains = [level.prefix.rstrip("/").split("/") for level in levels]
+    for up in range(max(map(len, chains), default=0) - 1, -1, -1):  # the top folder first
+        for level, parts in zip(reversed(levels), reversed(chains), strict=True):  # the nearest first
+            if len(parts) - up < 1:
+                continue
+            folder = "/".join(parts[: len(parts) - up])
+            verdict = level.spec.verdict(gitignore.as_text(folder), True)
+            if verdict is not None:
+                if verdict:
+                    return level, folder
+                break
+    return None
 
 
 Skip = Callable[[str, bool], bool]

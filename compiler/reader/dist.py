@@ -68,6 +68,7 @@ class SkillInfo:
     in_catalog: bool
     argument_hint: str | None
     context: str
+    label: str = ""  # what the skill is shown as: its frontmatter `name` as written, else `name`
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class SkillMeta:
     resources: tuple[ResourceMeta, ...]
     parent: str | None
     children: tuple[str, ...]
+    label: str = ""  # what the skill is shown as: its frontmatter `name` as written, else `name`
 
 
 @dataclass(frozen=True)
@@ -331,6 +333,7 @@ class Dist:
                         command in included,
                         fm.get("argument-hint"),
                         fm.get("context", "inline"),
+                        _label(skill),
                     )
                 )
         return out
@@ -371,6 +374,7 @@ class Dist:
             model=fm.get("model"),
             allowed_tools=tuple(fm.get("allowed-tools", ())),
             knowledge=() if stub else tuple(fm.get("knowledge", ())),
+            label=_label(skill),
         )
 
     def _sub_skills(self, persona: str, skill: SkillDoc) -> tuple[SubSkill, ...]:
@@ -381,7 +385,7 @@ class Dist:
             c = self._skill(child)
             r = self._visible(c, persona)
             if c is not None and r is not None and r["model"]:
-                out.append(SubSkill(child, c["name"], c["description"]))
+                out.append(SubSkill(child, c["name"], c["description"], _label(c)))
         return tuple(out)
 
     # -- tier 3 --------------------------------------------------------------
@@ -499,6 +503,7 @@ class Dist:
             tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
             s["parent"],
             tuple(s["children"]),
+            _label(s),
         )
 
     def read_object(self, digest: str) -> bytes:
@@ -543,6 +548,13 @@ def read_index(root: str) -> IndexDoc:
     doc = parse_json(data, where)
     check_index(doc, where)
     return doc  # type: ignore[no-any-return]
+
+
+def _label(skill: SkillDoc) -> str:
+    """What a skill is shown as (docs/format.md §7): its frontmatter `name` as written when it is a
+    non-empty string (a display name such as `Sven Plan`), else the entry's `name`."""
+    written = skill["frontmatter"].get("name")
+    return written if isinstance(written, str) and written else skill["name"]
 
 
 def _which(name: str, path: str) -> str | None:

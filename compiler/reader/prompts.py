@@ -17,6 +17,7 @@ class SubSkill:
     command: str
     name: str
     description: str
+    label: str = ""  # what the skill is shown as (docs/format.md §7); the reader always sets it
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class LoadedSkill:
     model: str | None
     allowed_tools: tuple[str, ...]
     knowledge: tuple[str, ...]
+    label: str = ""  # what the skill is shown as (docs/format.md §7); the reader always sets it
 
     def render(self) -> str:
         """sven's <skill_content> tool result: body, bundled files, sub-skill hint."""
@@ -43,7 +45,7 @@ class LoadedSkill:
 
 def render_skill(s: LoadedSkill) -> str:
     parts = [
-        f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.name)}">',
+        f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.label or s.name)}">',
         s.body.rstrip("\n"),
         "",
     ]
@@ -55,7 +57,7 @@ def render_skill(s: LoadedSkill) -> str:
         parts.append("<sub_skills>")
         parts.append("<!-- Call load_skill(command) to load any sub-skill's full instructions. -->")
         parts.extend(
-            f'  <sub_skill command="{escape_attr(c.command)}" name="{escape_attr(c.name)}">'
+            f'  <sub_skill command="{escape_attr(c.command)}" name="{escape_attr(c.label or c.name)}">'
             f"{escape_text(c.description)}</sub_skill>"
             for c in s.sub_skills
         )

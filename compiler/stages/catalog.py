@@ -22,10 +22,11 @@ Entries = dict[tuple[str, str | None], dict[str, Any]]
 
 def catalog_skill(skill: Skill, template: Template, description: str | None = None) -> dict[str, Any]:
     """description: the budget's shortened (or removed, "") description instead of the skill's."""
-    command, name, whole, location, always = entry_fields(skill)
+    command, name, label, whole, location, always = entry_fields(skill)
     values = {
         "command": command,
         "name": name,
+        "label": label,
         "description": whole if description is None else description,
         "location": location,
         "always": always,
@@ -36,7 +37,8 @@ def catalog_skill(skill: Skill, template: Template, description: str | None = No
 def entry_fields(skill: Skill) -> tuple[Any, ...]:
     """What a skill's catalog entry and budget candidate read of it (the rest is the template's):
     an edit that leaves these as they were changes no catalog (incremental/edit.py)."""
-    return (skill.command, skill.name, skill.description, skill.path, bool(skill.flag("always", False)))
+    always = bool(skill.flag("always", False))
+    return (skill.command, skill.name, skill.label, skill.description, skill.path, always)
 
 
 def entry_cost(entry: dict[str, Any], template: Template) -> int:
@@ -119,15 +121,14 @@ def row(skill: Skill, made: Candidate) -> list[Any]:
     """What a catalog reads of a listed skill, as JSON values: its name and its budget candidate
     (`skill_of` and `candidate_of` give them back). The build cache keeps a row per listed skill, so
     that an edit build renders a catalog without the other skills (incremental/carry.py)."""
-    return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost]
+    return [skill.name, made.description, made.path, made.always, made.cost, made.bare_cost, skill.label]
 
 
 def skill_of(command: str, row: list[Any]) -> Skill:
     """The listed skill as `catalog_skill` and `candidate` read it, from its row."""
-    name, description, path, always, _cost, _bare = row
-    return Skill(
-        command, name, description, 0, path, "", "", {"always": True} if always else {}, (), None, ()
-    )
+    name, description, path, always, _cost, _bare, label = row
+    fields = {"name": label, "always": True} if always else {"name": label}
+    return Skill(command, name, description, 0, path, "", "", fields, (), None, ())
 
 
 def cost_of(row: list[Any]) -> tuple[int, bool]:
@@ -137,7 +138,7 @@ def cost_of(row: list[Any]) -> tuple[int, bool]:
 
 def candidate_of(command: str, row: list[Any]) -> Candidate:
     """The listed skill's budget candidate, from its row."""
-    _name, description, path, always, cost, bare = row
+    _name, description, path, always, cost, bare, _label = row
     return Candidate(command, bool(always), cost, path, description, bare)
 
 

@@ -18,6 +18,7 @@ import pytest
 from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 
+from skillc import reader
 from skillc.format.layout import is_object, object_path
 from skillc.fs import output_stat
 from skillc.incremental import carry as carry_mod
@@ -207,6 +208,47 @@ def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
     target.write_text(text.replace(f"name: {name}", f"name: {name}-x", 1))
     # The name does not match its folder: an error, reported as a clean build reports it.
     declined(tree, tmp_path, "the edit reaches beyond the skill")
+
+
+@pytest.mark.parametrize(
+    "rules",
+    ["optional: true", "depth: 3", "duplicates: last-wins", "git_ignored: true", "skip_folders: []"],
+)
+def test_a_source_with_discovery_rules_is_edited(tree, tmp_path, rules):
+    """Edit builds ask discover, which knows every rule of a source: a config whose sources have
+    rules of their own is edited as any other, with what a clean build makes."""
+    text = tree.read_text()
+    tree.write_text(re.sub(r"^  - skills/src-b$", f"  - path: skills/src-b\n    {rules}", text, flags=re.M))
+    assert tree.read_text() != text
+    build(tree)
+    target = served(tree)[-2]
+    target.write_text(target.read_text() + "\nOne more line.\n")
+    result, _ = build(tree)
+    assert result.cache.edited, result.cache.declined
+    same_as_clean(tree, tmp_path, result)
+
+
+def test_a_label_is_edited(tree, tmp_path):
+    """A skill given a label (a name that is not its id), and the label taken away again, are edit
+    builds: the catalog rows keep each listed skill's label (stages/catalog.row)."""
+    target, other = served(tree)[4], served(tree)[7]
+    labelled = re.sub(
+        r"^name: .*$", "name: Shown As\n# skillc: ignore[SKC219]", target.read_text(), flags=re.M
+    )
+    plain = target.read_text()
+    for text in (labelled, None, plain):
+        if text is None:
+            other.write_text(other.read_text() + "\nMore.\n")
+        else:
+            target.write_text(text)
+        result, _ = build(tree)
+        assert result.cache.edited, result.cache.declined
+        same_as_clean(tree, tmp_path, result)
+    target.write_text(labelled)
+    build(tree)
+    source = tree.parent / "skills" / target.relative_to(tree.parent / "skills").parts[0]
+    command = target.parent.relative_to(source).as_posix()
+    assert reader.open(tree.parent / "dist").skill_meta(command).label == "Shown As"
 
 
 def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path):
@@ -729,7 +771,7 @@ def test_two_skills_added_at_once_are_held_to_each_other(tree, tmp_path):
     """Each is held to the other's command too (case, sanitized id, look-alike: discover.crossing)."""
     new_skill(tree.parent / "skills" / "src-a" / "c1ip-z", "c1ip-z")
     new_skill(tree.parent / "skills" / "src-a" / "clip-z", "clip-z")
-    declined(tree, tmp_path, "a command another source has, or one like another")
+    declined(tree, tmp_path, "a command another folder has, or one like another")
     shutil.rmtree(tree.parent / "skills" / "src-a" / "c1ip-z")
     build(tree)
     new_skill(tree.parent / "skills" / "src-a" / "first-of-two", "first-of-two")

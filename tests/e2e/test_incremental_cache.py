@@ -260,12 +260,12 @@ def primed(tree: Path):
     """Build so that the record vouches for the inputs by their stat data; the next build is a fast no-op."""
     settle(tree.parent)
     result, _ = build(tree)
-    key, print_ = cachestore.load_key(), cache_session.fingerprint()
+    key, print_ = cachestore.load_key(), quick_mod.fingerprint()
     assert key is not None
-    record = records.Records(tree.parent / cache.DIRNAME, key, print_, cache_session.FORMAT).record()
+    record = records.Records(tree.parent / cache.DIRNAME, key, print_, quick_mod.FORMAT).record()
     if record is not None and record.inputs is None:  # a tree with a symlink: a first build's walk,
         result, _ = build(tree)  # taken after it read, vouches for none (latewalk.py); the next does
-        record = records.Records(tree.parent / cache.DIRNAME, key, print_, cache_session.FORMAT).record()
+        record = records.Records(tree.parent / cache.DIRNAME, key, print_, quick_mod.FORMAT).record()
     assert record is not None and record.inputs is not None and record.quick is not None
     return result
 
@@ -537,7 +537,7 @@ def test_the_documented_blind_spot_and_its_ways_out(tree, tmp_path):
     target.write_text(target.read_text() + "\nUnseen.\n")
     d = tree.parent / cache.DIRNAME
     key = cachestore.load_key()
-    recorded = records.Records(d, key, cache_session.fingerprint(), cache_session.FORMAT).walk()
+    recorded = records.Records(d, key, quick_mod.fingerprint(), quick_mod.FORMAT).walk()
     assert recorded is not None
     at = recorded.paths.index(recorded.inside(str(target)))
     st = target.lstat()
@@ -687,7 +687,7 @@ def test_foreign_cache_is_not_trusted(tree, tmp_path, monkeypatch):
     assert b"exfiltrate" not in b"".join(dist_bytes(tree.parent / "dist").values())
     # The same forgery signed with the right key would be used: the key is what protects.
     forge()
-    monkeypatch.setattr(cache_session, "load_key", lambda: forged_key)
+    monkeypatch.setattr(quick_mod, "load_key", lambda: forged_key)
     monkeypatch.setattr(quick_mod, "load_key", lambda: forged_key)
     poisoned, _ = build(tree)
     assert poisoned.cache.reused > 0

@@ -127,7 +127,7 @@ def test_without_skip_invalid_errors_fail_and_every_problem_is_reported(tmp_path
     # c's bad resource does not hide its bad frontmatter
     assert {(d.path, d.code) for d in r.diags if d.severity == "error"} == {
         ("skills/b/SKILL.md", "SKC216"),
-        ("skills/c/SKILL.md", "SKC204"),
+        ("skills/c/SKILL.md", "SKC219"),
         ("skills/c/link.md", "SKC302"),
     }
 

@@ -2,7 +2,8 @@
 diagnostics of a clean build of the same sources into another folder.
 
 A seeded random generator picks the steps: body and description edits, adds, deletes and renames
-of skills, persona manifest and overlay changes, config and template changes, touches and no-ops.
+of skills, persona manifest and overlay changes, config and template changes, touches and no-ops;
+and with sources given discovery rules drawn at random, the files those rules decide of.
 A few seeds run in the normal suite; `SKILLC_INCREMENTAL_SEEDS=200` runs more.
 """
 
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
+from support.edits import DISCOVERY_STEPS, STEPS_BY_NAME, WRITING_STEPS, clean_build, drawn_rules
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
@@ -159,3 +160,33 @@ def test_writing_a_skill_step_by_step_builds_what_a_clean_build_does(tmp_path, s
             [rel for rel in want if is_object(rel)]
         ), where
     assert edited, trail
+
+
+@pytest.mark.parametrize("seed", range(SEEDS * 3))
+def test_discovery_rules_every_step_builds_what_a_clean_build_does(tmp_path, seed):
+    """Sources with discovery rules drawn at random (support.edits.drawn_rules), and steps that put
+    and take the files those rules decide of (a vendored or too deep SKILL.md, a case twin, a SKILL.md
+    at a source's root) among the others: edit builds ask discover, which knows every rule."""
+    rng = random.Random(2000 + seed)
+    root = tmp_path / "p"
+    generate(root, 10, n_personas=3, seed=seed)
+    rules = drawn_rules(root, rng)
+    build(root / "skillc.yaml")
+    steps = {**STEPS_BY_NAME, **WRITING_STEPS, **DISCOVERY_STEPS}
+    trail: list[str] = []
+    for _ in range(STEPS + 4):
+        name = rng.choice([*sorted(DISCOVERY_STEPS) * 3, *sorted(steps)])
+        trail.append(name)
+        steps[name](root, rng)
+        result, written = build(root / "skillc.yaml")
+        want, diags = clean_build(root, tmp_path / "clean")
+        where = f"seed {seed}, rules\n{rules}steps {trail}"
+        assert tuple(d.format() for d in result.diagnostics) == diags, where
+        assert not (result.cache and result.cache.declined.startswith("internal error")), where
+        if written is None:
+            assert not result.ok, where
+            continue
+        got = dist_bytes(root / "dist")
+        assert {rel: got.get(rel) for rel in want} == want, where
+        assert all(is_object(rel) for rel in got.keys() - want.keys()), where
+        assert recorded_as_built(root, got, want), where

@@ -188,6 +188,20 @@ def frontmatter_broken(root: Path, rng: random.Random) -> None:
     target.write_text(target.read_text().replace("name: ", "name: [", 1))
 
 
+def label_edit(root: Path, rng: random.Random) -> None:
+    """A name made a display name (`name: Skill 3`, the skill's label, its id the folder's name:
+    SKC219 ignored in the file), or given back."""
+    target = rng.choice(skills(root))
+    text = target.read_text()
+    labelled = re.search(r"^name: (.*)\n# skillc: ignore\[SKC219\]\n", text, flags=re.M)
+    if labelled:
+        target.write_text(text.replace(labelled[0], f"name: {target.parent.name}\n", 1))
+        return
+    label = target.parent.name.replace("-", " ").title() + f" {rng.randint(0, 9)}"
+    made = re.sub(r"^name: .*$", f"name: {label}\n# skillc: ignore[SKC219]", text, count=1, flags=re.M)
+    target.write_text(made)
+
+
 WRITING_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
     f.__name__: f
     for f in (
@@ -197,10 +211,97 @@ WRITING_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
         flag_edit,
         body_cleared,
         frontmatter_broken,
+        label_edit,
         touch,
         undo,
     )
 }
+
+
+# --- what the sources' discovery rules decide (docs/config.md, Sources) -----------------------------
+
+
+def _skill_text(name: str) -> str:
+    return f"---\nname: {name}\ndescription: Found at a step.\n---\nBody of {name}.\n"
+
+
+def _toggle(path: Path, text: str) -> None:
+    """`path` written with `text`, or removed with the folders it leaves empty when it is there."""
+    if path.exists():
+        path.unlink()
+        for folder in path.parents:
+            if folder.name in ("skills", "src-a", "src-b") or any(folder.iterdir()):
+                break
+            folder.rmdir()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _folder(root: Path, rng: random.Random) -> Path:
+    """A source's root or one of its skill folders."""
+    return rng.choice([root / "skills" / "src-a", root / "skills" / "src-b", *leaves(root)])
+
+
+def vendored(root: Path, rng: random.Random) -> None:
+    """A SKILL.md in a folder a source's rules may never walk (node_modules, vendor, .git), put or
+    taken away."""
+    folder = _folder(root, rng) / rng.choice(["node_modules", "vendor", ".git"]) / "pkg"
+    _toggle(folder / "SKILL.md", _skill_text("pkg"))
+
+
+def deep_skill(root: Path, rng: random.Random) -> None:
+    """A SKILL.md two folders below a skill or a source's root (deeper than a `depth` may allow: a
+    file of the skill above it, or said), put or taken away."""
+    where = _folder(root, rng) / "docs" / "inner"
+    _toggle(where / "SKILL.md", _skill_text("inner"))
+
+
+def case_twin(root: Path, rng: random.Random) -> None:
+    """A skill folder whose command differs from another's only in case, in the other source (an
+    error, or one left out with `duplicates: last-wins`), put or taken away."""
+    twins = [p for p in root.glob("skills/*/*") if p.name != p.name.lower()]
+    if twins and rng.random() < 0.6:
+        shutil.rmtree(rng.choice(sorted(twins)))
+        return
+    leaf = rng.choice([p for p in leaves(root) if p.parent.name in ("src-a", "src-b")])
+    other = "src-b" if leaf.parent.name == "src-a" else "src-a"
+    twin = root / "skills" / other / leaf.name.title() / "SKILL.md"
+    twin.parent.mkdir(parents=True, exist_ok=True)
+    twin.write_text(_skill_text(leaf.name))
+
+
+def root_skill_md(root: Path, rng: random.Random) -> None:
+    """A SKILL.md at a source's root (ignored, with a warning, unless the source says `root_skill`),
+    put or taken away."""
+    source = root / "skills" / rng.choice(["src-a", "src-b"])
+    _toggle(source / "SKILL.md", _skill_text(source.name))
+
+
+DISCOVERY_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
+    f.__name__: f for f in (vendored, deep_skill, case_twin, root_skill_md)
+}
+
+
+def drawn_rules(root: Path, rng: random.Random) -> str:
+    """The config's sources given discovery rules drawn at random (docs/config.md, Sources); the
+    rules, as written."""
+    config = root / "skillc.yaml"
+    lines = []
+    for source in ("skills/src-a", "skills/src-b"):
+        rules = {
+            "depth": rng.choice([None, 1, 2]),
+            "root_skill": rng.choice([None, "true"]),
+            "duplicates": rng.choice([None, "last-wins"]),
+            "skip_folders": rng.choice([None, "[]", "[vendor]", "[node_modules, vendor]"]),
+            "git_ignored": rng.choice([None, "true"]),
+            "optional": rng.choice([None, "true"]),
+        }
+        lines.append(f"  - path: {source}\n")
+        lines += [f"    {key}: {value}\n" for key, value in rules.items() if value is not None]
+    text = config.read_text().replace("  - skills/src-a\n  - skills/src-b\n", "".join(lines), 1)
+    config.write_text(text)
+    return "".join(lines)
 
 
 def clean_build(root: Path, where: Path) -> tuple[dict[str, bytes], tuple[str, ...]]:

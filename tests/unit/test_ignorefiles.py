@@ -52,3 +52,29 @@ def test_outer_and_inner_levels_read_paths_relative_to_their_folder(tmp_path: Pa
     assert rules.ignored("a/1.md", False) and not rules.ignored("b/1.md", False)
     assert rules.ignored("a/xé", False) is False  # `?` is one byte; é is two
     assert rules.ignored("a/xy", False) and not rules.ignored("a/b/xy", False)
+
+
+def _outer_rules(tmp_path: Path, gitignores: dict[str, str], root: str) -> ignorefiles.Rules:
+    (tmp_path / ".git").mkdir(parents=True)
+    (tmp_path / root / "t" / "a").mkdir(parents=True)
+    for folder, text in gitignores.items():
+        (tmp_path / folder / ".gitignore").write_text(text)
+    outer, _ = ignorefiles.outer_files(tmp_path, (tmp_path / root,))
+    return ignorefiles.rules_for(tmp_path / root, tmp_path, outer)
+
+
+def test_a_root_inside_a_folder_git_ignores_is_left_out_whole(tmp_path: Path) -> None:
+    """git never enters an ignored folder: a source below one holds nothing git would clone, and
+    the walk's own paths never name that folder (Pegasus's `data/skills` below `data/`)."""
+    rules = _outer_rules(tmp_path, {".": "# runtime\ndata/\n"}, "data/skills")
+    assert rules.ignored("t/a/SKILL.md", False) and rules.ignored("t", True)
+    assert rules.why("t/a/SKILL.md", False) == (".gitignore", 2, "data/")
+
+
+def test_a_root_taken_back_by_a_nearer_line_is_walked(tmp_path: Path) -> None:
+    rules = _outer_rules(tmp_path, {".": "data/\n!data/\n"}, "data/skills")
+    assert not rules.ignored("t/a/SKILL.md", False)
+    rules = _outer_rules(tmp_path / "2", {".": "skills\n", "data": "!skills\n"}, "data/skills")
+    assert not rules.ignored("t/a/SKILL.md", False)  # data/.gitignore is nearer the root
+    rules = _outer_rules(tmp_path / "3", {".": "/data/skills/\n"}, "data/skills")
+    assert rules.ignored("t/a/SKILL.md", False)  # the root itself

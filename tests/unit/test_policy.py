@@ -78,6 +78,12 @@ def test_a_code_setting_that_lowers_nothing_is_said_at_its_key() -> None:
     assert idle(policy, [MARK, lowered]) == []
 
 
+def test_a_setting_for_a_tier_other_machines_lack_is_never_idle() -> None:
+    """SKC324 (an optional source missing) depends on the machine: the setting is for the others."""
+    written = {("diagnostics", "SKC324"): (3, 3)}
+    assert idle(Policy((("SKC324", "ignore"),)), [], written=written) == []
+
+
 def test_a_setting_the_config_does_not_write_is_never_said() -> None:
     """--ignore on the command line is merged into the codes, but has no place in the config."""
     assert idle(Policy((("SKC216", "ignore"),)), [], written={}) == []

@@ -220,3 +220,21 @@ def test_a_template_file_that_is_also_a_resource_is_declined(tmp_path: Path) -> 
         path = _path(config, rel)
         path.write_text(path.read_text().replace("Skills:", "Tools:").replace("- ", "* "))
         assert rebuild(state, [path]) is None
+
+
+def test_an_edit_of_a_copy_an_earlier_one_stands_in_for_is_declined(tmp_path: Path) -> None:
+    """With --skip-invalid, a copy left out for its errors is served by an earlier source's copy
+    (validate._earlier_copies): an edit of the left-out one is the whole build's to take."""
+    config = src_project(
+        tmp_path,
+        {
+            "early/plan/SKILL.md": skill_md("plan", description="Early."),
+            "src/plan/SKILL.md": skill_md("plan", description="[not, text]"),
+        },
+        "format: 1\nsources: [early, src]\npersonas: personas\noutput: dist\nskip_invalid: true\n",
+    )
+    state = _state(config)
+    assert reader.open(config.parent / "dist").skill_meta("plan").path == "early/plan/SKILL.md"
+    target = _path(config, "src/plan/SKILL.md")
+    target.write_text(skill_md("plan", description="Mended."))  # served again, its warnings gone
+    assert rebuild(state, [target]) is None
