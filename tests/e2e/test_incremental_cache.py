@@ -24,7 +24,6 @@ from skillc.incremental import memo as memo_mod
 from skillc.incremental import quick as quick_mod
 from skillc.incremental import records
 from skillc.incremental import report as cache_report
-from skillc.incremental import session as cache_session
 from skillc.incremental import store as cachestore
 from skillc.incremental import walk as walk_mod
 from skillc.options import Options
