@@ -4,10 +4,8 @@ On CPython 3.11 `dataclasses.dataclass` compiles a class's methods with six call
 0.9 ms a class, 64 ms for the 67 classes an edit build imports (a fifth of the build), and the
 module pulls in `inspect` (6 ms). Here a class costs tens of microseconds: equality, hashing,
 ordering, repr and the frozen guard are shared functions over the class's field names, and
-`__init__`, the one method whose speed a build feels (a full build makes 10,000 Skills), binds its
-arguments in Python for a class's first COMPILE_AFTER constructions and is then compiled, as the
-same code `dataclasses` writes. A class constructed a few times in a process (most of them, in an
-edit build) never compiles anything.
+`__init__`, the one method whose speed a build feels (a full build makes 10,000 Skills), is
+compiled at a class's first construction, as the same code `dataclasses` writes.
 
 Type checkers see `dataclasses`' own names (the TYPE_CHECKING branch), so mypy checks every record
 as a dataclass. tests/unit/test_dataclass.py holds each behaviour to `dataclasses` on the same
@@ -139,70 +137,17 @@ def _getter(names: tuple[str, ...]) -> Any:
     return lambda obj: ()
 
 
-COMPILE_AFTER = 16  # constructions before a class's __init__ is compiled
-
-
 def _first_init(cls: Any, frozen: bool) -> Any:
-    """__init__ for the first COMPILE_AFTER constructions: binds the arguments as the compiled one
-    does, then compiles that one and puts it in its place. Compiling costs 0.1-0.2 ms a class (an
-    edit build would compile some 40 it constructs a few times each); binding here costs a few
-    microseconds more a construction than the compiled code (a full build makes 10,000 Skills)."""
-    names = tuple(f.name for f in getattr(cls, _FIELDS))
-    put = object.__setattr__ if frozen else setattr
-    post = getattr(cls, "__post_init__", None)
-    made = [0]
+    """__init__ until the first construction: compiles the real one (0.1-0.2 ms) and puts it in its
+    place. A class never constructed in a process (most, in an edit build) compiles nothing."""
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        made[0] += 1
-        if made[0] > COMPILE_AFTER:
-            real = _compile_init(cls, frozen)
-            cls.__init__ = real
-            real(self, *args, **kwargs)
-            return
-        for name, value in zip(names, _bound(cls, args, kwargs), strict=True):
-            put(self, name, value)
-        if post is not None:
-            self.__post_init__()
+        real = _compile_init(cls, frozen)
+        cls.__init__ = real
+        real(self, *args, **kwargs)
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
-
-
-def _bound(cls: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    """Each field's value from a call's arguments, or the TypeError the compiled __init__ raises."""
-    fields: tuple[Field, ...] = getattr(cls, _FIELDS)
-    names = [f.name for f in fields]
-    call = f"{cls.__qualname__}.__init__()"
-    if len(args) > len(fields):
-        required = sum(f.default is _MISSING and f.default_factory is _MISSING for f in fields)
-        takes = (
-            f"{len(fields) + 1}" if required == len(fields) else f"from {required + 1} to {len(fields) + 1}"
-        )
-        raise TypeError(f"{call} takes {takes} positional arguments but {len(args) + 1} were given")
-    for name in kwargs:
-        if name not in names:
-            raise TypeError(f"{call} got an unexpected keyword argument {name!r}")
-        if names.index(name) < len(args):
-            raise TypeError(f"{call} got multiple values for argument {name!r}")
-    values, missing = list(args), []
-    for f in fields[len(args) :]:
-        if f.name in kwargs:
-            values.append(kwargs[f.name])
-        elif f.default_factory is not _MISSING:
-            values.append(f.default_factory())
-        elif f.default is not _MISSING:
-            values.append(f.default)
-        else:
-            missing.append(repr(f.name))
-    if missing:
-        listed = (
-            missing[0]
-            if len(missing) == 1
-            else ", ".join(missing[:-1]) + ("," if len(missing) > 2 else "") + f" and {missing[-1]}"
-        )
-        plural = "argument" if len(missing) == 1 else "arguments"
-        raise TypeError(f"{call} missing {len(missing)} required positional {plural}: {listed}")
-    return values
 
 
 def _compile_init(cls: Any, frozen: bool) -> Any:

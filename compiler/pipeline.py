@@ -18,7 +18,7 @@ from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
 from .errors import TemplateFailure
-from .incremental import Hit, Report, Stats, Summary, leave_only, quick_hit, quick_replay
+from .incremental import Hit, Report, Stats, Summary, quick_hit, quick_replay
 from .options import DEFAULTS, Options, Progress, silent
 from .output.placement import placement_problems
 
@@ -325,7 +325,6 @@ def build(
         progress("checking whether the build is current")
         ahead = None if prune else _edit_ahead  # what the edit build below reads first
         early = quick_replay(Path(config_path), options, prune=prune, meanwhile=ahead)
-        leave_only(early)
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)

@@ -18,61 +18,55 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .carry import Found
-    from .edit import Edited, Kept, Rebuilt, ahead, edit_build, kept, rebuild
-    from .memo import Memo
-    from .outcome import Hit, Stats, Summary
-    from .quick import Early, leave_only, quick_hit, quick_replay
-    from .report import Report
-    from .session import Session, open_session
-    from .store import DIRNAME
+    from .carry import Found as Found
+    from .edit import (
+        Edited as Edited,
+    )
+    from .edit import (
+        Kept as Kept,
+    )
+    from .edit import (
+        Rebuilt as Rebuilt,
+    )
+    from .edit import (
+        ahead as ahead,
+    )
+    from .edit import (
+        edit_build as edit_build,
+    )
+    from .edit import (
+        kept as kept,
+    )
+    from .edit import (
+        rebuild as rebuild,
+    )
+    from .memo import Memo as Memo
+    from .outcome import Hit as Hit
+    from .outcome import Stats as Stats
+    from .outcome import Summary as Summary
+    from .quick import Early as Early
+    from .quick import quick_hit as quick_hit
+    from .quick import quick_replay as quick_replay
+    from .report import Report as Report
+    from .session import Session as Session
+    from .session import open_session as open_session
+    from .store import DIRNAME as DIRNAME
 
 # Each name by its module, imported on first use.
 _LATER = {
-    "DIRNAME": "store",
-    "Early": "quick",
-    "Edited": "edit",
-    "Found": "carry",
-    "Hit": "outcome",
-    "Kept": "edit",
-    "Memo": "memo",
-    "Rebuilt": "edit",
-    "Report": "report",
-    "Session": "session",
-    "Stats": "outcome",
-    "Summary": "outcome",
-    "ahead": "edit",
-    "edit_build": "edit",
-    "kept": "edit",
-    "leave_only": "quick",
-    "open_session": "session",
-    "quick_hit": "quick",
-    "quick_replay": "quick",
-    "rebuild": "edit",
+    name: module
+    for module, names in (
+        ("carry", "Found"),
+        ("edit", "Edited Kept Rebuilt ahead edit_build kept rebuild"),
+        ("memo", "Memo"),
+        ("outcome", "Hit Stats Summary"),
+        ("quick", "Early quick_hit quick_replay"),
+        ("report", "Report"),
+        ("session", "Session open_session"),
+        ("store", "DIRNAME"),
+    )
+    for name in names.split()
 }
-
-__all__ = [
-    "DIRNAME",
-    "Early",
-    "Edited",
-    "Found",
-    "Hit",
-    "Kept",
-    "Memo",
-    "Rebuilt",
-    "Report",
-    "Session",
-    "Stats",
-    "Summary",
-    "ahead",
-    "edit_build",
-    "kept",
-    "leave_only",
-    "open_session",
-    "quick_hit",
-    "quick_replay",
-    "rebuild",
-]
 
 
 def __getattr__(name: str) -> Any:

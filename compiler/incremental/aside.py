@@ -1,12 +1,9 @@
 """Work done by a forked child while this process goes on, its answer bytes through a pipe: the
-quick path's lstats (lstats.py), from the build's very start, and the memo's save (session.py),
-from the end of the checks, while this process writes the output and records the build.
+quick path's lstats (lstats.py) and the memo's save (session.py), beside the write and the record.
 
 A fork is made only where it is safe and pays (`forkable`: Linux, two cores, this process's only
-thread: a fork copies no other thread, and any lock one held would stay held in the child). The
-child leaves with os._exit: no atexit handler, no buffered output of this process's. A child that
-fails answers nothing, and the caller does the work itself; one whose answer is not wanted is
-stopped (reap.py).
+thread). The child leaves with os._exit. A child that fails answers nothing, and the caller does
+the work itself; one whose answer is not wanted is stopped (reap.py).
 """
 
 from __future__ import annotations

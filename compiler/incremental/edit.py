@@ -1,22 +1,17 @@
 """The edit build: the build after some inputs changed, made from the last one, for `skillc build`
-(from what the last build left in the cache, `edit_build`) and `build --watch` (from the last
-build it keeps, `rebuild`).
+(from the cache, `edit_build`) and `build --watch` (from the last build it keeps, `rebuild`).
 
-It learns what changed from discover, never from rules of its own: each change (a path whose stat
-data moved since the recorded walk, walk.py, or that the watch reports) is given to discover, which
-names the folder whose tree it walks alone as a whole walk would (`closed_folder`), walks it
-(`discover_under`) and answers for the source and across sources (`source_notes`, `crossing`). Its
-answer against the last build's there (carry.py) is the change: the same skills with other files
-or bytes are edits, new ones adds, gone ones removals. Anything else discover or a rule across
-skills would say (an ignore file, a problem of discover's own, a parent or child skill, a name a
-persona looks up) leaves the build to the cached build, which reports it with everything else.
+It learns what changed from discover, never from rules of its own: each change (a path that moved
+since the recorded walk, walk.py, or that the watch reports) goes to discover, which names the
+folder it walks alone as a whole walk would (`closed_folder`), walks it (`discover_under`) and
+answers for the source and across sources (`source_notes`, `Across`). Its answer against the last
+build's (carry.py) is the change: skills edited, added, removed. Anything else discover or a rule
+across skills would say leaves the build to the cached build, which reports it.
 
-Only those skills then go through the stages, on the functions the whole build uses; the other
-entries are read back from their shards in the output, the catalogs that list a changed skill are
-packed again (first fit resumed where the last packing provably stands, `budget.refit`), and the
-table, the index and the build hash are made again. It writes with `write.write_delta`, and
-`skillc build` records the build as a whole build would. tests/property/test_incremental_sequences.py
-holds it to clean builds.
+Only those skills go through the stages, on the whole build's functions; the other entries are
+their shards in the output, the catalogs that list a changed skill are packed again (first fit
+resumed where the last packing provably stands, `budget.refit`), and the table, the index and the
+build hash are made again. tests/property/test_incremental_sequences.py holds it to clean builds.
 """
 
 from __future__ import annotations
@@ -71,7 +66,7 @@ from ..stages.validate import linked, names_read, settle, shares_name
 from .carry import Carry, Catalog, load, load_catalog, new_catalog_id
 from .carry import save as save_carry
 from .outcome import Stats, Summary
-from .quick import Early, left_to_exit, same_output, signature_after
+from .quick import Early, same_output, signature_after
 from .records import Record, Records, build_key, debris
 from .walk import Stat, Walk, renewed, stamp_now
 
@@ -175,10 +170,10 @@ def rebuild(last: Kept, changed: Iterable[Path]) -> Rebuilt | None:
 
     try:
         edit = _Edit(last.carry, last.catalog)
-        paths = [str(path) for path in changed]
-        if set(paths) & set(side_files(edit.config, last.carry.template[0])):
+        entries = [(str(path), path.is_dir() and not path.is_symlink()) for path in changed]
+        if {where for where, _ in entries} & set(side_files(edit.config, last.carry.template[0])):
             return None  # the config side, which the carry holds as it was (a template in a skill's folder)
-        made = edit.made(edit.entries_of(changed), (os.listdir, os.lstat))
+        made = edit.made(entries, (os.listdir, os.lstat))
     except (_Declined, TemplateFailure, OSError):
         return None
     config = edit.config
@@ -238,6 +233,7 @@ class _Edit:
         self.read_catalog: Catalog | None = None
         self.walked: list[tuple[int, str]] = []  # the folders discover walked again (`made`)
         self.measured = 0  # catalog rows made again
+        self.least: tuple[Catalog | None, int] = (None, 0)  # `_least`'s, for the catalog it was made for
         self._dirs: dict[int, set[str]] = {}
 
     # --- what changed, as discover says ------------------------------------------------------------
@@ -252,10 +248,6 @@ class _Edit:
             found.append((str(config.root / config.personas), -1))
         found += [(os.path.realpath(where), i) for where, i in found]
         return sorted(set(found), key=lambda root: len(root[0]), reverse=True)
-
-    def entries_of(self, changed: Iterable[Path]) -> list[tuple[str, bool]]:
-        """The watch's changed paths as changed entries: each with whether it is a folder now."""
-        return [(str(path), path.is_dir() and not path.is_symlink()) for path in changed]
 
     def units(self, entries: Iterable[tuple[str, bool]]) -> list[tuple[int, str]]:
         """The folders discover walks again for changed entries (where, whether a folder): for
@@ -305,13 +297,14 @@ class _Edit:
                 config, index, dirs, list(hidden)
             ) != discover.source_notes(config, index, folders[index][0], list(folders[index][1])):
                 raise _Declined("what discover says of a source changes")
-        if added or removed:
-            commands = [
-                discover.command_at(config, i, d) for i, (dirs, _) in enumerate(folders) for d in dirs
-            ]
-            for command in (*added, *removed):
-                if discover.crossing(commands, command):
-                    raise _Declined("a command another folder has, or one like another")
+        if edits or added or removed:
+            across = discover.Across(
+                [discover.command_at(config, i, d) for i, (dirs, _) in enumerate(folders) for d in dirs]
+            )
+            if any(across.moved(c, c in added) for c in (*added, *removed)):
+                raise _Declined("a command another folder has, or one like another")
+            if any(across.touches(c) for c in edits):
+                raise _Declined("a skill discover says more of with other skills")
         return _Changed(edits, added, removed, tuple(folders))
 
     def _quiet(self, folder: str, skill_files: set[str]) -> None:
@@ -337,7 +330,7 @@ class _Edit:
             raise _Declined("a skill the last build did not serve")
         if src.skill_md.rel != entry["path"]:
             raise _Declined("a SKILL.md of another name")  # what discover says of the set may name it
-        was = [entry["path"], *(f"{label}/{command}/{r['path']}" for r in entry["resources"])]
+        was = [entry["path"], *_resources(entry)]
         now = {f.rel: input_line(f).decode() for f in _files_of(src)}
         return (
             sorted(was) != sorted(now)
@@ -521,7 +514,7 @@ class _Edit:
             description=entry["description"],
             source=self.config.sources.index(entry["source"]),
             path=entry["path"],
-            dir_rel=f"{entry['source']}/{command}",
+            dir_rel=entry["path"].rpartition("/")[0],
             body="",
             fields=entry["frontmatter"],
             resources=(),
@@ -577,12 +570,9 @@ class _Edit:
         theirs (a skill's files are its folder's run of lines, less its children's)."""
         touched: dict[str, str | None] = {}
         for command in (*changed.edits, *changed.removed):
-            source = changed.edits[command].source if command in changed.edits else changed.removed[command]
-            label = self.config.sources[source]
             entry = self._entry(command)
             assert entry is not None
-            touched[entry["path"]] = None
-            touched.update((f"{label}/{command}/{r['path']}", None) for r in entry["resources"])
+            touched.update((rel, None) for rel in (entry["path"], *_resources(entry)))
         for src in (*changed.edits.values(), *changed.added.values()):
             touched.update((f.rel, input_line(f).decode()) for f in _files_of(src))
         return _patched(self.found.lines, touched)
@@ -785,11 +775,9 @@ class _Edit:
 
     def _least(self, catalog: Catalog) -> int:
         """No row costs less (a bound for budget.refit), made once for every persona."""
-        if self.__dict__.get("_least_of") is not catalog:
-            least = min((cost for cost, _always in map(cost_of, catalog.rows.values())), default=0)
-            self.__dict__["_least_of"], self.__dict__["_least_cost"] = catalog, least
-        found: int = self.__dict__["_least_cost"]
-        return found
+        if self.least[0] is not catalog:
+            self.least = (catalog, min((cost_of(r)[0] for r in catalog.rows.values()), default=0))
+        return self.least[1]
 
 
 class _Recorded(_Edit):
@@ -808,7 +796,6 @@ class _Recorded(_Edit):
         if carry is None:
             raise _Declined("no carry for the recorded build")
         super().__init__(carry)
-        left_to_exit(self)
 
     def _load_catalog(self) -> Catalog | None:
         return load_catalog(self.directory, self.records.signing_key, self.carry)
@@ -844,7 +831,7 @@ class _Recorded(_Edit):
             newest = max(seen.stats[1::3], default=0)
             if newest >= stamp:
                 continue
-            units = [f"{self.config.source_dir(i)}/{unit}" for i, unit in self.walked]
+            units = [_at(str(self.config.source_dir(i)), unit) for i, unit in self.walked]
             walk = renewed(self.walk, self.changes, units, seen, relisted, stamp)
             if walk is None:
                 raise _Declined("a walk that cannot be recorded")
@@ -989,6 +976,12 @@ def _owned(
         else:
             new.pop(command, None)
     return new
+
+
+def _resources(entry: SkillDoc) -> list[str]:
+    """The paths of a served skill's resources, as its shard entry names them."""
+    folder = entry["path"].rpartition("/")[0]
+    return [f"{folder}/{r['path']}" for r in entry["resources"]]
 
 
 def _files_of(src: SkillSource) -> tuple[Any, ...]:

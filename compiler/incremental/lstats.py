@@ -1,15 +1,11 @@
-"""One lstat of each of many paths, as the check of the recorded walk takes them (walk.py): each
-path's ctime and inode number.
+"""One lstat of each of many paths (the check of the recorded walk, walk.py): each one's ctime
+and inode number.
 
 They are most of a no-op build and of an edit build (27,000 paths at 10,000 skills: 120-140 ms of
-one core, the map in C and the stat results made in Python). So `skillc build` has a forked child
-take them from its very start (`begin`, from the command line alone, quick.start), while this
-process imports the command line and the stages and reads what an edit build reads first; `look`
-takes the child's answer when it was begun for the same paths below the same folder, and ends the
-child otherwise. A fork is made only where it is safe and can pay (aside.forkable: Linux, a
-second core, this process's only thread) and for SPLIT_AT paths or more. Anything that goes wrong
-in the child (an inode number past 2**63, a crash) costs only the head start: this process then
-takes the lstats itself.
+one core). So `skillc build` has a forked child (aside.py) take them from its very start (`begin`,
+quick.start) while this process imports the command line and the stages and reads what an edit
+build reads first; `look` takes the child's answer when it was begun for the same paths below the
+same folder. Anything that goes wrong in the child costs only the head start.
 """
 
 from __future__ import annotations

@@ -39,12 +39,8 @@ def bucket_of(path: str) -> str:
 
 @dataclass
 class Memo:
-    """Each file read on first use when a build that is not replayed runs, written once when it ends,
-    and only when what it holds changed.
-
-    `output_files`: the stat data of the files the last recorded build left in the output, so the
-    write stage need not read them again to compare (see output/write.py `compare`).
-    """
+    """Each file read on first use, written once when the build ends, when what it holds changed.
+    `output_files`: the stat data of the last recorded build's output files (output/write.py)."""
 
     directory: Path
     signing_key: bytes

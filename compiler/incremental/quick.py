@@ -47,11 +47,8 @@ _LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_specifications", "jinja
 
 
 def fingerprint() -> str:
-    """The compiler's own files, Python, and the parsing libraries, by stat data.
-
-    Any edit to skillc itself (it moves the file's ctime), or an upgrade of PyYAML, jsonschema or
-    Jinja2 (their package folders change), makes every cached result a miss. Nothing is imported.
-    """
+    """The compiler's own files, Python and the parsing libraries, by stat data (nothing imported):
+    an edit to skillc or an upgrade of PyYAML, jsonschema or Jinja2 makes every cached result a miss."""
     h = hashlib.sha256(f"{FORMAT}\0{sys.version}\0".encode())
     here = Path(__file__).resolve().parent.parent
     _stat_tree(h, str(here), "skillc")
@@ -112,14 +109,13 @@ def _state(path: str) -> str:
 
 def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[str]) -> Quick:
     """The output as the quick path checks it: every directory's stat data, and every file that is
-    no object (an incomplete Quick: the caller adds the head, the watch list and the tops)."""
+    no object (an incomplete Quick: the caller adds the head, the watch list and the output)."""
     dirs = {""} | {rel.rsplit("/", 1)[0] for rel in present if "/" in rel}
     dirs |= {d.rsplit("/", i)[0] for d in list(dirs) for i in range(1, d.count("/") + 1)}
     signature = {d: _dir_stat(_under(dist, d)) for d in sorted(dirs)}
     ours = set(files)
     return Quick(
         "",
-        [],
         [],
         "",
         {d: s for d, s in signature.items() if s is not None},
@@ -131,13 +127,9 @@ def output_signature(dist: Path, present: dict[str, list[int]], files: Iterable[
 def signature_after(
     dist: Path, quick: Quick, written: Iterable[str], present: Callable[[str], list[int] | None]
 ) -> Quick:
-    """`quick` for the output after a build wrote `written` into it in place (an edit build), as
-    `same_output` found it just before: the folders the writes went into (and the folders above
-    them) stat'ed again, the other folders as recorded, and the files that are no object as they
-    are now (`present`: a file's stat data, or None for one not there). What `output_signature`
-    gives after a scan of the whole output, without the scan. The other folders are not stat'ed
-    again: nothing this build did moved theirs, and anything else that did is for the next build
-    to see (the output's 257 folders took 2 ms at 10,000 skills)."""
+    """`quick` after an edit build wrote `written` in place, as `same_output` found it just before:
+    the folders written into (and those above) stat'ed again, the others as recorded (nothing this
+    build did moved them), and the files that are no object as they are now (`present`)."""
     touched = {""}
     for rel in written:
         while "/" in rel:
@@ -192,23 +184,6 @@ class Early:
     def edits(self) -> bool:
         """Inputs moved while the config side stands: an edit build's start."""
         return self.head and self.changes is not None and not self.changes.none
-
-
-# What the last build read to check and edit the recorded one (the recorded walk, the carry), left
-# to the process's end: freeing them object by object costs 10-20 ms that a command about to leave
-# (cli.run) need not pay, as a compiler driver leaves its memory to the system. One build's worth at
-# most: the next build frees it (a watch's build leaves nothing).
-_LEFT: list[object] = []
-
-
-def left_to_exit(thing: object) -> None:
-    """`thing` freed when the process ends, not when the build does (`_LEFT`)."""
-    _LEFT.append(thing)
-
-
-def leave_only(thing: object) -> None:
-    """A new build: what the last one left is freed now, and `thing` (None: nothing) left instead."""
-    _LEFT[:] = [] if thing is None else [thing]
 
 
 _started: list[Records] = []  # `start`'s records, for the quick path of the same cache

@@ -37,8 +37,9 @@ if TYPE_CHECKING:  # a no-op build loads no model
     from ..model import Config
 
 BUILD_FILE, OUTPUTS_FILE, REPORT_FILE, ROWS_FILE = "head.json", "outputs.json", "report.json", "rows.json"
-# What earlier formats kept: removed by the next recorded build
-OBSOLETE = ("build.json", "memo.json", "walk-edits.json", "outputs-edits.json", "carry-edits.json")
+# What earlier formats kept: removed by the next recorded build (the journals, the catalog memo)
+OBSOLETE: tuple[str, ...] = ("build.json", "memo.json", "costs.json", "catalogs.json")
+OBSOLETE += ("walk-edits.json", "outputs-edits.json", "carry-edits.json")
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,9 @@ class Quick:
 
     head: str  # digest of the fingerprint, the config path, the options and each watched file's state
     watched: list[str]  # every file the config side reads or looks for (config, template, ignore files)
-    tops: list[list[str]]  # the walked roots: [config path, directory]
     output: str  # the output directory as the config names it
     dirs: dict[str, list[int]]  # the output and each directory in it -> [mtime_ns, ctime_ns, inode]
-    files: dict[
-        str, list[int]
-    ]  # each file in the output that is no object -> [size, mtime, ctime, inode, mode]
+    files: dict[str, list[int]]  # each file in the output but objects -> [size, mtime, ctime, inode, mode]
     extra: bool  # the output also holds objects of earlier builds (so --prune has work to do)
 
 
@@ -199,11 +197,9 @@ class Records:
         return self._walk[1]
 
     def report(self, record: Record) -> Report | None:
-        """The diagnostics of the recorded build `record` (in the files its `report_key` names), or
-        None when either file is not that build's or does not check out. The rows, from which a
-        report printed otherwise than as recorded is decoded (another folder, colour, JSON, SARIF),
-        are read now and decoded only then: a replay that found them damaged when it printed could
-        only fail, build after build, where a build made now writes them again."""
+        """The diagnostics of the recorded build (the files its `report_key` names), or None when
+        either file is not that build's. The rows are read now (a replay that found them damaged
+        when it printed could only fail) and decoded only for another format."""
         key = record.report_key
         data = read_signed(self.directory, REPORT_FILE, self.signing_key)
         if not isinstance(data, dict) or data.get("key") != key:
@@ -314,7 +310,6 @@ def _quick(data: Any) -> Quick | None:
     shapes = (
         (quick.head, str),
         (quick.watched, list),
-        (quick.tops, list),
         (quick.output, str),
         (quick.dirs, dict),
         (quick.files, dict),

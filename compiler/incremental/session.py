@@ -106,13 +106,8 @@ class Session:
         self.quick_head = quick_head(records.fingerprint, self._config_path, options, self.watched)
 
     def replay(self, discover: Callable[[Seen], D]) -> Hit | D:
-        """The recorded build when it is provably current, else what `discover` found.
-
-        First the no-op path: nothing the last walk saw moved (the quick path checked it), the head
-        key is the record's, the output as the last build left it: nothing read. Then `discover`
-        runs (with a Seen, which the record keeps as the walk) and the content path compares the
-        build key of what it read.
-        """
+        """The recorded build when it is provably current (the no-op path, then the content path:
+        the module's docstring), else what `discover` found (with a Seen: the walk to record)."""
         record, early = self.records.record(), self.early
         if (
             record is not None
@@ -275,7 +270,6 @@ class Session:
             output_signature(self.dist, present, files),
             head=self.quick_head,
             watched=self.watched,
-            tops=[list(top) for top in self.tops],
             output=self.config.output,
         )
 

@@ -41,11 +41,8 @@ def key_path() -> Path:
 
 
 def load_key() -> bytes | None:
-    """The HMAC key, created on first use; None (cache off) when that fails.
-
-    Read only from a regular file, at most KEY_CAP bytes: a FIFO or a device
-    planted there turns the cache off instead of hanging the build.
-    """
+    """The HMAC key, created on first use; None (cache off) when that fails. Read only from a
+    regular file, at most KEY_CAP bytes: a FIFO planted there turns the cache off, never hangs it."""
     try:
         path = key_path()
         try:
@@ -125,8 +122,8 @@ def _loads(text: memoryview) -> Any:
 
 
 def frame(data: Any) -> list[bytes | bytearray | memoryview]:
-    """The parts the HMAC covers, in order: the JSON's length, the JSON, the raw sections (also
-    how latewalk.py's helper frames its answer; `unframe` reads them back)."""
+    """The parts the HMAC covers, in order: the JSON's length, the JSON, the raw sections (`unframe`
+    reads them back)."""
     raw = {k: v for k, v in data.items() if isinstance(v, _BYTES)} if isinstance(data, dict) else {}
     if raw:
         data = {k: v for k, v in data.items() if k not in raw}

@@ -67,8 +67,8 @@ def catalogs(
 @dataclass(frozen=True)
 class CatalogParts:
     """What every persona's catalog is made from, made once per build: each skill's catalog entry and
-    budget candidate, and which skills each persona's model may invoke. `skillc build --watch` keeps
-    them and replaces an edited skill's (incremental/delta.py)."""
+    budget candidate, and which skills each persona's model may invoke. An edit build makes them
+    from its catalog rows (incremental/edit.py)."""
 
     entries: dict[str, dict[str, Any]]  # command -> catalog_skill(...), every skill
     candidates: dict[str, Candidate]  # command -> its budget candidate, for the skills some persona lists

@@ -1010,25 +1010,33 @@ def source_notes(config: Config, index: int, dirs: Collection[str], hidden: list
     return _hidden_skills(config, src, hidden, set(dirs), ignored)
 
 
-def crossing(commands: Collection[str], command: str) -> bool:
-    """Whether a skill folder of command `command` added or taken away changes what discover says
-    of any other skill (`commands`: the command of each skill folder of every source after the
-    change, served or not, one per folder): another folder has the command (a later source
-    overrides it, or one source holds two: `_take`), or another command shares its case fold or
-    sanitised id (`_last_wins`, `_collisions`) or its look (`_lookalikes`)."""
-    others = list(commands)
-    if command in others:
-        others.remove(command)  # its own folder, when added
-    if command in others:
-        return True
-    # Every other command, "\0"-separated (no command holds one): each question is one search of a
-    # string in C, not a call per command.
-    joined = "\0" + "\0".join(others) + "\0"
-    return (
-        f"\0{command.casefold()}\0" in joined.casefold()
-        or f"\0{sanitize_command(command)}\0" in sanitize_joined(joined)
-        or f"\0{skeleton(command)}\0" in skeleton(joined)
-    )
+class Across:
+    """The command of each skill folder of every source after a change (served or not, one per
+    folder), keyed as the rules across skills key them: what an edit build asks of the skills a
+    change adds, removes or edits. Each key of every command is one search of a string in C (the
+    commands "\0\0"-separated: no command holds one), not a call per command."""
+
+    def __init__(self, commands: Collection[str]) -> None:
+        joined = "\0" + "\0\0".join(commands) + "\0"
+        self._keys = (joined, joined.casefold(), sanitize_joined(joined), skeleton(joined))
+
+    def _counts(self, command: str) -> tuple[int, ...]:
+        keys = (command, command.casefold(), sanitize_command(command), skeleton(command))
+        return tuple(keyed.count(f"\0{key}\0") for key, keyed in zip(keys, self._keys, strict=True))
+
+    def moved(self, command: str, added: bool) -> bool:
+        """Whether a folder of `command` added (or taken away) changes what discover says of
+        another skill: another folder has the command (a later source overrides it, or one source
+        holds two: `_take`), or another command shares its case fold or sanitised id (`_last_wins`,
+        `_collisions`) or its look (`_lookalikes`)."""
+        return any(n > added for n in self._counts(command))
+
+    def touches(self, command: str) -> bool:
+        """Whether what discover says of skill `command` itself is made with other skills, so that
+        its folder walked alone (`discover_under`) does not say it: another command shares its case
+        fold or sanitised id (`_collisions` gives the skill an error)."""
+        exact, folded, sanitized, _look = self._counts(command)
+        return max(folded, sanitized) > exact
 
 
 def _skill_files(

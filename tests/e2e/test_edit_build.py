@@ -768,7 +768,7 @@ def test_with_targets_a_skill_added_or_removed_keeps_names_apart(tree, tmp_path)
 
 
 def test_two_skills_added_at_once_are_held_to_each_other(tree, tmp_path):
-    """Each is held to the other's command too (case, sanitized id, look-alike: discover.crossing)."""
+    """Each is held to the other's command too (case, sanitized id, look-alike: discover.Across)."""
     new_skill(tree.parent / "skills" / "src-a" / "c1ip-z", "c1ip-z")
     new_skill(tree.parent / "skills" / "src-a" / "clip-z", "clip-z")
     declined(tree, tmp_path, "a command another folder has, or one like another")

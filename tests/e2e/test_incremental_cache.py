@@ -263,7 +263,7 @@ def primed(tree: Path):
     assert key is not None
     record = records.Records(tree.parent / cache.DIRNAME, key, print_, quick_mod.FORMAT).record()
     if record is not None and record.inputs is None:  # a tree with a symlink: a first build's walk,
-        result, _ = build(tree)  # taken after it read, vouches for none (latewalk.py); the next does
+        result, _ = build(tree)  # that cannot vouch for its walk records none; the next does
         record = records.Records(tree.parent / cache.DIRNAME, key, print_, quick_mod.FORMAT).record()
     assert record is not None and record.inputs is not None and record.quick is not None
     return result

@@ -33,7 +33,7 @@ SEEDS = int(os.environ.get("SKILLC_DELTA_SEEDS", "4"))
 # Appended to the generated config, one per seed in turn: none; targets (graded validation, names
 # shared between skills) and suppressions that an emptied body makes used or unused (SKC107, and the
 # marks of what they ignore); skip_invalid with a small budget (skills left out, catalogs that
-# cut); names-only with priorities, at a budget that bites. --strict: tests/unit/test_delta.py.
+# cut); names-only with priorities, at a budget that bites. --strict: tests/unit/test_rebuild.py.
 SETTINGS = (
     "",
     "targets: [claude-code, codex, gemini, opencode]\n"

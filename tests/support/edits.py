@@ -24,8 +24,13 @@ def skills(root: Path) -> list[Path]:
 
 
 def leaves(root: Path) -> list[Path]:
-    """Skill folders holding no other skill: removing or renaming one moves nothing else."""
-    return [p.parent for p in skills(root) if not any(p.parent.glob("*/SKILL.md"))]
+    """Skill folders holding no other skill (a source's root is none): removing or renaming one
+    moves nothing else."""
+    return [
+        p.parent
+        for p in skills(root)
+        if p.parent.parent != root / "skills" and not any(p.parent.glob("*/SKILL.md"))
+    ]
 
 
 UNDO = ".step-undo.json"  # the last body edit's file and its text before it, for `undo`
@@ -260,7 +265,7 @@ def deep_skill(root: Path, rng: random.Random) -> None:
 def case_twin(root: Path, rng: random.Random) -> None:
     """A skill folder whose command differs from another's only in case, in the other source (an
     error, or one left out with `duplicates: last-wins`), put or taken away."""
-    twins = [p for p in root.glob("skills/*/*") if p.name != p.name.lower()]
+    twins = [p for p in root.glob("skills/*/*") if p.is_dir() and p.name != p.name.lower()]
     if twins and rng.random() < 0.6:
         shutil.rmtree(rng.choice(sorted(twins)))
         return
