@@ -293,7 +293,8 @@ def _descend(state: _WalkState, listdir: Listdir, stack: list[_Dir]) -> None:
 
 
 def _enter(state: _WalkState, listdir: Listdir, folder: _Dir) -> list[_Dir]:
-    """One folder listed and its entries visited: its files recorded, its folders to walk returned."""
+    """One folder listed and its entries visited: its files recorded, its folders to walk returned.
+    A folder tagged as a cache (`_tagged`) below the walk's root is left as it is found: empty."""
     path, rel, ancestors, here = folder
     state.dirs.append(rel)
     try:
@@ -302,7 +303,29 @@ def _enter(state: _WalkState, listdir: Listdir, folder: _Dir) -> list[_Dir]:
         where = _join(state.rel_prefix, rel) or "."
         state.diags.append(dg.error(where, Code.UNREADABLE, f"cannot list directory: {exc.strerror}"))
         return []
+    if rel and any(name == CACHE_TAG for name, _disk in names) and _tagged(path, state.lstat):
+        return []
     return [sub for name, disk in names if (sub := state.visit(path, rel, name, disk, ancestors, here))]
+
+
+# A cache's folder says so with this file, beginning with this signature (the Cache Directory Tagging
+# specification, https://bford.info/cachedir/): cargo's target/, .pytest_cache, .mypy_cache,
+# .ruff_cache. What a tool made again at will holds no skill and no resource of one.
+CACHE_TAG = "CACHEDIR.TAG"
+CACHE_TAG_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+
+
+def _tagged(folder: str, lstat: Lstat) -> bool:
+    """Whether `folder` holds a cache directory tag: a regular file named CACHE_TAG that begins
+    with its signature. Stat'ed with the walk's `lstat`, so that a recorded walk (seen.py) sees the
+    tag change."""
+    tag = _under(folder, CACHE_TAG)
+    try:
+        if not stat.S_ISREG(lstat(tag).st_mode):
+            return False
+        return fs.read_head(tag, len(CACHE_TAG_SIGNATURE), follow=False) == CACHE_TAG_SIGNATURE
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -959,6 +982,8 @@ def discover_under(
         return Part([], [], [], [], [], [], False)
     for name in folder.split("/") if folder else ():  # the way down, as the whole walk visits it
         path, rel, ancestors, real = here
+        if rel and _tagged(path, os.lstat):  # the whole walk leaves a cache's folder empty
+            return Part([], [], [], [], [], [], False)
         found = state.visit(path, rel, name, name, ancestors, real)
         if found is None or state.diags or state.linked:
             return None

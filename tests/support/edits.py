@@ -283,8 +283,27 @@ def root_skill_md(root: Path, rng: random.Random) -> None:
     _toggle(source / "SKILL.md", _skill_text(source.name))
 
 
+CACHE_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n"
+
+
+def cache_tagged(root: Path, rng: random.Random) -> None:
+    """A folder tagged as a cache (CACHEDIR.TAG: never walked), or its tag taken away or made a
+    plain file: a skill folder, one holding other skills, or a folder inside a skill."""
+    tags = sorted(root.glob("skills/**/CACHEDIR.TAG"))
+    if tags and rng.random() < 0.5:
+        tag = rng.choice(tags)
+        tag.unlink() if rng.random() < 0.7 else tag.write_text("Signature: not a cache\n")
+        return
+    folder = rng.choice([*leaves(root), *(p.parent for p in skills(root))])
+    if rng.random() < 0.3:
+        folder = folder / "build"
+        folder.mkdir(exist_ok=True)
+        (folder / "out.txt").write_text("made again at will\n")
+    (folder / "CACHEDIR.TAG").write_text(CACHE_TAG)
+
+
 DISCOVERY_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
-    f.__name__: f for f in (vendored, deep_skill, case_twin, root_skill_md)
+    f.__name__: f for f in (vendored, deep_skill, case_twin, root_skill_md, cache_tagged)
 }
 
 

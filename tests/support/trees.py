@@ -1,5 +1,5 @@
 """Random skill trees for property tests of discover: skills, sub-skills, hidden and ignored
-folders, resources, ignore files below `src/`, with few names so that twins (case,
+folders, resources, ignore files and cache tags below `src/`, with few names so that twins (case,
 sanitised id, look-alike) and nesting happen often; and the source's discovery rules, drawn."""
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ LEAVES = st.sampled_from(
         "run.log",
         ".gitignore",
         ".ignore",
+        "CACHEDIR.TAG",
         "node_modules/m.md",
     ]
 )
+TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# a cache (bford.info/cachedir)\n"
 IGNORES = st.lists(st.sampled_from(["*.log", "x/", "!keep.log", "deep", "notes.md", "/a", "b*"]), max_size=3)
 
 
@@ -32,6 +34,8 @@ def trees(draw: st.DrawFn) -> dict[str, str]:
         name = folder.rsplit("/", 1)[-1]
         if leaf in (".gitignore", ".ignore"):
             text = "\n".join(draw(IGNORES)) + "\n"
+        elif leaf == "CACHEDIR.TAG":
+            text = draw(st.sampled_from([TAG, "not the signature\n"]))
         elif leaf.lower() == "skill.md":
             text = skill_md(name.lower(), body=draw(st.sampled_from(["Do it.\n", ""])))
         else:

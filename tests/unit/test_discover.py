@@ -10,7 +10,7 @@ from support.project import skill_md, src_project
 
 from skillc.pipeline import compile_project
 from skillc.project import config as config_mod
-from skillc.stages.discover import Checked, Outside, discover, discover_checked, walk
+from skillc.stages.discover import Checked, Outside, discover, discover_checked, discover_under, walk
 
 
 def test_discover_commands_nesting_resources_and_ignores(tmp_path: Path) -> None:
@@ -310,6 +310,36 @@ def test_node_modules_is_never_walked_unless_configured(tmp_path: Path) -> None:
     assert [s.command for s in found.skills] == ["a"] and found.skills[0].resources == ()
     commands, _ = _found(tmp_path / "2", files, "sources: [{path: src, skip_folders: []}]\n")
     assert commands == ["a", "node_modules/pkg"]
+
+
+TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag.\n"
+
+
+def test_a_folder_tagged_as_a_cache_is_never_walked(tmp_path: Path) -> None:
+    """CACHEDIR.TAG (bford.info/cachedir): cargo's target/ and pytest's cache hold no skill and no
+    resource; a tag without the signature is a file like any other, and a source's own root is
+    walked whatever it holds (the config names it)."""
+    files = {
+        "src/CACHEDIR.TAG": TAG,
+        "src/a/SKILL.md": skill_md("a"),
+        "src/a/target/CACHEDIR.TAG": TAG,
+        "src/a/target/debug/SKILL.md": skill_md("debug"),
+        "src/a/target/debug/out.bin": "x\n",
+        "src/b/SKILL.md": skill_md("b"),
+        "src/b/notes/CACHEDIR.TAG": "Signature: not this one\n",
+        "src/cache/CACHEDIR.TAG": TAG,
+        "src/cache/c/SKILL.md": skill_md("c"),
+    }
+    cfg, _ = config_mod.load(src_project(tmp_path, files, config="sources: [src]\n"))
+    assert cfg is not None
+    found = {s.command: s for s in discover(cfg).skills}
+    assert sorted(found) == ["a", "b"]
+    assert found["a"].resources == ()
+    assert [r.path for r in found["b"].resources] == ["notes/CACHEDIR.TAG"]
+    tagged = discover_under(cfg, 0, "cache")
+    assert tagged is not None and tagged.skills == []  # walked alone as the whole walk walks it
+    inner = discover_under(cfg, 0, "a/target/debug")
+    assert inner is not None and inner.skills == []
 
 
 def test_duplicates_last_wins_keeps_the_later_with_a_warning(tmp_path: Path) -> None:
