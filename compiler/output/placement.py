@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import diagnostics as dg
-from ..cache.store import DIRNAME as CACHE_DIRNAME
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
+from ..names.paths import CACHE_DIRNAME
 
 if TYPE_CHECKING:  # the pipeline imports this module on a no-op build, which loads no model
     from ..model import Config
@@ -19,6 +19,25 @@ if TYPE_CHECKING:  # the pipeline imports this module on a no-op build, which lo
 def placement_problems(config: Config) -> tuple[Diagnostic, ...]:
     """Every reason the configured output, sources or personas are placed where they must not be."""
     return _overlaps(config) + _outside_root(config)
+
+
+def places(config: Config) -> tuple[tuple[str, Path], ...]:
+    """What a build reads or writes, each with the words that name it: the sources, the personas
+    folder, the output, the build cache, the config file and the template (`skillc export` writes
+    into none of them)."""
+    found = [(f"the source {s!r}", config.source_dir(i)) for i, s in enumerate(config.sources)]
+    found += (
+        [(f"the personas folder {config.personas!r}", config.root / config.personas)]
+        if config.personas
+        else []
+    )
+    found += [
+        (f"the output {config.output!r}", config.root / config.output),
+        (f"the build cache {CACHE_DIRNAME}/", config.root / CACHE_DIRNAME),
+        ("the config file", config.root / config.config_rel),
+        ("the template", config.template),
+    ]
+    return tuple(found)
 
 
 def _overlaps(config: Config) -> tuple[Diagnostic, ...]:

@@ -8,15 +8,14 @@ executable script, and three personas: `lead` (sees everything, is granted the e
 `ops` (an overlay; the exclusive skill's stub) and `guest` (an allowlist of a few skills).
 
 `export_into(project, target, persona, scratch)` builds that project in `scratch` with this
-checkout's skillc, runs `skillc export`, and copies the export into the harness's project folder
-(which already holds the .git that makes it a project, so it cannot be the export folder itself).
+checkout's skillc and runs `skillc export` into the harness's project folder, beside the .git
+that makes it a project (an export owns only what it writes there).
 
 Everything here is made up for these tests.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -129,7 +128,5 @@ def built(scratch: Path, priority: tuple[str, ...] = ()) -> Path:
 def export_into(project: Path, target: str, name: str, scratch: Path) -> None:
     persona, priority, chars = variant(name)
     config = built(scratch, priority)
-    out = scratch / "export"
     budget = ["--chars", str(chars)] if chars else []
-    skillc("export", "--config", config, "--target", target, "--persona", persona, *budget, out)
-    shutil.copytree(out, project, symlinks=True, dirs_exist_ok=True)
+    skillc("export", "--config", config, "--target", target, "--persona", persona, *budget, project)
