@@ -104,7 +104,7 @@ def merge(
                 f"{name}: {_shown(edit.path)} is already set, and not by the last export: skillc keeps "
                 "every key it did not write; remove it, or export a persona whose skills do not need it"
             )
-        parent[key] = _sorted(edit.value)
+        parent[key] = edit.value
         keys.append(edit.path)
     now = Held(created, tuple(dict.fromkeys(made)), tuple(keys), tuple(items))
     if created and not doc:
@@ -194,15 +194,6 @@ def _at(doc: Any, path: Path_) -> Any:
             return None
         doc = doc[key]
     return doc
-
-
-def _sorted(value: Any) -> Any:
-    """A value skillc makes, its objects' keys sorted (`*` first: opencode's catch-all rule)."""
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
 
 
 def _paths(value: object) -> tuple[Path_, ...] | None:

@@ -82,10 +82,8 @@ def plan(
         ]
         count += skills
         warnings += [
-            f"{target}: {persona}: {command!r} is left out: neither the model nor the user may invoke it, "
-            "and Codex hides a skill from both only through the user's own config ([[skills.config]] "
-            "in ~/.codex/config.toml), never a project's"
-            for command in view.left_out(dist, persona, target)
+            f"{target}: {persona}: {command!r} is left out: {why}"
+            for command, why in view.left_out(dist, persona, target)
         ]
     about = {"generator": f"skillc {__version__}", "build": dist.build_hash, "personas": list(personas)}
     written = tuple(sorted(tree.files.values(), key=lambda f: f.path))
@@ -101,7 +99,7 @@ def persona_files(
     folder below the harness's root, which holds a nested skill too), and how many skills."""
     root = view.ROOTS[target]
     skills = view.skills_for(dist, persona, target)
-    infos = {view.folder(target, i.command): i for i in dist.skills(persona) if view.exported(target, i)}
+    infos = {view.folder(target, i.command): i for i in view.choose(dist, persona, target).infos}
     out: list[File] = []
     for skill in skills:
         info = infos[skill.folder]
@@ -118,8 +116,8 @@ def persona_settings(dist: reader.Dist, target: str, persona: str, budget: view.
     """The keys one persona's export sets in the harness's project settings (view.policy), and
     Claude Code's `budgets.priority` overrides (view.overrides_for)."""
     skills = view.skills_for(dist, persona, target)
-    out = _settings(target, persona, view.policy(target, skills))
-    commands = (i.command for i in dist.skills(persona) if view.exported(target, i))
+    out = _settings(target, persona, view.policy(target, skills, persona))
+    commands = (i.command for i in view.choose(dist, persona, target).infos)
     overrides = view.overrides_for(target, skills, commands, budget)
     # project .claude/settings.json (golden policy: override-name-only)
     out += [Setting(".claude/settings.json", ("skillOverrides", c), mode) for c, mode in overrides.items()]

@@ -1,14 +1,19 @@
 """opencode 1.18.33: which project skills it lists for the model, and how.
 
-Evidence: tests/harness/golden/opencode@1.18.33/ (discovery, fields, roots, policy).
+Evidence: tests/harness/golden/opencode@1.18.33/ (discovery, fields, roots, policy, export-odd-*).
+Source: the JavaScript inside the opencode-linux-x64@1.18.33 binary (minified names as found there):
+the skill listing `oA` (sorted by `localeCompare`, location escaped by `$A`), `Skill.available`
+(`evaluate("skill", name, agent.permission)`), the rules `fromConfig` (`Object.entries` of each
+`permission` object) and `evaluate` (the last matching rule wins), and `Wildcard.match`.
 Same-name skills are not modelled: opencode picks one at random (docs/targets.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from fnmatch import fnmatchcase
+import re
+from collections.abc import Iterable, Mapping, Sequence
 
+from . import collation
 from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
 # What it does with each trait graded validation reports (docs/targets.md "Field reading").
@@ -41,19 +46,62 @@ BUILTIN = Skill(
     " opencode.jsonc, files under .opencode/, or files under ~/.config/opencode/. Also use when creating or"
     " fixing opencode agents, subagents, skills, plugins, MCP servers, or permission rules. Do not use for"
     " the user's own application code, or for any project that is not configuring opencode itself.",
-    root="&lt;built-in&gt;",
+    root="<built-in>",
 )
 Permission = Mapping[str, str]  # permission.skill: {pattern: "allow" | "deny" | "ask"}
+_INDEX = re.compile(r"0|[1-9][0-9]*")  # what JavaScript takes as an array index when a key
+_MAX_INDEX = 2**32 - 2
+# What `Wildcard.match` makes of a pattern's characters (it escapes `.+^${}()|[]\\`).
+_REGEX = {"*": ".*", "?": "."} | {c: "\\" + c for c in ".+^${}()|[]\\"}
 
 
 def allowed(name: str, *rules: Permission) -> bool:
-    """The last matching pattern decides, and later rule sets (an agent's) override earlier ones."""
+    """`evaluate`: the last matching rule decides, and later rule sets (an agent's) come after
+    earlier ones; a rule set's rules in the order `Object.entries` gives its keys (`entries`)."""
     action = "allow"
     for rule in rules:
-        for pattern, value in rule.items():
-            if fnmatchcase(name, pattern):
+        for pattern, value in entries(rule):
+            if match(name, pattern):
                 action = value
     return action != "deny"
+
+
+def entries(rule: Permission) -> list[tuple[str, str]]:
+    """A JSON object's keys as JavaScript orders them: array indices (`"7"`, `"123"`) first, in
+    numeric order, then the others as written (golden export-odd-*: an agent allowing the skill
+    `7` after `"*": "deny"` still denies it)."""
+    items = list(rule.items())
+    first = sorted((kv for kv in items if index_like(kv[0])), key=lambda kv: int(kv[0]))
+    return first + [kv for kv in items if not index_like(kv[0])]
+
+
+def index_like(key: str) -> bool:
+    return bool(_INDEX.fullmatch(key)) and int(key) <= _MAX_INDEX
+
+
+def match(name: str, pattern: str) -> bool:
+    """`Wildcard.match`: `*` any run, `?` any one character, every other character itself (no
+    classes, no escape: a name holding `*` matches other names as a pattern); backslashes read as
+    `/`; a pattern ending in ` *` also matches without it. A pattern `fromConfig` expands to a
+    home folder (`~`, `~/...`, `$HOME...`) matches no skill name."""
+    if pattern == "~" or pattern.startswith(("~/", "$HOME")):
+        return False
+    name, pattern = name.replace("\\", "/"), pattern.replace("\\", "/")
+    body = "".join(_REGEX.get(c, c) for c in pattern)
+    if body.endswith(" .*"):
+        body = body[:-3] + "( .*)?"
+    return re.fullmatch(body, name, re.DOTALL) is not None
+
+
+def exact(name: str) -> str:
+    """A key that matches `name` and, when the name holds no `*` or `?`, nothing else but
+    `name ...`: an array index gets ` *` (it would come first, before the catch-all)."""
+    return f"{name} *" if index_like(name) else name
+
+
+def expressible(names: Iterable[str], actions: Mapping[str, str], rules: Sequence[Permission]) -> set[str]:
+    """The names whose action under `rules` is the one `actions` asks (the rest cannot be said)."""
+    return {n for n in names if allowed(n, *rules) == (actions[n] == "allow")}
 
 
 def listing(
@@ -62,8 +110,7 @@ def listing(
     """`<available_skills>` sorted by name; nothing escaped. `builtins` are listed like the rest."""
     entries = [_entry(s, permissions) for s in skills]
     shown = [e for e in entries if e.listed] + [_entry(b, permissions) for b in builtins]
-    # By name without regard to case (golden names: `under_score` before `Upper-Case`).
-    ordered = sorted((e for e in shown if e.listed), key=lambda e: (e.name.lower(), e.name))
+    ordered = sorted((e for e in shown if e.listed), key=lambda e: collation.key(e.name))
     blocks = [_block(e) for e in ordered]
     text = "\n".join([INTRO, "<available_skills>", *blocks, "</available_skills>"])
     shown_builtins = tuple(sorted(e.name for e in shown if e.listed and e.skill in builtins))
@@ -85,8 +132,16 @@ def _entry(skill: Skill, permissions: Sequence[Permission]) -> Entry:
 
 def _block(entry: Entry) -> str:
     skill = entry.skill
-    location = f"{skill.root}/{skill.folder}/SKILL.md" if skill.folder else skill.root
+    location = escape_location(f"{skill.root}/{skill.folder}/SKILL.md" if skill.folder else skill.root)
     return (
         f"  <skill>\n    <name>{entry.name}</name>\n    <description>{entry.description}</description>\n"
         f"    <location>{location}</location>\n  </skill>"
     )
+
+
+def escape_location(text: str) -> str:
+    """`$A`: the location is HTML-escaped (`<built-in>` prints as `&lt;built-in&gt;`); name and
+    description are not."""
+    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&#39;")):
+        text = text.replace(raw, escaped)
+    return text

@@ -130,3 +130,19 @@ def export_into(project: Path, target: str, name: str, scratch: Path) -> None:
     config = built(scratch, priority)
     budget = ["--chars", str(chars)] if chars else []
     skillc("export", "--config", config, "--target", target, "--persona", persona, *budget, project)
+
+
+def generated(scratch: Path, seed: int) -> tuple[Path, list[str]]:
+    """treegen.py's project for `seed`, written and built (`--skip-invalid`) in scratch/gen-<seed>;
+    its config and personas."""
+    import treegen
+
+    root = scratch / f"gen-{seed}"
+    personas = treegen.project(root, seed)
+    skillc("build", "--skip-invalid", "--config", root / "skillc.yaml")
+    return root / "skillc.yaml", personas
+
+
+def export_generated(project: Path, target: str, seed: int, persona: str, scratch: Path) -> None:
+    config, _ = generated(scratch, seed)
+    skillc("export", "--config", config, "--target", target, "--persona", persona, project)

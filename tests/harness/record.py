@@ -21,7 +21,18 @@ sys.path.insert(0, str(HERE))
 
 from run import VERSIONS  # noqa: E402 - a sibling script, not a package
 
-_ALL = ("discovery", "duplicates", "fields", "roots", "shadowing", "many", "policy", "names")
+_ALL = (
+    "discovery",
+    "duplicates",
+    "fields",
+    "roots",
+    "shadowing",
+    "many",
+    "policy",
+    "names",
+    "folders",
+    "injection",
+)
 _RACY = ("duplicates", "shadowing")
 # Budgets: Codex's model_context_window in tokens, Claude Code's SLASH_COMMAND_TOOL_CHAR_BUDGET in
 # characters; None is the CLI's default. Chosen so that `many` crosses every regime of each rule.

@@ -157,16 +157,33 @@ def test_the_plan_is_deterministic(dist: reader.Dist) -> None:
     assert one == two
 
 
-def test_a_flattened_folder_that_clashes_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", ["claude-code", "gemini"])
+def test_a_flattened_folder_that_clashes_is_left_out_and_the_folders_own_skill_keeps_it(
+    tmp_path: Path, target: str
+) -> None:
     cfg = project(
         tmp_path,
-        {"src/a/SKILL.md": skill_md("a"), "src/a/b/SKILL.md": skill_md("b"), "src/a-b/SKILL.md": skill_md()},
+        {
+            "src/a/SKILL.md": skill_md("a"),
+            "src/a/b/SKILL.md": skill_md("b", description="The nested one."),
+            "src/a-b/SKILL.md": skill_md(description="The folder's own."),
+        },
     )
     assert build(cfg).exit_code == 0
     dist = reader.open(tmp_path / "dist")
-    with pytest.raises(export.ExportConflict, match=r"a-b/SKILL\.md"):
-        export.plan(dist, "claude-code", ["default"], per_persona=False)
-    export.plan(dist, "codex", ["default"], per_persona=False)  # nested there: no clash
+    plan = export.plan(dist, target, ["default"], per_persona=False)
+    root = view.ROOTS[target]
+    assert b"The folder's own." in next(f.data for f in plan.files if f.path == f"{root}/a-b/SKILL.md")
+    assert len(plan.warnings) == 1 and "'a/b' is left out: its folder 'a-b'" in plan.warnings[0]
+    listing = view.listing_for(dist, target, "default", view.budget_for(target, None, None))
+    assert [e.skill.description for e in listing.entries if e.listed] == [
+        "Does a thing.",
+        "The folder's own.",
+    ]
+    left = next(e for e in listing.entries if not e.listed)
+    assert left.command == "a/b" and left.reason.startswith(view.NOT_EXPORTED)
+    assert "The nested one." not in listing.text and listing.text.count("The folder's own.") == 1
+    assert export.plan(dist, "codex", ["default"], per_persona=False).warnings == ()  # nested there
 
 
 # Any character but lone surrogates (no UTF-8 form): controls, C1, NEL, LS, PS, BOM, quotes, colons.

@@ -109,10 +109,10 @@ def test_list_items_are_added_and_taken_back_one_by_one() -> None:
     assert doc(data) == {"skills": {"disabled": ["own"]}, "ui": {}}
 
 
-def test_a_whole_value_is_one_key() -> None:
-    name = "opencode.json"
+def test_a_whole_value_is_one_key_written_in_its_own_order() -> None:
+    name = "opencode.json"  # the order of opencode's rules is their meaning: the last match wins
     agent = Setting(
-        name, ("agent", "lead"), {"permission": {"skill": {"b": "allow", "*": "deny"}}, "mode": "primary"}
+        name, ("agent", "lead"), {"mode": "primary", "permission": {"skill": {"*": "deny", "b": "allow"}}}
     )
     data, _ = merge(name, b'{"agent": {"build": {}}}', None, [agent])
     text = (data or b"").decode()
