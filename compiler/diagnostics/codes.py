@@ -35,6 +35,7 @@ class Code(StrEnum):
     SPEC_LIMIT = "SKC216"
     TARGET_DIFFERS = "SKC217"
     UNINVOKABLE = "SKC218"
+    LISTING_INJECTION = "SKC220"
     # paths and discovery (3xx)
     UNSAFE_PATH = "SKC301"
     SYMLINK_ESCAPES = "SKC302"
@@ -109,6 +110,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.SPEC_LIMIT: "a frontmatter value is longer than the Agent Skills spec allows",
     Code.TARGET_DIFFERS: "a selected harness skips the skill or ignores a field of it (targets:)",
     Code.UNINVOKABLE: "no one can invoke the skill: hidden from the model and from the user",
+    Code.LISTING_INJECTION: "a selected harness's listing would read text of the skill as markup (targets:)",
     Code.UNSAFE_PATH: "unsafe path",
     Code.SYMLINK_ESCAPES: "symlink escapes the root",
     Code.SYMLINK_LOOP: "symlink loop",
@@ -170,6 +172,7 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.SPEC_LIMIT,
         Code.TARGET_DIFFERS,
         Code.UNINVOKABLE,
+        Code.LISTING_INJECTION,
         Code.OVERRIDDEN,
         Code.BAD_DIRECTORY_NAME,
         Code.ROOT_SKILL_MD,

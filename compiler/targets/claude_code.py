@@ -29,6 +29,10 @@ MAX_FOLDER = 256  # `fG`: a command (its folder's name) is at most this long, in
 # `two  spaces`, ` lead`, `trail:`, `a :b`, `nb\u00a0sp`, a leading combining accent not loaded).
 _REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029<>\ufffc]")
 _COLON = re.compile(r"(?:^|:) | (?::|$)|^:|:$")
+# Listing injection (targets/injection.py): none. Every line break of the description and of
+# when_to_use is one space, < and > are escaped (golden injection: `later\n- evil: ...` in either
+# field stays on its skill's line).
+RAW: tuple[str, ...] = ()
 _TRUE = frozenset({"true", "yes", "on", "1"})  # any case (golden fields: dmi-*/ui-*)
 
 # What it does with each trait graded validation reports (docs/targets.md "Field reading").

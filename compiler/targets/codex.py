@@ -24,6 +24,11 @@ MAX_DEPTH = 6
 MAX_FOLDERS = 2_000
 # `split_whitespace`: Unicode White_Space (Python's str.split also splits at \x1c-\x1f)
 _WHITE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+# Listing injection (targets/injection.py): white space is collapsed (no line of its own), nothing
+# is escaped, and the listing is wrapped in <skills_instructions>: a name, description or folder
+# holding that tag ends or opens the block (golden injection: desc-wrap, `</skills_instructions>`).
+RAW = ("name", "description", "folder")
+MARKUP = re.compile(r"<\s*/?\s*skills_instructions", re.IGNORECASE)
 MAX_DESCRIPTION = 1_024  # longer descriptions become 1,021 characters + "..." when loaded
 DEFAULT_CHARS = 8_000  # DEFAULT_SKILL_METADATA_CHAR_BUDGET, when no context window is known
 WINDOW_PERCENT = 2  # SKILL_METADATA_CONTEXT_WINDOW_PERCENT

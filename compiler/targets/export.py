@@ -19,7 +19,7 @@ from ..dataclass import dataclass
 from ..errors import SkillcError
 from ..output.export import Export, File
 from ..output.settings import Setting, merge
-from . import view
+from . import codex, injection, view
 
 # Frontmatter fields the Agent Skills specification defines (agentskills.io/specification), which
 # every target reads or tolerates; skillc's own fields (knowledge, requires_*, ...) are not copied.
@@ -87,6 +87,7 @@ def plan(
         ]
     about = {"generator": f"skillc {__version__}", "build": dist.build_hash, "personas": list(personas)}
     written = tuple(sorted(tree.files.values(), key=lambda f: f.path))
+    warnings += _codex_scan(target, tree.folders, [f"{p}/" if per_persona else "" for p in personas])
     return Plan(
         Export(target, about, tuple(sorted(folders)), written, tuple(settings)), tuple(warnings), count
     )
@@ -127,7 +128,8 @@ def persona_settings(dist: reader.Dist, target: str, persona: str, budget: view.
 def frontmatter(dist: reader.Dist, target: str, info: reader.SkillInfo) -> dict[str, Any]:
     """The fields the harness reads, in a fixed order: name and description first."""
     source = dist.skill_meta(info.command).frontmatter
-    fields: dict[str, Any] = {"name": info.name, "description": info.description}
+    description = injection.neutral_description(target, info.description)
+    fields: dict[str, Any] = {"name": info.name, "description": description}
     wanted = (*_CLAUDE_FIELDS, *_SPEC_FIELDS) if target == "claude-code" else _SPEC_FIELDS
     fields |= {key: source[key] for key in wanted if key in source}
     if target == "claude-code":  # the persona's flags, as Claude Code reads them (golden fields)
@@ -168,6 +170,24 @@ def _resources(dist: reader.Dist, persona: str, info: reader.SkillInfo) -> list[
         File(path, dist.resource(persona, info.command, path), executable.get(path, False))
         for path in dist.resources(persona, info.command)
     ]
+
+
+def _codex_scan(target: str, folders: set[str], prefixes: list[str]) -> list[str]:
+    """Codex visits at most 2,000 folders of a root, breadth first, in the file system's order
+    (codex.MAX_FOLDERS): past that, which skills it finds is not predictable."""
+    if target != "codex":
+        return []
+    out = []
+    for prefix in prefixes:
+        root = f"{prefix}{view.ROOTS[target]}"
+        count = 1 + sum(1 for f in folders if f.startswith(root + "/"))
+        if count > codex.MAX_FOLDERS:
+            out.append(
+                f"codex: {root} holds {count:,} folders; Codex 0.169.0 visits {codex.MAX_FOLDERS:,} of a "
+                "root, in the file system's order, so some skills will be missing from its listing, "
+                "and catalog --target cannot say which"
+            )
+    return out
 
 
 def _settings(target: str, persona: str, rules: view.Policy) -> list[Setting]:

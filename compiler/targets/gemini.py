@@ -37,6 +37,11 @@ INTRO = (
 )
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')  # loadSkillFromFile: replaced by "-" in names
 _IGNORED = frozenset({"node_modules", ".git"})  # loadSkillsFromDir's glob `ignore`
+# Listing injection (targets/injection.py): `renderAgentSkills` prints the description and the
+# location raw in its XML-like block, so a tag there forges entries (golden injection: desc-xml
+# lists `evil-xml`); names lose < and > (`_UNSAFE`).
+RAW = ("description", "folder")
+MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!?]")
 # Where the built-ins' locations start in `text`: the CLI prints the absolute path of its own
 # install (`<its package>/bundle/builtin/<name>/SKILL.md`), which a prediction cannot know.
 INSTALL = "<gemini-cli>"

@@ -51,6 +51,10 @@ BUILTIN = Skill(
 Permission = Mapping[str, str]  # permission.skill: {pattern: "allow" | "deny" | "ask"}
 _INDEX = re.compile(r"0|[1-9][0-9]*")  # what JavaScript takes as an array index when a key
 _MAX_INDEX = 2**32 - 2
+# Listing injection (targets/injection.py): `oA` prints the name and the description raw in its
+# XML-like block (golden injection: name-xml, desc-xml); the location is escaped (`$A`).
+RAW = ("name", "description")
+MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!?]")
 # What `Wildcard.match` makes of a pattern's characters (it escapes `.+^${}()|[]\\`).
 _REGEX = {"*": ".*", "?": "."} | {c: "\\" + c for c in ".+^${}()|[]\\"}
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import reader
 from ..dataclass import dataclass, replace
-from . import claude_code, codex, gemini, opencode
+from . import claude_code, codex, gemini, injection, opencode
 from .model import Entry, Listing, Skill, Status
 from .opencode import Permission
 
@@ -88,9 +88,10 @@ def choose(dist: reader.Dist, persona: str, target: str) -> Chosen:
             left.append((info, _CODEX_NOBODY))
     infos, clashes = _one_per_folder(target, infos)
     infos, refused = _loadable(target, infos)
+    infos, marked = _unmarked(target, infos)
     infos, twins = _one_per_name(target, infos)
     infos, unsaid = _expressible(target, persona, infos)
-    found = [*left, *clashes, *refused, *twins, *unsaid]
+    found = [*left, *clashes, *refused, *marked, *twins, *unsaid]
     return Chosen(tuple(infos), tuple(sorted(found, key=lambda p: p[0].command)))
 
 
@@ -137,8 +138,23 @@ def _one_per_folder(
                 kept.append(info)
             else:
                 others = ", ".join(repr(i.command) for i in group if i is not info)
-                left.append((info, f"its folder {place!r} in {target}'s one-level root is also {others}'s"))
+                why = f"{target} reads a nested skill from one folder, {place!r}, which is also {others}'s"
+                left.append((info, why))
     return sorted(kept, key=lambda i: i.command), left
+
+
+def _unmarked(target: str, infos: list[reader.SkillInfo]) -> Split:
+    """A skill whose name or folder the harness's listing would read as markup (listing injection)
+    is left out: those are its identity, which an export cannot escape (targets/injection.py)."""
+    kept, left = [], []
+    for info in infos:
+        found = injection.findings((target,), info.name, info.description, info.command)
+        out = [f for f in found if f.remedy == injection.LEFT_OUT]
+        if out:
+            left.append((info, f"listing injection: {out[0].said()}"))
+        else:
+            kept.append(info)
+    return kept, left
 
 
 def _one_per_name(
@@ -204,7 +220,7 @@ def _skill(dist: reader.Dist, persona: str, target: str, info: reader.SkillInfo,
     return Skill(
         folder=folder(target, info.command),
         name=info.name,
-        description=info.description or None,
+        description=injection.neutral_description(target, info.description) or None,
         when_to_use=_text(fields.get("when_to_use")),
         body=dist.load(persona, info.command).body,
         disable_model_invocation=not info.model,
@@ -301,6 +317,8 @@ def listing_for(
     chosen = choose(dist, persona, target)
     skills = tuple(_skill(dist, persona, target, info, root) for info in chosen.infos)
     found = _listing(target, persona, skills, root, budget, (i.command for i in chosen.infos))
+    escaped = {folder(target, i.command): _escaped(target, i) for i in chosen.infos}
+    entries = tuple(replace(e, injection=escaped.get(e.skill.folder, "")) for e in found.entries)
     left = tuple(
         Entry(
             Skill(info.command, info.name, info.description),
@@ -313,7 +331,12 @@ def listing_for(
         )
         for info, why in chosen.left
     )
-    return replace(found, entries=found.entries + left)
+    return replace(found, entries=entries + left)
+
+
+def _escaped(target: str, info: reader.SkillInfo) -> str:
+    found = injection.findings((target,), info.name, info.description, info.command)
+    return "; ".join(f"{f.said()}: the export escapes it" for f in found if f.remedy == injection.ESCAPED)
 
 
 def _listing(
@@ -349,7 +372,8 @@ def explain(listing: Listing, command: str, target: str, budget: Budget) -> str:
     if entry is None:
         return f"{target}: not exported: the persona does not see the skill, or {target} could not hide it"
     why = f": {entry.reason}" if entry.reason else ""
-    return f"{target}: {_STATUS[entry.status]}{why} ({_budget_text(target, budget)})"
+    escaped = f"; listing injection: {entry.injection}" if entry.injection else ""
+    return f"{target}: {_STATUS[entry.status]}{why} ({_budget_text(target, budget)}){escaped}"
 
 
 def _budget_text(target: str, budget: Budget) -> str:

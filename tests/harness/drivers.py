@@ -350,7 +350,9 @@ def _opencode_listing(requests: list[Any]) -> str | None:
 def exported_persona(fixture: str) -> str | None:
     """The persona a skillc export fixture exported (`export-<persona>`, `gen-<seed>-<persona>`)."""
     if fixture.startswith("export-"):
-        return fixture.removeprefix("export-")
+        import exports  # a sibling script: the fixture names its variant
+
+        return exports.variant(fixture.removeprefix("export-"))[0]
     if fixture.startswith("gen-"):
         return fixture.split("-", 2)[2]
     return None

@@ -367,7 +367,10 @@ FIXTURES: dict[str, Fixture] = {
     "injection": injection,
     "folders": folders,
 }
-FIXTURES |= {f"export-{name}": _export(name) for name in ("lead", "ops", "guest", "ranked2000", "ranked8000")}
+FIXTURES |= {
+    f"export-{name}": _export(name)
+    for name in ("lead", "ops", "guest", "ranked2000", "ranked8000", "odd-a", "odd-b")
+}
 
 
 def _generated(seed: int, persona: str) -> Fixture:

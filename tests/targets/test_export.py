@@ -174,7 +174,8 @@ def test_a_flattened_folder_that_clashes_is_left_out_and_the_folders_own_skill_k
     plan = export.plan(dist, target, ["default"], per_persona=False)
     root = view.ROOTS[target]
     assert b"The folder's own." in next(f.data for f in plan.files if f.path == f"{root}/a-b/SKILL.md")
-    assert len(plan.warnings) == 1 and "'a/b' is left out: its folder 'a-b'" in plan.warnings[0]
+    assert len(plan.warnings) == 1 and "'a/b' is left out: " in plan.warnings[0]
+    assert "one folder, 'a-b', which is also 'a-b''s" in plan.warnings[0]
     listing = view.listing_for(dist, target, "default", view.budget_for(target, None, None))
     assert [e.skill.description for e in listing.entries if e.listed] == [
         "Does a thing.",
@@ -214,3 +215,11 @@ def test_claude_code_gets_the_priority_as_name_only_overrides_at_its_budget(dist
         dist, "claude-code", ["lead"], per_persona=False, budget=view.Budget(None, 100_000, ("wtu",))
     )
     assert roomy.settings_file(".claude/settings.json") is None  # everything fits: no overrides
+
+
+def test_codex_is_said_to_miss_skills_past_the_folders_it_scans() -> None:
+    folders = {".agents", ".agents/skills", *(f".agents/skills/s{i:04}" for i in range(2_000))}
+    warnings = export._codex_scan("codex", folders, [""])
+    assert len(warnings) == 1 and ".agents/skills holds 2,001 folders" in warnings[0]
+    assert export._codex_scan("codex", folders - {".agents/skills/s0000"}, [""]) == []
+    assert export._codex_scan("opencode", folders, [""]) == []
