@@ -9,15 +9,14 @@ target wrote, a file added inside one, a settings key it did not set, a symlink 
 needs a folder. Exports for other targets are other records of the same marker and are left alone.
 
 Everything new is written into a staging folder first; the change is then a few renames under a
-journal (journal.py), the marker's last: a failure undoes them, a crash is undone by the next
-export, and the staging folder is always removed, so no failure leaves anything behind. Before
-it starts, every folder the export would remove is checked to be removable.
+journal (journal.py), the marker's last (exportmarker.py): a failure undoes them, a crash is
+undone by the next export, and the staging folder is always removed, so no failure leaves
+anything behind. Before it starts, every folder the export would remove is checked to be removable.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import secrets
 import stat
@@ -30,11 +29,10 @@ from .. import fs
 from ..dataclass import dataclass
 from ..errors import OutputRefused, SkillcError
 from . import journal
+from .exportmarker import MARKER, Record, marker_bytes, read_marker
 from .settings import Held, Setting, merge
 
-MARKER = ".skillc-export.json"  # what each target's export owns in DEST
 STAGE_PREFIX = ".skillc-export.tmp-"  # a staging folder in DEST while an export is written
-MAX_MARKER_BYTES = 64 * 1024 * 1024  # a marker lists paths and digests: far below this at 10,000 skills
 MAX_SETTINGS_BYTES = 16 * 1024 * 1024  # a settings file a person writes
 
 
@@ -57,19 +55,6 @@ class Export:
     folders: tuple[str, ...]
     files: tuple[File, ...]
     settings: tuple[Setting, ...] = ()
-
-
-@dataclass(frozen=True)
-class Record:
-    """What one target's last export owns in DEST, as the marker records it."""
-
-    folders: tuple[str, ...] = ()
-    files: tuple[tuple[str, bool, str], ...] = ()  # path, executable, sha256
-    settings: tuple[tuple[str, Held], ...] = ()
-    dirs: tuple[str, ...] = ()  # folders it made on the way (.claude, .claude/skills)
-
-    def held(self, name: str) -> Held | None:
-        return next((h for f, h in self.settings if f == name), None)
 
 
 class ExportLeftBehind(SkillcError):
@@ -112,79 +97,6 @@ def _write(dest: Path, export: Export) -> bool:
         return False
     _commit(dest, export, before, settings, marker, needed)
     return True
-
-
-# --- the marker ------------------------------------------------------------------------------------
-
-
-def marker_bytes(records: Mapping[str, tuple[Record, Mapping[str, Any]]]) -> bytes:
-    """The marker: per target, what it exported and what it owns. No time or machine detail, so
-    the same export into the same project is the same bytes."""
-    doc = {
-        "exports": {
-            target: {
-                **about,
-                "dirs": list(record.dirs),
-                "files": {p: {"executable": x, "sha256": h} for p, x, h in record.files},
-                "folders": list(record.folders),
-                "settings": {name: held.json() for name, held in record.settings},
-            }
-            for target, (record, about) in sorted(records.items())
-        }
-    }
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
-
-
-def read_marker(dest: Path) -> dict[str, tuple[Record, Mapping[str, Any]]]:
-    """Each target's record in dest's marker; empty when there is none. A marker that is not one
-    skillc wrote is refused: what it lists cannot be trusted, and it must not be overwritten."""
-    try:
-        data = fs.read_regular(dest / MARKER, MAX_MARKER_BYTES, follow=False)
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise OutputRefused(f"{dest / MARKER}: {exc.strerror or exc}; move it away") from None
-    records = _records(data)
-    if records is None:
-        raise OutputRefused(
-            f"{dest / MARKER} is not a marker this skillc wrote, so nothing it lists is skillc's to "
-            "replace: move it away (and what it exported) and export again"
-        )
-    return records
-
-
-def _records(data: bytes) -> dict[str, tuple[Record, Mapping[str, Any]]] | None:
-    try:
-        doc = json.loads(data)
-        out = {}
-        for target, section in doc["exports"].items():
-            files = section.pop("files")
-            record = Record(
-                folders=tuple(_strings(section.pop("folders"))),
-                files=tuple((p, bool(v["executable"]), str(v["sha256"])) for p, v in sorted(files.items())),
-                settings=tuple((n, _held(h)) for n, h in sorted(section.pop("settings").items())),
-                dirs=tuple(_strings(section.pop("dirs"))),
-            )
-            paths = [*record.folders, *(p for p, _, _ in record.files), *record.dirs]
-            if not all(isinstance(p, str) and journal.plain(p) for p in [*paths, *dict(record.settings)]):
-                return None
-            out[str(target)] = (record, section)
-        return out
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _held(doc: object) -> Held:
-    held = Held.from_json(doc)
-    if held is None:
-        raise ValueError("not a settings record")
-    return held
-
-
-def _strings(value: object) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError("not a list of strings")
-    return value
 
 
 # --- checks before anything is written --------------------------------------------------------------
