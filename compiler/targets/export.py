@@ -117,7 +117,7 @@ def persona_settings(dist: reader.Dist, target: str, persona: str, budget: view.
     """The keys one persona's export sets in the harness's project settings (view.policy), and
     Claude Code's `budgets.priority` overrides (view.overrides_for)."""
     skills = view.skills_for(dist, persona, target)
-    out = _settings(target, persona, view.policy(target, skills, persona))
+    out = _settings(target, persona, view.policy(target, skills))
     commands = (i.command for i in view.choose(dist, persona, target).infos)
     overrides = view.overrides_for(target, skills, commands, budget)
     # project .claude/settings.json (golden policy: override-name-only)

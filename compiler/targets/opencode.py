@@ -108,6 +108,23 @@ def expressible(names: Iterable[str], actions: Mapping[str, str], rules: Sequenc
     return {n for n in names if allowed(n, *rules) == (actions[n] == "allow")}
 
 
+Rules = tuple[tuple[str, str], ...]  # a permission.skill object's keys and actions, in order
+
+
+def rules(skills: Sequence[tuple[str, bool]]) -> tuple[Rules, Rules]:
+    """The rules an export writes for (name, may the model invoke it): the project-wide denies of
+    the manual names whose key matches no other skill, and the persona agent's rules: `*` denied,
+    each free name allowed by a key that matches it (`exact`), then each manual name an allow also
+    matched denied again (the last match wins)."""
+    free = sorted({n for n, model in skills if model})
+    manual = sorted({n for n, model in skills if not model} - set(free))
+    allows = [(exact(n), "allow") for n in free]
+    again = [(exact(m), "deny") for m in manual if any(match(m, k) for k, _ in allows)]
+    names = [n for n, _ in skills]
+    alone = [m for m in manual if not any(match(n, exact(m)) for n in names if n != m)]
+    return tuple((exact(m), "deny") for m in alone), (("*", "deny"), *allows, *again)
+
+
 def listing(
     skills: Sequence[Skill], builtins: Sequence[Skill] = (), permissions: Sequence[Permission] = ()
 ) -> Listing:

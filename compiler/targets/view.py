@@ -17,18 +17,16 @@ from typing import Any
 from .. import reader
 from ..dataclass import dataclass, replace
 from . import claude_code, codex, gemini, injection, opencode
+from .choose import NOT_EXPORTED as NOT_EXPORTED
+from .choose import choose as choose
+from .choose import exported as exported
+from .choose import left_out as left_out
+from .layout import ONE_LEVEL as ONE_LEVEL
+from .layout import ROOTS as ROOTS
+from .layout import folder as folder
 from .model import Entry, Listing, Skill, Status
 from .opencode import Permission
 
-# Where each harness reads project skills (docs/targets.md, "Folders each reads").
-ROOTS = {
-    "claude-code": ".claude/skills",
-    "codex": ".agents/skills",
-    "gemini": ".gemini/skills",
-    "opencode": ".opencode/skills",
-}
-# Harnesses that load only <root>/<dir>/SKILL.md: a nested command's folder is flattened.
-ONE_LEVEL = frozenset({"claude-code", "gemini"})
 # The window of each CLI's default model, when neither the config nor the command line sets one:
 # Codex 0.169.0's default model has 272,000 tokens; Claude Code 2.1.330's gives a 30,000-character
 # listing (docs/targets.md, the `huge` goldens).
@@ -49,169 +47,8 @@ class Budget:
         return {"window": self.window, "chars": self.chars}
 
 
-def folder(target: str, command: str) -> str:
-    """The skill's folder below the harness's root. One-level harnesses get `group-inner` for the
-    nested command `group/inner`: their command is the folder name, and `/` cannot be in one."""
-    return command.replace("/", "-") if target in ONE_LEVEL else command
-
-
-def exported(target: str, info: reader.SkillInfo) -> bool:
-    """Whether the harness can be told what the persona's flags say of the skill. Codex reads no
-    project setting that hides a skill from the user too: only the user-level `[[skills.config]]`
-    does (golden policy: `config-off` listed, `user-config-off` not), so a skill that neither the
-    model nor the user may invoke is left out of a Codex export rather than offered to the user."""
-    return target != "codex" or info.model or info.user
-
-
-NOT_EXPORTED = "not exported: "  # how a left-out skill's reason starts (catalog, explain)
-
-
-@dataclass(frozen=True)
-class Chosen:
-    """The persona's skills an export for a target holds, in command order, and those it leaves
-    out, each with why: what the harness could not load as one skill of its own, or not hide as
-    the persona's flags say (export warns about each, catalog lists each as skipped)."""
-
-    infos: tuple[reader.SkillInfo, ...]
-    left: tuple[tuple[reader.SkillInfo, str], ...] = ()
-
-
-Split = tuple[list[reader.SkillInfo], list[tuple[reader.SkillInfo, str]]]  # kept, left out with why
-
-
-def choose(dist: reader.Dist, persona: str, target: str) -> Chosen:
-    infos, left = [], []
-    for info in dist.skills(persona):
-        if exported(target, info):
-            infos.append(info)
-        else:
-            left.append((info, _CODEX_NOBODY))
-    infos, clashes = _one_per_folder(target, infos)
-    infos, refused = _loadable(target, infos)
-    infos, marked = _unmarked(target, infos)
-    infos, twins = _one_per_name(target, infos)
-    infos, unsaid = _expressible(target, persona, infos)
-    found = [*left, *clashes, *refused, *marked, *twins, *unsaid]
-    return Chosen(tuple(infos), tuple(sorted(found, key=lambda p: p[0].command)))
-
-
-def _loadable(target: str, infos: list[reader.SkillInfo]) -> Split:
-    """Claude Code loads no command from a folder whose name it refuses (`<`, two spaces, a colon
-    beside a space...: claude_code.folder_problem; golden folders)."""
-    if target != "claude-code":
-        return infos, []
-    kept, left = [], []
-    for info in infos:
-        problem = claude_code.folder_problem(folder(target, info.command))
-        if problem:
-            left.append(
-                (
-                    info,
-                    f"Claude Code loads no skill from its folder {folder(target, info.command)!r}: {problem}",
-                )
-            )
-        else:
-            kept.append(info)
-    return kept, left
-
-
-_CODEX_NOBODY = (
-    "neither the model nor the user may invoke it, and Codex hides a skill from both only through "
-    "the user's own config ([[skills.config]] in ~/.codex/config.toml), never a project's"
-)
-
-
-def _one_per_folder(
-    target: str, infos: list[reader.SkillInfo]
-) -> tuple[list[reader.SkillInfo], list[tuple[reader.SkillInfo, str]]]:
-    """A one-level harness loads a nested command from its flattened folder (`grp/inner` from
-    `grp-inner`): where that is the folder of another skill, the skill whose command it is keeps it;
-    when it is none's, none does (two folders cannot be one)."""
-    by_folder: dict[str, list[reader.SkillInfo]] = {}
-    for info in infos:
-        by_folder.setdefault(folder(target, info.command), []).append(info)
-    kept, left = [], []
-    for place, group in by_folder.items():
-        owner = next((i for i in group if i.command == place), None) if len(group) > 1 else group[0]
-        for info in group:
-            if info is owner:
-                kept.append(info)
-            else:
-                others = ", ".join(repr(i.command) for i in group if i is not info)
-                why = f"{target} reads a nested skill from one folder, {place!r}, which is also {others}'s"
-                left.append((info, why))
-    return sorted(kept, key=lambda i: i.command), left
-
-
-def _unmarked(target: str, infos: list[reader.SkillInfo]) -> Split:
-    """A skill whose name or folder the harness's listing would read as markup (listing injection)
-    is left out: those are its identity, which an export cannot escape (targets/injection.py)."""
-    kept, left = [], []
-    for info in infos:
-        found = injection.findings((target,), info.name, info.description, info.command)
-        out = [f for f in found if f.remedy == injection.LEFT_OUT]
-        if out:
-            left.append((info, f"listing injection: {out[0].said()}"))
-        else:
-            kept.append(info)
-    return kept, left
-
-
-def _one_per_name(
-    target: str, infos: list[reader.SkillInfo]
-) -> tuple[list[reader.SkillInfo], list[tuple[reader.SkillInfo, str]]]:
-    """Gemini CLI and opencode key skills by name: of two with one name each loads one, by the file
-    system's directory order or at random (docs/targets.md). The first in command order is exported."""
-    if target not in ("gemini", "opencode"):
-        return infos, []
-    first: dict[str, reader.SkillInfo] = {}
-    kept, left = [], []
-    for info in infos:
-        key = harness_name(target, info.name)
-        if key in first:
-            left.append(
-                (
-                    info,
-                    f"{target} names it {key!r}, as it does {first[key].command!r}, and loads only one of them",
-                )
-            )
-        else:
-            first[key] = info
-            kept.append(info)
-    return kept, left
-
-
-def _expressible(
-    target: str, persona: str, infos: list[reader.SkillInfo]
-) -> tuple[list[reader.SkillInfo], list[tuple[reader.SkillInfo, str]]]:
-    """opencode's permission patterns have no escape (`*` and `?` in a name match other names):
-    a skill whose place the persona's agent cannot say by them is left out."""
-    if target != "opencode":
-        return infos, []
-    left: list[tuple[reader.SkillInfo, str]] = []
-    while True:
-        rules = _opencode_rules(persona, [(i.name, i.model) for i in infos])
-        wrong = [i for i in infos if opencode.allowed(i.name, *rules.permissions()) != i.model]
-        if not wrong:
-            return infos, left
-        left += [
-            (i, f"opencode's permission patterns cannot tell {i.name!r} from the persona's other skills")
-            for i in wrong
-        ]
-        infos = [i for i in infos if i not in wrong]
-
-
-def harness_name(target: str, name: str) -> str:
-    return gemini.name(Skill("", name, None)) if target == "gemini" else name
-
-
-def left_out(dist: reader.Dist, persona: str, target: str) -> tuple[tuple[str, str], ...]:
-    """The commands the persona sees that an export for `target` leaves out, each with why."""
-    return tuple((info.command, why) for info, why in choose(dist, persona, target).left)
-
-
 def skills_for(dist: reader.Dist, persona: str, target: str, root: str = "") -> tuple[Skill, ...]:
-    """The persona's skills an export holds, as the harness reads them from it under `root`."""
+    """The persona's skills an export holds (choose.py), as the harness reads them under `root`."""
     return tuple(_skill(dist, persona, target, info, root) for info in choose(dist, persona, target).infos)
 
 
@@ -253,32 +90,18 @@ class Policy:
         return (dict(self.permission), dict(self.agent))
 
 
-def policy(target: str, skills: tuple[Skill, ...], persona: str = "") -> Policy:
+def policy(target: str, skills: tuple[Skill, ...]) -> Policy:
     """What `target` must be told, beyond each SKILL.md, to hide the skills the model may not invoke."""
     if target == "gemini":
         return Policy(
             disabled=tuple(sorted({gemini.name(s) for s in skills if s.disable_model_invocation is True}))
         )
     if target == "opencode":
-        return _opencode_rules(
-            persona, [(s.name or "", s.disable_model_invocation is not True) for s in skills]
+        denied, agent = opencode.rules(
+            [(s.name or "", s.disable_model_invocation is not True) for s in skills]
         )
+        return Policy(permission=denied, agent=agent)
     return Policy()
-
-
-def _opencode_rules(persona: str, skills: list[tuple[str, bool]]) -> Policy:
-    """The agent's rules for (name, may the model invoke it): `*` denied, each free name allowed by
-    a key that matches it (opencode.exact), then each manual name an allow matched denied again; and
-    the project-wide deny of the manual names whose key matches no other skill."""
-    free = sorted({n for n, model in skills if model})
-    manual = sorted({n for n, model in skills if not model} - set(free))
-    allows = [(opencode.exact(n), "allow") for n in free]
-    again = [(opencode.exact(m), "deny") for m in manual if any(opencode.match(m, k) for k, _ in allows)]
-    names = [n for n, _ in skills]
-    alone = [m for m in manual if not any(opencode.match(n, opencode.exact(m)) for n in names if n != m)]
-    return Policy(
-        permission=tuple((opencode.exact(m), "deny") for m in alone), agent=(("*", "deny"), *allows, *again)
-    )
 
 
 def budget_for(target: str, window: int | None, chars: int | None, priority: tuple[str, ...] = ()) -> Budget:
@@ -316,7 +139,7 @@ def listing_for(
     root = posixpath.join(project.as_posix(), ROOTS[target]) if project else ROOTS[target]
     chosen = choose(dist, persona, target)
     skills = tuple(_skill(dist, persona, target, info, root) for info in chosen.infos)
-    found = _listing(target, persona, skills, root, budget, (i.command for i in chosen.infos))
+    found = _listing(target, skills, root, budget, (i.command for i in chosen.infos))
     escaped = {folder(target, i.command): _escaped(target, i) for i in chosen.infos}
     entries = tuple(replace(e, injection=escaped.get(e.skill.folder, "")) for e in found.entries)
     left = tuple(
@@ -340,9 +163,9 @@ def _escaped(target: str, info: reader.SkillInfo) -> str:
 
 
 def _listing(
-    target: str, persona: str, skills: tuple[Skill, ...], root: str, budget: Budget, commands: Iterable[str]
+    target: str, skills: tuple[Skill, ...], root: str, budget: Budget, commands: Iterable[str]
 ) -> Listing:
-    rules = policy(target, skills, persona)
+    rules = policy(target, skills)
     if target == "claude-code":
         assert budget.chars is not None
         return claude_code.listing(skills, budget.chars, overrides_for(target, skills, commands, budget))
