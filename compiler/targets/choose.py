@@ -153,7 +153,8 @@ def _expressible(
     left: list[tuple[reader.SkillInfo, str]] = []
     while True:
         denied, agent = opencode.rules([(i.name, i.model) for i in infos])
-        wrong = [i for i in infos if opencode.allowed(i.name, dict(denied), dict(agent)) != i.model]
+        rules = opencode.Matcher(dict(denied), dict(agent))
+        wrong = [i for i in infos if (rules.decision(i.name) != "deny") != i.model]
         if not wrong:
             return infos, left
         left += [

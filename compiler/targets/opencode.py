@@ -11,7 +11,8 @@ Same-name skills are not modelled: opencode picks one at random (docs/targets.md
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 from . import collation
 from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
@@ -62,12 +63,41 @@ _REGEX = {"*": ".*", "?": "."} | {c: "\\" + c for c in ".+^${}()|[]\\"}
 def allowed(name: str, *rules: Permission) -> bool:
     """`evaluate`: the last matching rule decides, and later rule sets (an agent's) come after
     earlier ones; a rule set's rules in the order `Object.entries` gives its keys (`entries`)."""
-    action = "allow"
-    for rule in rules:
-        for pattern, value in entries(rule):
-            if match(name, pattern):
-                action = value
-    return action != "deny"
+    return Matcher(*rules).decision(name) != "deny"
+
+
+class Matcher:
+    """Rule sets read once, for many names: a key without `*` or `?` matches only its own name, so
+    it is looked up; only wildcard keys are tried one by one (an export of 10,000 skills has a
+    handful), newest first."""
+
+    def __init__(self, *rules: Permission) -> None:
+        self._actions: list[str] = []
+        self._plain: dict[str, int] = {}  # a key, as matched, -> the place of its last rule
+        self._wild: list[tuple[int, re.Pattern[str]]] = []
+        for rule in rules:
+            for pattern, action in entries(rule):
+                place = len(self._actions)
+                self._actions.append(action)
+                if _home(pattern):
+                    continue  # expanded to a folder: matches no skill name
+                if "*" in pattern or "?" in pattern:
+                    self._wild.append((place, _regex(pattern)))
+                else:
+                    self._plain[pattern.replace("\\", "/")] = place
+        self._wild.reverse()
+
+    def decision(self, name: str) -> str | None:
+        """The action of the last rule matching `name`, or None when none does."""
+        key = name.replace("\\", "/")
+        best = self._plain.get(key, -1)
+        for place, regex in self._wild:
+            if place < best:
+                break
+            if regex.fullmatch(key):
+                best = place
+                break
+        return self._actions[best] if best >= 0 else None
 
 
 def entries(rule: Permission) -> list[tuple[str, str]]:
@@ -88,24 +118,24 @@ def match(name: str, pattern: str) -> bool:
     classes, no escape: a name holding `*` matches other names as a pattern); backslashes read as
     `/`; a pattern ending in ` *` also matches without it. A pattern `fromConfig` expands to a
     home folder (`~`, `~/...`, `$HOME...`) matches no skill name."""
-    if pattern == "~" or pattern.startswith(("~/", "$HOME")):
-        return False
-    name, pattern = name.replace("\\", "/"), pattern.replace("\\", "/")
-    body = "".join(_REGEX.get(c, c) for c in pattern)
+    return not _home(pattern) and _regex(pattern).fullmatch(name.replace("\\", "/")) is not None
+
+
+def _home(pattern: str) -> bool:
+    return pattern == "~" or pattern.startswith(("~/", "$HOME"))
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    body = "".join(_REGEX.get(c, c) for c in pattern.replace("\\", "/"))
     if body.endswith(" .*"):
         body = body[:-3] + "( .*)?"
-    return re.fullmatch(body, name, re.DOTALL) is not None
+    return re.compile(body, re.DOTALL)
 
 
 def exact(name: str) -> str:
     """A key that matches `name` and, when the name holds no `*` or `?`, nothing else but
     `name ...`: an array index gets ` *` (it would come first, before the catch-all)."""
     return f"{name} *" if index_like(name) else name
-
-
-def expressible(names: Iterable[str], actions: Mapping[str, str], rules: Sequence[Permission]) -> set[str]:
-    """The names whose action under `rules` is the one `actions` asks (the rest cannot be said)."""
-    return {n for n in names if allowed(n, *rules) == (actions[n] == "allow")}
 
 
 Rules = tuple[tuple[str, str], ...]  # a permission.skill object's keys and actions, in order
@@ -119,18 +149,36 @@ def rules(skills: Sequence[tuple[str, bool]]) -> tuple[Rules, Rules]:
     free = sorted({n for n, model in skills if model})
     manual = sorted({n for n, model in skills if not model} - set(free))
     allows = [(exact(n), "allow") for n in free]
-    again = [(exact(m), "deny") for m in manual if any(match(m, k) for k, _ in allows)]
-    names = [n for n, _ in skills]
-    alone = [m for m in manual if not any(match(n, exact(m)) for n in names if n != m)]
+    matched = Matcher(dict(allows))
+    again = [(exact(m), "deny") for m in manual if matched.decision(m) is not None]
+    alone = _alone(manual, [n for n, _ in skills])
     return tuple((exact(m), "deny") for m in alone), (("*", "deny"), *allows, *again)
+
+
+def _alone(manual: Sequence[str], names: Sequence[str]) -> list[str]:
+    """The manual names whose key matches no other name of `names`: a plain key only equal ones
+    (counted once), a wildcard key (a name holding `*` or `?`, few) tried on each."""
+    count = Counter(n.replace("\\", "/") for n in names)
+    out = []
+    for m in manual:
+        key = exact(m)
+        if "*" not in key and "?" not in key:
+            alone = count[key.replace("\\", "/")] == 1
+        else:
+            one = Matcher({key: "deny"})
+            alone = not any(one.decision(n) for n in names if n != m)
+        if alone:
+            out.append(m)
+    return out
 
 
 def listing(
     skills: Sequence[Skill], builtins: Sequence[Skill] = (), permissions: Sequence[Permission] = ()
 ) -> Listing:
     """`<available_skills>` sorted by name; nothing escaped. `builtins` are listed like the rest."""
-    entries = [_entry(s, permissions) for s in skills]
-    shown = [e for e in entries if e.listed] + [_entry(b, permissions) for b in builtins]
+    rules = Matcher(*permissions)
+    entries = [_entry(s, rules) for s in skills]
+    shown = [e for e in entries if e.listed] + [_entry(b, rules) for b in builtins]
     ordered = sorted((e for e in shown if e.listed), key=lambda e: collation.key(e.name))
     blocks = [_block(e) for e in ordered]
     text = "\n".join([INTRO, "<available_skills>", *blocks, "</available_skills>"])
@@ -138,7 +186,7 @@ def listing(
     return Listing(text, tuple(entries), shown_builtins)
 
 
-def _entry(skill: Skill, permissions: Sequence[Permission]) -> Entry:
+def _entry(skill: Skill, permissions: Matcher) -> Entry:
     name = skill.name or ""
     if any(part.startswith(".") for part in skill.folder.split("/")):
         return Entry(skill, name, name, False, None, Status.SKIPPED, "in a hidden folder")
@@ -146,7 +194,7 @@ def _entry(skill: Skill, permissions: Sequence[Permission]) -> Entry:
         return Entry(skill, name, name, False, None, Status.SKIPPED, "no name")
     if skill.description is None:
         return Entry(skill, name, name, False, None, Status.NOT_LISTED, "no description")
-    if not allowed(name, *permissions):
+    if permissions.decision(name) == "deny":
         return Entry(skill, name, name, False, None, Status.NOT_LISTED, "permission.skill: deny")
     return Entry(skill, name, name, True, skill.description, Status.FULL)
 

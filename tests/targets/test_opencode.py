@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.targets import fixture_skills, golden
 
 from skillc.dataclass import replace
@@ -73,3 +75,28 @@ def test_array_index_keys_come_first_as_javascript_orders_them() -> None:
     assert opencode.entries(rules) == [("7", "allow"), ("*", "deny"), ("a", "allow")]
     assert not opencode.allowed("7", rules) and opencode.allowed("a", rules)
     assert opencode.allowed("7", {"*": "deny", opencode.exact("7"): "allow"})
+
+
+_NAMES = st.text(st.sampled_from("ab*?7 \\/~$H"), min_size=1, max_size=5)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.dictionaries(_NAMES, st.sampled_from(["allow", "deny"]), max_size=6), max_size=3), _NAMES)
+def test_the_matcher_decides_as_the_last_matching_rule(rules: list[dict[str, str]], name: str) -> None:
+    naive = None
+    for rule in rules:
+        for pattern, action in opencode.entries(rule):
+            if opencode.match(name, pattern):
+                naive = action
+    assert opencode.Matcher(*rules).decision(name) == naive
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(_NAMES, st.booleans()), max_size=8, unique_by=lambda t: t[0]))
+def test_the_rules_an_export_writes_place_every_skill_they_can(skills: list[tuple[str, bool]]) -> None:
+    denied, agent = opencode.rules(skills)
+    rules = opencode.Matcher(dict(denied), dict(agent))
+    plain = [(n, model) for n, model in skills if "*" not in n and "?" not in n and not opencode._home(n)]
+    for name, model in plain:  # names without wildcards are always placed (globs may not be: choose.py)
+        if not any(opencode.match(name, k) for k, _ in agent if k not in ("*", opencode.exact(name))):
+            assert (rules.decision(name) != "deny") == model, (name, agent)
