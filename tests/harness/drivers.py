@@ -74,6 +74,7 @@ CLAUDE_SETTINGS = {
 _CLAUDE_HEADER = "The following skills are available for use with the Skill tool:"
 # "- cmd (name): desc", where " (name)" and ": desc" are both optional.
 _CLAUDE_ENTRY = re.compile(r"^- (?P<cmd>\S+)(?: \((?P<name>[^)]*)\))?(?:: (?P<desc>.*))?$")
+_CLAUDE_ANY_ENTRY = re.compile(r"^- (?P<cmd>.+?)(?: \((?P<name>[^)]*)\))?(?:: (?P<desc>.*))?$")
 # What args prompts send (one invocation per line of the golden), see fixtures.args.
 CLAUDE_ARGS_PROMPTS = (
     "/echoargs alpha beta",
@@ -122,7 +123,8 @@ def _claude_entry(line: str, known: set[str]) -> dict[str, Any]:
             "description": desc,
             "listed": True,
         }
-    match = _CLAUDE_ENTRY.match(line)
+    # not a command the CLI reported (a model-only skill): the shortest command the line reads as
+    match = _CLAUDE_ENTRY.match(line) or _CLAUDE_ANY_ENTRY.match(line)
     assert match is not None, line
     return {"command": match["cmd"], "name": match["name"], "description": match["desc"], "listed": True}
 
