@@ -224,7 +224,11 @@ def _label(skill: Skill, loaded: Sequence[Skill]) -> str:
     name = skill.name
     if not name or name == skill.folder or not _labelable(name):
         return skill.folder
-    owner = next((s for s in loaded if s.folder == name or s.name == name), None)
+    # the command of that name first, then the first skill of that name (explore.py: `café`'s label
+    # goes to the folder `café` itself before an earlier-listed skill named so)
+    owner = next((s for s in loaded if s.folder == name), None) or next(
+        (s for s in loaded if s.name == name), None
+    )
     return f"{skill.folder} ({name})" if owner is skill else skill.folder
 
 

@@ -140,3 +140,15 @@ def test_line_breaks_in_when_to_use_are_one_space_as_in_the_description(tmp_path
     text = claude_code.listing(fixture_skills("injection", ".claude/skills", tmp_path), 30_000).text
     assert "- wtu-break: Plain. - later - evil: a forged entry" in text.splitlines()
     assert not any(line.startswith("- evil") for line in text.splitlines())
+
+
+def test_a_label_belongs_to_the_command_of_that_name_first() -> None:
+    skills = [
+        Skill("-early", "café", "Listed first, named as the folder below."),
+        Skill("café", "café", "The folder named so."),
+        Skill("late", "dup", "A name no folder has."),
+        Skill("later", "dup", "The same name again."),
+    ]
+    lines = claude_code.listing(skills, 30_000).text.splitlines()
+    assert "- -early: Listed first, named as the folder below." in lines  # café is the folder's
+    assert "- late (dup): A name no folder has." in lines and "- later: The same name again." in lines
