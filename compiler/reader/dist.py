@@ -29,6 +29,7 @@ from ..format.errors import (
     DistRebuilt,
     FormatError,
     IntegrityError,
+    NotInvocable,
     ReaderError,
     UnknownPersona,
     UnknownResource,
@@ -126,6 +127,17 @@ def _text_arg(value: object, what: str, *, optional: bool = False) -> None:
         raise ArgumentType(
             f"{what} must be a str{' or None' if optional else ''}, not {type(value).__name__}"
         )
+
+
+INVOKERS = ("model", "user")  # who may invoke a skill: the resolution's `model` and `user`
+
+
+def _invoker(by: object) -> str:
+    """The `by` of load(), render() and materialize(), checked before anything is read."""
+    _text_arg(by, "by")
+    if by not in INVOKERS:
+        raise ArgumentType(f"by must be 'model' or 'user', not {by!r}")
+    return str(by)
 
 
 def open(path: str | os.PathLike[str]) -> Dist:
@@ -277,6 +289,13 @@ class Dist:
             raise self._unknown(persona, command)
         return skill, r
 
+    def _invocable(self, persona: str, command: str, by: str) -> tuple[SkillDoc, ResolutionDoc]:
+        """(entry, resolution) of a pair `by` may invoke; NotInvocable names who may otherwise."""
+        skill, r = self._resolved(persona, command)
+        if not r[by]:  # type: ignore[literal-required]
+            raise NotInvocable(persona, command, by, [who for who in INVOKERS if r[who]])  # type: ignore[literal-required]
+        return skill, r
+
     def _unknown(self, persona: str, command: str) -> UnknownSkill:
         """The UnknownSkill of a command the persona does not see (persona "*": of one that does
         not exist), with close commands found in a few reads (docs/format.md §12.1); the full
@@ -348,12 +367,15 @@ class Dist:
         args: str | Sequence[str] | None = None,
         *,
         params: Mapping[str, str] | None = None,
+        by: str = "model",
     ) -> LoadedSkill:
         """The skill as the persona sees it, `args` substituted; `params` gives values for
-        `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay)."""
+        `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay).
+        `by` is who invokes it, "model" (a tool call) or "user" (a slash command): NotInvocable
+        when the build says that invoker may not."""
         from .prompts import LoadedSkill, _names, substitute  # load() only: catalog() does without
 
-        skill, r = self._resolved(persona, command)
+        skill, r = self._invocable(persona, command, _invoker(by))
         fm = skill["frontmatter"]
         stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
         return LoadedSkill(
@@ -442,14 +464,15 @@ class Dist:
         args: str | Sequence[str] | None = None,
         *,
         params: Mapping[str, str] | None = None,
+        by: str = "model",
     ) -> Path:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
         SKILL.md holds the resolved body (arguments and params substituted, `${CLAUDE_SKILL_DIR}`
         = dest); every resource follows with its executable bit. dest must be
-        missing or empty; nothing is ever written outside it. Returns dest.
+        missing or empty; nothing is ever written outside it. Returns dest. `by` as for load().
         """
-        skill, r = self._resolved(persona, command)
+        skill, r = self._invocable(persona, command, _invoker(by))
         fm = skill["frontmatter"]
         root = os.path.abspath(os.fspath(dest))
         # A stub persona gets the stub's SKILL.md and nothing of the exclusive skill's files.

@@ -266,12 +266,17 @@ def _pair_changes(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change]:
         where = new.skill_meta(command).path if rb else old.skill_meta(command).path
         out += _resolution_changes(command, where, pid, ra, rb)
         if ra is not None and rb is not None and ra.body_sha256 != rb.body_sha256:
-            body_a, body_b = old.load(pid, command).body, new.load(pid, command).body
+            body_a, body_b = _body(old, ra), _body(new, rb)
             diff = _unified(body_a, body_b, f"a/{where}", f"b/{where}")
             out.append(
                 Change("body", command, where, "resolved body", None, None, personas=(pid,), diff=diff)
             )
     return out
+
+
+def _body(dist: reader.Dist, r: reader.Resolution) -> str:
+    """The resolved body of a pair, whoever may invoke it (a review reads every pair's)."""
+    return dist.read_object(r.body_sha256).decode("utf-8")
 
 
 def _resolution_changes(

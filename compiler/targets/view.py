@@ -76,14 +76,14 @@ def skills_for(dist: reader.Dist, persona: str, target: str, root: str = "") -> 
             continue
         meta = dist.skill_meta(info.command)
         fields = meta.frontmatter
-        loaded = dist.load(persona, info.command)
+        body = dist.read_object(dist.resolution(persona, info.command).body_sha256).decode("utf-8")
         found.append(
             Skill(
                 folder=folder(target, info.command),
                 name=info.name,
                 description=info.description or None,
                 when_to_use=_text(fields.get("when_to_use")),
-                body=loaded.body,
+                body=body,  # whoever may invoke it: the harness's flags say who
                 disable_model_invocation=not info.model,
                 user_invocable=info.user,
                 paths=_paths(fields.get("paths")),

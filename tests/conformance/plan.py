@@ -50,6 +50,7 @@ def survey(build: Path) -> list[Call]:
             calls += [
                 call("resolution", persona=p, command=c),
                 call("load", persona=p, command=c),
+                call("load", persona=p, command=c, by="user"),
                 call("resources", persona=p, command=c),
             ]
     return calls
@@ -125,6 +126,10 @@ def main_calls() -> list[Call]:
         calls += [call("load", persona=p, command=c, args=a) for a in LISTS]
     for p, c in (("tiny", "notes"), ("paria", "mark"), ("tiny", "mark"), ("vind", "ops/manual")):
         calls += [call("load", persona=p, command=c, args=a) for a in ("x y", "", None)]
+    # who invokes: the model (the default) or the user, each held to the build's flags
+    for p, c in (("tiny", "mark"), ("tiny", "ops/secret"), ("tiny", "ops/manual"), ("paria", "mark")):
+        calls += [call("load", persona=p, command=c, args="x y", by=by) for by in ("model", "user")]
+        calls += [call("render", persona=p, command=c, by=by) for by in ("model", "user")]
     params = {"CLAUDE_SESSION_ID": "s-1", "CLAUDE_EFFORT": "max", "CLAUDE_PROJECT_DIR": "/p"}
     for p, c in (("tiny", "deploy"), ("paria-g", "threat")):
         calls += [call("load", persona=p, command=c, args=a, params=params) for a in ("web prod", None)]

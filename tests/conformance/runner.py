@@ -87,6 +87,8 @@ def to_json(value: Any) -> Any:
 
 def error_json(exc: Exception) -> dict[str, Any]:
     out: dict[str, Any] = {"error": type(exc).__name__}
+    if type(exc).__name__ == "NotInvocable":
+        out["invokers"] = list(getattr(exc, "invokers", ()))
     if type(exc).__name__ == "UnknownSkill":  # by name: the single-file reader has its own classes
         out["suggestions"] = list(getattr(exc, "suggestions", ()))
         try:  # read on access: a fault elsewhere in the build shows here, not in the call
@@ -126,6 +128,11 @@ def _missing(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
         return dist.missing_requirements(a["persona"], a["command"], env=env)
 
 
+def _load(dist: reader.Dist, a: Mapping[str, Any]) -> Any:
+    by = {"by": a["by"]} if "by" in a else {}  # absent: the reader's default, the model
+    return dist.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params"), **by)
+
+
 CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "build_hash": lambda d, a, t: d.build_hash,
     "personas": lambda d, a, t: d.personas(),
@@ -133,10 +140,8 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "skills": lambda d, a, t: d.skills(a["persona"]),
     "commands": lambda d, a, t: d.commands(a["persona"]),
     "all_commands": lambda d, a, t: d.all_commands(),
-    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params")),
-    "render": lambda d, a, t: d.load(
-        a["persona"], a["command"], args=a.get("args"), params=a.get("params")
-    ).render(),
+    "load": lambda d, a, t: _load(d, a),
+    "render": lambda d, a, t: _load(d, a).render(),
     "resources": lambda d, a, t: d.resources(a["persona"], a["command"], kind=a.get("kind")),
     "resource": lambda d, a, t: d.resource(a["persona"], a["command"], a["path"]),
     "read_object": lambda d, a, t: d.read_object(a["digest"]),

@@ -132,7 +132,13 @@ def test_reader_answers_what_the_compiler_resolved():
                 want.model,
                 want.user,
             )
-            assert d.load(persona, command).body == want.body
+            invokers = [by for by in ("model", "user") if getattr(want, by)]
+            if invokers:
+                assert d.load(persona, command, by=invokers[0]).body == want.body
+            for by in {"model", "user"} - set(invokers):
+                with pytest.raises(reader.NotInvocable) as refused:
+                    d.load(persona, command, by=by)
+                assert (refused.value.by, refused.value.invokers) == (by, tuple(invokers))
             assert got.in_catalog == (command in result.packings[persona].included)
 
 
@@ -296,7 +302,9 @@ def test_stub_sees_no_resources(tmp_path):
     assert r.exit_code == 0, r.stderr
     d = reader.open(tmp_path / "dist")
     assert d.resolution("other", "x").access == "stub"
-    assert d.load("other", "x").files == () and d.resources("other", "x") == []
+    assert d.load("other", "x", by="user").files == () and d.resources("other", "x") == []
+    with pytest.raises(reader.NotInvocable):  # a stub is not for the model: it is not in its catalog
+        d.load("other", "x")
     with pytest.raises(reader.UnknownResource):
         d.resource("other", "x", "scripts/s.sh")
     assert d.resources("owner", "x") == ["scripts/s.sh"]
