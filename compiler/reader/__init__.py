@@ -22,8 +22,9 @@ from ..format.errors import (
     UnknownResource,
     UnknownSkill,
 )
-from .dist import Dist, PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, open
+from .dist import Dist, open
 from .record import FrozenRecordError
+from .records import PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

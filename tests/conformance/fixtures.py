@@ -126,4 +126,15 @@ HOSTILE: dict[str, str | bytes] = {
 }
 
 
-BUILDS: dict[str, dict[str, str | bytes]] = {"main": MAIN, "hostile": HOSTILE}
+# -- "main-next": "main" built again after an edit and a new skill (the rebuild cases) -------------
+
+MAIN_NEXT: dict[str, str | bytes] = {
+    **MAIN,
+    "skills/notes/SKILL.md": _skill(
+        "description: Take notes, edited.\ncontext: fork\nagent: scribe\nmodel: small", "Write notes again.\n"
+    ),
+    "skills/fresh/SKILL.md": _skill("description: Written after the first build.", "Fresh $ARGUMENTS.\n"),
+}
+
+
+BUILDS: dict[str, dict[str, str | bytes]] = {"main": MAIN, "hostile": HOSTILE, "main-next": MAIN_NEXT}

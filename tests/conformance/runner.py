@@ -31,10 +31,30 @@ def _clear(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def apply(root: Path, op: Mapping[str, Any]) -> None:
+def rebuild(root: Path, build: Path, prune: bool) -> None:
+    """The `rebuild` op: the copy at root becomes `build` as skillc writes a build over another."""
+    theirs = {p.relative_to(build).as_posix() for p in (build / "objects").rglob("*") if p.is_file()}
+    for rel in sorted(theirs):
+        target = root / rel
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(build / rel, target)
+    if prune:
+        for path in sorted((root / "objects").rglob("*")):
+            if path.is_file() and path.relative_to(root).as_posix() not in theirs:
+                path.unlink()
+    aside = root / ".skillc-tmp-rebuild"
+    shutil.copyfile(build / "_index.json", aside)
+    os.replace(aside, root / "_index.json")  # a new file renamed over the index: the commit
+
+
+def apply(root: Path, op: Mapping[str, Any], builds: Path = BUILDS) -> None:
     """One tamper op on the copy of a build at root (ops are listed in README.md)."""
-    path = root.joinpath(*op["path"].split("/"))
     kind = op["op"]
+    if kind == "rebuild":
+        rebuild(root, builds / op["build"], op.get("prune", False))
+        return
+    path = root.joinpath(*op["path"].split("/"))
     if kind == "patch":
         with path.open("r+b") as fh:
             fh.seek(op["offset"])
@@ -148,6 +168,7 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "skill_meta": lambda d, a, t: d.skill_meta(a["command"]),
     "persona_meta": lambda d, a, t: d.persona_meta(a["persona"]),
     "resolution": lambda d, a, t: d.resolution(a["persona"], a["command"]),
+    "refresh": lambda d, a, t: d.refresh(),
     "missing_requirements": _missing,
 }
 
@@ -178,13 +199,13 @@ def run_case(
     api: the reader module (`skillc.reader`, or the single file `skillc vendor-reader` writes)."""
     root = copy_build(case["build"], tmp / "dist", builds)
     for op in case.get("tamper", []):
-        apply(root, op)
+        apply(root, op, builds)
     try:
         dist = api.open(root)
     except api.ReaderError as exc:  # such a case has one call, `open`
         return [error_json(exc)]
     for op in case.get("tamper_after_open", []):
-        apply(root, op)
+        apply(root, op, builds)
     return [_call(api, dist, c, tmp) for c in case["calls"]]
 
 

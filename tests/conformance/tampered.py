@@ -345,7 +345,7 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
     }
     out = [_tampered(builds, name, "main", d, calls) for name, (d, calls) in damage.items()]
     out += [_two_faults(builds, first) for first in (True, False)]
-    return [*out, _rebuilt(builds)]
+    return [*out, *_rebuilt(builds)]
 
 
 def _two_faults(builds: Path, before: bool) -> dict[str, Any]:
@@ -420,16 +420,28 @@ def _bad_shard_name(text: str) -> str:
     return text.replace(f'"{first}":', f'"{first}0":', 1)
 
 
-def _rebuilt(builds: Path) -> dict[str, Any]:
-    """The build is replaced while open: a pruned object is DistRebuilt, a present one still served."""
-    s = Scratch(builds / "main")
-    deploy, notes = s.body("deploy"), s.body("notes")
-    other = (builds / "hostile" / "_index.json").read_bytes()
-    s.close()
-    after = [
-        write_op("_index.json", other),
-        {"op": "delete", "path": obj(deploy)},
+def _rebuilt(builds: Path) -> list[dict[str, Any]]:
+    """The build is replaced while open (docs/format.md §6.4): the next call answers from the new
+    build, whether the old one's objects are still there or pruned; refresh() says when it moved."""
+    calls = [
+        call("refresh"),
+        call("build_hash"),
+        *_loads("tiny", "notes", "fresh", "deploy"),
+        call("catalog", persona="tiny"),
+        call("all_commands"),
+        call("refresh"),
     ]
-    calls = [*_loads("tiny", "deploy", "notes"), call("build_hash"), call("personas")]
-    del notes
-    return _case("rebuilt-and-pruned", "main", [], calls, after)
+    rebuilt = [{"op": "rebuild", "build": "main-next"}]
+    pruned = [{"op": "rebuild", "build": "main-next", "prune": True}]
+    back = [{"op": "rebuild", "build": "main-next"}, {"op": "rebuild", "build": "main"}]
+    # an index rewritten with the same bytes is the same build; an unusable one is no build at all
+    same = [write_op("_index.json", (builds / "main" / "_index.json").read_bytes())]
+    broken = [write_op("_index.json", b'{"format": 3}')]
+    kept = [*_loads("tiny", "notes", "fresh"), call("build_hash"), call("refresh")]
+    return [
+        _case("rebuilt", "main", [], calls, rebuilt),
+        _case("rebuilt-and-pruned", "main", [], calls, pruned),
+        _case("rebuilt-and-back", "main", [], calls, back),
+        _case("index-rewritten-same", "main", [], kept, same),
+        _case("index-broken-after-open", "main", [], kept, broken),
+    ]

@@ -59,7 +59,7 @@ def test_materialize_refuses_a_non_empty_destination(dist, tmp_path):
 
 @pytest.mark.parametrize("bad", ["../evil", "/abs", "a/../../x", "SKILL.md", "a//b"])
 def test_materialize_never_writes_outside_dest(dist, tmp_path, bad):
-    dist._skill("a")["resources"][0]["path"] = bad  # a tampered index, after it was validated
+    dist._now()._skill("a")["resources"][0]["path"] = bad  # a tampered index, after it was validated
     with pytest.raises(reader.ReaderError):
         dist.materialize("default", "a", tmp_path / "out")
     assert not (tmp_path / "evil").exists()

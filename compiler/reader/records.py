@@ -1,0 +1,74 @@
+"""The records the reader returns (but the tool results of prompts.py): frozen, compared by value.
+
+Each is built with `record.dataclass`, not the standard library's (cold start: record.py says why).
+"""
+
+from __future__ import annotations
+
+from .record import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+@dataclass(frozen=True)
+class SkillInfo:
+    command: str
+    name: str
+    description: str
+    access: str
+    model: bool
+    user: bool
+    in_catalog: bool
+    argument_hint: str | None
+    context: str
+
+
+@dataclass(frozen=True)
+class ResourceMeta:
+    path: str
+    sha256: str
+    size: int
+    executable: bool
+
+
+@dataclass(frozen=True)
+class SkillMeta:
+    command: str
+    name: str
+    description: str
+    source: str
+    path: str
+    frontmatter: dict[str, Any]
+    body_sha256: str
+    resources: tuple[ResourceMeta, ...]
+    parent: str | None
+    children: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PersonaMeta:
+    id: str
+    name: str
+    faction: str | None
+    fallback: str | None
+    chain: tuple[str, ...]
+    unrestricted: bool
+    allowlist: tuple[str, ...] | None
+    budget: int
+    catalog_chars: int
+    included: tuple[str, ...]
+    left_out: tuple[str, ...]
+    shortened: tuple[str, ...] = ()  # descriptions the budget shortened (strategy shorten / names-only)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    access: str
+    via: str | None
+    overlay: str | None
+    model: bool
+    user: bool
+    in_catalog: bool
+    body_sha256: str
