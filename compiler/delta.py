@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache.catalogrows import has, toggled
-from .dataclass import dataclass, replace
+from .dataclass import dataclass, field, replace
 from .diagnostics import Diagnostic, has_errors
 from .diagnostics.policy import Policy
 from .digests import hash_lines, input_line
@@ -43,6 +43,7 @@ from .stages.catalog import CatalogParts, candidate, catalog_parts, catalog_skil
 from .stages.readinput import Entry, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
+from .stages.split import plan
 from .stages.validate import settle
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ class State:
     shards: Mapping[str, str]  # shard name -> object digest
     shard_refs: Mapping[str, frozenset[str]]  # shard name -> the objects its entries name
     objects: int  # how many objects the build has
+    split: Any = None  # the template's split document (stages/split.py), None: it does not split
+    requires: Mapping[str, Any] = field(default_factory=dict)  # the skills' requirements, by command
 
     @cached_property
     def document(self) -> IndexDoc:
@@ -146,7 +149,13 @@ def state_of(result: Compiled, index: bytes) -> State | None:
         shards,
         refs,
         len(art.objects),
+        _document(art, document["split"]),
+        (_document(art, document["requires"]) or {}).get("requires", {}),
     )
+
+
+def _document(art: Artifacts, digest: str | None) -> Any:
+    return None if digest is None else orjson.loads(art.files[fmt.object_path(digest)])
 
 
 @dataclass(frozen=True)
@@ -442,8 +451,9 @@ def _assemble(state: State, made: _Made) -> tuple[State, dict[str, bytes], froze
     personas: dict[str, PersonaEntry] = dict(state.document["personas"])
     for pid, (text, packing) in made.texts.items():
         out = assemble.Objects()
+        planned = plan(state.split, pid, text, packing, program.skills.__getitem__)
         personas[pid] = assemble.persona_entry(
-            program.personas[pid], text, packing, state.template.suffix, out
+            program.personas[pid], text, packing, state.template.suffix, out, planned
         )
         written.take(out)
     shards, refs = _shards(state, made, written)
@@ -452,7 +462,12 @@ def _assemble(state: State, made: _Made) -> tuple[State, dict[str, bytes], froze
     nodes = frozenset(out.objects)
     written.take(out)
     lines, digest = _build_hash(state, made.checked)
-    index = assemble.encode(assemble.index_document(config, digest, personas, root))
+    requires = assemble.requirements_after(state.requires, {c: program.skills[c] for c in made.checked})
+    out = assemble.Objects()
+    rest = {**state.document, "requires": assemble.requires_object(requires, out)}  # the rest as it was
+    written.take(out)
+    document = assemble.index_document(config, digest, personas, root, rest)
+    index = assemble.encode(document)
     written.files[fmt.INDEX] = index
     art = Artifacts(written.files, frozenset(written.objects), digest, frozenset(written.documents))
     if over_bounds(art, config.config_rel):
@@ -462,7 +477,7 @@ def _assemble(state: State, made: _Made) -> tuple[State, dict[str, bytes], froze
     if has_errors(report):  # --strict made a new warning one: the whole build fails, writing nothing
         return None
     every = set().union(*refs.values(), nodes, (fmt.object_path(d) for d in shards.values()))
-    every.update(fmt.object_path(e[k]) for e in personas.values() for k in ("prompt", "meta"))
+    every.update(fmt.object_path(d) for d in assemble.index_objects(document))
     new = State(
         config,
         state.template,
@@ -476,6 +491,8 @@ def _assemble(state: State, made: _Made) -> tuple[State, dict[str, bytes], froze
         shards,
         refs,
         len(every),
+        state.split,
+        requires,
     )
     # What a delta leaves as it was (the same files, skills and shards), or made for this build,
     # goes into the new state's cached_property slots.

@@ -98,10 +98,11 @@ from .stages.catalog import (
 from .stages.readinput import Entry, read_input
 from .stages.resolve import resolve_skill
 from .stages.skills import check_skill
+from .stages.split import plan
 from .stages.validate import settle
 
 if TYPE_CHECKING:
-    from .format.shapes import PersonaEntry, SkillDoc
+    from .format.shapes import IndexDoc, PersonaEntry, SkillDoc
     from .model import Outcome
     from .stages.template import Template
 
@@ -547,6 +548,16 @@ class _Edit:
             self.docs[shard] = orjson.loads(data)
         return self.docs[shard]
 
+    def _split(self, last: IndexDoc) -> Any:
+        """The last build's split document (the template and personas are as they were)."""
+        digest_ = last["split"]
+        return None if digest_ is None else orjson.loads(self._object(digest_))
+
+    def _requires(self, last: IndexDoc) -> dict[str, Any]:
+        """The last build's requirements, by command."""
+        digest_ = last["requires"]
+        return {} if digest_ is None else dict(orjson.loads(self._object(digest_))["requires"])
+
     def _object(self, digest_: str) -> bytes:
         data = fs.read_regular(self.dist / fmt.object_path(digest_), 1 << 40, follow=False)
         if sha256_hex(data) != digest_:
@@ -568,17 +579,29 @@ class _Edit:
         outcomes = {c: resolve_skill(program, c).outcomes for c in checked}
         texts, catalog = self._catalogs(changed, checked, outcomes)
         out = assemble.Objects()
-        personas: dict[str, PersonaEntry] = dict(orjson.loads(index)["personas"])
-        persona_files = _persona_objects(personas)  # the last build's
+        last: IndexDoc = orjson.loads(index)
+        personas: dict[str, PersonaEntry] = dict(last["personas"])
+        persona_files = assemble.index_objects(last)  # the last build's
+        split = self._split(last) if texts else None
         for pid, (text, packing) in texts.items():
-            personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
+            assert catalog is not None  # a catalog rendered again: its rows were read
+            planned = plan(split, pid, text, packing, _Rows(catalog.rows).__getitem__)
+            personas[pid] = assemble.persona_entry(
+                carry.personas[pid], text, packing, carry.template[1], out, planned
+            )
         shards, refs, touched = self._shards(changed, checked, outcomes, out)
         before = set(out.objects)
         root = assemble.table(shards, out)
         nodes = {_digest_of(rel) for rel in out.objects - before}
         lines, changed_lines = self._lines(changed, checked)
         build_hash = hash_lines(config, carry.template[0], [lines.encode()])
-        new_index = assemble.encode(assemble.index_document(config, build_hash, personas, root))
+        gone: dict[str, Skill | None] = dict.fromkeys(changed.removed)
+        requires = assemble.requirements_after(
+            self._requires(last), {**gone, **{c: one.skill for c, one in checked.items()}}
+        )
+        rest = {**last, "requires": assemble.requires_object(requires, out)}  # the rest as it was
+        document = assemble.index_document(config, build_hash, personas, root, rest)
+        new_index = assemble.encode(document)
         out.files[fmt.INDEX] = new_index
         art = Artifacts(out.files, frozenset(out.objects), build_hash, frozenset(out.documents))
         if over_bounds(art, config.config_rel):
@@ -590,7 +613,7 @@ class _Edit:
         # The recorded report is final_diagnostics of the carry's: with the same input, it is kept.
         same_report = unordered == carry.unordered and (skills == 0) == (carry.counts[0] == 0)
         live = set(refs) | set(shards.values()) | nodes
-        live.update(_persona_objects(personas))
+        live.update(assemble.index_objects(document))
         # Every object the last build used, less those this one uses: what it leaves over (`_record`)
         dropped = (
             persona_files
@@ -1114,11 +1137,6 @@ class _Edit:
     ) -> tuple[Edited, WriteResult]:
         report = final_diagnostics(self.config, counts[0] == 0, unordered)
         return Edited(self.config, Summary(*counts), report, stats), WriteResult(stats.edited, 0)
-
-
-def _persona_objects(personas: Mapping[str, PersonaEntry]) -> set[str]:
-    """The objects the index's persona entries name: each one's catalog and meta."""
-    return {entry[k] for entry in personas.values() for k in ("prompt", "meta")}
 
 
 def _differing(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ from .digests import sha256_hex
 
 
 class Access(StrEnum):
-    """What a persona gets of a skill (format 2 writes the value)."""
+    """What a persona gets of a skill (format 3 writes the value)."""
 
     OPEN = "open"  # the skill is no persona's exclusive
     GRANTED = "granted"  # exclusive, and this persona (or a fallback, or unrestricted_skills) may have it

@@ -35,7 +35,7 @@ COMMANDS = {
     "vendor-reader": ("project", "vendor_reader"),
 }
 # What keeps a `build` from using the cache's quick path, or from running at all.
-_NOT_EARLY = frozenset({"--no-cache", "--watch", "-h", "--help", "--version"})
+_NOT_EARLY = frozenset({"--no-cache", "--watch", "-h", "--help", "--version", "-o", "--output"})
 
 
 def __getattr__(name: str) -> Any:

@@ -37,6 +37,7 @@ class Run:
     no_cache: bool = False
     fmt: str = "text"
     watch: bool = False  # the build keeps what it was made from, for the watch's delta builds
+    folders: tuple[Path, Path] | None = None  # `skillc build SOURCE -o OUTPUT`: no config file
 
 
 def plain(named: str | None) -> int:
@@ -56,9 +57,16 @@ def build(run: Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written 
     started = time.perf_counter()
     progress = report.progress_for(fmt, quiet)
     opts = options(*run.settings, progress)
+    given = None
+    if run.folders is not None:
+        from ..project.config import for_folders
+
+        given = for_folders(*run.folders, opts)
+        invocation.note_root(given.root)
+        config_path = given.root / given.config_rel
     try:
         result, written = pipeline.build(
-            config_path, opts, prune=run.prune, cache=not run.no_cache, keep=run.watch
+            config_path, opts, prune=run.prune, cache=not run.no_cache, keep=run.watch, given=given
         )
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.

@@ -116,6 +116,18 @@ class NotInvocable(ReaderError):
         return type(self), (self.persona, self.command, self.by, self.invokers)
 
 
+class CannotSplit(ReaderError):
+    """A call needs the catalog template split into its frame and entries (docs/format.md §17:
+    to leave out an entry, give absolute locations), and the build's template does not split
+    (reported as SKC603 when it was built)."""
+
+
+class CannotStack(ReaderError):
+    """Builds opened together (tiers) that cannot answer as one build compiled from their sources
+    would (docs/format.md §16): other personas or persona files, or a first tier whose catalog
+    template does not split or that ranks by budgets.priority."""
+
+
 class UnknownResource(ReaderError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0])

@@ -99,8 +99,10 @@ def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
         ("sources", ("sources", i), s) for i, s in enumerate(config.sources) if not s.startswith(("/", "~"))
     ]
     named += [("personas", ("personas",), config.personas)] if config.personas else []
-    # written to: through a symlink it would land elsewhere
-    named.append(("output", ("output",), config.output))
+    # written to: through a symlink it would land elsewhere (an absolute one is the command line's,
+    # `skillc build SOURCE -o OUTPUT`: meant where it is, as an absolute source is)
+    if not config.output.startswith("/"):
+        named.append(("output", ("output",), config.output))
     return tuple(
         dg.error(
             config.config_rel,

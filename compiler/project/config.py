@@ -67,6 +67,43 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     return config, diags
 
 
+def for_folders(source: Path, output: Path, options: Options = DEFAULTS) -> Config:
+    """The config of `skillc build SOURCE -o OUTPUT`: no config file, every setting its default,
+    one source. The project root is the source's parent and the source's name its label, so its
+    skills' paths read `<name>/<command>/SKILL.md` wherever the folder is (a stack's tier names
+    that parent as its root, docs/format.md §16). The build hash reads the label alone."""
+    _check_ignore(options.ignore)
+    here = source.resolve()
+    if not here.is_dir():
+        raise UsageError(f"{source}: not a folder of skills")
+    if not here.name or here.parent == here:
+        raise UsageError(f"{source}: a folder of skills needs a name and a parent")
+    label = here.name
+    template = BUILTIN_TEMPLATES / "catalog.xml.j2"
+    settings = policy.from_config({}, options.ignore)
+    config = Config(
+        root=here.parent,
+        config_rel=label,
+        sources=(label,),
+        personas=None,
+        output=str(output.resolve()),
+        template=template,
+        template_rel=DEFAULT_TEMPLATE,
+        strict=bool(options.strict),
+        catalog_chars=DEFAULT_BUDGET,
+        persona_budgets=(),
+        max_resource_bytes=1024 * 1024,
+        config_bytes=f"sources: [{label}]\n".encode("utf-8", "surrogateescape"),
+        source_dirs=(here,),
+        skip_invalid=bool(options.skip_invalid),
+        verbose=options.verbose,
+        severities=settings.codes,
+        path_severities=settings.paths,
+    )
+    outer, _unreadable = _ignore_outer(config)
+    return replace(config, ignore_outer=outer)
+
+
 def _ignore_outer(config: Config) -> tuple[tuple[ignorefiles.OuterFile, ...], tuple[Diagnostic, ...]]:
     """The ignore files above the sources and personas: read here, so the cache's head key has them."""
     roots = tuple(config.source_dir(i) for i in range(len(config.sources)))

@@ -1,4 +1,4 @@
-"""The skillc reader: serve a compiled dist/ (format 2) to an application. Standard library only.
+"""The skillc reader: serve a compiled dist/ (format 3) to an application. Standard library only.
 
     from skillc import reader
     dist = reader.open("dist")
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from ..format.errors import (
     ArgumentType,
+    CannotSplit,
+    CannotStack,
     DistRebuilt,
     FormatError,
     IntegrityError,
@@ -22,9 +24,19 @@ from ..format.errors import (
     UnknownResource,
     UnknownSkill,
 )
+from .available import EVERYWHERE
 from .dist import Dist, open
 from .record import FrozenRecordError
-from .records import PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta
+from .records import (
+    PersonaMeta,
+    Resolution,
+    ResourceMeta,
+    Shadowed,
+    SkillInfo,
+    SkillMeta,
+    Tier,
+    Unavailable,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +55,10 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "EVERYWHERE",
     "ArgumentType",
+    "CannotSplit",
+    "CannotStack",
     "Dist",
     "DistRebuilt",
     "FormatError",
@@ -55,9 +70,12 @@ __all__ = [
     "ReaderError",
     "Resolution",
     "ResourceMeta",
+    "Shadowed",
     "SkillInfo",
     "SkillMeta",
     "SubSkill",
+    "Tier",
+    "Unavailable",
     "UnknownPersona",
     "UnknownResource",
     "UnknownSkill",

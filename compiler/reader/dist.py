@@ -19,6 +19,7 @@ import os
 
 from ..format.errors import ArgumentType, FormatError
 from ..format.layout import INDEX
+from .records import Tier
 from .view import View, identity_of, index_at
 
 TYPE_CHECKING = False
@@ -27,14 +28,46 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..format.shapes import IndexDoc
+    from .available import _Everywhere
     from .prompts import LoadedSkill
-    from .records import PersonaMeta, Resolution, SkillInfo, SkillMeta
+    from .records import PersonaMeta, Resolution, Shadowed, SkillInfo, SkillMeta, Unavailable
+    from .stack import Stack
     from .view import Identity
 
+    Env = Mapping[str, str] | _Everywhere | None
 
-def open(path: str | os.PathLike[str]) -> Dist:
-    """Open a dist/ directory: reads and validates its top-level index (FormatError if unusable)."""
-    return Dist([_Tier(_absolute(path), optional=False)])
+
+def open(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str] | Tier], *, root: str | None = None
+) -> Dist:
+    """Open a dist/ directory, or a stack of them: reads and validates each top-level index
+    (FormatError if unusable).
+
+    A list is a stack of builds (tiers), lowest precedence first (bundled, user, project): the
+    handle answers as one build compiled from their sources in that order would (docs/format.md
+    §16), or the open is refused (CannotStack). An item is a path, or a Tier (optional: it may be
+    missing on this machine; root: the folder its build's paths are relative to here). `root`
+    gives a single build's root.
+    """
+    if isinstance(path, (str, os.PathLike)):
+        return Dist([_Tier(_absolute(path), optional=False, root=_root(root))])
+    if root is not None:
+        raise ArgumentType("root: give each Tier of a stack its own root")
+    if not isinstance(path, (list, tuple)) or not path:
+        raise ArgumentType(f"path must be a str, an os.PathLike or a non-empty list of them, not {path!r}")
+    tiers = []
+    for item in path:
+        tier = item if isinstance(item, Tier) else Tier(item)
+        if not isinstance(tier.optional, bool):
+            raise ArgumentType(f"Tier.optional must be a bool, not {type(tier.optional).__name__}")
+        tiers.append(_Tier(_absolute(tier.path), optional=tier.optional, root=_root(tier.root)))
+    return Dist(tiers)
+
+
+def _root(root: object) -> str | None:
+    if root is not None and not isinstance(root, str):
+        raise ArgumentType(f"root must be a str or None, not {type(root).__name__}")
+    return root
 
 
 def _absolute(path: object) -> str:
@@ -50,8 +83,8 @@ class _Tier:
     """One build folder of a handle: the view of the build its index names now (None: an optional
     tier that does not exist here), and what that index was (its identity and bytes)."""
 
-    def __init__(self, path: str, *, optional: bool) -> None:
-        self.path, self.optional = path, optional
+    def __init__(self, path: str, *, optional: bool, root: str | None = None) -> None:
+        self.path, self.optional, self.root = path, optional, root
         self.view: View | None = None
         self.identity: Identity | None = None
         self._data: bytes | None = None
@@ -66,7 +99,7 @@ class _Tier:
         doc, data, self.identity = found
         if data == self._data:  # the same bytes (a rebuild that changed nothing): the same view
             return False
-        self.view, self._data = View(self.path, doc), data
+        self.view, self._data = View(self.path, doc, self.root), data
         return True
 
     def check(self, force: bool = False) -> bool:
@@ -96,26 +129,54 @@ class _Tier:
 
 
 class Dist:
-    """The handle: every call looks at the build folder once and answers from the build there."""
+    """The handle: every call looks at each build folder once and answers from the builds there:
+    one build's view, or the stack of the tiers present."""
 
     def __init__(self, tiers: list[_Tier]) -> None:
         self._tiers = tiers
+        self._stack: Stack | None = None
+        self._engine()  # a stack that cannot be one is refused at open
 
-    def _now(self) -> View:
-        """The view this call answers from, after one look at the index."""
-        tier = self._tiers[0]
-        tier.check()
-        assert tier.view is not None  # a required tier always has one
-        return tier.view
+    def _now(self) -> View | Stack:
+        """What this call answers from, after one look at each index."""
+        for tier in self._tiers:
+            tier.check()
+        return self._engine()
+
+    def _engine(self) -> View | Stack:
+        present = [(i, t.view, t.root) for i, t in enumerate(self._tiers) if t.view is not None]
+        if not present:
+            raise FormatError(f"none of the builds is there: {', '.join(t.path for t in self._tiers)}")
+        if len(present) == 1:
+            return present[0][1]
+        views = [view for _i, view, _root in present]
+        if self._stack is None or [v for _i, v, _r in self._stack.tiers] != views:
+            from .stack import Stack  # only a stack: one build's calls do without
+
+            self._stack = None  # a stack refused leaves none behind
+            self._stack = Stack(present)
+        return self._stack
 
     def refresh(self) -> bool:
-        """Read the index now, whatever its identity says; whether a newer build is served."""
-        return self._tiers[0].check(force=True)
+        """Read each index now, whatever its identity says; whether a newer build is served."""
+        moved = [tier.check(force=True) for tier in self._tiers]
+        return any(moved)
 
     @property
     def path(self) -> str:
-        """The absolute path of the build folder."""
+        """The absolute path of the build folder (of a stack: its first tier's)."""
         return self._tiers[0].path
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The absolute path of each build folder, in the order open() was given them."""
+        return tuple(t.path for t in self._tiers)
+
+    def shadowed(self) -> list[Shadowed]:
+        """The skills a later tier hides, each with its tier and the tier that hides it (places in
+        the list open() was given), in command order; none for one build."""
+        now = self._now()
+        return [] if isinstance(now, View) else now.shadowed()
 
     @property
     def index(self) -> IndexDoc:
@@ -129,16 +190,30 @@ class Dist:
     def personas(self) -> list[str]:
         return self._now().personas()
 
-    def catalog(self, persona: str) -> str:
-        """The persona's precomputed tier-1 catalog fragment."""
-        return self._now().catalog(persona)
+    def catalog(self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None) -> str:
+        """The persona's tier-1 catalog, as the build rendered it but for the entries of the
+        skills whose requirements `env` lacks (default: the process environment; EVERYWHERE:
+        none left out). The budget's choice is kept: nothing the budget left out comes back."""
+        return self._now().catalog(persona, env, which)
 
-    def skills(self, persona: str) -> list[SkillInfo]:
-        return self._now().skills(persona)
+    def skills(
+        self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None
+    ) -> list[SkillInfo]:
+        """Every skill the persona sees, in command order, but those `env` lacks requirements for."""
+        return self._now().skills(persona, env, which)
 
-    def commands(self, persona: str) -> list[str]:
-        """Slash commands the user may type for this persona."""
-        return self._now().commands(persona)
+    def commands(
+        self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None
+    ) -> list[str]:
+        """Slash commands the user may type for this persona (of the skills `env` may run)."""
+        return self._now().commands(persona, env, which)
+
+    def unavailable(
+        self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None
+    ) -> list[Unavailable]:
+        """The skills the persona sees that `env` lacks requirements for, and what it lacks: what
+        catalog(), skills() and commands() leave out for that environment."""
+        return self._now().unavailable(persona, env, which)
 
     def load(
         self,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from ..format.errors import ArgumentType
 from ..format.escape import escape_attr, escape_delimiter, escape_text
+from ..format.layout import MAX_FILES
 from .record import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
+
+    from ..format.shapes import ResolutionDoc, SkillDoc
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,39 @@ class LoadedSkill:
     def render(self) -> str:
         """sven's <skill_content> tool result: body, bundled files, sub-skill hint."""
         return render_skill(self)
+
+
+def loaded(
+    persona: str,
+    command: str,
+    skill: SkillDoc,
+    r: ResolutionDoc,
+    body: str,
+    children: Callable[[], tuple[SubSkill, ...]],
+    args: str | Sequence[str] | None,
+    params: Mapping[str, str] | None,
+) -> LoadedSkill:
+    """What load() returns for a pair it may serve: `body` is the resolved body's text (read before
+    the children are, docs/format.md §12); `children` lists the sub-skills the persona's model sees."""
+    fm = skill["frontmatter"]
+    stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
+    listed = [] if stub else skill["resources"]
+    return LoadedSkill(
+        persona=persona,
+        command=command,
+        name=skill["name"],
+        description=skill["description"],
+        body=substitute(body, args, names=_names(fm.get("arguments")), params=params),
+        access=r["access"],
+        overlay=r["overlay"],
+        files=tuple(res["path"] for res in listed)[:MAX_FILES],
+        sub_skills=() if stub else children(),
+        context=fm.get("context", "inline"),
+        agent=fm.get("agent"),
+        model=fm.get("model"),
+        allowed_tools=tuple(fm.get("allowed-tools", ())),
+        knowledge=() if stub else tuple(fm.get("knowledge", ())),
+    )
 
 
 def render_skill(s: LoadedSkill) -> str:

@@ -9,6 +9,7 @@ from .record import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import os
     from typing import Any
 
 
@@ -72,3 +73,32 @@ class Resolution:
     user: bool
     in_catalog: bool
     body_sha256: str
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A skill an environment lacks requirements for, and what it lacks (`bin:NAME`, `env:NAME`)."""
+
+    command: str
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Shadowed:
+    """A skill of a tier that a later tier's skill of the same command hides: `tier` and `by` are
+    their places in the list given to open()."""
+
+    command: str
+    tier: int
+    by: int
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One build of a stack, as open() is given it: its folder; whether it may be missing on this
+    machine (then it is left out until it is there); the folder its build's paths are relative to
+    here, which makes locations absolute."""
+
+    path: str | os.PathLike[str]
+    optional: bool = False
+    root: str | None = None

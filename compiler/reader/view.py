@@ -14,13 +14,18 @@ import os
 from ..format.documents import (
     check_index,
     check_persona_meta,
+    check_places,
+    check_plan,
+    check_requires,
     check_shard,
     check_shard_skill,
     check_shard_table,
+    check_split,
     integrity,
 )
 from ..format.errors import (
     ArgumentType,
+    CannotSplit,
     DistRebuilt,
     FormatError,
     IntegrityError,
@@ -32,8 +37,9 @@ from ..format.errors import (
 )
 from ..format.files import read_regular
 from ..format.jsonio import parse_json
-from ..format.layout import INDEX, MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path
-from .records import PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta
+from ..format.layout import INDEX, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path
+from .available import Machine
+from .records import PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, Unavailable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,13 +82,16 @@ def _invoker(by: object) -> str:
 class View:
     """One build: the index read from `path` (absolute), and the objects it names, read as asked."""
 
-    def __init__(self, path: str, index: IndexDoc):
-        self.path, self.index = path, index
+    def __init__(self, path: str, index: IndexDoc, root: str | None = None):
+        self.path, self.index, self.root = path, index, root
         self._shards: dict[str, dict[str, SkillDoc]] = {}
         self._checked: set[str] = set()  # commands whose shard entry has been checked
         self._nodes: dict[str, ShardTableDoc] = {}  # shard-table nodes read so far, by object
         self._metas: dict[str, PersonaMetaDoc] = {}
         self._catalogs: dict[str, str] = {}  # persona -> its catalog, read and hash-checked once
+        self._plans: dict[str, Any] = {}  # plan object -> the plan, checked
+        self._needs: dict[str, Any] | None = None  # the requires object's skills, read once
+        self._split: Any = None  # the split, read and checked once
 
     @property
     def build_hash(self) -> str:
@@ -226,7 +235,7 @@ class View:
 
         candidates = {normal(command)}
         if persona != "*":
-            candidates |= words(self.catalog(persona))
+            candidates |= words(self.compiled(persona))
         above = parent(normal(command))
         entry = None if above is None else self._skill(above)
         candidates.update(entry["children"] if entry is not None else ())
@@ -246,15 +255,118 @@ class View:
 
     # -- tier 1 --------------------------------------------------------------
 
-    def catalog(self, persona: str) -> str:
-        """The persona's precomputed tier-1 catalog fragment."""
+    def compiled(self, persona: str) -> str:
+        """The persona's catalog as the build rendered it."""
         _text_arg(persona, "persona")
         text = self._catalogs.get(persona)
         if text is None:  # an object never changes under its name: once checked, kept
             text = self._catalogs[persona] = self._text(self._entry(persona)["prompt"])
         return text
 
-    def skills(self, persona: str) -> list[SkillInfo]:
+    def catalog(
+        self, persona: str, env: object = None, which: Callable[[str], str | None] | None = None
+    ) -> str:
+        """The persona's catalog for `env`: the compiled one, without the entries of the skills
+        whose requirements it lacks (docs/format.md §17)."""
+        machine = Machine(env, which)
+        text = self.compiled(persona)
+        if machine.everything:
+            return text
+        requires = self._requires()
+        if not requires:
+            return text
+        plan = self._plan(persona, text)
+        listed = (
+            [e["command"] for e in plan["entries"]] if plan is not None else self._meta(persona)["included"]
+        )
+        drop = {
+            c for c in listed if c in requires and machine.missing(requires[c]["bins"], requires[c]["env"])
+        }
+        if not drop:
+            return text
+        if plan is None:
+            raise CannotSplit(
+                f"persona {persona!r}: this build's catalog template does not split (SKC603), so the "
+                f"entries of {', '.join(sorted(drop))}, which this environment lacks requirements for, "
+                "cannot be left out of its catalog"
+            )
+        from ..format.split import planned
+
+        return planned(text, plan["entries"], drop, None, plan["markup"])
+
+    def _requires(self) -> dict[str, Any]:
+        """The skills' requirements, by command (the index's requires object; {} when none)."""
+        if self._needs is None:
+            digest = self.index["requires"]
+            found: dict[str, Any] = {}
+            if digest is not None:
+                doc = self._json(digest)
+                check_requires(doc, f"object {digest}")
+                found = doc["requires"]
+            self._needs = found
+        return self._needs
+
+    def split(self) -> Any:
+        """The catalog template's split (§4.5), checked; None when the build has none."""
+        digest = self.index["split"]
+        if digest is None:
+            return None
+        if self._split is None:
+            doc = self._json(digest)
+            check_split(doc, self.index["personas"], f"object {digest}")
+            self._split = doc
+        return self._split
+
+    def _plan(self, persona: str, text: str) -> Any:
+        """The persona's plan of its catalog `text`, checked against it; None when the build has none."""
+        digest = self._entry(persona)["plan"]
+        if digest is None:
+            return None
+        plan = self._plans.get(digest)
+        if plan is None:
+            plan = self._json(digest)
+            check_plan(plan, persona, f"object {digest}")
+            check_places(plan, len(text), f"object {digest}")
+            self._plans[digest] = plan
+        return plan
+
+    def unavailable(
+        self, persona: str, env: object = None, which: Callable[[str], str | None] | None = None
+    ) -> list[Unavailable]:
+        """The skills the persona sees whose requirements `env` lacks, with what it lacks, in
+        command order (a stub needs nothing)."""
+        machine = Machine(env, which)
+        self._entry(persona)
+        if machine.everything:
+            return []
+        out = []
+        for command, needs in sorted(self._requires().items()):
+            r = self._visible(self._skill(command), persona)
+            if r is None or r["access"] == "stub":
+                continue
+            missing = machine.missing(needs["bins"], needs["env"])
+            if missing:
+                out.append(Unavailable(command, tuple(missing)))
+        return out
+
+    def skills(
+        self, persona: str, env: object = None, which: Callable[[str], str | None] | None = None
+    ) -> list[SkillInfo]:
+        """Every skill the persona sees, in command order, but those `env` lacks requirements for."""
+        machine = Machine(env, which)
+        found = self._skills(persona)
+        if machine.everything:
+            return found
+        requires = self._requires()
+        return [
+            s
+            for s in found
+            if s.access == "stub"
+            or s.command not in requires
+            or not machine.missing(requires[s.command]["bins"], requires[s.command]["env"])
+        ]
+
+    def _skills(self, persona: str) -> list[SkillInfo]:
         included = set(self._meta(persona)["included"])
         out = []
         for command, skill in self._all_skills().items():
@@ -276,9 +388,11 @@ class View:
                 )
         return out
 
-    def commands(self, persona: str) -> list[str]:
-        """Slash commands the user may type for this persona."""
-        return [s.command for s in self.skills(persona) if s.user]
+    def commands(
+        self, persona: str, env: object = None, which: Callable[[str], str | None] | None = None
+    ) -> list[str]:
+        """Slash commands the user may type for this persona (of the skills `env` may run)."""
+        return [s.command for s in self.skills(persona, env, which) if s.user]
 
     # -- tier 2 --------------------------------------------------------------
 
@@ -295,26 +409,12 @@ class View:
         `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay).
         `by` is who invokes it, "model" (a tool call) or "user" (a slash command): NotInvocable
         when the build says that invoker may not."""
-        from .prompts import LoadedSkill, _names, substitute  # load() only: catalog() does without
+        from .prompts import loaded  # load() only: catalog() does without
 
         skill, r = self._invocable(persona, command, _invoker(by))
-        fm = skill["frontmatter"]
-        stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
-        return LoadedSkill(
-            persona=persona,
-            command=command,
-            name=skill["name"],
-            description=skill["description"],
-            body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), params=params),
-            access=r["access"],
-            overlay=r["overlay"],
-            files=tuple(res["path"] for res in self._resources(skill, r))[:MAX_FILES],
-            sub_skills=() if stub else self._sub_skills(persona, skill),
-            context=fm.get("context", "inline"),
-            agent=fm.get("agent"),
-            model=fm.get("model"),
-            allowed_tools=tuple(fm.get("allowed-tools", ())),
-            knowledge=() if stub else tuple(fm.get("knowledge", ())),
+        body = self._text(r["body"])
+        return loaded(
+            persona, command, skill, r, body, lambda: self._sub_skills(persona, skill), args, params
         )
 
     def _sub_skills(self, persona: str, skill: SkillDoc) -> tuple[SubSkill, ...]:
@@ -369,14 +469,12 @@ class View:
         a program when no directory of env's PATH holds it (`which` replaces that search). A
         stub persona gets [] (the stub needs nothing).
         """
+        machine = Machine(env, which)
         skill, r = self._resolved(persona, command)
         if r["access"] == "stub":
             return []
         fm = skill["frontmatter"]
-        env = os.environ if env is None else env
-        found = which or (lambda name: _which(name, env.get("PATH", "")))
-        missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if found(b) is None]
-        return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
+        return machine.missing(fm.get("requires_bins", []), fm.get("requires_env", []))
 
     def materialize(
         self,
@@ -508,28 +606,6 @@ def index_at(root: str, missing_ok: bool = False) -> tuple[IndexDoc, bytes, Iden
     doc = parse_json(data, where)
     check_index(doc, where)
     return doc, data, identity_of(seen[0])
-
-
-def _which(name: str, path: str) -> str | None:
-    """The program `name` in a directory of `path` (":"-separated; empty and relative entries
-    skipped): a regular file, symlinks followed, that this process may execute. A name holding
-    "/" or NUL, or "." or "..", is never found. Unlike shutil.which, the PATH searched is the
-    one given, never the process's, and never the current directory."""
-    if not name or "/" in name or "\x00" in name or name in (".", ".."):
-        return None
-    import stat  # here: a cold catalog() does not need it
-
-    for folder in path.split(":"):
-        if not folder.startswith("/"):
-            continue
-        where = f"{folder.rstrip('/')}/{name}"
-        try:
-            regular = stat.S_ISREG(os.stat(where).st_mode)
-        except (OSError, ValueError):
-            continue
-        if regular and os.access(where, os.X_OK):
-            return where
-    return None
 
 
 def _safe_rel(rel: Any) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import reader
 from ..dataclass import dataclass
+from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
 from .audit import audit
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ def _per_persona_changes(old: reader.Dist, new: reader.Dist) -> list[Change]:
 
 
 def _catalog_change(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change]:
-    a, b = old.catalog(pid), new.catalog(pid)
+    a, b = old.catalog(pid, env=AS_BUILT), new.catalog(pid, env=AS_BUILT)
     if a == b:
         return []
     diff = _unified(a, b, "a/catalog", "b/catalog")
@@ -257,8 +258,8 @@ def _catalog_change(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change
 
 
 def _pair_changes(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change]:
-    seen_a = {s.command for s in old.skills(pid)}
-    seen_b = {s.command for s in new.skills(pid)}
+    seen_a = {s.command for s in old.skills(pid, env=AS_BUILT)}
+    seen_b = {s.command for s in new.skills(pid, env=AS_BUILT)}
     out: list[Change] = []
     for command in sorted(seen_a | seen_b):
         ra = old.resolution(pid, command) if command in seen_a else None

@@ -18,6 +18,7 @@ from .. import __version__, reader
 from ..dataclass import dataclass
 from ..errors import SkillcError
 from ..output.export import File, marked
+from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
 from . import view
 
 # Frontmatter fields the Agent Skills specification defines (agentskills.io/specification), which
@@ -86,7 +87,11 @@ def persona_files(
     how many skills it holds."""
     root = view.ROOTS[target]
     skills = view.skills_for(dist, persona, target)
-    infos = {view.folder(target, i.command): i for i in dist.skills(persona) if view.exported(target, i)}
+    infos = {
+        view.folder(target, i.command): i
+        for i in dist.skills(persona, env=AS_BUILT)
+        if view.exported(target, i)
+    }
     out: list[File] = []
     for skill in skills:
         info = infos[skill.folder]

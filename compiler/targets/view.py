@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import reader
 from ..dataclass import dataclass
+from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
 from . import claude_code, codex, gemini, opencode
 from .model import Listing, Skill, Status
 from .opencode import Permission
@@ -65,13 +66,13 @@ def exported(target: str, info: reader.SkillInfo) -> bool:
 
 def left_out(dist: reader.Dist, persona: str, target: str) -> tuple[str, ...]:
     """The commands the persona sees that an export for `target` leaves out (see `exported`)."""
-    return tuple(i.command for i in dist.skills(persona) if not exported(target, i))
+    return tuple(i.command for i in dist.skills(persona, env=AS_BUILT) if not exported(target, i))
 
 
 def skills_for(dist: reader.Dist, persona: str, target: str, root: str = "") -> tuple[Skill, ...]:
     """The persona's skills an export holds, as the harness reads them from it under `root`."""
     found = []
-    for info in dist.skills(persona):
+    for info in dist.skills(persona, env=AS_BUILT):
         if not exported(target, info):
             continue
         meta = dist.skill_meta(info.command)
@@ -164,7 +165,7 @@ def listing_for(
     rules = policy(target, skills)
     if target == "claude-code":
         assert budget.chars is not None
-        commands = (info.command for info in dist.skills(persona))
+        commands = (info.command for info in dist.skills(persona, env=AS_BUILT))
         return claude_code.listing(skills, budget.chars, overrides_for(target, skills, commands, budget))
     if target == "codex":
         return codex.listing(skills, [root], budget.window)

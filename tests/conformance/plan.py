@@ -143,6 +143,26 @@ def main_calls() -> list[Call]:
     for kind in ("scripts", "scripts/", "references", "assets", "none", ""):
         calls.append(call("resources", persona="tiny", command="deploy", kind=kind))
     calls += _requirements()
+    calls += _availability()
+    return calls
+
+
+def _availability() -> list[Call]:
+    """The catalog and listings for an environment (docs/format.md §17): deploy needs docker,
+    kubectl, KUBECONFIG and DEPLOY_TOKEN; mark (a stub but to paria) nmap and MARK_KEY."""
+    full = {"KUBECONFIG": "/k", "DEPLOY_TOKEN": "t", "MARK_KEY": "m"}
+    execs = [{"name": n, "kind": "exec"} for n in ("docker", "kubectl", "nmap")]
+    shapes: list[tuple[dict[str, str], list[dict[str, str]]]] = [
+        (full, execs),
+        ({}, []),
+        ({**full, "DEPLOY_TOKEN": ""}, execs),
+        (full, execs[1:]),
+    ]
+    calls = []
+    for env, path in shapes:
+        for p in ("tiny", "paria", "forge", "paria-g"):
+            calls += [call(n, persona=p, env=env, path=path) for n in ("catalog", "unavailable")]
+        calls += [call(n, persona="forge", env=env, path=path) for n in ("skills", "commands")]
     return calls
 
 

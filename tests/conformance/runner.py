@@ -43,6 +43,7 @@ def rebuild(root: Path, build: Path, prune: bool) -> None:
         for path in sorted((root / "objects").rglob("*")):
             if path.is_file() and path.relative_to(root).as_posix() not in theirs:
                 path.unlink()
+    root.mkdir(parents=True, exist_ok=True)  # an optional tier that was not there
     aside = root / ".skillc-tmp-rebuild"
     shutil.copyfile(build / "_index.json", aside)
     os.replace(aside, root / "_index.json")  # a new file renamed over the index: the commit
@@ -148,6 +149,27 @@ def _missing(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
         return dist.missing_requirements(a["persona"], a["command"], env=env)
 
 
+def _for_env(name: str) -> Callable[[reader.Dist, Mapping[str, Any], Path], Any]:
+    """A call that takes an environment: `env` (with `path`) as missing_requirements takes them;
+    absent, EVERYWHERE (the build as it was made)."""
+
+    def call(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
+        method = getattr(dist, name)
+        if "env" not in a:
+            return method(a["persona"], env=_everywhere(dist))
+        with path_dir(a.get("path", []), tmp) as folder:
+            return method(a["persona"], env=dict(a["env"], PATH=folder))
+
+    return call
+
+
+def _everywhere(dist: reader.Dist) -> Any:
+    """The EVERYWHERE of the reader module the Dist comes from (the package or the single file)."""
+    import sys
+
+    return getattr(sys.modules[type(dist).__module__], "EVERYWHERE", reader.EVERYWHERE)
+
+
 def _load(dist: reader.Dist, a: Mapping[str, Any]) -> Any:
     by = {"by": a["by"]} if "by" in a else {}  # absent: the reader's default, the model
     return dist.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params"), **by)
@@ -156,9 +178,10 @@ def _load(dist: reader.Dist, a: Mapping[str, Any]) -> Any:
 CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "build_hash": lambda d, a, t: d.build_hash,
     "personas": lambda d, a, t: d.personas(),
-    "catalog": lambda d, a, t: d.catalog(a["persona"]),
-    "skills": lambda d, a, t: d.skills(a["persona"]),
-    "commands": lambda d, a, t: d.commands(a["persona"]),
+    "catalog": _for_env("catalog"),
+    "skills": _for_env("skills"),
+    "commands": _for_env("commands"),
+    "unavailable": _for_env("unavailable"),
     "all_commands": lambda d, a, t: d.all_commands(),
     "load": lambda d, a, t: _load(d, a),
     "render": lambda d, a, t: _load(d, a).render(),
@@ -169,6 +192,7 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "persona_meta": lambda d, a, t: d.persona_meta(a["persona"]),
     "resolution": lambda d, a, t: d.resolution(a["persona"], a["command"]),
     "refresh": lambda d, a, t: d.refresh(),
+    "shadowed": lambda d, a, t: d.shadowed(),
     "missing_requirements": _missing,
 }
 
@@ -197,15 +221,26 @@ def run_case(
     """The outcome of every call of a case, in order, on a tampered copy of its build.
 
     api: the reader module (`skillc.reader`, or the single file `skillc vendor-reader` writes)."""
-    root = copy_build(case["build"], tmp / "dist", builds)
+    tiers = case.get("tiers") or [{"build": case["build"]}]
+    roots = [tmp / ("dist" if "tiers" not in case else f"tier-{i}") for i in range(len(tiers))]
+    for tier, root in zip(tiers, roots, strict=True):
+        if tier.get("build") is not None:  # none: an optional tier missing here
+            copy_build(tier["build"], root, builds)
     for op in case.get("tamper", []):
-        apply(root, op, builds)
+        apply(roots[op.get("tier", 0)], op, builds)
     try:
-        dist = api.open(root)
+        if "tiers" in case:
+            given = [
+                api.Tier(str(root), optional=t.get("optional", False), root=t.get("root"))
+                for t, root in zip(tiers, roots, strict=True)
+            ]
+            dist = api.open(given)
+        else:
+            dist = api.open(roots[0])
     except api.ReaderError as exc:  # such a case has one call, `open`
         return [error_json(exc)]
     for op in case.get("tamper_after_open", []):
-        apply(root, op, builds)
+        apply(roots[op.get("tier", 0)], op, builds)
     return [_call(api, dist, c, tmp) for c in case["calls"]]
 
 

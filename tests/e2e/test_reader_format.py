@@ -121,7 +121,7 @@ def test_reader_answers_what_the_compiler_resolved():
     d = reader.open(REPO / "dist")
     seen = {(r.persona, r.command): r for r in result.resolutions}
     for persona in d.personas():
-        visible = {s.command for s in d.skills(persona)}
+        visible = {s.command for s in d.skills(persona, env=reader.EVERYWHERE)}
         assert visible == {c for p, c in seen if p == persona}
         for command in visible:
             got, want = d.resolution(persona, command), seen[(persona, command)]
@@ -154,7 +154,7 @@ def test_format_1_is_refused_naming_both_versions(proj):
     (dist / "_index.json").write_text(
         json.dumps({"format": 1, "personas": {}, "skills": {}, "resolutions": {}})
     )
-    with pytest.raises(reader.FormatError, match="format 1; this reader reads format 2"):
+    with pytest.raises(reader.FormatError, match="format 1; this reader reads format 3"):
         reader.open(dist)
 
 
