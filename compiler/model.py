@@ -87,6 +87,9 @@ class Config:
     anchors: tuple[tuple[tuple[str | int, ...], tuple[int, int]], ...] = ()
     # `targets:`: the harnesses the project ships to, in the config's order (docs/targets.md)
     targets: tuple[TargetSetting, ...] = ()
+    # `knowledge:`: the project's knowledge folder (sven's `.sven/knowledge`), whose docs' titles
+    # the reader gives beside each skill's `knowledge:` entries
+    knowledge: str | None = None
 
     def at(self, *keys: str | int) -> tuple[int, int]:
         """Where a setting is written in the config: its key's line and column (1:1 if unknown)."""
@@ -168,6 +171,7 @@ class Discovery:
     inputs: tuple[InputFile, ...]  # every input file, sorted, for the build hash
     diagnostics: tuple[Diagnostic, ...]  # not tied to one skill (skill problems: SkillSource)
     ignore_files: tuple[str, ...] = ()  # the ignore files the walks read: watched like inputs, not hashed
+    knowledge: tuple[tuple[str, InputFile], ...] = ()  # the knowledge folder's docs, by name
 
 
 @dataclass(frozen=True)

@@ -270,6 +270,7 @@ def _back(
     from .output.assemble import artifacts, personas_digest
     from .output.bounds import over_bounds
     from .stages.catalog import catalogs, entry_cost
+    from .stages.knowledge import knowledge
     from .stages.resolve import resolve
     from .stages.skills import check_skills, checked_first
     from .stages.split import split
@@ -297,6 +298,7 @@ def _back(
     if template is not None:
         digest = digest or build_hash(config, found.inputs, template)
     personas_hash = personas_digest(config, found.inputs)
+    titles = knowledge(config, found.knowledge)
     del found
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolved = resolve(program)
@@ -312,7 +314,9 @@ def _back(
         return _finish(config, program, resolved, {}, None, (*diags, failed), kept)
     problems += unsplit
     assert digest is not None  # hashed above, with the template
-    art = artifacts(config, program, resolved, template, texts, packings, digest, split_doc, personas_hash)
+    art = artifacts(
+        config, program, resolved, template, texts, packings, digest, split_doc, personas_hash, titles
+    )
     problems += over_bounds(art, config.config_rel)
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)), kept)
 

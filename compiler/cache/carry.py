@@ -598,6 +598,7 @@ def encode_config(config: Config) -> dict[str, Any]:
         "path_severities": [[p, [list(lv) for lv in levels]] for p, levels in config.path_severities],
         "anchors": [[list(keys), list(at)] for keys, at in config.anchors],
         "targets": [[t.name, t.window, t.chars] for t in config.targets],
+        "knowledge": config.knowledge,
     }
 
 
@@ -629,6 +630,7 @@ def decode_config(data: dict[str, Any]) -> Config:
         ),
         anchors=tuple((tuple(keys), (at[0], at[1])) for keys, at in data["anchors"]),
         targets=tuple(TargetSetting(n, w, c) for n, w, c in data["targets"]),
+        knowledge=data.get("knowledge"),
     )
 
 

@@ -119,6 +119,7 @@ def watch_list(config: Config, template_source: bytes) -> list[str]:
             break
     roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
     roots += (root / config.personas,) if config.personas else ()
+    roots += (root / config.knowledge,) if config.knowledge else ()
     for folder in ignorefiles.outer_folders(root, roots):
         paths += [folder / name for name in ignorefiles.IGNORE_FILES]
     return list(dict.fromkeys(str(p) for p in paths))

@@ -125,7 +125,7 @@ class Session:
         self._saving: Aside | None = None  # the memo's save, begun aside (`save_memo_aside`)
         self.head_key = head_key(records.fingerprint, config_hash, config, head_diags)
         sources = ((s, config.source_dir(i)) for i, s in enumerate(config.sources))
-        self.tops = walk_tops(sources, config.personas, config.root)
+        self.tops = walk_tops(sources, config.personas, config.root, config.knowledge)
         snapshot, tops, manifest = walked  # the quick path's walk, when it walked these very roots
         usable = manifest is not None and manifest.tops == self.tops
         known = (manifest.listings(), manifest.taken()) if manifest is not None and usable else (None, None)

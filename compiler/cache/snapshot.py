@@ -80,10 +80,14 @@ class Walked:
         return found if found is not None else os.lstat(path)
 
 
-def walk_tops(sources: Iterable[tuple[str, Path]], personas: str | None, root: Path) -> Tops:
-    """What the walk covers: every source (config path, directory) and the personas directory."""
+def walk_tops(
+    sources: Iterable[tuple[str, Path]], personas: str | None, root: Path, knowledge: str | None = None
+) -> Tops:
+    """What the walk covers: every source (config path, directory), the personas directory and the
+    knowledge folder."""
     tops = [(rel, str(where)) for rel, where in sources]
-    return (*tops, (personas, str(root / personas))) if personas else tuple(tops)
+    tops += [(folder, str(root / folder)) for folder in (personas, knowledge) if folder]
+    return tuple(tops)
 
 
 def take_snapshot(

@@ -70,6 +70,8 @@ def plan_for(config_path: Path) -> Plan:
     folders = [config.source_dir(i).resolve() for i in range(len(config.sources))]
     if config.personas:
         folders.append((config.root / config.personas).resolve())
+    if config.knowledge:
+        folders.append((config.root / config.knowledge).resolve())
     files = (config_file, config.template.resolve())
     return Plan(tuple(sorted(set(folders))), files, ((config.root / config.output).resolve(),))
 

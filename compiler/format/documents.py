@@ -114,6 +114,7 @@ _INDEX_KEYS = (
     "split",
     "requires",
     "personas_hash",
+    "knowledge",
 )
 
 
@@ -141,6 +142,13 @@ def _index_shape(doc: Any) -> None:
     _sha(doc["shards"], "shards")
     for key in ("split", "requires", "personas_hash"):
         _opt_sha(doc[key], key)
+    if doc["knowledge"] is not None:
+        k = _dict(doc["knowledge"], "knowledge", ("folder", "titles"))
+        _str(k["folder"], "knowledge.folder")
+        if not isinstance(k["titles"], dict):
+            _fail("knowledge.titles", "not an object")
+        for name, title in k["titles"].items():
+            _str(title, f"knowledge.titles.{name}")
 
 
 def _opt_sha(v: Any, path: str) -> None:

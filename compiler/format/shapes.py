@@ -27,6 +27,11 @@ class PersonaEntry(TypedDict):
     plan: str | None  # the plan of the catalog (PlanDoc); None: the template does not split for it
 
 
+class KnowledgeDoc(TypedDict):
+    folder: str  # relative to the project root
+    titles: dict[str, str]  # a doc's name in the folder -> its title
+
+
 class IndexDoc(TypedDict):
     """`_index.json`."""
 
@@ -39,6 +44,7 @@ class IndexDoc(TypedDict):
     split: str | None  # the catalog template split (SplitDoc); None: it does not split
     requires: str | None  # the skills' run-time requirements (RequiresDoc); None: no skill has any
     personas_hash: str | None  # sha256 of the persona inputs; None: no personas folder
+    knowledge: KnowledgeDoc | None  # the knowledge folder and its docs' titles; None: no folder
 
 
 class ShardTableDoc(TypedDict, total=False):

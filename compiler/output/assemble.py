@@ -56,12 +56,14 @@ def artifacts(
     digest: str,
     split: Any = None,
     personas_hash: str | None = None,
+    knowledge: Any = None,
 ) -> Artifacts:
     """Every file of a format 3 dist/ (see skillc/format/layout.py for the layout).
 
     digest: build_hash of the inputs, computed once by the caller (the cache keys on it too).
     split: the template's split document (stages/split.py; None: it does not split);
-    personas_hash: the persona inputs' digest (`personas_digest`).
+    personas_hash: the persona inputs' digest (`personas_digest`); knowledge: the knowledge folder
+    and its docs' titles (stages/knowledge.py).
     """
     from ..stages.split import plan
 
@@ -86,6 +88,7 @@ def artifacts(
         "split": None if split is None else out.put_document(encode(split)),
         "requires": requires_object(requirements(program.skills.values()), out),
         "personas_hash": personas_hash,
+        "knowledge": knowledge,
     }
     out.files[fmt.INDEX] = encode(index_document(config, digest, personas, table(shards, out), rest))
     out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
@@ -239,8 +242,9 @@ def table_nodes(shards: dict[str, str]) -> set[str]:
 def index_document(
     config: Config, digest: str, personas: dict[str, PersonaEntry], root: str, rest: Mapping[str, Any]
 ) -> IndexDoc:
-    """rest: the split, requires and personas_hash values (an edit or delta build keeps the last
-    build's split and personas_hash: a change to the template or a persona is a full build)."""
+    """rest: the split, requires, personas_hash and knowledge values (an edit or delta build keeps
+    the last build's but requires: a change to the template, a persona or a knowledge doc is a
+    full build)."""
     return {
         "format": fmt.VERSION,
         "generator": GENERATOR,
@@ -257,6 +261,7 @@ def index_document(
         "split": rest["split"],
         "requires": rest["requires"],
         "personas_hash": rest["personas_hash"],
+        "knowledge": rest["knowledge"],
     }
 
 

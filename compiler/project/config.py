@@ -108,6 +108,7 @@ def _ignore_outer(config: Config) -> tuple[tuple[ignorefiles.OuterFile, ...], tu
     """The ignore files above the sources and personas: read here, so the cache's head key has them."""
     roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
     roots += (config.root / config.personas,) if config.personas else ()
+    roots += (config.root / config.knowledge,) if config.knowledge else ()
     outer, problems = ignorefiles.outer_files(config.root, roots)
     return outer, tuple(dg.warning(where, Code.UNREADABLE, why) for where, why in problems)
 
@@ -201,7 +202,11 @@ def _build(
     # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
     data = {
         **data,
-        **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)},
+        **{
+            k: posixpath.normpath(data[k])
+            for k in ("personas", "knowledge", "output", "template")
+            if data.get(k)
+        },
     }
     kept_at = _kept_positions(doc, [_label(s) for s in data["sources"]])
     data["sources"], repeated = _unique_sources(rel, doc, [_label(s) for s in data["sources"]])
@@ -250,6 +255,7 @@ def _build(
         budget_priority=tuple(budgets.get("priority", ())),
         anchors=_anchors(doc, kept_at),
         targets=_targets(data.get("targets")),
+        knowledge=data.get("knowledge"),
     )
     return config, tuple(problems)
 
@@ -302,7 +308,7 @@ def _paths(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
     found: list[tuple[tuple[str | int, ...], str]] = [
         (("sources", i), s) for i, s in enumerate(data["sources"])
     ]
-    found += [((k,), data[k]) for k in ("personas", "output", "template") if data.get(k)]
+    found += [((k,), data[k]) for k in ("personas", "knowledge", "output", "template") if data.get(k)]
     return found
 
 

@@ -40,9 +40,9 @@ from .records import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .prompts import LoadedSkill, SubSkill, render_skill, substitute
+    from .prompts import KnowledgeDoc, LoadedSkill, SubSkill, render_skill, substitute
 
-_PROMPTS = frozenset({"LoadedSkill", "SubSkill", "render_skill", "substitute"})
+_PROMPTS = frozenset({"KnowledgeDoc", "LoadedSkill", "SubSkill", "render_skill", "substitute"})
 
 
 def __getattr__(name: str) -> object:
@@ -64,6 +64,7 @@ __all__ = [
     "FormatError",
     "FrozenRecordError",
     "IntegrityError",
+    "KnowledgeDoc",
     "LoadedSkill",
     "NotInvocable",
     "PersonaMeta",

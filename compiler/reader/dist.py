@@ -30,7 +30,14 @@ if TYPE_CHECKING:
     from ..format.shapes import IndexDoc
     from .available import _Everywhere
     from .prompts import LoadedSkill
-    from .records import PersonaMeta, Resolution, Shadowed, SkillInfo, SkillMeta, Unavailable
+    from .records import (
+        PersonaMeta,
+        Resolution,
+        Shadowed,
+        SkillInfo,
+        SkillMeta,
+        Unavailable,
+    )
     from .stack import Stack
     from .view import Identity
 
@@ -223,12 +230,15 @@ class Dist:
         *,
         params: Mapping[str, str] | None = None,
         by: str = "model",
+        base: str | None = None,
     ) -> LoadedSkill:
         """The skill as the persona sees it, `args` substituted; `params` gives values for
         `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay).
         `by` is who invokes it, "model" (a tool call) or "user" (a slash command): NotInvocable
-        when the build says that invoker may not."""
-        return self._now().load(persona, command, args, params=params, by=by)
+        when the build says that invoker may not. `base` is the skill's folder on this machine
+        (default: under its build's root, when open() was given one): the body then begins with
+        Claude Code's `Base directory for this skill:` line, and `${CLAUDE_SKILL_DIR}` is it."""
+        return self._now().load(persona, command, args, params=params, by=by, base=base)
 
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
         """Resource paths of a skill; kind filters by top directory (scripts, references, assets)."""

@@ -15,8 +15,16 @@ from ..format.errors import CannotStack, FormatError, IntegrityError, NotInvocab
 from ..format.layout import sha256_hex
 from ..format.split import entry_text, frame_text, relative
 from .available import Machine
-from .records import PersonaMeta, Resolution, ResourceMeta, Shadowed, SkillInfo, SkillMeta, Unavailable
-from .view import INVOKERS, View, _invoker, _text_arg
+from .records import (
+    PersonaMeta,
+    Resolution,
+    ResourceMeta,
+    Shadowed,
+    SkillInfo,
+    SkillMeta,
+    Unavailable,
+)
+from .view import INVOKERS, View, _invoker, _text_arg, base_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -282,17 +290,21 @@ class Stack:
         *,
         params: Mapping[str, str] | None = None,
         by: str = "model",
+        base: str | None = None,
     ) -> LoadedSkill:
         from .prompts import loaded
 
         who = _invoker(by)
+        _text_arg(base, "base", optional=True)
         i, skill, r = self._resolved(persona, command)
         if not r[who]:  # type: ignore[literal-required]
             raise NotInvocable(persona, command, who, [w for w in INVOKERS if r[w]])  # type: ignore[literal-required]
-        body = self.tiers[i][1]._text(r["body"])
-        return loaded(
-            persona, command, skill, r, body, lambda: self._sub_skills(persona, command), args, params
-        )
+        _place, view, root = self.tiers[i]
+        body = view._text(r["body"])
+        folder = base if base is not None else base_of(skill["path"], root)
+        children = lambda: self._sub_skills(persona, command)  # noqa: E731 (read after the body)
+        knowledge = view.index["knowledge"]
+        return loaded(persona, command, skill, r, body, children, args, params, folder, knowledge)
 
     def _sub_skills(self, persona: str, command: str) -> tuple[SubSkill, ...]:
         from .prompts import SubSkill

@@ -39,7 +39,14 @@ from ..format.files import read_regular
 from ..format.jsonio import parse_json
 from ..format.layout import INDEX, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path
 from .available import Machine
-from .records import PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, Unavailable
+from .records import (
+    PersonaMeta,
+    Resolution,
+    ResourceMeta,
+    SkillInfo,
+    SkillMeta,
+    Unavailable,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -267,13 +274,12 @@ class View:
         self, persona: str, env: object = None, which: Callable[[str], str | None] | None = None
     ) -> str:
         """The persona's catalog for `env`: the compiled one, without the entries of the skills
-        whose requirements it lacks (docs/format.md §17)."""
+        whose requirements it lacks, its relative locations under the root when the build has
+        one (docs/format.md §17)."""
         machine = Machine(env, which)
         text = self.compiled(persona)
-        if machine.everything:
-            return text
-        requires = self._requires()
-        if not requires:
+        requires = {} if machine.everything else self._requires()
+        if not requires and self.root is None:
             return text
         plan = self._plan(persona, text)
         listed = (
@@ -282,17 +288,21 @@ class View:
         drop = {
             c for c in listed if c in requires and machine.missing(requires[c]["bins"], requires[c]["env"])
         }
-        if not drop:
+        if not drop and self.root is None:
             return text
         if plan is None:
-            raise CannotSplit(
-                f"persona {persona!r}: this build's catalog template does not split (SKC603), so the "
-                f"entries of {', '.join(sorted(drop))}, which this environment lacks requirements for, "
+            why = (
+                f"the entries of {', '.join(sorted(drop))}, which this environment lacks requirements for, "
                 "cannot be left out of its catalog"
+                if drop
+                else f"its locations cannot be given the root {self.root!r}"
+            )
+            raise CannotSplit(
+                f"persona {persona!r}: this build's catalog template does not split (SKC603), so {why}"
             )
         from ..format.split import planned
 
-        return planned(text, plan["entries"], drop, None, plan["markup"])
+        return planned(text, plan["entries"], drop, self.root, plan["markup"])
 
     def _requires(self) -> dict[str, Any]:
         """The skills' requirements, by command (the index's requires object; {} when none)."""
@@ -404,17 +414,22 @@ class View:
         *,
         params: Mapping[str, str] | None = None,
         by: str = "model",
+        base: str | None = None,
     ) -> LoadedSkill:
         """The skill as the persona sees it, `args` substituted; `params` gives values for
         `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay).
         `by` is who invokes it, "model" (a tool call) or "user" (a slash command): NotInvocable
-        when the build says that invoker may not."""
+        when the build says that invoker may not. `base`: the skill's folder (default: under the
+        build's root, when it has one), given as Claude Code gives it."""
         from .prompts import loaded  # load() only: catalog() does without
 
+        _text_arg(base, "base", optional=True)
         skill, r = self._invocable(persona, command, _invoker(by))
         body = self._text(r["body"])
+        folder = base if base is not None else base_of(skill["path"], self.root)
+        children = lambda: self._sub_skills(persona, skill)  # noqa: E731 (read after the body)
         return loaded(
-            persona, command, skill, r, body, lambda: self._sub_skills(persona, skill), args, params
+            persona, command, skill, r, body, children, args, params, folder, self.index["knowledge"]
         )
 
     def _sub_skills(self, persona: str, skill: SkillDoc) -> tuple[SubSkill, ...]:
@@ -489,8 +504,9 @@ class View:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
         SKILL.md holds the resolved body (arguments and params substituted, `${CLAUDE_SKILL_DIR}`
-        = dest); every resource follows with its executable bit. dest must be
-        missing or empty; nothing is ever written outside it. Returns dest. `by` as for load().
+        = dest); every resource follows with its executable bit. dest must be missing, empty, or
+        hold exactly what this call would write (then nothing is written); nothing is ever written
+        outside it. Returns dest. `by` as for load().
         """
         skill, r = self._invocable(persona, command, _invoker(by))
         fm = skill["frontmatter"]
@@ -507,19 +523,23 @@ class View:
             skill_md = (_skill_md_head(skill) + body).encode("utf-8")
         except UnicodeEncodeError:
             raise ReaderError(f"{command!r}: the resolved SKILL.md cannot be written as UTF-8") from None
+        from pathlib import Path  # only here: a cold catalog() must not pay for pathlib
+
         try:
             if os.path.lexists(root) and (
                 not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)
             ):
-                raise ReaderError(f"{root}: destination exists and is not an empty directory")
+                wanted: dict[str, tuple[Any, bool]] = {"SKILL.md": (skill_md, False)}
+                wanted.update((rel, (res, res["executable"])) for rel, res in files)
+                if _holds(root, wanted, lambda res: self._object(res["sha256"], res["size"])):
+                    return Path(root)  # this very skill is there already (a second activation)
+                raise ReaderError(f"{root}: destination exists and holds something else than this skill")
             os.makedirs(root, exist_ok=True)
             _write_new(root, "SKILL.md", skill_md, False)
             for rel, res in files:
                 _write_new(root, rel, self._object(res["sha256"], res["size"]), res["executable"])
         except (OSError, ValueError) as exc:  # ValueError: a NUL in dest
             raise ReaderError(f"{root}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
-        from pathlib import Path  # only here: a cold catalog() must not pay for pathlib
-
         return Path(root)
 
     # -- metadata for tools --------------------------------------------------
@@ -608,6 +628,18 @@ def index_at(root: str, missing_ok: bool = False) -> tuple[IndexDoc, bytes, Iden
     return doc, data, identity_of(seen[0])
 
 
+def base_of(path: str, root: str | None) -> str | None:
+    """The folder of a skill's SKILL.md on this machine: under the root the host named for its
+    build (§17.3); None without a root, or for a path under a home folder."""
+    if root is None or path.startswith("~"):
+        return None
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    if path.startswith("/"):
+        return folder or "/"
+    trimmed = root.rstrip("/")
+    return f"{trimmed}/{folder}" if folder else trimmed or "/"
+
+
 def _safe_rel(rel: Any) -> str:
     """A resource path from the index, refused unless it stays below the destination."""
     if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel:
@@ -618,6 +650,41 @@ def _safe_rel(rel: Any) -> str:
     ):
         raise FormatError(f"corrupt index: resource path {rel!r}")
     return rel
+
+
+def _holds(root: str, wanted: dict[str, tuple[Any, bool]], read: Callable[[Any], bytes]) -> bool:
+    """Whether the folder `root` holds exactly the files `wanted` (rel path -> (bytes, or what
+    `read` reads them from; executable)) and the folders their paths need: no other file, folder,
+    link or special file, each file's bytes and owner execute bit as wanted (docs/format.md §7)."""
+    import stat  # here: a cold catalog() does not need it
+
+    folders = {"/".join(rel.split("/")[:i]) for rel in wanted for i in range(1, rel.count("/") + 1)}
+    found_files: list[str] = []
+    todo = [""]
+    while todo:
+        rel_dir = todo.pop()
+        for name in sorted(os.listdir(os.path.join(root, *rel_dir.split("/")) if rel_dir else root)):
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            mode = os.lstat(os.path.join(root, *rel.split("/"))).st_mode
+            if stat.S_ISDIR(mode) and rel in folders:
+                todo.append(rel)
+            elif stat.S_ISREG(mode) and rel in wanted:
+                found_files.append(rel)
+            else:
+                return False
+    if set(found_files) != set(wanted):
+        return False
+    for rel, (data, executable) in wanted.items():
+        expected = data if isinstance(data, bytes) else read(data)
+        path = os.path.join(root, *rel.split("/"))
+        seen: list[os.stat_result] = []
+        try:
+            held = read_regular(path, len(expected), follow=False, seen=seen)
+        except OSError:
+            return False
+        if held != expected or bool(seen[0].st_mode & 0o100) != executable:
+            return False
+    return True
 
 
 def _write_new(root: str, rel: str, data: str | bytes, executable: bool) -> None:

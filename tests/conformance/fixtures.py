@@ -30,7 +30,13 @@ def neighbour(command: str) -> str:
 # -- "main": personas with fallbacks and allowlists, overlays, exclusives, nesting, arguments --------
 
 MAIN: dict[str, str | bytes] = {
-    "skillc.yaml": CONFIG + "budgets:\n  catalog_chars: 4000\n  personas:\n    tiny: 200\n",
+    "skillc.yaml": CONFIG
+    + "knowledge: knowledge\nbudgets:\n  catalog_chars: 4000\n  personas:\n    tiny: 200\n",
+    # the knowledge folder: titles from sven's `subsystem:`, from `title:`, from a first heading
+    "knowledge/runbook.md": "# Operations Runbook\n\nRestart things.\n",
+    "knowledge/marks.md": "---\nsubsystem: Mark   Assessment\nfiles: [x]\n---\n# Not this\n",
+    "knowledge/untitled.md": "no heading here\n",
+    "knowledge/nested/deep.md": "# Not a doc of the folder: only its top\n",
     # open skill with named arguments and every placeholder form
     "skills/deploy/SKILL.md": _skill(
         "description: Deploy a service to an environment.\n"
@@ -55,7 +61,10 @@ MAIN: dict[str, str | bytes] = {
         "description: Take notes.\ncontext: fork\nagent: scribe\nmodel: small", "Write notes.\n\n"
     ),
     # nested skills: parent with three children, one hidden from the model, one user-only
-    "skills/ops/SKILL.md": _skill("description: Operations hub.\nknowledge: [runbook.md]", "Ops hub.\n"),
+    "skills/ops/SKILL.md": _skill(
+        "description: Operations hub.\nknowledge: [runbook.md, untitled.md, gone.md, nested/deep.md]",
+        "Ops hub.\n",
+    ),
     "skills/ops/README.txt": "ops readme\n",
     "skills/ops/restart/SKILL.md": _skill("description: Restart a service & <friends>.", "Restart $0.\n"),
     "skills/ops/secret/SKILL.md": _skill(

@@ -61,6 +61,7 @@ def cases(builds: Path) -> list[dict[str, Any]]:
         {"name": "hostile-survey", "build": "hostile", "calls": plan.survey(builds / "hostile")},
         {"name": "main-near-misses", "build": "main", "calls": plan.near_misses_main()},
         {"name": "hostile-near-misses", "build": "hostile", "calls": plan.near_misses_hostile()},
+        {"name": "main-rooted", "build": "main", "root": "/work/main/", "calls": plan.rooted()},
     ]
     return out + tampered.cases(builds) + stacks.cases(builds)
 

@@ -144,6 +144,16 @@ def main_calls() -> list[Call]:
         calls.append(call("resources", persona="tiny", command="deploy", kind=kind))
     calls += _requirements()
     calls += _availability()
+    calls += _base_folders()
+    return calls
+
+
+def _base_folders() -> list[Call]:
+    """Claude Code's `Base directory for this skill:` line and `${CLAUDE_SKILL_DIR}` (§7)."""
+    calls = []
+    for base in ("/work/skills/deploy", "/", "a base with <xml> & $0"):
+        calls.append(call("load", persona="tiny", command="deploy", args="web prod", base=base))
+        calls.append(call("render", persona="paria", command="ops", base=base))
     return calls
 
 
@@ -264,3 +274,14 @@ def delimiter_calls() -> list[Call]:
     calls.append(call("substitute", body="$0|$1|$2", args=SPELLINGS))
     calls += [call("load", persona="paria", command="threat", args=s) for s in SPELLINGS[:8]]
     return calls
+
+
+def rooted() -> list[Call]:
+    """One build opened with a root (§17.3): absolute locations in its catalogs (cut for an
+    environment too), and the base folder load() gives by default."""
+    lacking: dict[str, Any] = {"env": {}, "path": []}
+    calls = [call("catalog", persona=p) for p in ("tiny", "paria", "forge")]
+    calls += [call("catalog", persona=p, **lacking) for p in ("tiny", "paria")]
+    calls += [call("load", persona="tiny", command=c) for c in ("deploy", "ops/restart")]
+    calls.append(call("load", persona="tiny", command="deploy", base="/given"))
+    return [*calls, call("render", persona="paria", command="ops")]

@@ -171,8 +171,8 @@ def _everywhere(dist: reader.Dist) -> Any:
 
 
 def _load(dist: reader.Dist, a: Mapping[str, Any]) -> Any:
-    by = {"by": a["by"]} if "by" in a else {}  # absent: the reader's default, the model
-    return dist.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params"), **by)
+    given = {k: a[k] for k in ("by", "base") if k in a}  # absent: the reader's defaults
+    return dist.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params"), **given)
 
 
 CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
@@ -236,7 +236,7 @@ def run_case(
             ]
             dist = api.open(given)
         else:
-            dist = api.open(roots[0])
+            dist = api.open(roots[0], root=case.get("root"))
     except api.ReaderError as exc:  # such a case has one call, `open`
         return [error_json(exc)]
     for op in case.get("tamper_after_open", []):

@@ -73,7 +73,8 @@ def test_an_optional_tier_joins_when_it_is_built(tmp_path: Path) -> None:
     assert d.all_commands() == ["skills-0", "skills-1"] and d.shadowed() == []
     write_tree(mine, {"made-now/SKILL.md": skill_md(description="Written by the model at run time.")})
     assert run("build", str(mine), "-o", str(tmp_path / "home" / "dist"))[0] == 0
-    assert d.load("default", "made-now").body == "Do the thing.\n"  # the next call
+    loaded = d.load("default", "made-now")  # the next call
+    assert loaded.body == f"Base directory for this skill: {tmp_path}/home/skills/made-now\n\nDo the thing.\n"
     assert f"<location>{tmp_path}/home/skills/made-now/SKILL.md</location>" in d.catalog("default")
     assert len(d.paths) == 2 and d.path == d.paths[0]
 
