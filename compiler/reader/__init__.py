@@ -28,6 +28,7 @@ from .available import EVERYWHERE
 from .dist import Dist, open
 from .record import FrozenRecordError
 from .records import (
+    PersonaContext,
     PersonaMeta,
     Resolution,
     ResourceMeta,
@@ -67,6 +68,7 @@ __all__ = [
     "KnowledgeDoc",
     "LoadedSkill",
     "NotInvocable",
+    "PersonaContext",
     "PersonaMeta",
     "ReaderError",
     "Resolution",

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .available import _Everywhere
     from .prompts import LoadedSkill
     from .records import (
+        PersonaContext,
         PersonaMeta,
         Resolution,
         Shadowed,
@@ -297,3 +298,8 @@ class Dist:
 
     def resolution(self, persona: str, command: str) -> Resolution:
         return self._now().resolution(persona, command)
+
+    def persona_context(self, persona: str) -> PersonaContext:
+        """ARIA's persona_context: the persona, its fallback, `unrestricted_skills`, and the overlay
+        folders of the persona and of its fallback in the build's personas folder."""
+        return self._now().persona_context(persona)

@@ -102,3 +102,15 @@ class Tier:
     path: str | os.PathLike[str]
     optional: bool = False
     root: str | None = None
+
+
+@dataclass(frozen=True)
+class PersonaContext:
+    """ARIA's `persona_context`: the persona, its fallback, whether it may have every exclusive
+    skill, and where its skill overlays are (and its fallback's), in the build's personas folder."""
+
+    persona: str
+    fallback: str | None
+    unrestricted_skills: bool
+    skill_overlay_path: str | None
+    overlay_fallback_path: str | None

@@ -16,6 +16,7 @@ from ..format.layout import sha256_hex
 from ..format.split import entry_text, frame_text, relative
 from .available import Machine
 from .records import (
+    PersonaContext,
     PersonaMeta,
     Resolution,
     ResourceMeta,
@@ -389,6 +390,9 @@ class Stack:
             if os.path.lexists(os.path.join(view.path, *object_path(digest).split("/"))):
                 return view.read_object(digest)
         raise IntegrityError(f"object {digest}: in none of the stack's builds")
+
+    def persona_context(self, persona: str) -> PersonaContext:
+        return self.base.persona_context(persona)
 
     def persona_meta(self, persona: str) -> PersonaMeta:
         m = self.base._meta(persona)

@@ -40,6 +40,7 @@ from ..format.jsonio import parse_json
 from ..format.layout import INDEX, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path
 from .available import Machine
 from .records import (
+    PersonaContext,
     PersonaMeta,
     Resolution,
     ResourceMeta,
@@ -588,6 +589,17 @@ class View:
             tuple(m["left_out"]),
             tuple(m.get("shortened", ())),
         )
+
+    def persona_context(self, persona: str) -> PersonaContext:
+        """ARIA's record (docs/format.md §18): from the persona meta and the build's personas folder."""
+        meta = self._meta(persona)
+        folder = self.index["config"]["personas"]
+
+        def overlays(pid: str | None) -> str | None:
+            return None if folder is None or pid is None else f"{folder}/{pid}/skill-overlays"
+
+        fallback = meta["fallback"]
+        return PersonaContext(persona, fallback, meta["unrestricted"], overlays(persona), overlays(fallback))
 
     def resolution(self, persona: str, command: str) -> Resolution:
         _, r = self._resolved(persona, command)

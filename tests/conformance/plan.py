@@ -43,7 +43,9 @@ def survey(build: Path) -> list[Call]:
     commands = build_commands(build)
     calls = [call("build_hash"), call("personas"), call("all_commands")]
     for p in personas:
-        calls += [call(n, persona=p) for n in ("catalog", "skills", "commands", "persona_meta")]
+        calls += [
+            call(n, persona=p) for n in ("catalog", "skills", "commands", "persona_meta", "persona_context")
+        ]
     calls += [call("skill_meta", command=c) for c in commands]
     for p in personas:
         for c in commands:
@@ -66,6 +68,7 @@ def unknowns(persona: str) -> list[Call]:
         call("load", persona=persona, command=""),
         call("skill_meta", command="no-such-skill"),
         call("persona_meta", persona="nobody"),
+        call("persona_context", persona="nobody"),
         call("resolution", persona=persona, command="no-such-skill"),
         call("resource", persona=persona, command="deploy", path="scripts/none.sh"),
         call("resource", persona=persona, command="deploy", path="../_index.json"),

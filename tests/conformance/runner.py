@@ -192,6 +192,7 @@ CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "persona_meta": lambda d, a, t: d.persona_meta(a["persona"]),
     "resolution": lambda d, a, t: d.resolution(a["persona"], a["command"]),
     "refresh": lambda d, a, t: d.refresh(),
+    "persona_context": lambda d, a, t: d.persona_context(a["persona"]),
     "shadowed": lambda d, a, t: d.shadowed(),
     "missing_requirements": _missing,
 }

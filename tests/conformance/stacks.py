@@ -53,7 +53,9 @@ def survey(builds: Path, names: list[str | None]) -> list[Call]:
     """Every call over the union of the tiers' commands, as plan.survey makes them for one build."""
     commands = [*_commands(builds, names), "no-such-skill", "sven/revew", "Hello"]
     calls = [call("build_hash"), call("personas"), call("all_commands"), call("shadowed")]
-    calls += [call(n, persona="default") for n in ("catalog", "skills", "commands", "persona_meta")]
+    calls += [
+        call(n, persona="default") for n in ("catalog", "skills", "commands", "persona_meta", "persona_context")
+    ]
     for env in ENVS:
         calls += [call(n, persona="default", **env) for n in ("catalog", "skills", "unavailable")]
     calls += [call("skill_meta", command=c) for c in commands]
