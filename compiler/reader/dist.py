@@ -65,7 +65,7 @@ def open(
         raise ArgumentType(f"path must be a str, an os.PathLike or a non-empty list of them, not {path!r}")
     tiers = []
     for item in path:
-        tier = item if isinstance(item, Tier) else Tier(item)
+        tier = item if isinstance(item, Tier) else Tier(**item) if isinstance(item, dict) else Tier(item)
         if not isinstance(tier.optional, bool):
             raise ArgumentType(f"Tier.optional must be a bool, not {type(tier.optional).__name__}")
         tiers.append(_Tier(_absolute(tier.path), optional=tier.optional, root=_root(tier.root)))
@@ -198,11 +198,25 @@ class Dist:
     def personas(self) -> list[str]:
         return self._now().personas()
 
-    def catalog(self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None) -> str:
+    def catalog(
+        self,
+        persona: str,
+        env: Env = None,
+        which: Callable[[str], str | None] | None = None,
+        *,
+        root: str | None = None,
+    ) -> str:
         """The persona's tier-1 catalog, as the build rendered it but for the entries of the
         skills whose requirements `env` lacks (default: the process environment; EVERYWHERE:
-        none left out). The budget's choice is kept: nothing the budget left out comes back."""
-        return self._now().catalog(persona, env, which)
+        none left out). The budget's choice is kept: nothing the budget left out comes back.
+        `root`: the folder the build's paths are relative to here, for this call (one build; a
+        stack's tiers have theirs): its locations are then absolute."""
+        now = self._now()
+        if root is None:
+            return now.catalog(persona, env, which)
+        if not isinstance(now, View):
+            raise ArgumentType("root: a stack's tiers each have their root (reader.Tier(path, root=...))")
+        return now.catalog(persona, env, which, root)
 
     def skills(
         self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None

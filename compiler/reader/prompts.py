@@ -52,9 +52,10 @@ class LoadedSkill:
     base: str | None = None
     knowledge_docs: tuple[KnowledgeDoc, ...] = ()
 
-    def render(self) -> str:
-        """sven's <skill_content> tool result: body, bundled files, sub-skill hint."""
-        return render_skill(self)
+    def render(self, base: str | None = None) -> str:
+        """sven's <skill_content> tool result: body, bundled files, sub-skill hint; `base` as for
+        render_skill."""
+        return render_skill(self, base)
 
 
 def loaded(
@@ -105,10 +106,18 @@ def _knowledge_doc(entry: str, knowledge: Any) -> KnowledgeDoc:
     return KnowledgeDoc(f"{knowledge['folder']}/{entry}", knowledge["titles"].get(entry))
 
 
-def render_skill(s: LoadedSkill) -> str:
+def render_skill(s: LoadedSkill, base: str | None = None) -> str:
+    """The <skill_content> block of a loaded skill (docs/format.md §10). `base`: the skill's folder,
+    for a skill loaded without one (load(base=...) also sets `${CLAUDE_SKILL_DIR}`): the block's
+    first line is then Claude Code's base directory line."""
+    body = s.body
+    if base is not None and s.base is None:
+        if not isinstance(base, str):
+            raise ArgumentType(f"base must be a str or None, not {type(base).__name__}")
+        body = f"Base directory for this skill: {base}\n\n{body}"
     parts = [
         f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.name)}">',
-        s.body.rstrip("\n"),
+        body.rstrip("\n"),
         "",
     ]
     if s.files:

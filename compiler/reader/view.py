@@ -272,15 +272,21 @@ class View:
         return text
 
     def catalog(
-        self, persona: str, env: object = None, which: Callable[[str], str | None] | None = None
+        self,
+        persona: str,
+        env: object = None,
+        which: Callable[[str], str | None] | None = None,
+        root: str | None = None,
     ) -> str:
         """The persona's catalog for `env`: the compiled one, without the entries of the skills
         whose requirements it lacks, its relative locations under the root when the build has
         one (docs/format.md §17)."""
         machine = Machine(env, which)
+        _text_arg(root, "root", optional=True)
+        root = self.root if root is None else root
         text = self.compiled(persona)
         requires = {} if machine.everything else self._requires()
-        if not requires and self.root is None:
+        if not requires and root is None:
             return text
         plan = self._plan(persona, text)
         listed = (
@@ -289,21 +295,21 @@ class View:
         drop = {
             c for c in listed if c in requires and machine.missing(requires[c]["bins"], requires[c]["env"])
         }
-        if not drop and self.root is None:
+        if not drop and root is None:
             return text
         if plan is None:
             why = (
                 f"the entries of {', '.join(sorted(drop))}, which this environment lacks requirements for, "
                 "cannot be left out of its catalog"
                 if drop
-                else f"its locations cannot be given the root {self.root!r}"
+                else f"its locations cannot be given the root {root!r}"
             )
             raise CannotSplit(
                 f"persona {persona!r}: this build's catalog template does not split (SKC603), so {why}"
             )
         from ..format.split import planned
 
-        return planned(text, plan["entries"], drop, self.root, plan["markup"])
+        return planned(text, plan["entries"], drop, root, plan["markup"])
 
     def _requires(self) -> dict[str, Any]:
         """The skills' requirements, by command (the index's requires object; {} when none)."""
@@ -670,6 +676,8 @@ def _holds(root: str, wanted: dict[str, tuple[Any, bool]], read: Callable[[Any],
     link or special file, each file's bytes and owner execute bit as wanted (docs/format.md §7)."""
     import stat  # here: a cold catalog() does not need it
 
+    if not os.path.isdir(root) or os.path.islink(root):
+        return False
     folders = {"/".join(rel.split("/")[:i]) for rel in wanted for i in range(1, rel.count("/") + 1)}
     found_files: list[str] = []
     todo = [""]

@@ -54,7 +54,8 @@ def survey(builds: Path, names: list[str | None]) -> list[Call]:
     commands = [*_commands(builds, names), "no-such-skill", "sven/revew", "Hello"]
     calls = [call("build_hash"), call("personas"), call("all_commands"), call("shadowed")]
     calls += [
-        call(n, persona="default") for n in ("catalog", "skills", "commands", "persona_meta", "persona_context")
+        call(n, persona="default")
+        for n in ("catalog", "skills", "commands", "persona_meta", "persona_context")
     ]
     for env in ENVS:
         calls += [call(n, persona="default", **env) for n in ("catalog", "skills", "unavailable")]

@@ -114,3 +114,9 @@ def test_load_gives_claude_code_s_base_directory_line(dist, tmp_path):
     assert rooted.load("default", "a").base == f"{tmp_path}/skills/a"
     assert f"<location>{tmp_path}/skills/a/SKILL.md</location>" in rooted.catalog("default")
     assert dist.load("default", "a").base is None and "Base directory" not in dist.load("default", "a").body
+    assert dist.catalog("default", root=str(tmp_path)) == rooted.catalog("default")  # for one call
+    plain = dist.load("default", "a")
+    assert plain.render(base="/b").startswith(
+        '<skill_content command="a" name="a">\nBase directory for this skill: /b\n\n'
+    )
+    assert loaded.render(base="/other") == loaded.render()  # a base from load() stands

@@ -55,6 +55,8 @@ def test_a_stack_packs_as_one_build_of_its_sources(tmp_path: Path, strategy: str
     assert stack.persona_meta("default") == one.persona_meta("default")
     assert stack.skills("default", env=everywhere) == one.skills("default", env=everywhere)
     assert stack.shadowed() == [reader.Shadowed("user-1", 0, 1)]
+    with pytest.raises(reader.ArgumentType):
+        stack.catalog("default", root="/x")  # each tier has its own
     assert stack.load("default", "user-1").body == one.load("default", "user-1").body
 
 
@@ -88,6 +90,8 @@ def test_open_checks_its_tiers(tmp_path: Path) -> None:
         reader.open([reader.Tier(tmp_path / "a", optional=True), reader.Tier(tmp_path / "b", optional=True)])
     with pytest.raises(reader.FormatError):
         reader.open([reader.Tier(tmp_path / "a")])
+    with pytest.raises(reader.FormatError, match="none of the builds"):
+        reader.open([{"path": tmp_path / "a", "optional": True}])  # a tier given as a dict
 
 
 def test_build_source_o_output_uses_no_config_and_no_cache(tmp_path: Path) -> None:
