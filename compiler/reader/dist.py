@@ -65,7 +65,10 @@ def open(
         raise ArgumentType(f"path must be a str, an os.PathLike or a non-empty list of them, not {path!r}")
     tiers = []
     for item in path:
-        tier = item if isinstance(item, Tier) else Tier(**item) if isinstance(item, dict) else Tier(item)
+        try:
+            tier = item if isinstance(item, Tier) else Tier(**item) if isinstance(item, dict) else Tier(item)
+        except TypeError as exc:  # a dict with other keys than Tier's
+            raise ArgumentType(f"a tier: {exc}") from None
         if not isinstance(tier.optional, bool):
             raise ArgumentType(f"Tier.optional must be a bool, not {type(tier.optional).__name__}")
         tiers.append(_Tier(_absolute(tier.path), optional=tier.optional, root=_root(tier.root)))
