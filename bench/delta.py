@@ -1,4 +1,4 @@
-"""skillc benchmark: `build --watch`'s delta builds (compiler/delta.py) in one process, beside the
+"""skillc benchmark: `build --watch`'s delta builds (compiler/incremental/delta.py) in one process, beside the
 whole build they replace.
 
     python bench/delta.py [--skills 10000] [--personas 12] [--edits 5] [--workdir DIR]
@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edits", type=int, default=5)
     ap.add_argument("--workdir", type=Path, default=None, help="default: a temporary folder (tmpfs if any)")
     args = ap.parse_args(argv)
-    from skillc.delta import rebuild, state_of, warm
     from skillc.format.layout import INDEX
+    from skillc.incremental.delta import rebuild, state_of, warm
     from skillc.pipeline import Compiled, build
 
     base = args.workdir or Path(tempfile.mkdtemp(dir="/dev/shm" if Path("/dev/shm").is_dir() else None))

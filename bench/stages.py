@@ -38,10 +38,10 @@ def stages(config_path: Path) -> list[tuple[str, float]]:
         t.append((label, time.perf_counter()))
 
     from skillc.cli import GC_THRESHOLD
-    from skillc.digests import build_hash
     from skillc.output.assemble import artifacts
     from skillc.output.write import write
     from skillc.project import config as config_mod
+    from skillc.stages.buildhash import build_hash
     from skillc.stages.catalog import catalogs
     from skillc.stages.discover import discover_checked
     from skillc.stages.resolve import resolve
@@ -85,11 +85,11 @@ def noop_stages(config_path: Path) -> list[tuple[str, float]]:
 
     import gc
 
-    from skillc.cache import quick as q
-    from skillc.cache import quick_hit, quick_replay
-    from skillc.cache.records import Records, debris
-    from skillc.cache.snapshot import take_snapshot
     from skillc.cli import GC_THRESHOLD
+    from skillc.incremental import quick as q
+    from skillc.incremental import quick_hit, quick_replay
+    from skillc.incremental.records import Records, debris
+    from skillc.incremental.snapshot import take_snapshot
     from skillc.options import Options
 
     gc.set_threshold(*GC_THRESHOLD)  # as the CLI runs

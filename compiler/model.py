@@ -35,6 +35,14 @@ class Strategy(StrEnum):
 
 
 DEFAULT_BUDGET = 30_000
+# The range of every number a project sets, in the config or on the command line (the config's
+# schema says the same; tests/unit/test_config.py holds the two equal). Generous, yet far below
+# where arithmetic on them overflows (a window is multiplied as a float) or a reader refuses a
+# value: a catalog or listing of a billion characters, a context window of a billion tokens, and a
+# resource no larger than the reader serves (format/layout.py MAX_OBJECT_BYTES).
+MIN_BUDGET, MAX_CHARS = 100, 10**9  # budgets.catalog_chars, budgets.personas
+MAX_WINDOW = 10**9  # targets.<name>.window, --window (tokens); --chars and targets...chars: 1 to MAX_CHARS
+MAX_RESOURCE_BYTES = 1 << 30  # resources.max_bytes
 SKILL_MD_CAP = 256 * 1024
 # Never resources: version-control metadata and OS litter (gitignore syntax, applied before
 # the project's own `resources.exclude`, so a `!` pattern there can take one back).
@@ -50,6 +58,59 @@ class TargetSetting:
     name: str  # claude-code, codex, gemini or opencode (targets.NAMES)
     window: int | None = None  # the model's context window in tokens
     chars: int | None = None  # claude-code: the listing budget in characters
+
+
+class Duplicates(StrEnum):
+    """What a source does with two skills that would have one id (docs/config.md, Sources)."""
+
+    ERROR = "error"  # SKC306, as the spec's clients refuse them
+    LAST_WINS = "last-wins"  # the later in discovery order is built, the other left out with a warning
+
+
+@dataclass(frozen=True)
+class SourceRules:
+    """How one source is searched for skills, as the loader that reads it searches (`sources:`
+    entries written as mappings; docs/config.md). The defaults are skillc's own discovery."""
+
+    optional: bool = False  # a missing source is a warning (SKC324), not an error (SKC308)
+    depth: int | None = None  # how many folders below the root a skill folder may be; None: any
+    root_skill: bool = False  # a SKILL.md at the source root is a skill, named after the source folder
+    # Folders by these names are not walked (their SKILL.md files are no skills, their files no resources)
+    skip_folders: tuple[str, ...] = ("node_modules",)
+    duplicates: Duplicates = Duplicates.ERROR
+    git_ignored: bool = False  # the ignore files above the source are not read (those inside it are)
+
+
+DEFAULT_SOURCE_RULES = SourceRules()
+
+
+class Names(StrEnum):
+    """How a skill's id follows from its `name` (`frontmatter.names`)."""
+
+    LABELS = "labels"  # a name that is not a valid skill name is a label; the id is the folder's name
+    LOWERCASE_HYPHENS = "lowercase-hyphens"  # every name made an id: lowercased, other runs one `-`
+
+
+class DescriptionFallback(StrEnum):
+    """Where a skill without a description takes one from (`frontmatter.description_fallback`)."""
+
+    NONE = "none"
+    FIRST_LINE = "first-line"  # the body's first non-empty line, as Claude Code reads it
+    FIRST_PARAGRAPH = "first-paragraph"  # the body's first paragraph, as Pegasus reads it
+
+
+@dataclass(frozen=True)
+class FrontmatterRules:
+    """What the project's loader reads of a SKILL.md beyond the spec (`frontmatter:` in the config).
+    Part of each SkillSource: checking a SKILL.md reads them, so they key its memo entry."""
+
+    names: Names = Names.LABELS
+    description_fallback: DescriptionFallback = DescriptionFallback.NONE
+    # Extension fields the project declares: (field, its JSON Schema as canonical JSON, or "" for any value)
+    extensions: tuple[tuple[str, str], ...] = ()
+
+
+DEFAULT_FRONTMATTER_RULES = FrontmatterRules()
 
 
 @dataclass(frozen=True)
@@ -90,6 +151,12 @@ class Config:
     # `knowledge:`: the project's knowledge folder (sven's `.sven/knowledge`), whose docs' titles
     # the reader gives beside each skill's `knowledge:` entries
     knowledge: str | None = None
+    # Each source's discovery rules, as `sources` (empty: every source has the defaults)
+    source_rules: tuple[SourceRules, ...] = ()
+    frontmatter: FrontmatterRules = DEFAULT_FRONTMATTER_RULES
+
+    def rules(self, index: int) -> SourceRules:
+        return self.source_rules[index] if self.source_rules else DEFAULT_SOURCE_RULES
 
     def at(self, *keys: str | int) -> tuple[int, int]:
         """Where a setting is written in the config: its key's line and column (1:1 if unknown)."""
@@ -137,13 +204,16 @@ class SkillSource:
     readable: bool = True  # False: SKILL.md itself could not be read (its error is in problems)
     # The config's `targets:` names: graded validation reads the frontmatter as they do
     targets: tuple[str, ...] = ()
+    rules: FrontmatterRules = DEFAULT_FRONTMATTER_RULES  # the config's `frontmatter:`
 
     @cached_property
     def origin(self) -> str:
-        """A digest of everything checking this SKILL.md reads: its bytes, path, command, source and
-        the selected targets (left out when there are none, so such keys stay what they were)."""
+        """A digest of everything checking this SKILL.md reads: its bytes, path, command, source,
+        the selected targets and the config's frontmatter rules (each left out when it is the
+        default, so such keys stay what they were)."""
         fields: tuple[object, ...] = (self.skill_md.rel, self.command, self.dir_rel, self.source)
         fields += (self.targets,) if self.targets else ()
+        fields += (self.rules,) if self.rules != DEFAULT_FRONTMATTER_RULES else ()
         where = repr(fields).encode("utf-8", "surrogatepass")
         return sha256_hex(where + b"\0" + self.skill_md.digest.encode())
 
@@ -172,6 +242,11 @@ class Discovery:
     diagnostics: tuple[Diagnostic, ...]  # not tied to one skill (skill problems: SkillSource)
     ignore_files: tuple[str, ...] = ()  # the ignore files the walks read: watched like inputs, not hashed
     knowledge: tuple[tuple[str, InputFile], ...] = ()  # the knowledge folder's docs, by name
+    # The copies of a command that a later source overrides, by command then source: validate serves
+    # the latest of them that is valid when the served one is left out for its errors (--skip-invalid).
+    shadowed: tuple[SkillSource, ...] = ()
+    # The SKILL.md paths `duplicates: last-wins` left out (each said, SKC305): the summary counts them.
+    dropped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,6 +293,14 @@ class Skill:
     def flag(self, key: str, default: Any = None) -> Any:
         return self.fields.get(key, default)
 
+    @property
+    def label(self) -> str:
+        """What the skill is shown as: its frontmatter `name` as written (kept in `fields`; a label
+        when it is not a valid skill name, Claude Code's display name), else its name. The readers
+        derive it the same way from a build (docs/format.md)."""
+        written = self.fields.get("name")
+        return written if type(written) is str and written else self.name
+
 
 @dataclass(frozen=True)
 class Persona:
@@ -250,6 +333,8 @@ class Program:
     # Every command a persona names (allowlists, overlays, exclusive bodies), a skill or not: what
     # an edit build must not add or remove a skill under (its diagnostics and suggestions read them).
     lookups: frozenset[str] = frozenset()
+    # Every SKILL.md found and not built (or entry discover refused), by path: the summary counts them
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,7 +393,7 @@ class Artifacts:
     objects: frozenset[str]  # relative paths of object files among `files`
     build_hash: str
     documents: frozenset[str] = frozenset()  # objects that are JSON documents (the reader parses them)
-    # What an edit build starts from (cache/carry.py): each shard's name -> its object's digest, and
+    # What an edit build starts from (incremental/carry.py): each shard's name -> its object's digest, and
     # each object a skill's entry names (body, resolved bodies, resources) -> how many entries do.
     shards: Mapping[str, str] = field(default_factory=dict)
     refs: Mapping[str, int] = field(default_factory=dict)

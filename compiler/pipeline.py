@@ -13,26 +13,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from . import diagnostics as dg
-from .cache import Hit, Report, Stats, quick_hit, quick_replay
 from .dataclass import dataclass, replace
 from .diagnostics import Diagnostic
 from .diagnostics.codes import Code
 from .diagnostics.policy import Policy
-from .digests import build_hash, hash_lines, input_line
 from .errors import TemplateFailure
+from .incremental import Hit, Report, Stats, Summary, leave_only, quick_hit, quick_replay
 from .options import DEFAULTS, Options, Progress, silent
 from .output.placement import placement_problems
 
 # A build the quick path replays imports neither the model nor the write stage (ctypes, subprocess):
 # a quarter of a no-op build's imports. They are imported where a build that runs uses them.
 if TYPE_CHECKING:
-    from .cache import Memo, Session
-    from .cache.carry import Carry, Catalog
-    from .cache.manifest import Changes, Manifest
-    from .cache.records import Records
-    from .cache.snapshot import Walked
-    from .edit import Edited
-    from .model import Artifacts, Config, Discovery, Program, Resolution, Resolved
+    from .incremental import Memo, Session
+    from .incremental.carry import Carry, Catalog
+    from .incremental.edit import Edited
+    from .incremental.manifest import Changes, Manifest
+    from .incremental.records import Records
+    from .incremental.snapshot import Walked
+    from .model import Artifacts, Config, Discovery, Duplicates, Program, Resolution, Resolved
     from .output.survey import Survey
     from .output.write import Comparison
     from .stages.budget import Packing
@@ -86,13 +85,6 @@ def _uncollected(run: Callable[P, R]) -> Callable[P, R]:
 
 
 @dataclass(frozen=True)
-class Summary:
-    skills: int
-    personas: int
-    objects: int
-
-
-@dataclass(frozen=True)
 class ConfigFailed:
     """The config could not be loaded: nothing else ran."""
 
@@ -111,7 +103,7 @@ class Compiled:
     artifacts: Artifacts | None
     diagnostics: tuple[Diagnostic, ...]
     cache: Stats | None = None  # what the build cache did, when it was on
-    # What the build was made from, for `build --watch` to rebuild from (delta.py): the discovery, the
+    # What the build was made from, for `build --watch` to rebuild from (incremental/delta.py): the discovery, the
     # template, and the diagnostics before _finish levelled (--strict), completed and ordered them.
     found: Discovery | None = None
     template: Template | None = None
@@ -132,7 +124,10 @@ class Compiled:
     def summary(self) -> Summary | None:
         if self.artifacts is None:
             return None
-        return Summary(len(self.program.skills), len(self.program.personas), len(self.artifacts.objects))
+        program = self.program
+        return Summary(
+            len(program.skills), len(program.personas), len(self.artifacts.objects), len(program.left_out)
+        )
 
     @property
     def output(self) -> Path:
@@ -269,6 +264,7 @@ def _back(
     # The back end, imported here: a build the cache replays never needs it.
     from .output.assemble import artifacts, personas_digest
     from .output.bounds import over_bounds
+    from .stages.buildhash import build_hash
     from .stages.catalog import catalogs, entry_cost
     from .stages.knowledge import knowledge
     from .stages.resolve import resolve
@@ -290,6 +286,7 @@ def _back(
         policy=policy,
         sources=config.sources,
         targets=tuple(t.name for t in config.targets),
+        by_name=_by_name(config),
     )
     del checks, first  # the results a split walk made are the program's now: their table goes
     # validate set the levels of its own diagnostics (a skill left out has its errors as warnings:
@@ -321,18 +318,14 @@ def _back(
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)), kept)
 
 
-# What the last build read to check and edit the recorded one (the recorded walk, an lstat result
-# per input path, the carry), left to the process's end: freeing them object by object costs 10-20
-# ms that a command about to leave (cli.run) need not pay, as a compiler driver leaves its memory to
-# the system. One build's worth at most: the next build frees it (a watch's build leaves nothing).
-_LEFT: list[object] = []
+def _by_name(config: Config) -> tuple[Duplicates, ...] | None:
+    """Whether skills are kept by their id as well as their command (`frontmatter.names:
+    lowercase-hyphens`: V1 keys them by it), with each source's `duplicates` rule; None when not."""
+    from .model import Names  # a build that runs has it loaded: validate's
 
-
-def left_to_exit(thing: object) -> None:
-    _LEFT.append(thing)
-
-
-_EMPTY = "the build holds no skills: check `sources` (an error under --strict)"
+    if config.frontmatter.names is not Names.LOWERCASE_HYPHENS:
+        return None
+    return tuple(config.rules(i).duplicates for i in range(len(config.sources)))
 
 
 def _finish(
@@ -344,22 +337,11 @@ def _finish(
     diags: tuple[Diagnostic, ...],
     front: Front | None = None,
 ) -> Compiled:
+    from .stages.report import final_diagnostics
+
     found, template = (front.found, front.template) if front else (None, None)
     final = final_diagnostics(config, not program.skills, diags)
     return Compiled(config, program, resolved, packings, art, final, None, found, template, diags)
-
-
-def final_diagnostics(config: Config, empty: bool, diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
-    """A build's report: `diags` are at their levels already, but for the empty-build warning (`empty`:
-    the build serves no skill); then --strict, and the report's order (the delta and edit builds make
-    their reports here too)."""
-    if empty and not dg.has_errors(diags):  # a build serving nothing is never silently green
-        diags += tuple(
-            Policy(config.severities, config.path_severities).apply(
-                [dg.warning(config.config_rel, Code.EMPTY_BUILD, _EMPTY)]
-            )
-        )
-    return dg.ordered(dg.apply_policy(diags, {}, config.strict))
 
 
 @_uncollected
@@ -383,11 +365,11 @@ def build(
         progress("checking whether the build is current")
         ahead = None if prune or keep else _edit_ahead  # what the edit build below would read first
         early = quick_replay(Path(config_path), options, prune=prune, meanwhile=ahead)
-        _LEFT[:] = [] if keep else [early]  # the watch lives on: what it does not keep, it frees
+        leave_only(None if keep else early)  # the watch lives on: what it does not keep, it frees
     hit = quick_hit(early)
     if hit is not None and early is not None and early.hit is not None:
         stats = Stats(replayed=True, unread=True, quick=True)
-        summary = Summary(hit.skills, hit.personas, hit.objects)
+        summary = Summary(hit.skills, hit.personas, hit.objects, hit.left_out)
         root = Path(config_path).resolve().parent
         quick = early.hit[0].quick
         assert quick is not None  # a quick hit is made from one
@@ -396,7 +378,7 @@ def build(
     if cache and early is not None and early.changes is not None and not prune and not keep:
         # Files were edited in place: maybe no other input need be read, nor the config parsed. (The
         # watch, keeping the build to rebuild from, needs all of it in memory.)
-        from .edit import edit_build
+        from .incremental.edit import edit_build
 
         edited = edit_build(early)
         if not isinstance(edited, str):
@@ -419,9 +401,10 @@ def build(
         return replace(result, diagnostics=dg.ordered((*result.diagnostics, refused))), None
     door = None
     if cache and template is not None:
-        config_side = (build_hash(config, (), template), head.diagnostics, template.source)
-        from .cache import open_session  # the door: past the quick path only
+        from .incremental import open_session  # the door: past the quick path only
+        from .stages.buildhash import build_hash
 
+        config_side = (build_hash(config, (), template), head.diagnostics, template.source)
         door = open_session(config, config_side, options, prune=prune, early=early)
         if door is not None:
             door.stats.declined = declined
@@ -474,7 +457,7 @@ def _surveying() -> Iterator[_Surveying]:
 def _edit_ahead(records: Records, manifest: Manifest, guess: Changes) -> object:
     """The edit build's module imported, what it reads first read, and the build of `guess` made,
     while the quick path's lstats run (edit.ahead)."""
-    from .edit import ahead
+    from .incremental.edit import ahead
 
     try:
         return ahead(records, manifest, guess)
@@ -484,11 +467,11 @@ def _edit_ahead(records: Records, manifest: Manifest, guess: Changes) -> object:
 
 @dataclass(frozen=True)
 class _Keyed:
-    """A discovery with what the cache keys the build by (cache.session.Discovered)."""
+    """A discovery with what the cache keys the build by (incremental.session.Discovered)."""
 
     front: Front
     build_hash: str
-    lines: list[bytes]  # each input's line of the build hash (digests.input_line): the carry keeps them
+    lines: list[bytes]  # each input's line of the build hash (stages/buildhash.py): the carry keeps them
 
     @property
     def input_paths(self) -> tuple[str, ...]:
@@ -506,6 +489,7 @@ def _build_cached(
     head: Head, template: Template, door: Session, prune: bool, progress: Progress, keep: bool
 ) -> tuple[Compilation, Written | None]:
     """The one place the pipeline uses the cache: replay, memo, finish."""
+    from .stages.buildhash import hash_lines, input_line
 
     def discovered(walked: Walked | None) -> _Keyed:
         # The cache's stat walk has listed and stat'ed the inputs: discover does not again. A cache
@@ -523,11 +507,11 @@ def _build_cached(
     progress("checking the build cache")
     found = door.replay(discovered)
     if isinstance(found, Hit):
-        summary = Summary(found.skills, found.personas, found.objects)
+        summary = Summary(found.skills, found.personas, found.objects, found.left_out)
         replayed = Replayed(head.config.root, head.config.output, summary, found.report, door.stats)
         return replayed, _Unwritten()
     memo = door.memo
-    from .cache.carry import Found
+    from .incremental.carry import Found
 
     # What the carry needs of the discovery, taken now: `_back` is then handed the front's only
     # reference and lets the inputs' bytes go after the check, as a build without the cache does
@@ -547,7 +531,7 @@ def _build_cached(
     made_counts = (counts.skills, counts.personas, counts.objects) if counts else (0, 0, 0)
 
     def carry(key: str) -> tuple[Carry, Catalog]:
-        from .cache.carry import made
+        from .incremental.carry import made
 
         assert result.artifacts is not None  # written
         return made(
@@ -563,7 +547,7 @@ def _build_cached(
             (template.source, template.suffix),
         )
 
-    door.finish(files, hashed, made_counts, result.diagnostics, carry)
+    door.finish(files, hashed, made_counts, result.diagnostics, carry, counts.left_out if counts else 0)
     return result, written
 
 

@@ -19,21 +19,6 @@ if TYPE_CHECKING:
 
 GC_THRESHOLD = (50_000, 20, 100)
 
-# Each command by its module: a run imports only the module of the command it runs (a no-op
-# build does not pay for review, git or the vendoring code).
-COMMANDS = {
-    "build": ("build", "build"),
-    "validate": ("build", "validate"),
-    "check": ("build", "check"),
-    "init": ("project", "init"),
-    "explain": ("explain", "explain"),
-    "catalog": ("catalog", "catalog"),
-    "export": ("export", "export"),
-    "diff": ("review", "diff"),
-    "audit": ("review", "audit"),
-    "codes": ("project", "codes"),
-    "vendor-reader": ("project", "vendor_reader"),
-}
 # What keeps a `build` from using the cache's quick path, or from running at all.
 _NOT_EARLY = frozenset({"--no-cache", "--watch", "-h", "--help", "--version", "-o", "--output"})
 
@@ -71,8 +56,8 @@ def main(argv: list[str] | None = None) -> None:
 
             guarded(lambda: contained(lambda: building.plain(named[0])))
     finally:
-        if "skillc.cache.quick" in sys.modules:  # a build that never asked for what `_start` began
-            sys.modules["skillc.cache.quick"].discard()
+        if "skillc.incremental.quick" in sys.modules:  # a build that never asked for what `_start` began
+            sys.modules["skillc.incremental.quick"].discard()
 
 
 def _plain(argv: list[str]) -> tuple[str | None] | None:
@@ -107,7 +92,7 @@ def _file_or_nothing(named: str) -> bool:
 
 def _start(argv: list[str]) -> None:
     """For `skillc build`, the cache's lstats started before click and the stages are imported
-    (cache/quick.py `start`): a forked child takes them while this process imports. The config is
+    (incremental/quick.py `start`): a forked child takes them while this process imports. The config is
     told from the command line without parsing it (the last `--config`, else the one `find_config`
     finds from here); the quick path uses what was started only for the same cache and paths."""
     if "build" not in argv or not _NOT_EARLY.isdisjoint(argv):
@@ -118,7 +103,7 @@ def _start(argv: list[str]) -> None:
             named = argv[i + 1]
         elif arg.startswith("--config="):
             named = arg.partition("=")[2]
-    from ..cache import quick
+    from ..incremental import quick
 
     try:
         here = Path(os.getcwd())

@@ -20,7 +20,7 @@ from .invocation import emit, find_config, options, quiet, say
 from .shared import COLOR, CONFIG, FORMAT, IGNORE, SKIP, STATISTICS, STRICT, VERBOSE, reporting
 
 if TYPE_CHECKING:  # the write stage and the delta builds: not on a no-op build
-    from ..delta import Rebuilt, State
+    from ..incremental.delta import Rebuilt, State
     from ..output.write import Comparison
 
 WATCH = click.option(
@@ -91,7 +91,7 @@ def build(
 
 
 class _Watched:
-    """`build --watch`'s runs: a whole build, then a delta build (delta.py) from the last one for each
+    """`build --watch`'s runs: a whole build, then a delta build (incremental/delta.py) from the last one for each
     change it covers, a whole build again for any other."""
 
     def __init__(self, run: Run) -> None:
@@ -118,7 +118,7 @@ class _Watched:
 
 
 def _delta(state: State, changed: list[Path]) -> Rebuilt | None:
-    from ..delta import rebuild
+    from ..incremental.delta import rebuild
 
     try:
         return rebuild(state, changed)
@@ -138,7 +138,7 @@ def _state_for(result: pipeline.Compilation | None, config_path: Path, settings:
     """The state to rebuild from: the build just written, or, when the cache replayed or edited it
     (nothing of it in memory), a compile of the same sources. Its index is the one a delta build expects on disk:
     `write.write_delta` declines one that finds another, and the whole build runs instead."""
-    from ..delta import state_of, warm
+    from ..incremental.delta import state_of, warm
 
     if not isinstance(result, pipeline.Compiled):  # replayed or edited: nothing of it in memory
         result = pipeline.compile_project(config_path, options(*settings), keep=True)
@@ -178,7 +178,8 @@ def validate(
         warnings = len(diagnostics)  # no errors: every one left is a warning
         say(
             fmt,
-            f"skillc: valid: {result.summary.skills} skills, {result.summary.personas} personas, {warnings} warning(s)",
+            f"skillc: valid: {result.summary.skills} skills{building.left_out(result.summary)}, "
+            f"{result.summary.personas} personas, {warnings} warning(s)",
         )
     return 0 if ok else 1
 

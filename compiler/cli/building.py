@@ -10,12 +10,12 @@ from pathlib import Path
 
 from .. import diagnostics as dg
 from .. import pipeline
-from ..cache import Report
 from ..dataclass import dataclass
 from ..diagnostics import Diagnostic
 from ..diagnostics import formats as report
 from ..diagnostics.codes import Code
 from ..errors import OutputRefused
+from ..incremental import Report, Summary
 from . import invocation
 from .boundary import said_interrupted
 from .invocation import as_recorded, emit, options, say
@@ -91,17 +91,20 @@ def build(run: Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written 
     return 0, result, written
 
 
-def done(
-    fmt: str, output_rel: str, counts: pipeline.Summary, written: pipeline.Written, started: float
-) -> None:
+def done(fmt: str, output_rel: str, counts: Summary, written: pipeline.Written, started: float) -> None:
     state = "written" if written.written else "already up to date"
     pruned = f", {written.pruned} object(s) pruned" if written.pruned else ""
     say(
         fmt,
-        f"skillc: {output_rel}/ {state}: {counts.skills} skills, "
+        f"skillc: {output_rel}/ {state}: {counts.skills} skills{left_out(counts)}, "
         f"{counts.personas} personas, {counts.objects} objects{pruned} "
         f"({time.perf_counter() - started:.2f}s)",
     )
+
+
+def left_out(counts: Summary) -> str:
+    """The skills found and not built, beside those built: never silent (SKC314 and the others say which)."""
+    return f" ({counts.left_out} left out)" if counts.left_out else ""
 
 
 def _emit_recorded(recorded: Report, quiet: bool) -> None:

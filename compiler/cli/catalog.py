@@ -10,7 +10,7 @@ import click
 
 from .. import reader, targets
 from ..errors import UsageError
-from ..model import Config, TargetSetting
+from ..model import MAX_CHARS, MAX_WINDOW, Config, TargetSetting
 from ..names.suggest import did_you_mean
 from ..project import config as config_mod
 from ..targets import view
@@ -26,8 +26,10 @@ from .shared import CONFIG, dist_option
     "--target", "target", required=True, type=click.Choice(list(targets.NAMES)), help="The harness."
 )
 @click.option("--persona", required=True, help="The persona whose export the harness loads.")
-@click.option("--window", type=click.IntRange(min=1), help="The model's context window, in tokens.")
-@click.option("--chars", type=click.IntRange(min=1), help="claude-code: the listing budget in characters.")
+@click.option("--window", type=click.IntRange(1, MAX_WINDOW), help="The model's context window, in tokens.")
+@click.option(
+    "--chars", type=click.IntRange(1, MAX_CHARS), help="claude-code: the listing budget in characters."
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @dist_option("Read")
 @click.option(

@@ -9,6 +9,7 @@ import click
 from .. import targets
 from ..diagnostics import printable
 from ..errors import UsageError
+from ..model import MAX_CHARS, MAX_WINDOW
 from ..output.export import write_export
 from ..targets import export as export_mod
 from ..targets import view
@@ -26,10 +27,12 @@ from .shared import CONFIG, dist_option
 @click.option("--all-personas", is_flag=True, help="One project folder per persona: DEST/<persona>/.")
 @click.option(
     "--window",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_WINDOW),
     help="claude-code: the model's context window, for budgets.priority.",
 )
-@click.option("--chars", type=click.IntRange(min=1), help="claude-code: the listing budget in characters.")
+@click.option(
+    "--chars", type=click.IntRange(1, MAX_CHARS), help="claude-code: the listing budget in characters."
+)
 @dist_option("Read")
 @click.argument("dest", type=click.Path(path_type=Path))
 def export(

@@ -1,12 +1,17 @@
 """`build --watch` and `check --watch`: run the command again whenever an input changes.
 
-What is watched follows the config, read again after every run: the config file, the template, the
-sources, the personas folder and the ignore files among them. The output directory, `.skillc-cache/`
-and `.git/` are never watched, so a build's own writes cannot trigger the next one.
+What is watched follows the config, read again after every run: every file the last run read or
+looked for on the config's side (the config, `pyproject.toml` beside it, the template and each file
+it includes, imports or extends, the ignore files above the walked roots, up to the repository's
+top: the cache's `watch_list`), the sources and the personas folder. The output directory,
+`.skillc-cache/` and `.git/` are never watched, so a build's own writes cannot trigger the next one.
 
 File-system notifications come from `watchfiles` (the optional extra `skillc[watch]`; it has a
-compiled part, hence optional). Without it, or with SKILLC_WATCH_POLL=1 (network file systems,
-containers where inotify does not reach), the inputs are polled: a stat walk every half second.
+compiled part, hence optional), for the sources, the personas folder and the project's folder.
+A watched file outside them (an ignore file above the project, in a monorepo) is not worth a
+recursive watch of the whole repository: it is stat-ed each time the notifier times out (every
+_READY_MS). Without watchfiles, or with SKILLC_WATCH_POLL=1 (network file systems, containers
+where inotify does not reach), the inputs are polled: a stat walk every half second.
 Either way a burst of saves (an editor writing a temporary file, then renaming it) gives one run:
 the run starts once the inputs have been quiet for DEBOUNCE_MS.
 
@@ -22,7 +27,7 @@ import stat
 import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,6 +35,9 @@ from ..dataclass import dataclass
 from ..diagnostics import printable
 from ..errors import SkillcError
 from ..format.errors import ReaderError
+
+if TYPE_CHECKING:
+    from ..model import Config
 
 DEBOUNCE_MS = 30  # quiet time before a run: editors save in bursts of a few events, within milliseconds
 POLL_SECONDS = 0.5
@@ -72,8 +80,22 @@ def plan_for(config_path: Path) -> Plan:
         folders.append((config.root / config.personas).resolve())
     if config.knowledge:
         folders.append((config.root / config.knowledge).resolve())
-    files = (config_file, config.template.resolve())
-    return Plan(tuple(sorted(set(folders))), files, ((config.root / config.output).resolve(),))
+    files = (config_file, *_config_side(config))
+    return Plan(
+        tuple(sorted(set(folders))), tuple(dict.fromkeys(files)), ((config.root / config.output).resolve(),)
+    )
+
+
+def _config_side(config: Config) -> list[Path]:
+    """What a build reads or looks for besides its inputs, as the cache's quick path watches it:
+    the template with what it includes, and the ignore files above the walked roots (not `.git`,
+    which the watch never looks into)."""
+    from ..incremental.quick import watch_list
+    from ..stages.template import load_template
+
+    template, _ = load_template(config)  # None when broken: the template alone, until it loads
+    listed = watch_list(config, template.source if template is not None else b"")
+    return [Path(p).resolve() for p in listed if Path(p).name != ".git"]
 
 
 def loop(run: Callable[[list[Path] | None], int], config_path: Path) -> int:
@@ -124,6 +146,9 @@ class _Notifier:
         self.plan: Plan | None = None
         self.roots: tuple[str, ...] = ()
         self.batches: Generator[set[tuple[Any, str]], None, None] | None = None
+        # The watched files below no root, stat-ed at each timeout; their state as the last run
+        # began, so a change made while it ran is the next run's
+        self.outside: dict[Path, _State] = {}
 
     @staticmethod
     def available() -> bool:
@@ -139,17 +164,26 @@ class _Notifier:
         """Block until an input changes and the burst is over; the changed paths, sorted."""
         self.plan = plan  # the filter reads the latest plan
         roots = self._roots(plan)
+        outside = [
+            f for f in plan.files if not any(Path(r) == f.parent or Path(r) in f.parents for r in roots)
+        ]
+        self.outside = {f: self.outside[f] if f in self.outside else _state(f) for f in outside}
         if self.batches is None or roots != self.roots:
-            return self._start(plan, roots)
-        _ready()
-        return self._wait()
+            changed = self._start(plan, roots)
+        else:
+            _ready()
+            changed = self._wait()
+        self.outside = {f: _state(f) for f in self.outside}  # as the run that follows begins
+        return changed
 
     def _roots(self, plan: Plan) -> tuple[str, ...]:
         # The config's folder is watched too: an editor replaces the config by a rename, which a watch
         # on the file itself would lose; `plan.wants` keeps only the inputs.
         roots = {str(p) for p in plan.folders if p.exists()} | {str(self.config_path.resolve().parent)}
-        roots |= {str(f.parent) for f in plan.files if f.parent.exists()}
         return tuple(sorted(roots))
+
+    def _moved_outside(self) -> list[Path]:
+        return sorted(f for f, was in self.outside.items() if _state(f) != was)
 
     def _start(self, plan: Plan, roots: tuple[str, ...]) -> list[Path]:
         """A new watcher. It says nothing when it is in place; its first timeout is the sign. What
@@ -182,8 +216,11 @@ class _Notifier:
     def _wait(self) -> list[Path]:
         assert self.batches is not None
         for batch in self.batches:
-            if batch:  # an empty batch is the notifier's timeout: nothing changed yet
+            if batch:
                 return sorted(_paths(batch))
+            moved = self._moved_outside()  # an empty batch is the notifier's timeout
+            if moved:
+                return moved
         self.batches = None
         return []
 
@@ -227,12 +264,21 @@ def _snapshot(plan: Plan) -> dict[Path, tuple[int, int, int, int]]:
     return found
 
 
-def _stat_into(found: dict[Path, tuple[int, int, int, int]], path: Path) -> None:
+_State = tuple[int, int, int, int] | None  # a file's stat data, None when it is not there
+
+
+def _state(path: Path) -> _State:
     try:
         st = path.stat()
     except OSError:
-        return
-    found[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _stat_into(found: dict[Path, tuple[int, int, int, int]], path: Path) -> None:
+    state = _state(path)
+    if state is not None:
+        found[path] = state
 
 
 def _files_below(folder: Path, plan: Plan) -> Iterator[Path]:

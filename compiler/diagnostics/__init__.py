@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from enum import StrEnum
 
 from ..dataclass import dataclass
@@ -14,6 +14,10 @@ from .codes import DESCRIPTIONS, Code
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    # A diagnostic a setting ignored, kept as a mark (its path and code) among the others until the
+    # report is made (policy.unused tells from the marks which settings suppressed something): the
+    # incremental builds splice a skill's marks with its diagnostics. Never reported.
+    SUPPRESSED = "suppressed"
 
 
 # Every code by its string, for what users type (configs, --ignore) and `skillc codes`.
@@ -55,6 +59,11 @@ def _escape(ch: str) -> str:
     return ch.encode("unicode_escape", "backslashreplace").decode("ascii") if ch != "\x7f" else "\\x7f"
 
 
+def clip(text: str) -> str:
+    """`text` cut to 80 characters for a message, "..." saying where."""
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 _printable = printable
 
 
@@ -75,29 +84,6 @@ def position(text: str | bytes, offset: int, first_line: int = 1) -> tuple[int, 
 
 def has_errors(diags: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diags)
-
-
-LEVELS = ("error", "warning", "ignore")
-
-
-def apply_policy(
-    diags: Iterable[Diagnostic],
-    severities: Mapping[str, str],
-    strict: bool,
-    paths: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (),
-) -> tuple[Diagnostic, ...]:
-    """Per-code and per-path levels (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
-
-    Any code may be raised to an error. Only spec-conformance codes (codes.CONFORMANCE) may be
-    lowered to a warning or to nothing; an integrity error stays an error, since the output would be
-    wrong (config.py refuses such a setting where it is written, so it never gets here silently).
-    """
-    from .policy import Policy
-
-    kept = Policy(tuple(severities.items()), paths).apply(diags)
-    if strict:
-        kept = [Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in kept]
-    return tuple(kept)
 
 
 def ordered(diags: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

@@ -17,6 +17,7 @@ class Code(StrEnum):
     TEMPLATE = "SKC104"
     SOURCE_REPEATED = "SKC105"
     SEVERITY_REFUSED = "SKC106"
+    UNUSED_SUPPRESSION = "SKC107"
     CONFIG_SHADOWED = "SKC110"
     # files and frontmatter (2xx)
     NOT_UTF8 = "SKC201"
@@ -35,6 +36,7 @@ class Code(StrEnum):
     SPEC_LIMIT = "SKC216"
     TARGET_DIFFERS = "SKC217"
     UNINVOKABLE = "SKC218"
+    NAME_NOT_ID = "SKC219"
     # paths and discovery (3xx)
     UNSAFE_PATH = "SKC301"
     SYMLINK_ESCAPES = "SKC302"
@@ -51,10 +53,13 @@ class Code(StrEnum):
     EMPTY_SOURCE = "SKC313"
     SKIPPED_INVALID = "SKC314"
     EMPTY_BUILD = "SKC315"
+    NOT_COMPILED = "SKC316"
+    NOT_BUILT = "SKC317"
     CONFUSABLE = "SKC320"
     NESTED_DIRECTORY = "SKC321"
     SYMLINK_RESERVED = "SKC322"
     EXCLUDES_SKILL_MD = "SKC323"
+    OPTIONAL_SOURCE_MISSING = "SKC324"
     # personas (4xx)
     MANIFEST_INVALID = "SKC401"
     UNKNOWN_FALLBACK = "SKC402"
@@ -93,6 +98,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.TEMPLATE: "template cannot be loaded or rendered",
     Code.SOURCE_REPEATED: "a source is listed more than once",
     Code.SEVERITY_REFUSED: "a severity setting names an unknown code or lowers an integrity code",
+    Code.UNUSED_SUPPRESSION: "a suppression suppresses nothing in this build, or can never match",
     Code.CONFIG_SHADOWED: "[tool.skillc] in pyproject.toml is ignored: skillc.yaml in the same folder wins",
     Code.NOT_UTF8: "file cannot be read as UTF-8 text",
     Code.NO_FRONTMATTER: "missing or unterminated frontmatter",
@@ -110,6 +116,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.SPEC_LIMIT: "a frontmatter value is longer than the Agent Skills spec allows",
     Code.TARGET_DIFFERS: "a selected harness skips the skill or ignores a field of it (targets:)",
     Code.UNINVOKABLE: "no one can invoke the skill: hidden from the model and from the user",
+    Code.NAME_NOT_ID: "name is not a valid skill name: it is the skill's label, its id is its folder's name",
     Code.UNSAFE_PATH: "unsafe path",
     Code.SYMLINK_ESCAPES: "symlink escapes the root",
     Code.SYMLINK_LOOP: "symlink loop",
@@ -125,10 +132,13 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.EMPTY_SOURCE: "source holds no skills",
     Code.SKIPPED_INVALID: "skills left out because they have errors (--skip-invalid)",
     Code.EMPTY_BUILD: "the build holds no skills",
+    Code.NOT_COMPILED: "a SKILL.md found that the source's discovery rules do not compile (a hidden folder, depth)",
+    Code.NOT_BUILT: "a SKILL.md gives no skill and no other diagnostic says why (a skillc bug)",
     Code.CONFUSABLE: "two commands look alike (Latin, Cyrillic or Greek look-alike letters)",
     Code.NESTED_DIRECTORY: "a source or the personas directory is inside a source: left out of its walk",
     Code.SYMLINK_RESERVED: "symlink resolves into version-control metadata, the output or the build cache",
     Code.EXCLUDES_SKILL_MD: "resources.exclude matches SKILL.md, which is never excluded",
+    Code.OPTIONAL_SOURCE_MISSING: "a source marked optional does not exist on this machine",
     Code.MANIFEST_INVALID: "persona manifest invalid",
     Code.UNKNOWN_FALLBACK: "unknown fallback persona",
     Code.FALLBACK_CYCLE: "fallback cycle",
@@ -165,6 +175,7 @@ DESCRIPTIONS: dict[Code, str] = {
 CONFORMANCE: frozenset[Code] = frozenset(
     {
         Code.SOURCE_REPEATED,
+        Code.UNUSED_SUPPRESSION,
         Code.UNKNOWN_FIELD,
         Code.NAME_MISMATCH,
         Code.EMPTY_BODY,
@@ -172,14 +183,17 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.SPEC_LIMIT,
         Code.TARGET_DIFFERS,
         Code.UNINVOKABLE,
+        Code.NAME_NOT_ID,
         Code.OVERRIDDEN,
         Code.BAD_DIRECTORY_NAME,
         Code.ROOT_SKILL_MD,
         Code.WALKED_ONCE,
         Code.NESTED_DIRECTORY,
         Code.EXCLUDES_SKILL_MD,
+        Code.OPTIONAL_SOURCE_MISSING,
         Code.LOWERCASE_SKILL_MD,
         Code.EMPTY_SOURCE,
+        Code.NOT_COMPILED,
         Code.OVERLAY_NO_SKILL,
         Code.OVERLAY_IGNORED,
         Code.ALLOWLIST_UNKNOWN,

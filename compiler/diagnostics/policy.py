@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..dataclass import dataclass, replace
-from . import CODES, Diagnostic, Severity
-from .codes import lowerable
+from . import CODES, Diagnostic, Severity, warning
+from .codes import Code, lowerable
 
 LEVELS = ("error", "warning", "ignore")
 Levels = tuple[tuple[str, str], ...]  # (code, level), sorted
@@ -63,22 +63,81 @@ class Policy:
             return list(diags)
         kept: list[Diagnostic] = []
         for d in diags:
+            if d.severity is Severity.SUPPRESSED:  # levelled already
+                kept.append(d)
+                continue
             level = self.level(d, inline)
             if level == "error" and d.severity is not Severity.ERROR:
                 d = replace(d, severity=Severity.ERROR)
             elif level in ("warning", "ignore") and (d.severity is Severity.WARNING or lowerable(d.code)):
                 if level == "ignore":
+                    kept.append(Diagnostic(d.path, 0, 0, Severity.SUPPRESSED, d.code, ""))  # see unused
                     continue
                 d = replace(d, severity=Severity.WARNING)
             kept.append(d)
         return kept
 
 
-@functools.cache
-def _matcher(pattern: str) -> Any:
-    import pathspec
+def unused(
+    policy: Policy,
+    written: Mapping[tuple[str | int, ...], tuple[int, int]],
+    config_rel: str,
+    diags: Iterable[Diagnostic],
+) -> list[Diagnostic]:
+    """SKC107 for each setting of the config that lowers codes but met none of them in this build
+    (`diags`: the build's, with the marks of those a setting ignored), as ruff reports an unused
+    `noqa`; and for each `per_path` pattern that can never match. `written`: where the config sets
+    each key; a setting it does not write (`--ignore` on the command line) is never reported. A
+    setting that raises a code to an error suppresses nothing: it guards, and is not reported.
+    Settings of SKC107 itself are not reported either (they are how a project silences this), nor
+    those of a code that depends on the machine (SKC324, `_NEVER_IDLE`)."""
+    paths: dict[str, set[str]] = {}
+    for d in diags:
+        paths.setdefault(d.code, set()).add(d.path)
+    found = [
+        warning(
+            config_rel,
+            Code.UNUSED_SUPPRESSION,
+            f"diagnostics: {code}: {level} suppresses nothing: no {code} in this build; remove the setting",
+            *written[("diagnostics", code)],
+        )
+        for code, level in policy.codes
+        if _lowers(code, level) and ("diagnostics", code) in written and code not in paths
+    ]
+    for pattern, levels in policy.paths:
+        at = written.get(("diagnostics", "per_path", pattern), (1, 1))
+        if ".." in pattern.split("/"):
+            why = "can never match: a diagnostic's path is relative to the project root and never holds '..'"
+            found.append(
+                warning(config_rel, Code.UNUSED_SUPPRESSION, f"diagnostics.per_path: {pattern!r} {why}", *at)
+            )
+            continue
+        match = _matcher(pattern)
+        idle = [f"{c}: {lv}" for c, lv in levels if _lowers(c, lv) and not any(map(match, paths.get(c, ())))]
+        if idle:
+            message = (
+                f"diagnostics.per_path: {pattern!r} suppresses nothing in this build ({', '.join(idle)}); "
+                "its patterns match paths relative to the project root"
+            )
+            found.append(warning(config_rel, Code.UNUSED_SUPPRESSION, message, *at))
+    return found
 
-    return pathspec.GitIgnoreSpec.from_lines([pattern]).match_file
+
+# Settings never said to be idle: SKC107's own (how a project keeps a setting on purpose), and a
+# code that depends on the machine: an optional source missing is said where the tier is absent (a
+# CI runner without `~/.agent/skills`), so its setting meets nothing on a machine that has it.
+_NEVER_IDLE = frozenset({Code.UNUSED_SUPPRESSION, Code.OPTIONAL_SOURCE_MISSING})
+
+
+def _lowers(code: str, level: str) -> bool:
+    return level != "error" and code not in _NEVER_IDLE
+
+
+@functools.cache
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    from ..names import gitignore
+
+    return gitignore.matcher(pattern)
 
 
 # `# skillc: ignore[SKC206, SKC216]` on a line of its own in the frontmatter (a YAML comment:
@@ -117,3 +176,26 @@ def from_config(table: Mapping[str, Any], ignore: Iterable[str]) -> Policy:
         (pattern, tuple(sorted(levels.items()))) for pattern, levels in (table.get("per_path") or {}).items()
     )
     return Policy(tuple(sorted(codes.items())), paths)
+
+
+def apply_policy(
+    diags: Iterable[Diagnostic],
+    severities: Mapping[str, str],
+    strict: bool,
+    paths: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (),
+) -> tuple[Diagnostic, ...]:
+    """Per-code and per-path levels (`diagnostics:`, `--ignore`), then `--strict` promotes every warning left.
+
+    Any code may be raised to an error. Only spec-conformance codes (codes.CONFORMANCE) may be
+    lowered to a warning or to nothing; an integrity error stays an error, since the output would be
+    wrong (config.py refuses such a setting where it is written, so it never gets here silently).
+    """
+    # the marks of what a setting ignored are read by now (policy.unused) and never reported
+    kept = [
+        d
+        for d in Policy(tuple(severities.items()), paths).apply(diags)
+        if d.severity is not Severity.SUPPRESSED
+    ]
+    if strict:
+        kept = [Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in kept]
+    return tuple(kept)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .errors import FormatError, IntegrityError
 from .layout import VERSION, node_width, sha256_hex, shard_of
+from .split import FIELDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -165,8 +166,8 @@ def check_split(doc: Any, personas: Any, where: str) -> None:
         if not _version(doc["format"]):
             _fail("format", f"not format {VERSION}")
         _bool(doc["markup"], "markup")
-        _pattern(doc["entry"], "entry", _FIELDS)
-        _pattern(doc["always"], "always", _FIELDS)
+        _pattern(doc["entry"], "entry", FIELDS)
+        _pattern(doc["always"], "always", FIELDS)
         frames = doc["frames"]
         if not isinstance(frames, dict) or set(frames) != set(personas):
             _fail("frames", "not an object keyed by the index's personas")
@@ -185,9 +186,6 @@ def check_split(doc: Any, personas: Any, where: str) -> None:
                         _str(part, f"frames.{pid}.{key}.{i}")
 
     _checked(shape, doc, where)
-
-
-_FIELDS = ("command", "name", "description", "location")
 
 
 def _pattern(v: Any, path: str, fields: tuple[str, ...]) -> None:
@@ -425,7 +423,7 @@ def _frontmatter(fm: Any, path: str) -> None:
     for key in _STR_LISTS:
         if key in fm:
             _strs(fm[key], f"{path}.{key}")
-    for key in ("context", "argument-hint", "agent", "model"):
+    for key in ("name", "context", "argument-hint", "agent", "model"):
         if key in fm and not isinstance(fm[key], str):
             _fail(f"{path}.{key}", "not a string")
 

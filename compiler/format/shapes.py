@@ -77,6 +77,7 @@ class ResolutionDoc(TypedDict):
 FrontmatterDoc = TypedDict(
     "FrontmatterDoc",
     {
+        "name": str,  # the name as written: the label (docs/format.md §7), when not the entry's name
         "allowed-tools": list[str],
         "knowledge": list[str],
         "requires_bins": list[str],

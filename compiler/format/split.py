@@ -18,7 +18,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-FIELDS = ("command", "name", "description", "location")  # the entry's text values, as templates see them
+FIELDS = (
+    "command",
+    "name",
+    "label",
+    "description",
+    "location",
+)  # the entry's text values, as templates see them
 OMITTED = "omitted"  # the one value of a frame
 
 

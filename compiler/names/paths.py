@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the cache's quick path imports this module, and no model
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 
-# The build cache's directory below the project root (cache/store.py keeps it there): never an
+# The build cache's directory below the project root (incremental/store.py keeps it there): never an
 # output, never an input, and no symlink among the inputs may lead into it.
 CACHE_DIRNAME = ".skillc-cache"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import diagnostics as dg
-from ..cache.store import DIRNAME as CACHE_DIRNAME
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
+from ..names.paths import CACHE_DIRNAME
 
 if TYPE_CHECKING:  # the pipeline imports this module on a no-op build, which loads no model
     from ..model import Config

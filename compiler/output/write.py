@@ -215,7 +215,7 @@ def write(
 
 
 def write_delta(dist: Path, files: Mapping[str, bytes], objects: frozenset[str], previous: bytes) -> bool:
-    """`skillc build --watch`'s write of a delta build (delta.py): the objects among `files` not yet
+    """`skillc build --watch`'s write of a delta build (incremental/delta.py): the objects among `files` not yet
     in the output, then its other files, the index last, in place as `write` does. False, with
     nothing written, when the output's index is not `previous`, the one the watch wrote last (another
     build wrote since, or the output was damaged or taken over): the caller then builds in full.

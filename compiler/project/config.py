@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from pathlib import Path
@@ -13,7 +14,20 @@ from ..dataclass import replace
 from ..diagnostics import Diagnostic, policy
 from ..diagnostics.codes import Code
 from ..errors import UsageError
-from ..model import DEFAULT_BUDGET, Config, Document, InputFile, Strategy, TargetSetting
+from ..model import (
+    DEFAULT_BUDGET,
+    DEFAULT_SOURCE_RULES,
+    Config,
+    DescriptionFallback,
+    Document,
+    Duplicates,
+    FrontmatterRules,
+    InputFile,
+    Names,
+    SourceRules,
+    Strategy,
+    TargetSetting,
+)
 from ..names.paths import unsafe_reason
 from ..options import DEFAULTS, Options
 from ..stages import schema
@@ -45,7 +59,10 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     if not isinstance(doc.data, dict):
         return None, (*doc.diagnostics, dg.error(rel, Code.CONFIG_SYNTAX, "config must be a mapping"))
     problems = (
-        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA) + _obsolete(doc) + _severity_settings(doc)
+        schema.check(doc, doc.data, "config", Code.CONFIG_SCHEMA)
+        + _obsolete(doc)
+        + _severity_settings(doc)
+        + _extensions(doc)
     )
     if problems:
         return None, doc.diagnostics + problems
@@ -187,7 +204,12 @@ def _build(
 ) -> tuple[Config | None, tuple[Diagnostic, ...]]:
     data: dict[str, Any] = dict(doc.data or {})  # load() made sure it is a mapping
     problems: list[Diagnostic] = list(doc.diagnostics)
-    for key, value in _paths(data):
+    # A source is a path, or a mapping with its path and its discovery rules: the paths from here on.
+    entries = data["sources"]
+    rules = [_source_rules(s) for s in entries]
+    written: list[tuple[str, ...]] = [() if isinstance(s, str) else ("path",) for s in entries]
+    data["sources"] = [s if isinstance(s, str) else s["path"] for s in entries]
+    for key, value in _paths(data, written):
         # The config is trusted: a source may live outside the project (`~/.claude/skills`).
         reason = (
             _outside_source_reason(value) if key[0] == "sources" and _outside(value) else unsafe_reason(value)
@@ -208,8 +230,11 @@ def _build(
             if data.get(k)
         },
     }
-    kept_at = _kept_positions(doc, [_label(s) for s in data["sources"]])
-    data["sources"], repeated = _unique_sources(rel, doc, [_label(s) for s in data["sources"]])
+    labels = [_label(s) for s in data["sources"]]
+    kept_at = _kept_positions(doc, labels, written)
+    last = {s: i for i, s in enumerate(labels)}
+    kept_rules = [r for i, (s, r) in enumerate(zip(labels, rules, strict=True)) if last[s] == i]
+    data["sources"], repeated = _unique_sources(rel, doc, labels)
     problems.extend(repeated)
     if data.get("output", "dist") == ".":
         line, col = doc.pos("output")
@@ -256,8 +281,74 @@ def _build(
         anchors=_anchors(doc, kept_at),
         targets=_targets(data.get("targets")),
         knowledge=data.get("knowledge"),
+        frontmatter=_frontmatter(data.get("frontmatter") or {}),
+        # every source with the defaults: none kept (a config as it was before the rules existed)
+        source_rules=tuple(kept_rules) if any(r != DEFAULT_SOURCE_RULES for r in kept_rules) else (),
     )
     return config, tuple(problems)
+
+
+def _source_rules(entry: str | dict[str, Any]) -> SourceRules:
+    """A `sources:` entry's discovery rules (the schema checked its shape): a plain path has the defaults."""
+    if isinstance(entry, str):
+        return DEFAULT_SOURCE_RULES
+    return SourceRules(
+        optional=entry.get("optional", False),
+        depth=entry.get("depth"),
+        root_skill=entry.get("root_skill", False),
+        skip_folders=tuple(entry.get("skip_folders", DEFAULT_SOURCE_RULES.skip_folders)),
+        duplicates=Duplicates(entry.get("duplicates", Duplicates.ERROR)),
+        git_ignored=entry.get("git_ignored", False),
+    )
+
+
+def _frontmatter(value: dict[str, Any]) -> FrontmatterRules:
+    """`frontmatter:` (the schema and `_extensions` checked it)."""
+    extensions = value.get("extensions") or {}
+    return FrontmatterRules(
+        names=Names(value.get("names", Names.LABELS)),
+        description_fallback=DescriptionFallback(value.get("description_fallback", DescriptionFallback.NONE)),
+        extensions=tuple(
+            (field, "" if given is None else json.dumps(given, sort_keys=True, ensure_ascii=False))
+            for field, given in sorted(extensions.items())
+        ),
+    )
+
+
+def _extensions(doc: Document) -> tuple[Diagnostic, ...]:
+    """Each declared extension field: not a field skillc knows already, and a JSON Schema that is
+    one (an error where it is written, never a schema that silently passes everything)."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    section = data.get("frontmatter")
+    declared = section.get("extensions") if isinstance(section, dict) else None
+    if not isinstance(declared, dict):
+        return ()
+    problems = []
+    known = schema.properties("frontmatter")
+    for field, given in declared.items():
+        at = ("frontmatter", "extensions", field)
+        if field in known:
+            problems.append(
+                dg.error(
+                    doc.rel,
+                    Code.CONFIG_SCHEMA,
+                    f"frontmatter.extensions.{field}: {field!r} is a field skillc reads already; "
+                    "declare only fields of your own",
+                    *doc.key_pos(*at),
+                )
+            )
+            continue
+        why = schema.schema_problem(given) if isinstance(given, (dict, bool)) else None
+        if why:
+            problems.append(
+                dg.error(
+                    doc.rel,
+                    Code.CONFIG_SCHEMA,
+                    f"frontmatter.extensions.{field}: not a JSON Schema: {why}",
+                    *doc.pos(*at),
+                )
+            )
+    return tuple(problems)
 
 
 def _targets(value: Any) -> tuple[TargetSetting, ...]:
@@ -270,10 +361,13 @@ def _targets(value: Any) -> tuple[TargetSetting, ...]:
     )
 
 
-def _kept_positions(doc: Document, sources: list[str]) -> list[tuple[int, int]]:
-    """Where each source `_unique_sources` keeps is written (a repeated one counts at its last place)."""
+def _kept_positions(
+    doc: Document, sources: list[str], written: list[tuple[str, ...]]
+) -> list[tuple[int, int]]:
+    """Where each source `_unique_sources` keeps is written (a repeated one counts at its last
+    place): its path, in a mapping its `path:` value."""
     last = {s: i for i, s in enumerate(sources)}
-    return [doc.pos("sources", i) for i, s in enumerate(sources) if last[s] == i]
+    return [doc.pos("sources", i, *written[i]) for i, s in enumerate(sources) if last[s] == i]
 
 
 def _anchors(
@@ -284,6 +378,13 @@ def _anchors(
         tuple(key[1:]): at for key, at in doc.positions.items() if key[0] == "k" and key[1] != "sources"
     }
     found.update({("sources", i): at for i, at in enumerate(sources)})
+    # Every severity setting has a place, even one a pyproject.toml writes in an inline table (its
+    # nearest located key): the places tell the config's settings from --ignore (policy.unused).
+    table = config_severities(doc)
+    keys: list[tuple[str | int, ...]] = [("diagnostics", code) for code in table if code != "per_path"]
+    for pattern in table.get("per_path") or {}:
+        keys.append(("diagnostics", "per_path", pattern))
+    found.update({key: doc.key_pos(*key) for key in keys if key not in found})
     return tuple(sorted(found.items(), key=lambda kv: tuple(map(str, kv[0]))))
 
 
@@ -304,9 +405,9 @@ def _unique_sources(rel: str, doc: Document, sources: list[str]) -> tuple[list[s
     return [s for i, s in enumerate(sources) if last[s] == i], repeated
 
 
-def _paths(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+def _paths(data: dict[str, Any], written: list[tuple[str, ...]]) -> list[tuple[tuple[str | int, ...], str]]:
     found: list[tuple[tuple[str | int, ...], str]] = [
-        (("sources", i), s) for i, s in enumerate(data["sources"])
+        (("sources", i, *written[i]), s) for i, s in enumerate(data["sources"])
     ]
     found += [((k,), data[k]) for k in ("personas", "knowledge", "output", "template") if data.get(k)]
     return found

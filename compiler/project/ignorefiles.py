@@ -6,10 +6,12 @@ git-ignored file (`__pycache__/`, `node_modules/`). So every walk of discover ho
 - `.gitignore` and `.ignore` in every folder it enters, and in the folders above the walked root up to
   the repository's work tree root (the nearest folder holding `.git`), or up to the project's root
   outside a repository;
-- git's rules for them (pathspec's GitIgnoreSpec): a pattern is relative to its file's folder, the
-  last matching line wins, a deeper folder's file wins over the ones above it, and in one folder
-  `.ignore` wins over `.gitignore` (as ripgrep reads them). A folder left out is not entered, so its
-  files cannot be brought back (as in git).
+- git's rules for them (gitignore.py, a port of git's own): a pattern is relative to its file's
+  folder, the last matching line wins, a deeper folder's file wins over the ones above it, and in
+  one folder `.ignore` wins over `.gitignore` (as ripgrep reads them). A folder left out is not
+  entered, so its files cannot be brought back (as in git).
+- an ignore file that is a symlink is not followed, as git does not follow one: a warning says its
+  patterns do not apply, and nothing it points to (outside the project, say) is read.
 
 Not read: `.git/info/exclude` and git's global excludes file. They live on one machine only, and the
 same commit must build the same everywhere.
@@ -17,17 +19,14 @@ same commit must build the same everywhere.
 
 from __future__ import annotations
 
+import errno
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..dataclass import dataclass, field
 from ..format import files
-
-if TYPE_CHECKING:
-    import pathspec
+from ..names import gitignore
 
 IGNORE_FILES = (".gitignore", ".ignore")  # in this order: the later file's lines win
 IGNORE_CAP = 1024 * 1024
@@ -68,7 +67,7 @@ def outer_files(project: Path, roots: tuple[Path, ...]) -> tuple[tuple[OuterFile
     for folder in outer_folders(project, roots):
         rel = Path(os.path.relpath(folder, base)).as_posix()
         for name in IGNORE_FILES:
-            data = _read(str(folder / name), f"{rel}/{name}", problems)
+            data = _read(str(folder / name), name if rel == "." else f"{rel}/{name}", problems)
             if data is not None:
                 found.append((rel, name, data))
     return tuple(found), tuple(problems)
@@ -76,21 +75,18 @@ def outer_files(project: Path, roots: tuple[Path, ...]) -> tuple[tuple[OuterFile
 
 def _read(path: str, shown: str, problems: list[Problem]) -> bytes | None:
     try:
-        return files.read_regular(path, IGNORE_CAP)
+        # never through a symlink at the name: git opens an ignore file with O_NOFOLLOW
+        return files.read_regular(path, IGNORE_CAP, follow=False)
     except FileNotFoundError:
         return None
-    except OSError as exc:  # too large, a FIFO, unreadable: said, never guessed around
-        problems.append((shown, f"cannot read this ignore file: {exc.strerror or exc}"))
+    except OSError as exc:  # a symlink, too large, a FIFO, unreadable: said, never guessed around
+        if exc.errno == errno.ELOOP:
+            problems.append(
+                (shown, "this ignore file is a symlink; git does not follow it, so its patterns do not apply")
+            )
+        else:
+            problems.append((shown, f"cannot read this ignore file: {exc.strerror or exc}"))
         return None
-
-
-def _spec(blobs: list[bytes]) -> pathspec.GitIgnoreSpec | None:
-    lines = [line for blob in blobs for line in blob.decode("utf-8", "replace").splitlines()]
-    if not lines:
-        return None
-    import pathspec  # only a tree with ignore files pays for it (14 ms of imports)
-
-    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 @dataclass(frozen=True)
@@ -98,38 +94,17 @@ class _Level:
     """One folder's rules: `prefix` turns a path relative to the walked root into one relative to
     the folder (an outer folder) or `cut` strips the folder from it (a folder inside the walk)."""
 
-    spec: pathspec.GitIgnoreSpec
+    spec: gitignore.Spec
     prefix: str = ""
     cut: int = 0
-    any_match: re.Pattern[str] | None = field(default=None, compare=False)
+    # The files the spec was read from, in order: (where, bytes), `where` relative to the project
+    # root for a folder above the walk, else "./" and the path relative to the walked root. Only a
+    # diagnostic reads them (`why`).
+    files: tuple[tuple[str, bytes], ...] = field(default=(), compare=False)
 
-    def verdict(self, path: str) -> bool | None:
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
         """True: left out; False: taken back (`!`); None: no line of this folder speaks of it."""
-        path = self.prefix + path[self.cut :]
-        if self.any_match is not None and self.any_match.match(path) is None:
-            return None  # most paths: one regex instead of every pattern (a 5,000-skill tree walks 30,000)
-        return self.spec.check_file(path).include
-
-
-def _level(spec: pathspec.GitIgnoreSpec, *, prefix: str = "", cut: int = 0) -> _Level:
-    return _Level(spec, prefix, cut, _any_match(spec))
-
-
-def _any_match(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
-    """One regex that matches where any line matches; a prefilter only: check_file decides.
-    None (no prefilter) when pathspec's patterns are not the plain regexes this expects."""
-    sources = []
-    for pattern in spec.patterns:
-        regex = getattr(pattern, "regex", None)
-        if pattern.include is None:
-            continue
-        if not isinstance(regex, re.Pattern):
-            return None
-        sources.append("(?:" + re.sub(r"\(\?P<\w+>", "(?:", regex.pattern) + ")")
-    try:
-        return re.compile("|".join(sources)) if sources else None
-    except re.error:
-        return None
+        return self.spec.verdict(gitignore.as_text(self.prefix + path[self.cut :]), is_dir)
 
 
 @dataclass
@@ -142,6 +117,10 @@ class Rules:
 
     root: str
     outer: tuple[_Level, ...]
+    # The outer level and the folder (relative to that level's folder) that leave the walked root
+    # itself out: a folder at or above the root that git ignores is never entered, so nothing below
+    # it is read, whatever the files inside say (`buried`). None for a root git walks into.
+    above: tuple[_Level, str] | None = None
     # path -> names, as the walk listed them (`listing` records them): a folder listed without an
     # ignore file is not asked for one, which saves two failed opens per folder of a large tree
     listed: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -151,15 +130,16 @@ class Rules:
     _chains: dict[str, tuple[_Level, ...]] = field(default_factory=dict)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
+        if self.above is not None:
+            return True
         folder = rel.rpartition("/")[0]
         levels = self._chains.get(folder)  # known for every entry of a folder after its first
         if levels is None:
             levels = self._chain(folder)
         if not levels:
             return False  # the common case: no ignore file anywhere above
-        path = rel + "/" if is_dir else rel
         for level in reversed(levels):  # the nearest folder's verdict wins
-            verdict = level.verdict(path)
+            verdict = level.verdict(rel, is_dir)
             if verdict is not None:
                 return verdict
         return False
@@ -197,14 +177,33 @@ class Rules:
         if known is not None and not known:
             return None
         blobs = []
+        files = []
         for name in IGNORE_FILES:
             rel = f"{folder}/{name}" if folder else name
             data = _read(os.path.join(self.root, rel), rel, self.problems)
             if data is not None:
                 self.read.append(rel)
                 blobs.append(data)
-        spec = _spec(blobs)
-        return _level(spec, cut=len(folder) + 1 if folder else 0) if spec else None
+                files.append(("./" + rel, data))
+        spec = gitignore.from_blobs(blobs)
+        return _Level(spec, cut=len(folder) + 1 if folder else 0, files=tuple(files)) if spec else None
+
+    def why(self, rel: str, is_dir: bool) -> tuple[str, int, str] | None:
+        """Why the walk leaves `rel` out: the ignore file (as `_Level.files` names it), the line and
+        the pattern that decide it for the first of its folders (from the top) or itself that is
+        left out, as git leaves out what is below an ignored folder. None when nothing does."""
+        if self.above is not None:
+            level, above = self.above
+            return _deciding_line(level, above, True, relative=True)
+        parts = rel.split("/")
+        for i in range(1, len(parts) + 1):
+            path, folder = "/".join(parts[:i]), i < len(parts) or is_dir
+            if self.ignored(path, folder):
+                levels = self._chains.get(path.rpartition("/")[0]) or self._chain(path.rpartition("/")[0])
+                for level in reversed(levels):
+                    if level.verdict(path, folder) is not None:
+                        return _deciding_line(level, path, folder)
+        return None
 
 
 _IGNORE_NAMES = frozenset(IGNORE_FILES)
@@ -216,21 +215,56 @@ def _joined(root: str, folder: str) -> str:
     return root + folder if root.endswith(("/", os.sep)) else root + os.sep + folder
 
 
+def _deciding_line(
+    level: _Level, path: str, is_dir: bool, *, relative: bool = False
+) -> tuple[str, int, str] | None:
+    """The last line of a level's files that speaks of `path` (relative to the walked root, or to
+    the level's folder when `relative`: the one git obeys), as (file, line number, pattern)."""
+    asked = gitignore.as_text(path if relative else level.prefix + path[level.cut :])
+    for where, data in reversed(level.files):
+        for number, text in reversed(gitignore.lines(data)):
+            if (
+                gitignore.compile_patterns([gitignore.pattern(number, text)]).verdict(asked, is_dir)
+                is not None
+            ):
+                return where, number, text.encode("latin-1").decode("utf-8", "replace")  # as written
+    return None
+
+
 def rules_for(root: Path, project: Path, outer: tuple[OuterFile, ...]) -> Rules:
     """The rules for a walk of `root`: the outer files of the folders above it, then its own."""
     base, real = project.resolve(), root.resolve()
     levels: list[_Level] = []
-    by_folder: dict[str, list[bytes]] = {}
-    for folder, _name, data in outer:
-        by_folder.setdefault(folder, []).append(data)
-    for folder, blobs in by_folder.items():
+    by_folder: dict[str, list[tuple[str, bytes]]] = {}
+    for folder, name, data in outer:
+        by_folder.setdefault(folder, []).append((f"{folder}/{name}" if folder != "." else name, data))
+    for folder, read in by_folder.items():
         where = (base / folder).resolve()
-        spec = _spec(blobs)
+        spec = gitignore.from_blobs([data for _, data in read])
         if spec is None or where not in real.parents:
             continue
-        levels.append(_level(spec, prefix=Path(os.path.relpath(real, where)).as_posix() + "/"))
+        prefix = Path(os.path.relpath(real, where)).as_posix() + "/"
+        levels.append(_Level(spec, prefix=prefix, files=tuple(read)))
     levels.sort(key=lambda level: -level.prefix.count("/"))  # the top folder first, the nearest last
-    return Rules(str(root), tuple(levels))
+    return Rules(str(root), tuple(levels), above=_buried(levels))
+
+
+def _buried(levels: list[_Level]) -> tuple[_Level, str] | None:
+    """Whether git would walk into the root at all: each folder from the top down to the root itself
+    is asked of the outer levels above it, the nearest that speaks deciding, as git asks each folder
+    before it enters it. The first one left out, with the level that leaves it out; else None."""
+    chains = [level.prefix.rstrip("/").split("/") for level in levels]
+    for up in range(max(map(len, chains), default=0) - 1, -1, -1):  # the top folder first
+        for level, parts in zip(reversed(levels), reversed(chains), strict=True):  # the nearest first
+            if len(parts) - up < 1:
+                continue
+            folder = "/".join(parts[: len(parts) - up])
+            verdict = level.spec.verdict(gitignore.as_text(folder), True)
+            if verdict is not None:
+                if verdict:
+                    return level, folder
+                break
+    return None
 
 
 Skip = Callable[[str, bool], bool]

@@ -4,12 +4,19 @@ tomllib gives no positions, so the lines of the table's keys are found by a smal
 text (table headers and `key =` lines); a diagnostic about a key points at its line, anything
 deeper at its nearest located ancestor, never at 1:1 when the table has a line.
 
+The table is one config with skillc.yaml: its values are held to what a YAML config can hold
+(stages/values.py: integers of 64 bits, finite numbers, strings without control characters,
+nesting of at most 32 levels, the same messages), and a TOML date or time, which skillc.yaml has
+no value for, is an error at its key. The config's schema and range checks then see the same data
+whichever file it came from.
+
 The build hashes the table, not the file: editing the project's version or its dependencies in
 pyproject.toml does not make a committed build stale.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from typing import TYPE_CHECKING, Any
@@ -41,10 +48,8 @@ def claims(text: str) -> bool:
     if table(text) is not None:
         return True
     try:
-        import tomllib
-
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        _loads(text)
+    except ValueError:  # tomllib.TOMLDecodeError, or nesting too deep to read
         return _OUR_HEADER.search(text) is not None
     return False
 
@@ -52,14 +57,27 @@ def claims(text: str) -> bool:
 def table(text: str) -> dict[str, Any] | None:
     """The `[tool.skillc]` table, or None when there is none (or the file is not TOML)."""
     try:
-        import tomllib  # only for a pyproject.toml: a skillc.yaml project never pays for it
-
-        data: Any = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        data: Any = _loads(text)
+    except ValueError:
         return None
     for key in TABLE:
         data = data.get(key) if isinstance(data, dict) else None
     return data if isinstance(data, dict) else None
+
+
+class _TooDeep(ValueError):
+    """Arrays or inline tables nested so deep that tomllib, which recurses, cannot read them."""
+
+
+def _loads(text: str) -> dict[str, Any]:
+    import tomllib  # only for a pyproject.toml: a skillc.yaml project never pays for it
+
+    try:
+        return tomllib.loads(text)
+    except RecursionError:  # tomllib is pure Python: a few hundred `[` exhaust the interpreter's stack
+        from ..stages import values
+
+        raise _TooDeep(values.too_deep_message()) from None
 
 
 def document(rel: str, raw: bytes) -> Document:
@@ -68,10 +86,12 @@ def document(rel: str, raw: bytes) -> Document:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return _failed(rel, "pyproject.toml is not UTF-8", 1, 1)
-    try:
-        import tomllib
+    import tomllib
 
-        data: Any = tomllib.loads(text)
+    try:
+        data: Any = _loads(text)
+    except _TooDeep as exc:
+        return _failed(rel, str(exc), *_deepest(text), code=Code.YAML_SYNTAX)
     except tomllib.TOMLDecodeError as exc:
         reason = _TOML_AT.sub("", str(exc)).strip()
         return _failed(rel, f"pyproject.toml is not valid TOML: {reason}", *_where(exc, text))
@@ -81,7 +101,56 @@ def document(rel: str, raw: bytes) -> Document:
         return _failed(rel, "pyproject.toml has no [tool.skillc] table", 1, 1)
     from ..model import Document  # not at import: a no-op build finds its config here, loading no model
 
-    return Document(rel, data, positions(text), "", 1, ())
+    doc = Document(rel, data, positions(text), "", 1, ())
+    problems = tuple(dg.error(rel, code, message, *doc.pos(*keys)) for keys, code, message in _refused(data))
+    if any(d.code != Code.CONTROL_CHARACTER for d in problems):
+        return Document(rel, None, doc.positions, "", 1, problems)  # as YAML: no data past such a value
+    return Document(rel, data, doc.positions, "", 1, problems)
+
+
+def _refused(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], Code, str]]:
+    """(keys, code, message) for each value of the table a YAML config could not hold, with YAML's
+    messages (stages/values.py), and for TOML's dates and times, which YAML's config has none of."""
+    from ..stages import values  # not at import: the cache's quick path imports this module, and no stage
+
+    found: list[tuple[tuple[Any, ...], Code, str]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:  # no recursion: the depth is checked here
+        keys, value = stack.pop()
+        if len(keys) > values.MAX_DEPTH:
+            found.append((keys, Code.YAML_SYNTAX, values.too_deep_message()))
+        elif isinstance(value, dict):
+            stack.extend(((*keys, k), v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend(((*keys, i), v) for i, v in reversed(list(enumerate(value))))
+        elif isinstance(value, (datetime.date, datetime.time)):
+            found.append((keys, Code.CONFIG_SCHEMA, _dated(keys, value)))
+        else:
+            problem = values.problem(value, str(value))
+            if problem:
+                found.append((keys, *problem))
+    return found
+
+
+def _dated(keys: tuple[Any, ...], value: datetime.date | datetime.time) -> str:
+    kinds = ((datetime.datetime, "a date-time"), (datetime.date, "a date"), (datetime.time, "a time"))
+    kind = next(word for cls, word in kinds if isinstance(value, cls))
+    spelled = value.isoformat()
+    return f'{".".join(map(str, keys))}: {spelled} is {kind} in TOML, not a string; quote it ("{spelled}")'
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """About where arrays and inline tables nest past the limit: brackets are counted, strings not
+    told apart (the place of an error whose every other reading has failed)."""
+    from ..stages import values
+
+    depth = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        for col, char in enumerate(line, start=1):
+            depth += (char in "[{") - (char in "]}")
+            if depth > values.MAX_DEPTH + 1:
+                return number, col
+    return 1, 1
 
 
 def canonical(data: dict[str, Any]) -> bytes:
@@ -99,10 +168,10 @@ def _where(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, int]:
     return 1, 1
 
 
-def _failed(rel: str, message: str, line: int, col: int) -> Document:
+def _failed(rel: str, message: str, line: int, col: int, *, code: Code = Code.CONFIG_SYNTAX) -> Document:
     from ..model import Document
 
-    return Document(rel, None, {}, "", 1, (dg.error(rel, Code.CONFIG_SYNTAX, message, line, col),))
+    return Document(rel, None, {}, "", 1, (dg.error(rel, code, message, line, col),))
 
 
 def positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:

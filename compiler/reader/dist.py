@@ -75,6 +75,15 @@ def open(
     return Dist(tiers)
 
 
+def pinned(path: str | os.PathLike[str]) -> Dist:
+    """A handle on the build its folder holds now that never looks for a newer one: it serves that
+    build whole (a rebuild never rewrites an object) until `--prune` removes its objects, then
+    DistRebuilt. Not the readers' API (a handle follows its folder, docs/format.md §6.4):
+    `skillc serve` keeps a connection and a cursor on one build and looks for rebuilds itself
+    (serve/builds.py)."""
+    return Dist([_Tier(_absolute(path), optional=False, fixed=True)])
+
+
 def _root(root: object) -> str | None:
     if root is not None and not isinstance(root, str):
         raise ArgumentType(f"root must be a str or None, not {type(root).__name__}")
@@ -94,8 +103,9 @@ class _Tier:
     """One build folder of a handle: the view of the build its index names now (None: an optional
     tier that does not exist here), and what that index was (its identity and bytes)."""
 
-    def __init__(self, path: str, *, optional: bool, root: str | None = None) -> None:
+    def __init__(self, path: str, *, optional: bool, root: str | None = None, fixed: bool = False) -> None:
         self.path, self.optional, self.root = path, optional, root
+        self.fixed = fixed  # never looks again (`pinned`)
         self.view: View | None = None
         self.identity: Identity | None = None
         self._data: bytes | None = None
@@ -119,6 +129,8 @@ class _Tier:
         Unless `force`, an index whose identity is the one last read is taken as unchanged
         without reading it. An index that cannot be read or checked now leaves the view as it is
         (that is no newer build), and so does a missing one for a tier that is not optional."""
+        if self.fixed:
+            return False
         if not force:
             try:
                 now = identity_of(os.stat(os.path.join(self.path, INDEX)))

@@ -6,6 +6,7 @@ from ..format.errors import ArgumentType
 from ..format.escape import escape_attr, escape_delimiter, escape_text
 from ..format.layout import MAX_FILES
 from .record import dataclass
+from .records import label_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ class SubSkill:
     command: str
     name: str
     description: str
+    label: str = ""  # what the skill is shown as (docs/format.md §7); the reader always sets it
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class LoadedSkill:
     # `Base directory for this skill:` line), and the knowledge docs with their titles.
     base: str | None = None
     knowledge_docs: tuple[KnowledgeDoc, ...] = ()
+    label: str = ""  # what the skill is shown as (docs/format.md §7); the reader always sets it
 
     def render(self, base: str | None = None) -> str:
         """sven's <skill_content> tool result: body, bundled files, sub-skill hint; `base` as for
@@ -96,6 +99,7 @@ def loaded(
         knowledge=entries,
         base=base,
         knowledge_docs=tuple(_knowledge_doc(e, knowledge) for e in entries),
+        label=label_of(skill),
     )
 
 
@@ -116,7 +120,7 @@ def render_skill(s: LoadedSkill, base: str | None = None) -> str:
             raise ArgumentType(f"base must be a str or None, not {type(base).__name__}")
         body = f"Base directory for this skill: {base}\n\n{body}"
     parts = [
-        f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.name)}">',
+        f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.label or s.name)}">',
         body.rstrip("\n"),
         "",
     ]
@@ -128,7 +132,7 @@ def render_skill(s: LoadedSkill, base: str | None = None) -> str:
         parts.append("<sub_skills>")
         parts.append("<!-- Call load_skill(command) to load any sub-skill's full instructions. -->")
         parts.extend(
-            f'  <sub_skill command="{escape_attr(c.command)}" name="{escape_attr(c.name)}">'
+            f'  <sub_skill command="{escape_attr(c.command)}" name="{escape_attr(c.label or c.name)}">'
             f"{escape_text(c.description)}</sub_skill>"
             for c in s.sub_skills
         )

@@ -1,4 +1,5 @@
-"""The records the reader returns (but the tool results of prompts.py): frozen, compared by value.
+"""The records the reader returns (but the tool results of prompts.py): frozen, compared by value;
+and what a skill is shown as (`label_of`), which the records and the tool results carry.
 
 Each is built with `record.dataclass`, not the standard library's (cold start: record.py says why).
 """
@@ -12,6 +13,8 @@ if TYPE_CHECKING:
     import os
     from typing import Any
 
+    from ..format.shapes import SkillDoc
+
 
 @dataclass(frozen=True)
 class SkillInfo:
@@ -24,6 +27,7 @@ class SkillInfo:
     in_catalog: bool
     argument_hint: str | None
     context: str
+    label: str = ""  # what the skill is shown as: its frontmatter `name` as written, else `name`
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class SkillMeta:
     resources: tuple[ResourceMeta, ...]
     parent: str | None
     children: tuple[str, ...]
+    label: str = ""  # what the skill is shown as: its frontmatter `name` as written, else `name`
 
 
 @dataclass(frozen=True)
@@ -114,3 +119,10 @@ class PersonaContext:
     unrestricted_skills: bool
     skill_overlay_path: str | None
     overlay_fallback_path: str | None
+
+
+def label_of(skill: SkillDoc) -> str:
+    """What a skill is shown as (docs/format.md §7): its frontmatter `name` as written when it is a
+    non-empty string (a display name such as `Sven Plan`), else the entry's `name`."""
+    written = skill["frontmatter"].get("name")
+    return written if isinstance(written, str) and written else skill["name"]

@@ -24,6 +24,7 @@ from .records import (
     SkillInfo,
     SkillMeta,
     Unavailable,
+    label_of,
 )
 from .view import INVOKERS, View, _invoker, _text_arg, base_of
 
@@ -179,6 +180,7 @@ class Stack:
         values = {
             "command": command,
             "name": entry["name"],
+            "label": label_of(entry),
             "description": entry["description"] if description is None else description,
             "location": location,
         }
@@ -256,6 +258,7 @@ class Stack:
                     command in included,
                     fm.get("argument-hint"),
                     fm.get("context", "inline"),
+                    label_of(skill),
                 )
             )
         return out
@@ -314,7 +317,7 @@ class Stack:
         for child in self._merged().children.get(command, ()):
             found = self._visible(persona, child)
             if found is not None and found[2]["model"]:
-                out.append(SubSkill(child, found[1]["name"], found[1]["description"]))
+                out.append(SubSkill(child, found[1]["name"], found[1]["description"], label_of(found[1])))
         return tuple(out)
 
     def _tier(self, persona: str, command: str) -> View:
@@ -374,6 +377,7 @@ class Stack:
             tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
             model.parent(command),
             tuple(model.children.get(command, ())),
+            label_of(s),
         )
 
     def read_object(self, digest: str) -> bytes:

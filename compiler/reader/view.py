@@ -47,6 +47,7 @@ from .records import (
     SkillInfo,
     SkillMeta,
     Unavailable,
+    label_of,
 )
 
 TYPE_CHECKING = False
@@ -401,6 +402,7 @@ class View:
                         command in included,
                         fm.get("argument-hint"),
                         fm.get("context", "inline"),
+                        label_of(skill),
                     )
                 )
         return out
@@ -447,7 +449,7 @@ class View:
             c = self._skill(child)
             r = self._visible(c, persona)
             if c is not None and r is not None and r["model"]:
-                out.append(SubSkill(child, c["name"], c["description"]))
+                out.append(SubSkill(child, c["name"], c["description"], label_of(c)))
         return tuple(out)
 
     # -- tier 3 --------------------------------------------------------------
@@ -569,6 +571,7 @@ class View:
             tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
             s["parent"],
             tuple(s["children"]),
+            label_of(s),
         )
 
     def read_object(self, digest: str) -> bytes:

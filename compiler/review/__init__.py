@@ -2,7 +2,8 @@
 and builds of the project at git refs (gitrefs). Everything is read through skillc.reader."""
 
 from .audit import AuditReport, Finding, audit
-from .compare import CAPABILITY_FIELDS, Change, PersonaSummary, Review, compare
+from .changes import Change, PersonaSummary, Review
+from .compare import CAPABILITY_FIELDS, compare
 from .render import render_json, render_markdown, render_text
 
 __all__ = [

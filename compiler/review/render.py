@@ -9,7 +9,7 @@ from typing import Any
 
 from ..dataclass import asdict
 from ..diagnostics import printable
-from .compare import Change, PersonaSummary, Review
+from .changes import Change, PersonaSummary, Review
 
 
 def _in(personas: Sequence[str]) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .. import reader
 from ..targets import view
-from .compare import Change
+from .changes import Change
 
 KIND = "target"
 

@@ -103,11 +103,11 @@ def _priority_matchers(priority: tuple[str, ...]) -> list[Callable[[str], bool]]
     any depth); a command spelled exactly always matches its own entry."""
     if not priority:
         return []
-    import pathspec  # only a build with priorities pays for it
+    from ..names import gitignore
 
     def matcher(pattern: str) -> Callable[[str], bool]:
-        spec = pathspec.GitIgnoreSpec.from_lines([pattern])
-        return lambda command: command == pattern or spec.check_file(command).include is True
+        excludes = gitignore.matcher(pattern)
+        return lambda command: command == pattern or excludes(command)
 
     return [matcher(p) for p in priority]
 

@@ -24,7 +24,7 @@ Entry = Callable[[dict[str, Any]], str]
 
 def _xml_entry(skill: dict[str, Any]) -> str:
     return (
-        f"<skill>\n<command>{skill['command']}</command>\n<name>{skill['name']}</name>\n"
+        f"<skill>\n<command>{skill['command']}</command>\n<name>{skill['label']}</name>\n"
         f"<description>{skill['description']}</description>\n<location>{skill['location']}</location>\n"
         "</skill>\n"
     )

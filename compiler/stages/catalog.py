@@ -25,6 +25,7 @@ def catalog_skill(skill: Skill, template: Template, description: str | None = No
     values = {
         "command": skill.command,
         "name": skill.name,
+        "label": skill.label,
         "description": skill.description if description is None else description,
         "location": skill.path,
         "always": bool(skill.flag("always", False)),
@@ -68,7 +69,7 @@ def catalogs(
 class CatalogParts:
     """What every persona's catalog is made from, made once per build: each skill's catalog entry and
     budget candidate, and which skills each persona's model may invoke. `skillc build --watch` keeps
-    them and replaces an edited skill's (delta.py)."""
+    them and replaces an edited skill's (incremental/delta.py)."""
 
     entries: dict[str, dict[str, Any]]  # command -> catalog_skill(...), every skill
     candidates: dict[str, Candidate]  # command -> its budget candidate, for the skills some persona lists

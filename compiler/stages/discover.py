@@ -9,37 +9,40 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .. import diagnostics as dg
 from .. import fs
-from ..dataclass import dataclass, field
+from ..dataclass import dataclass, field, replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import (
     DEFAULT_EXCLUDES,
+    DEFAULT_SOURCE_RULES,
     PERSONA_FILE_EXTENSIONS,
     SKILL_MD_CAP,
     Config,
     Discovery,
+    Duplicates,
     ExclusiveSource,
     InputFile,
     PersonaSource,
     Resource,
     SkillSource,
+    SourceRules,
 )
+from ..names import gitignore
 from ..names.confusables import skeleton
 from ..names.paths import CACHE_DIRNAME, IGNORED_DIRS, extension, nfc, sanitize_command, unsafe_name
 from ..project import ignorefiles
 from ..targets.model import Issue, Verdict
 from ..targets.verdicts import any_verdict, suffix
+from .frontmatter import valid_name
 from .readinput import Entry, read_input
-
-if TYPE_CHECKING:
-    import pathspec
 
 EXCLUSIVE_SUFFIX = "-exclusive"
 SKILL_FILES = ("SKILL.md", "skill.md")  # the second is accepted as skills-ref does, with a warning
@@ -91,14 +94,17 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
     diags: list[Diagnostic] = list(_excludes_skill_md(config))
     inputs: list[InputFile] = []
     chosen: dict[str, SkillSource] = {}
+    shadowed: list[SkillSource] = []  # the copies a later source overrides, lowest precedence first
+    lost: list[str] = []  # the SKILL.md files `duplicates: last-wins` leaves out
     watched: list[str] = []  # the ignore files the walks read
     listdir, lstat = lister
     for index, src in enumerate(config.sources):
         found = _source_skills(config, index, src, (listdir, lstat), diags, inputs, watched, split)
         for skill in found:
-            _take(chosen, skill, diags)
-    skills = tuple(chosen[c] for c in sorted(chosen))
-    diags.extend(_collisions(skills))
+            _take(config, chosen, skill, diags, (shadowed, lost))
+    skills, dropped = _last_wins(config, tuple(chosen[c] for c in sorted(chosen)), diags)
+    dropped = tuple(sorted((*dropped, *lost)))
+    skills = _collisions(skills)
     diags.extend(_lookalikes(skills))
     personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
     knowledge = _knowledge(config, (listdir, lstat), diags, inputs, watched)
@@ -110,17 +116,24 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
         diagnostics=tuple(diags),
         ignore_files=tuple(sorted(watched)),
         knowledge=knowledge,
+        shadowed=tuple(sorted(shadowed, key=lambda s: (s.command, s.source))),
+        dropped=dropped,
     )
 
 
 def _ignoring(
-    config: Config, root: Path, label: str, skip: Skip, walking: tuple[Listdir, list[str]]
+    config: Config,
+    root: Path,
+    label: str,
+    skip: Skip,
+    walking: tuple[Listdir, list[str]],
+    outer: tuple[ignorefiles.OuterFile, ...],
 ) -> tuple[Skip, Listdir, Callable[[list[Diagnostic]], None]]:
-    """`skip` plus the ignore files (ignorefiles), the listdir to walk with (it tells the rules
-    which folders hold an ignore file), and what to call after the walk: it records the ignore
-    files read (`watched`, for the cache) and reports the unreadable ones."""
+    """`skip` plus the ignore files (ignorefiles; `outer`: those above the root), the listdir to
+    walk with (it tells the rules which folders hold an ignore file), and what to call after the
+    walk: it records the ignore files read (`watched`, for the cache) and reports the unreadable ones."""
     listdir, watched = walking
-    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+    rules = ignorefiles.rules_for(root, config.root, outer)
 
     def after(diags: list[Diagnostic]) -> None:
         watched.extend(_join(label, rel) for rel in rules.read)
@@ -137,10 +150,13 @@ def _walk_with_rules(
     walking: tuple[tuple[Listdir, Lstat], list[str]],
     diags: list[Diagnostic],
     outside: Outside | None = None,
+    outer: tuple[ignorefiles.OuterFile, ...] | None = None,
 ) -> Walk:
-    """One source's or the personas' walk, with the ignore files and the output and cache kept out."""
+    """One source's or the personas' walk, with the ignore files and the output and cache kept
+    out. `outer`: the ignore files above the root (default: the config's)."""
     (listdir, lstat), watched = walking
-    skip, listdir, after = _ignoring(config, root, label, skip, (listdir, watched))
+    above = config.ignore_outer if outer is None else outer
+    skip, listdir, after = _ignoring(config, root, label, skip, (listdir, watched), above)
     tree = walk(
         root,
         label,
@@ -166,18 +182,16 @@ def resource_filter(config: Config) -> Skip:
     A SKILL.md is never excluded by a file pattern (`*.md` would drop every skill); a directory
     pattern still leaves out the skills below it, as it says."""
     if not config.exclude:
-        return default_excludes  # the common case, by name: pathspec costs ~10 us a path
+        return default_excludes  # the common case, by name
     spec = _exclude_spec(config)
     return lambda rel, is_dir: (
-        spec.match_file(rel + "/" if is_dir else rel)
+        spec.verdict(gitignore.as_text(rel), is_dir) is True
         and (is_dir or rel.rsplit("/", 1)[-1] not in SKILL_FILES)
     )
 
 
-def _exclude_spec(config: Config) -> pathspec.GitIgnoreSpec:
-    import pathspec  # only builds that discover need it
-
-    return pathspec.GitIgnoreSpec.from_lines((*DEFAULT_EXCLUDES, *config.exclude))
+def _exclude_spec(config: Config) -> gitignore.Spec:
+    return gitignore.from_entries((*DEFAULT_EXCLUDES, *config.exclude))
 
 
 def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
@@ -185,7 +199,7 @@ def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
     if not config.exclude:
         return ()
     spec = _exclude_spec(config)
-    hits = [p for p in SKILL_FILES if spec.match_file(f"skill/{p}")]
+    hits = [p for p in SKILL_FILES if spec.verdict(f"skill/{p}", False)]
     if not hits:
         return ()
     return (
@@ -201,7 +215,7 @@ def _excludes_skill_md(config: Config) -> tuple[Diagnostic, ...]:
 
 # DEFAULT_EXCLUDES by name, as gitignore reads them: `.git/` (no other slash) is a directory of that
 # name at any depth, `.DS_Store` a file or directory of that name at any depth. A test holds the two
-# equal to pathspec's reading of the same lines.
+# equal to gitignore's reading of the same lines.
 _EXCLUDED_DIRS = frozenset(p[:-1] for p in DEFAULT_EXCLUDES if p.endswith("/"))
 _EXCLUDED_NAMES = frozenset(p for p in DEFAULT_EXCLUDES if not p.endswith("/"))
 
@@ -566,13 +580,24 @@ def _source_skills(
     watched: list[str],
     split: _Split | None = None,
 ) -> list[SkillSource]:
-    root = config.source_dir(index)
+    root, rules = config.source_dir(index), config.rules(index)
     if not root.is_dir():
+        if rules.optional and not os.path.lexists(root):
+            diags.append(
+                dg.warning(
+                    config.config_rel,
+                    Code.OPTIONAL_SOURCE_MISSING,
+                    f"optional source {src!r} does not exist here: nothing compiled from it",
+                    *config.at("sources", index),
+                )
+            )
+            return []
         diags.append(
             dg.error(
                 config.config_rel,
                 Code.SOURCE_MISSING,
-                f"source {src!r} is not a directory",
+                f"source {src!r} is not a directory"
+                + ("" if rules.optional else "; `optional: true` on it makes a missing one a warning"),
                 *config.at("sources", index),
             )
         )
@@ -589,19 +614,20 @@ def _source_skills(
         )
         for what, key in inner.values()
     )
-    skip = _source_skip(config, inner)
-    if split is not None:
+    skip = _source_skip(config, inner, rules)
+    if split is not None and rules.depth is None and not rules.root_skill:
         shares = _split(config, index, root, skip, lister, split[0])
         if shares is not None:
             return _merged(config, index, shares, diags, (inputs, watched), split[1])
-    tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags, _outside(config))
-    skill_files = _skill_files(tree.files, src, diags)
+    outer = _outer(config, index)
+    tree = _walk_with_rules(config, root, src, skip, (lister, watched), diags, _outside(config), outer)
+    skill_files = _skill_files(tree.files, src, diags, rules)
     hidden = sorted(d for d in skill_files if _is_hidden(d))
     skill_dirs = sorted(d for d in skill_files if not _is_hidden(d))
-    if not skill_dirs:
-        diags.append(_empty_source(config, src, hidden))
-    diags.extend(_hidden_for_targets(config, src, hidden))
+    ignored = _all_ignored(config, index, skip, rules) if not skill_dirs and not hidden else None
+    diags.extend(_hidden_skills(config, src, hidden, set(skill_dirs), ignored))
     owned = _assign_files(tree.files, set(skill_dirs))
+    diags.extend(_too_deep(src, tree.files, set(skill_dirs), rules))
     problems = _assign_diagnostics(tree.diagnostics, src, set(skill_dirs), diags)
     return [
         _load_skill(config, index, src, d, skill_files[d], owned.get(d, []), problems.get(d, []), inputs)
@@ -609,10 +635,43 @@ def _source_skills(
     ]
 
 
-def _source_skip(config: Config, inner: Mapping[str, object]) -> Skip:
-    """What a source's walk leaves out: `resources.exclude` and the other inputs inside it."""
+def _source_skip(config: Config, inner: Mapping[str, object], rules: SourceRules) -> Skip:
+    """What a source's walk leaves out: `resources.exclude`, the other inputs inside it, and the
+    folders its rules never walk (`skip_folders`: node_modules)."""
     base = resource_filter(config)
-    return lambda rel, is_dir: (is_dir and rel in inner) or base(rel, is_dir)
+    never = frozenset(rules.skip_folders)
+    return lambda rel, is_dir: (
+        (is_dir and (rel in inner or rel.rpartition("/")[2] in never)) or base(rel, is_dir)
+    )
+
+
+def _outer(config: Config, index: int) -> tuple[ignorefiles.OuterFile, ...]:
+    """The ignore files above source `index` that its walk reads: none for a source that is
+    git-ignored on purpose (`git_ignored: true`, Pegasus's `data/skills`)."""
+    return () if config.rules(index).git_ignored else config.ignore_outer
+
+
+def _too_deep(
+    src: str, files: tuple[Entry, ...], skill_dirs: set[str], rules: SourceRules
+) -> list[Diagnostic]:
+    """A SKILL.md deeper than the source's `depth` is a file of the skill above it, bundled with
+    it (V1: `*/SKILL.md` only); one no skill holds is said, never dropped silently (SKC316)."""
+    if rules.depth is None:
+        return []
+    found = []
+    for entry in files:
+        d, _, base = entry.rel.rpartition("/")
+        deep = base in SKILL_FILES and d.count("/") + 1 > rules.depth and not _is_hidden(d)
+        if deep and _owner(entry.rel, skill_dirs, d.count("/") + 1) is None:
+            found.append(
+                dg.warning(
+                    f"{src}/{entry.rel}",
+                    Code.NOT_COMPILED,
+                    f"{d.count('/') + 1} folders below the source, deeper than its depth "
+                    f"({rules.depth}), and no skill above it holds it: not compiled",
+                )
+            )
+    return found
 
 
 # --- a large source walked, read and checked by two processes ----------------------------------
@@ -663,7 +722,7 @@ def _split(
     if helpers < 1 or not hasattr(os, "fork"):
         return None
     listdir, lstat = lister
-    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
+    rules = ignorefiles.rules_for(root, config.root, _outer(config, index))
     listdir = rules.listing(listdir)
     state, top = _start(
         root,
@@ -777,6 +836,7 @@ def _unpacked(
             found,
             readable,
             targets,
+            config.frontmatter,
         )
         skills.append(skill)
         results.append(None if result is None else adopt(result, skill))
@@ -810,9 +870,7 @@ def _merged(
         (pair for share in shares for pair in zip(share.skills, share.results, strict=True)),
         key=lambda pair: pair[0].command,
     )
-    if not pairs:
-        diags.append(_empty_source(config, src, hidden))
-    diags.extend(_hidden_for_targets(config, src, hidden))
+    diags.extend(_hidden_skills(config, src, hidden, {skill.command for skill, _ in pairs}))
     _assign_diagnostics(tuple(root.diags), src, {skill.command for skill, _ in pairs}, diags)
     diags.extend(d for share in shares for d in share.loose)
     for skill, result in pairs:
@@ -828,9 +886,9 @@ def discover_skill(config: Config, index: int, d: str) -> tuple[SkillSource, tup
     and name rules. With the ignore files it read (relative to the source). None when the walk or a
     read reports anything, when `d` is not one served skill's folder (another SKILL.md below it, a
     hidden or left-out folder), or when it is not there: an edit build then leaves it to discover."""
-    src, root = config.sources[index], config.source_dir(index)
-    rules = ignorefiles.rules_for(root, config.root, config.ignore_outer)
-    skip = ignorefiles.combined(rules, _source_skip(config, _inner_dirs(config, index, root)))
+    src, root, source_rules = config.sources[index], config.source_dir(index), config.rules(index)
+    rules = ignorefiles.rules_for(root, config.root, _outer(config, index))
+    skip = ignorefiles.combined(rules, _source_skip(config, _inner_dirs(config, index, root), source_rules))
     if _is_hidden(d) or any(skip("/".join(d.split("/")[: i + 1]), True) for i in range(d.count("/") + 1)):
         return None
     tree = walk(
@@ -843,7 +901,7 @@ def discover_skill(config: Config, index: int, d: str) -> tuple[SkillSource, tup
     )
     diags: list[Diagnostic] = list(tree.diagnostics)
     files = tuple(Entry(f"{d}/{e.rel}", e.abs, e.executable, e.identity) for e in tree.files)
-    found = _skill_files(files, src, diags)
+    found = _skill_files(files, src, diags, source_rules)
     if list(found) != [d] or diags or rules.problems:
         return None
     inputs: list[InputFile] = []
@@ -853,24 +911,57 @@ def discover_skill(config: Config, index: int, d: str) -> tuple[SkillSource, tup
     return skill, tuple(rules.read)
 
 
-def _skill_files(files: tuple[Entry, ...], src: str, diags: list[Diagnostic]) -> dict[str, Entry]:
-    """Skill directory -> its SKILL.md (or skill.md, which skills-ref accepts too)."""
+def _skill_files(
+    files: tuple[Entry, ...], src: str, diags: list[Diagnostic], rules: SourceRules = DEFAULT_SOURCE_RULES
+) -> dict[str, Entry]:
+    """Skill directory -> its SKILL.md (or skill.md, which skills-ref accepts too), as the source's
+    rules say: the root ("") with `root_skill`, none deeper than `depth` (a file of the skill above)."""
     found: dict[str, Entry] = {}
     for entry in files:
         d, _, base = entry.rel.rpartition("/")
         if base not in SKILL_FILES or (base == "skill.md" and d in found):
             continue
-        if d == "":
+        if d == "" and not rules.root_skill:
             diags.append(
                 dg.warning(
                     f"{src}/{base}",
                     Code.ROOT_SKILL_MD,
-                    f"{base} at a source root is ignored (the root is not a skill)",
+                    f"{base} at a source root is ignored (the root is not a skill; `root_skill: true` on "
+                    "the source makes it one)",
                 )
             )
             continue
+        if rules.depth is not None and d and d.count("/") + 1 > rules.depth:
+            continue  # below the depth: a file of the skill above it (_too_deep)
         found[d] = entry  # sorted: SKILL.md comes before skill.md
     return found
+
+
+def _hidden_skills(
+    config: Config, src: str, hidden: list[str], skill_dirs: set[str], ignored: Diagnostic | None = None
+) -> list[Diagnostic]:
+    """What a source's walk found and left out below hidden folders, said: in SKC313 when the
+    source has no other skill (`ignored`: what to say when its SKILL.md files are all git-ignored),
+    else per hidden folder (SKC316), unless SKC217 says it already. A SKILL.md below a hidden folder
+    inside a skill is one of that skill's files (a resource)."""
+    said = _hidden_for_targets(config, src, hidden)
+    if not skill_dirs:
+        return [_empty_source(config, src, hidden) if hidden or ignored is None else ignored, *said]
+    tops: dict[str, int] = {}
+    for d in hidden:
+        top = "/".join(_through_hidden(d))
+        if (said and "/" not in d) or _owner(d, skill_dirs, d.count("/")) is not None:
+            continue  # SKC217 names a skill folder just below the source; a skill holds the other
+        tops[top] = tops.get(top, 0) + 1
+    return said + [
+        dg.warning(
+            f"{src}/{top}",
+            Code.NOT_COMPILED,
+            f"hidden folder holding {count} SKILL.md file(s): not compiled, as the spec's clients do "
+            "not search hidden folders; list it in sources to compile them",
+        )
+        for top, count in sorted(tops.items())
+    ]
 
 
 def _hidden_for_targets(config: Config, src: str, hidden: list[str]) -> list[Diagnostic]:
@@ -915,6 +1006,44 @@ def _empty_source(config: Config, src: str, hidden: list[str]) -> Diagnostic:
     )
 
 
+def _all_ignored(config: Config, index: int, skip: Skip, rules: SourceRules) -> Diagnostic | None:
+    """A source whose walk found no SKILL.md: when the ignore files left out every one it holds
+    (Pegasus's `data/skills` is git-ignored on purpose), say so, with the file and line that
+    decide it, instead of "no SKILL.md below it". A second walk, without the ignore files: only
+    an empty source pays for it."""
+    src, root = config.sources[index], config.source_dir(index)
+    tree = walk(
+        root,
+        src,
+        confine=_confine(config, root),
+        skip=skip,
+        reserved=_reserved(config),
+        outside=_outside(config),
+    )
+    found = [d for d in _skill_files(tree.files, src, [], rules) if not _is_hidden(d)]
+    if not found:
+        return None
+    first = found[0]
+    ignore = ignorefiles.rules_for(root, config.root, _outer(config, index))
+    why = ignore.why(f"{first}/SKILL.md" if first else "SKILL.md", False)
+    if why is None:
+        return None
+    where, line, pattern = why
+    shown = f"{src}/{where[2:]}" if where.startswith("./") else where
+    fix = (
+        "; `git_ignored: true` on the source compiles it"
+        if not where.startswith("./") and not config.rules(index).git_ignored
+        else ""
+    )
+    return dg.warning(
+        config.config_rel,
+        Code.EMPTY_SOURCE,
+        f"source {src!r} holds no skills: its {len(found)} SKILL.md file(s) are git-ignored "
+        f"({shown}:{line}: {pattern}){fix}",
+        *config.at("sources", index),
+    )
+
+
 def _through_hidden(d: str) -> list[str]:
     parts = d.split("/")
     cut = next(i for i, p in enumerate(parts) if p.startswith("."))
@@ -932,12 +1061,14 @@ def _assign_files(files: tuple[Entry, ...], skill_dirs: set[str]) -> dict[str, l
 
 
 def _owner(rel: str, skill_dirs: set[str], depth: int) -> str | None:
+    """The nearest skill folder holding `rel` within its first `depth` parts; the root ("", a
+    source's `root_skill`) holds what no other does."""
     parts = rel.split("/")
     for cut in range(depth, 0, -1):
         candidate = "/".join(parts[:cut])
         if candidate in skill_dirs:
             return candidate
-    return None
+    return "" if "" in skill_dirs else None
 
 
 def _assign_diagnostics(
@@ -967,7 +1098,7 @@ def _load_skill(
 ) -> SkillSource:
     """Every file of the skill is read and checked; problems travel with the skill."""
     diags = list(problems)
-    dir_rel = f"{src}/{d}"
+    dir_rel = _join(src, d)
     skill_rel = f"{src}/{skill_entry.rel}"
     skill_md = read_input(skill_entry, skill_rel, SKILL_MD_CAP, diags)
     if skill_entry.rel.endswith("/skill.md"):
@@ -984,10 +1115,12 @@ def _load_skill(
             entry, f"{src}/{entry.rel}", config.max_resource_bytes, diags, "resources.max_bytes"
         )
         if data is not None:
-            resources.append(Resource(entry.rel[len(d) + 1 :], data))
+            resources.append(Resource(entry.rel[len(d) + 1 :] if d else entry.rel, data))
+        elif config.skip_invalid and diags[-1].code == Code.TOO_LARGE:
+            diags[-1] = _without(diags[-1], d or root_command(config, index))
     inputs.extend(([skill_md] if skill_md else []) + [r.file for r in resources])
     return SkillSource(
-        d,
+        d or root_command(config, index),
         index,
         dir_rel,
         skill_md or InputFile(skill_rel, b""),
@@ -995,12 +1128,53 @@ def _load_skill(
         problems=tuple(diags),
         readable=skill_md is not None,
         targets=tuple(t.name for t in config.targets),
+        rules=config.frontmatter,
     )
 
 
-def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagnostic]) -> None:
+def _without(too_large: Diagnostic, command: str) -> Diagnostic:
+    """One bad file costs one file: under --skip-invalid a resource over `resources.max_bytes` is
+    left out and its skill built without it, with a warning naming both."""
+    return replace(
+        too_large,
+        severity=dg.Severity.WARNING,
+        message=f"left out of skill {command!r}, which is built without it (--skip-invalid): {too_large.message}",
+    )
+
+
+def root_command(config: Config, index: int) -> str:
+    """The command of a source's root skill (`root_skill: true`): the source folder's own name, as
+    every other command is its folder's path (`~/.agent/skills` gives `skills`)."""
+    name = posixpath.basename(config.sources[index])
+    return name if name not in ("", ".", "..", "~") else config.source_dir(index).resolve().name
+
+
+def _take(
+    config: Config,
+    chosen: dict[str, SkillSource],
+    skill: SkillSource,
+    diags: list[Diagnostic],
+    aside: tuple[list[SkillSource], list[str]],
+) -> None:
+    """Source precedence: the later source's copy of a command is served; the earlier one is kept
+    aside (`Discovery.shadowed`), served instead when the later one is left out for its errors.
+    Two of one source (a root skill and a folder of the source's name) are duplicates."""
+    shadowed, lost = aside
     old = chosen.get(skill.command)
-    if old is not None:
+    if old is not None and old.source == skill.source:
+        if config.rules(skill.source).duplicates is Duplicates.ERROR:
+            diags.append(
+                dg.error(
+                    skill.skill_md.rel,
+                    Code.COLLISION,
+                    f"command {skill.command!r} is also {old.skill_md.rel} of this source; "
+                    "`duplicates: last-wins` on the source keeps the later",
+                )
+            )
+            return
+        diags.append(_lost(old, skill))
+        lost.append(old.skill_md.rel)
+    elif old is not None:
         diags.append(
             dg.warning(
                 skill.skill_md.rel,
@@ -1008,28 +1182,90 @@ def _take(chosen: dict[str, SkillSource], skill: SkillSource, diags: list[Diagno
                 f"command {skill.command!r} from this source overrides {old.skill_md.rel}",
             )
         )
+        shadowed.append(old)
     chosen[skill.command] = skill
 
 
-def _collisions(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:
-    diags: list[Diagnostic] = []
-    for label, key in (
-        ("differs only in case from", lambda c: c.casefold()),
-        ("has the same sanitized id as", sanitize_command),
-    ):
-        first: dict[str, SkillSource] = {}
+def _lost(loser: SkillSource, winner: SkillSource) -> Diagnostic:
+    return dg.warning(
+        loser.skill_md.rel,
+        Code.OVERRIDDEN,
+        f"left out: {winner.skill_md.rel} has the same id ({winner.command!r}) and comes later "
+        "(duplicates: last-wins)",
+    )
+
+
+# The ids two commands must not share: in any case, and once sanitized (sven's TUI ids).
+_ID_KEYS: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("differs only in case from", str.casefold),
+    ("has the same sanitized id as", sanitize_command),
+)
+
+
+def _last_wins(
+    config: Config, skills: tuple[SkillSource, ...], diags: list[Diagnostic]
+) -> tuple[tuple[SkillSource, ...], tuple[str, ...]]:
+    """Skills sharing an id (`_ID_KEYS`) where the later one's source says `duplicates:
+    last-wins`, as V1 keeps the last discovered: the later (by source, then path) is kept, each
+    other is left out with a warning. The rest are `_collisions`' to report. With the SKILL.md
+    paths left out."""
+    if all(config.rules(i).duplicates is Duplicates.ERROR for i in range(len(config.sources))):
+        return skills, ()
+    dropped: list[str] = []
+    for _label, key in _ID_KEYS:
+        groups: dict[str, list[SkillSource]] = {}
         for skill in skills:
-            k = key(skill.command)
-            if k in first and first[k].command != skill.command:
-                diags.append(
+            groups.setdefault(key(skill.command), []).append(skill)
+        gone: set[str] = set()
+        for group in groups.values():
+            last = max(group, key=lambda s: (s.source, s.command))
+            if len(group) < 2 or config.rules(last.source).duplicates is not Duplicates.LAST_WINS:
+                continue
+            for loser in group:
+                if loser is not last:
+                    diags.append(_lost(loser, last))
+                    dropped.append(loser.skill_md.rel)
+                    gone.add(loser.command)
+        skills = tuple(s for s in skills if s.command not in gone)
+    return skills, tuple(sorted(dropped))
+
+
+def _collisions(skills: tuple[SkillSource, ...]) -> tuple[SkillSource, ...]:
+    """Commands that share an id (`_ID_KEYS`): only what cannot keep its id has an error (SKC306),
+    its own, so --skip-invalid leaves out that skill alone. The one command of them whose every
+    folder is a valid skill name (`foo-bar` beside `foo_bar`, `foo` beside `Foo`: the names the
+    spec's clients accept) keeps it; when none is, each has the error."""
+    errors: dict[str, list[Diagnostic]] = {}
+    for label, key in _ID_KEYS:
+        groups: dict[str, list[SkillSource]] = {}
+        for skill in skills:
+            groups.setdefault(key(skill.command), []).append(skill)
+        for ident, group in groups.items():
+            if len(group) < 2:
+                continue
+            valid = [s for s in group if all(map(valid_name, s.command.split("/")))]
+            keeper = valid[0] if len(valid) == 1 else None
+            for skill in group:
+                if skill is keeper:
+                    continue
+                twin = keeper or next(s for s in group if s is not skill)
+                why = (
+                    ", a valid skill name, which keeps the id"
+                    if keeper
+                    else f" (the id {ident!r}), and neither is a valid skill name: neither keeps it"
+                )
+                errors.setdefault(skill.command, []).append(
                     dg.error(
                         skill.skill_md.rel,
                         Code.COLLISION,
-                        f"command {skill.command!r} {label} {first[k].command!r} ({first[k].skill_md.rel})",
+                        f"command {skill.command!r} {label} {twin.command!r} ({twin.skill_md.rel}){why}",
                     )
                 )
-            first.setdefault(k, skill)
-    return diags
+    if not errors:
+        return skills
+    return tuple(
+        replace(s, problems=(*s.problems, *errors[s.command])) if s.command in errors else s for s in skills
+    )
 
 
 def _lookalikes(skills: tuple[SkillSource, ...]) -> list[Diagnostic]:

@@ -226,6 +226,12 @@ def _minimum(bound: Any) -> Check:
     return lambda v: not _is_number(v) or v >= bound
 
 
+def _maximum(bound: Any) -> Check:
+    if not _is_number(bound):
+        raise Unsupported(f"maximum {bound!r}")
+    return lambda v: not _is_number(v) or v <= bound
+
+
 def _unique(value: Any) -> Check | None:
     if value is not True:
         return None
@@ -251,6 +257,7 @@ _SIMPLE: dict[str, Callable[[Any], Check | None]] = {
     "maxProperties": _property_count,
     "pattern": _pattern,
     "minimum": _minimum,
+    "maximum": _maximum,
     "uniqueItems": _unique,
 }
 

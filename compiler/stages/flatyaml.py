@@ -45,6 +45,7 @@ _BOOL_WORDS = re.compile(r"yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE
 _NULL_WORDS = re.compile(r"~|null|Null|NULL|")
 _BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
+# ("k" or "v", *key path) -> (line, col), as every reader of frontmatter answers (yamlgraph.py too)
 Positions = dict[tuple[Any, ...], tuple[int, int]]
 # One key of a mapping: (key, where the key is, where its value is, the nested mapping's keys, the
 # places of a sequence's items, or None for a scalar). A nested mapping's or a sequence's value

@@ -17,7 +17,7 @@ from typing import Any
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
-from ..model import Document
+from ..model import DescriptionFallback, Document
 from ..names.paths import PLAIN_NAME
 from ..targets import claude_code
 from ..targets.model import Issue
@@ -200,13 +200,29 @@ FLAGS = ("disable-model-invocation", "user-invocable")
 
 
 def harness_values(
-    doc: Document, data: dict[str, Any], source: str, targets: tuple[str, ...]
+    doc: Document,
+    data: dict[str, Any],
+    source: str,
+    targets: tuple[str, ...],
+    fallback: DescriptionFallback = DescriptionFallback.NONE,
 ) -> tuple[dict[str, Any], tuple[Diagnostic, ...]]:
     """With `targets:` selected, what the harnesses load is loaded: a flag spelled `1`, `oN` or
     `maybe` read as Claude Code reads it, and a missing or empty description from the body's first
-    line when Claude Code is selected (or every selected target loads an empty one). Warnings say so."""
+    line when Claude Code is selected (or every selected target loads an empty one). With
+    `frontmatter.description_fallback`, a missing or empty one is taken from the body as the
+    project's loader takes it. Warnings say so."""
+    if fallback is not DescriptionFallback.NONE:  # the project's loader's, over any harness's
+        data, said = _flags(doc, data, source, targets) if targets else (data, [])
+        return _fallback(doc, data, fallback, said), tuple(said)
     if not targets:
         return data, ()
+    data, diags = _flags(doc, data, source, targets)
+    return _description(doc, data, targets, diags), tuple(diags)
+
+
+def _flags(
+    doc: Document, data: dict[str, Any], source: str, targets: tuple[str, ...]
+) -> tuple[dict[str, Any], list[Diagnostic]]:
     diags: list[Diagnostic] = []
     for key in FLAGS:
         if key in data and _flag_like(data[key]):
@@ -214,7 +230,51 @@ def harness_values(
             written = _written(doc, source, (key,)) if data[key] is not None else "an empty value"
             diags.append(_flag_warning(doc, key, written or str(data[key]), value, targets))
             data = {**data, key: value}
-    return _description(doc, data, targets, diags), tuple(diags)
+    return data, diags
+
+
+_HEADING = re.compile(r"#{1,6}(\s|$)")
+
+
+def first_paragraph(body: str) -> str:
+    """Pegasus's description fallback: the body's first paragraph (Markdown headings before it
+    skipped), its lines joined by single spaces."""
+    lines: list[str] = []
+    for line in body.splitlines():
+        text = line.strip()
+        if not text or _HEADING.match(text):
+            if lines:
+                break
+            continue
+        lines.append(text)
+    return " ".join(lines)
+
+
+def _fallback(
+    doc: Document, data: dict[str, Any], fallback: DescriptionFallback, diags: list[Diagnostic]
+) -> dict[str, Any]:
+    """A missing or empty description taken from the body, as `frontmatter.description_fallback` says."""
+    value = data.get("description")
+    if (isinstance(value, str) and value.strip()) or (value is not None and not isinstance(value, str)):
+        return data  # given, or a list or a number: the schema's error (or the number's normalisation) stands
+    if fallback is DescriptionFallback.FIRST_PARAGRAPH:
+        text, what = first_paragraph(doc.body), "first paragraph"
+    else:
+        text, what = claude_code.description(TargetSkill("", None, None, body=doc.body)), "first line"
+    if not text:
+        return data  # nothing to take: the schema's error
+    where = doc.pos("description") if "description" in data else doc.pos()
+    diags.append(
+        dg.warning(
+            doc.rel,
+            Code.NORMALISED,
+            f"description: {'missing' if value is None else 'empty'}; using the body's {what} {_clip(text)!r} "
+            f"(frontmatter.description_fallback: {fallback.value}). Write a description that says when to use "
+            "the skill",
+            *where,
+        )
+    )
+    return {**data, "description": text}
 
 
 def _flag_like(value: Any) -> bool:

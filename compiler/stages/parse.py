@@ -16,8 +16,7 @@ from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..model import Document, InputFile
 from . import flatyaml
-
-Positions = dict[tuple[Any, ...], tuple[int, int]]
+from .flatyaml import Positions
 
 
 def decode(file: InputFile) -> tuple[str | None, tuple[Diagnostic, ...]]:
@@ -171,8 +170,8 @@ def _requote_warning(found: re.Match[str], rel: str, line_no: int, note: str) ->
     return dg.warning(
         rel,
         Code.NORMALISED,
-        f"{key}: YAML refuses ': ' inside a plain value; read as the string {clip(repr(value))}, as the "
-        f"Agent Skills client guide recommends{note}. Quote it: {key}: {clip(quoted)}",
+        f"{key}: YAML refuses ': ' inside a plain value; read as the string {dg.clip(repr(value))}, as the "
+        f"Agent Skills client guide recommends{note}. Quote it: {key}: {dg.clip(quoted)}",
         line_no,
         found.start(2) + 1,
     )
@@ -225,7 +224,3 @@ def load_yaml(text: str, rel: str, line_offset: int) -> tuple[Any, Positions, tu
     from . import yamlgraph  # PyYAML is imported only for frontmatter flatyaml is not sure of
 
     return yamlgraph.load_yaml_graph(text, rel, line_offset)
-
-
-def clip(text: str) -> str:
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -69,6 +69,45 @@ def check(doc: Document, data: Any, name: str, code: Code) -> tuple[Diagnostic, 
     return tuple(d for err in errors for d in _diagnostics(doc, err, code))
 
 
+def schema_problem(given: Any) -> str | None:
+    """Why `given` is no JSON Schema (a project's own, `frontmatter.extensions`), or None."""
+    import jsonschema
+
+    try:
+        jsonschema.validators.validator_for(given, default=jsonschema.Draft202012Validator).check_schema(
+            given
+        )
+    except jsonschema.SchemaError as exc:
+        return exc.message
+    return None
+
+
+@functools.cache
+def _declared(text: str) -> jsonschema.protocols.Validator:
+    """The validator of a project's own schema, given as canonical JSON (one per schema, built once)."""
+    import jsonschema
+
+    given = json.loads(text)
+    return jsonschema.validators.validator_for(given, default=jsonschema.Draft202012Validator)(given)
+
+
+def check_declared(doc: Document, field: str, value: Any, text: str) -> tuple[Diagnostic, ...]:
+    """A declared extension field's value held to the project's schema for it (`text`), each
+    error at the value it is about (SKC204)."""
+    errors = sorted(
+        _declared(text).iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+    )
+    return tuple(
+        dg.error(
+            doc.rel,
+            Code.FRONTMATTER_SCHEMA,
+            f"{'.'.join(map(str, (field, *err.absolute_path)))}: {_message(err)} (frontmatter.extensions)",
+            *doc.pos(field, *err.absolute_path),
+        )
+        for err in errors
+    )
+
+
 def _leaves(err: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
     """A `oneOf` whose value has the type of exactly one branch is reported as that branch's errors
     (`targets: [cluade-code]` is a typo in a list, not "not valid under any of the given schemas")."""

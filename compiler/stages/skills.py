@@ -4,6 +4,7 @@ function of its source, spread over the cores for large trees."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -11,7 +12,7 @@ from .. import diagnostics as dg
 from ..dataclass import fields, replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code, lowerable
-from ..model import Document, Skill, SkillSource
+from ..model import Document, FrontmatterRules, Names, Skill, SkillSource
 from ..names.paths import unsafe_values
 from ..names.suggest import did_you_mean
 from ..targets.model import Issue, Verdict
@@ -207,10 +208,13 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     data = _merge_sven(doc, dict(doc.data), diags)
     data, normalised = frontmatter.normalise(doc, data, text)
     diags.extend(normalised)
-    data, read = frontmatter.harness_values(doc, data, text, targets)
+    data, read = frontmatter.harness_values(doc, data, text, targets, src.rules.description_fallback)
     diags.extend(read)
     problems = (
-        _schema(doc, data, targets) + _name_rules(doc, data, targets) + _spec_limits(doc, data, targets)
+        _schema(doc, data, targets)
+        + _name_rules(doc, data, targets)
+        + _spec_limits(doc, data, targets)
+        + _extensions(doc, data, src.rules)
     )
     # knowledge entries are handed to the model as documents to read: no escaping paths.
     if all(lowerable(p.code) for p in problems):  # the types are sound: the paths can be checked
@@ -218,57 +222,29 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
             doc, [(("knowledge", i), k) for i, k in enumerate(data.get("knowledge") or ())]
         )
     diags.extend(problems)
-    diags.extend(_unknown_fields(doc, data))
+    diags.extend(_unknown_fields(doc, data, src.rules))
     dirname = frontmatter.normal_name(src.command.rsplit("/", 1)[-1])
-    name = frontmatter.normal_name(data["name"]) if isinstance(data.get("name"), str) else None
-    # An invalid name has its own error already; a mismatch is reported only for a valid one.
-    if name is not None and name != dirname and frontmatter.valid_name(data["name"]):
-        line, col = doc.pos("name")
-        # Claude Code's command is the folder and `name` a label; the others list it by name.
-        grade = dg.warning if tolerated(Issue.NAME_MISMATCH, targets) else dg.error
-        diags.append(
-            grade(
-                doc.rel,
-                Code.NAME_MISMATCH,
-                f"name {data['name']!r} does not match its directory {dirname!r}"
-                + suffix(Issue.NAME_MISMATCH, targets),
-                line,
-                col,
-            )
-        )
-    if "name" not in data and len(dirname) > frontmatter.MAX_NAME:
-        # The directory name becomes the skill's name, so the spec's limit applies to it.
-        diags.append(
-            dg.error(
-                doc.rel,
-                Code.BAD_DIRECTORY_NAME,
-                f"directory name is {len(dirname)} characters long; a skill name "
-                f"(the directory's, when the frontmatter gives none) is at most {frontmatter.MAX_NAME}",
-            )
-        )
+    written = frontmatter.normal_name(data["name"]) if isinstance(data.get("name"), str) else None
+    named = "name" in data
+    name = _identity(src, doc, (data.get("name"), written, dirname), diags)
+    if name is None:
         return None  # no id the format can hold: not built, whatever the settings say
-    if "name" not in data and not frontmatter.valid_name(dirname):
-        diags.append(
-            dg.warning(
-                doc.rel,
-                Code.BAD_DIRECTORY_NAME,
-                f"directory {dirname!r} is not a valid skill name and the frontmatter gives none",
-            )
-        )
     # Spec-conformance errors (codes.CONFORMANCE) still give a skill: the settings may lower them,
     # and validate leaves the skill out when they stay errors.
     if any(not lowerable(p.code) for p in problems):
         return None
     if not doc.body:
         diags.append(dg.warning(doc.rel, Code.EMPTY_BODY, "SKILL.md has no body", doc.body_line, 1))
-    diags.extend(_invocation(doc, data, targets, dirname))
-    if name is not None:
-        data["name"] = name
-    known = schema.properties("frontmatter")
+    diags.extend(_invocation(doc, data, targets, dirname, named))
+    if written:
+        data["name"] = written  # the label, kept as written: Skill.label and the readers read it
+    else:
+        data.pop("name", None)  # `name: ""` is no label
+    known = schema.properties("frontmatter").union(field for field, _ in src.rules.extensions)
     fields = _normalise({k: v for k, v in data.items() if k in known and k != "sven"})
     return Skill(
         command=src.command,
-        name=name or dirname,
+        name=name,
         description=data["description"],
         source=src.source,
         path=src.skill_md.rel,
@@ -284,18 +260,99 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     )
 
 
+def _identity(
+    src: SkillSource, doc: Document, names: tuple[Any, str | None, str], diags: list[Diagnostic]
+) -> str | None:
+    """The skill's id (`Skill.name`) from its written name and its folder's: a valid written name,
+    else the folder's name (the written one is a label, SKC219); with `frontmatter.names:
+    lowercase-hyphens`, the written name (else the folder's) made an id. None, with an error, when
+    there is no id the format can hold."""
+    given, written, dirname = names  # as read, normalised, and the folder's
+    valid = written is not None and not frontmatter.name_problems(written)
+    if valid and written != dirname:
+        # Claude Code's command is the folder and `name` a label; the others list it by name.
+        grade = dg.warning if tolerated(Issue.NAME_MISMATCH, src.targets) else dg.error
+        diags.append(
+            grade(
+                doc.rel,
+                Code.NAME_MISMATCH,
+                f"name {given!r} does not match its directory {dirname!r}"
+                + suffix(Issue.NAME_MISMATCH, src.targets),
+                *doc.pos("name"),
+            )
+        )
+    if src.rules.names is Names.LOWERCASE_HYPHENS:
+        made = lowercase_hyphens(written or dirname)
+        if not made:
+            what = f"name {written!r}" if written else f"directory name {dirname!r}"
+            diags.append(
+                dg.error(
+                    doc.rel,
+                    Code.FRONTMATTER_SCHEMA,
+                    f"{what} gives no id (frontmatter.names: lowercase-hyphens keeps only a-z, 0-9 "
+                    "and hyphens); give the skill a name with some",
+                    *doc.pos("name"),
+                )
+            )
+            return None
+        return made
+    if valid and written is not None:
+        return written
+    labelled = " and its frontmatter name is a label" if written else " and the frontmatter gives none"
+    if len(dirname) > frontmatter.MAX_NAME:
+        # The directory name becomes the skill's name, so the spec's limit applies to it.
+        diags.append(
+            dg.error(
+                doc.rel,
+                Code.BAD_DIRECTORY_NAME,
+                f"directory name is {len(dirname)} characters long; a skill name (the directory's, "
+                f"when the frontmatter gives none or a label) is at most {frontmatter.MAX_NAME}",
+            )
+        )
+        return None
+    if not frontmatter.valid_name(dirname):
+        diags.append(
+            dg.warning(
+                doc.rel,
+                Code.BAD_DIRECTORY_NAME,
+                f"directory {dirname!r} is not a valid skill name{labelled}",
+            )
+        )
+    return dirname
+
+
+def lowercase_hyphens(name: str) -> str:
+    """`frontmatter.names: lowercase-hyphens`: a name made an id as V1's `sanitizeSkillName`
+    makes it: lowercased, each run of characters other than a-z and 0-9 one hyphen, no hyphen at
+    either end (`Repo Survey Deluxe` -> `repo-survey-deluxe`; `Überblick` -> `berblick`)."""
+    return _NOT_ID.sub("-", name.lower()).strip("-")
+
+
+_NOT_ID = re.compile(r"[^a-z0-9]+")
+
+
 def _name_rules(doc: Document, data: dict[str, Any], targets: tuple[str, ...]) -> tuple[Diagnostic, ...]:
     """The spec's name rule (as skills-ref checks it) and a description that is not blank. A name
-    every selected target loads anyway is a warning (the command is the folder, never the name)."""
+    that breaks the rule is the skill's label, its id the folder's name (SKC219, conformance: the
+    build is what the sources say, only less portable); a warning where every selected target
+    loads such a skill."""
     found = []
     name = data.get("name")
-    if isinstance(name, str):
-        for p in frontmatter.name_problems(frontmatter.normal_name(name)):
-            issue = Issue.NAME_LENGTH if p.startswith("is ") else Issue.NAME_PATTERN
+    if isinstance(name, str) and name:  # an empty one is the schema's error
+        problems = frontmatter.name_problems(frontmatter.normal_name(name))
+        for issue in (Issue.NAME_LENGTH, Issue.NAME_PATTERN):
+            mine = [p for p in problems if p.startswith("is ") == (issue is Issue.NAME_LENGTH)]
+            if not mine:
+                continue
             grade = dg.warning if tolerated(issue, targets) else dg.error
-            text = f"name: {p}" if p.startswith("is ") else f"name: {name!r} {p}"
+            text = f"name: {name!r} " + "; ".join(mine)
             found.append(
-                grade(doc.rel, Code.FRONTMATTER_SCHEMA, text + suffix(issue, targets), *doc.pos("name"))
+                grade(
+                    doc.rel,
+                    Code.NAME_NOT_ID,
+                    f"{text}: it is the skill's label, not its id{suffix(issue, targets)}",
+                    *doc.pos("name"),
+                )
             )
     description = data.get("description")
     if isinstance(description, str) and description and not description.strip():
@@ -344,7 +401,7 @@ def _schema(doc: Document, data: dict[str, Any], targets: tuple[str, ...]) -> tu
 
 
 def _invocation(
-    doc: Document, data: dict[str, Any], targets: tuple[str, ...], dirname: str
+    doc: Document, data: dict[str, Any], targets: tuple[str, ...], dirname: str, named: bool
 ) -> list[Diagnostic]:
     """Who can invoke the skill, and where a selected harness reads it otherwise."""
     found = []
@@ -374,7 +431,7 @@ def _invocation(
                 *doc.pos("disable-model-invocation"),
             )
         )
-    if "name" not in data and any_verdict(Issue.NO_NAME, targets, Verdict.SKIPS):
+    if not named and any_verdict(Issue.NO_NAME, targets, Verdict.SKIPS):
         found.append(
             dg.warning(
                 doc.rel,
@@ -405,8 +462,18 @@ def _merge_sven(doc: Document, data: dict[str, Any], diags: list[Diagnostic]) ->
     return data
 
 
-def _unknown_fields(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
-    known = schema.properties("frontmatter")
+def _extensions(doc: Document, data: dict[str, Any], rules: FrontmatterRules) -> tuple[Diagnostic, ...]:
+    """The project's declared extension fields (`frontmatter.extensions`), held to their schemas."""
+    return tuple(
+        d
+        for field, text in rules.extensions
+        if text and field in data
+        for d in schema.check_declared(doc, field, data[field], text)
+    )
+
+
+def _unknown_fields(doc: Document, data: dict[str, Any], rules: FrontmatterRules) -> list[Diagnostic]:
+    known = schema.properties("frontmatter").union(field for field, _ in rules.extensions)
     return [
         dg.warning(
             doc.rel,

@@ -41,13 +41,28 @@ PROBES: tuple[dict[str, Any], ...] = (
     {
         "command": "probe/a-b_c",
         "name": "Probe & <name> \"q\" 'a'",
+        "label": "Probe <Label> & \"l\" 'b' \u00e9",
         "description": "line one\nline two\r\n\ttab & <b>x</b> ünï 𝄞 e\u0301 {{ x }} {% y %} $0 \\n",
         "location": "skills/probe/a-b_c/SKILL.md",
         "always": False,
     },
-    {"command": "z", "name": "", "description": "", "location": "", "always": True},
-    {"command": "ÿ/ü", "name": "n\nn", "description": "\n", "location": "p\nq", "always": False},
-    {"command": "a", "name": "a", "description": "  spaced  ", "location": "/abs/a", "always": True},
+    {"command": "z", "name": "", "label": "", "description": "", "location": "", "always": True},
+    {
+        "command": "ÿ/ü",
+        "name": "n\nn",
+        "label": "l\nl",
+        "description": "\n",
+        "location": "p\nq",
+        "always": False,
+    },
+    {
+        "command": "a",
+        "name": "a",
+        "label": "a",
+        "description": "  spaced  ",
+        "location": "/abs/a",
+        "always": True,
+    },
 )
 
 
@@ -210,6 +225,7 @@ def plan(
         values = {
             "command": command,
             "name": s.name,
+            "label": s.label,
             "description": packing.descriptions.get(command, s.description),
             "location": s.path,
         }

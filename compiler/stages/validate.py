@@ -8,7 +8,7 @@ from ..dataclass import replace
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
 from ..diagnostics.policy import Policy, inline_ignores, refusal
-from ..model import Discovery, Program, Skill, SkillSource
+from ..model import Discovery, Duplicates, Program, Skill, SkillSource
 from ..targets.model import Issue
 from ..targets.verdicts import suffix
 from . import personas as personas_mod
@@ -23,6 +23,7 @@ def validate(
     policy: Policy | None = None,
     sources: tuple[str, ...] = (),
     targets: tuple[str, ...] = (),
+    by_name: tuple[Duplicates, ...] | None = None,
 ) -> Program:
     """`checks` stands in for check_skills: the build cache passes a memoised one.
 
@@ -33,6 +34,8 @@ def validate(
     sources: the config's source labels: with skip_invalid, an entry below one that discover
     refused (a link out of the project, an unreadable folder) costs that entry, not the build.
     targets: the harnesses of `targets:`; skills sharing a `name` are reported for them.
+    by_name: each source's `duplicates` rule when skills are kept by their id too (`frontmatter.names:
+    lowercase-hyphens`, as V1 keys them): two skills with one id are duplicates.
     """
     diags: list[Diagnostic] = list(discovery.diagnostics)
     refused: dict[str, list[Diagnostic]] = {}
@@ -43,6 +46,13 @@ def validate(
         built = src.command in parsed  # one that could not be built never loses all its errors
         per_skill[src.command] = settle(src, per_skill[src.command], policy or Policy(), built)
     invalid = {c: ds for c, ds in per_skill.items() if dg.has_errors(ds)}
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]] = {}
+    if skip_invalid and discovery.shadowed and invalid:
+        replaced = _earlier_copies(discovery, invalid, (parsed, per_skill), checks or check_skills, policy)
+    lost: dict[str, Diagnostic] = {}  # command -> why `duplicates: last-wins` left it out
+    if by_name is not None:
+        lost = _same_ids(parsed, invalid, per_skill, by_name)
+        parsed = {c: s for c, s in parsed.items() if c not in lost}
     named: set[str] = {command for ex in discovery.exclusives for command, _file in ex.bodies}
     personas = personas_mod.personas(discovery.personas, parsed, diags, named)
     exclusive = personas_mod.exclusives(
@@ -56,19 +66,116 @@ def validate(
     diags = (policy or Policy()).apply(diags)
     for command, found in per_skill.items():
         diags.extend(_as_warnings(found) if skip_invalid and command in invalid else found)
+    for winner, found in replaced.values():
+        diags.extend([*_as_warnings(found), _replaced(winner, parsed[winner.command].path)])
+    diags.extend(lost.values())
     kept = {c: s for c, s in parsed.items() if c not in invalid}
     diags.extend((policy or Policy()).apply(shared_names(kept, targets)))
     for entry, found in refused.items():
         diags.extend(_as_warnings(found))
         invalid.setdefault(entry, found)
-    if skip_invalid and invalid:
-        diags.append(_left_out_summary(discovery, invalid))
+    if skip_invalid and invalid:  # (a copy replaced by an earlier one has its own: _replaced)
+        diags.append(_left_out_summary(discovery, invalid, replaced))
     codes = tuple(
         (c, tuple(sorted({d.code for d in ds if d.severity is dg.Severity.ERROR})))
         for c, ds in sorted(invalid.items())
     )
     own = {c: tuple(per_skill[c]) for c in kept if per_skill[c]}
-    return Program(_link(kept), personas, exclusive, tuple(diags), codes, own, frozenset(named))
+    left_out = tuple(sorted({*_left_out(discovery, invalid, replaced), *(d.path for d in lost.values())}))
+    return Program(_link(kept), personas, exclusive, tuple(diags), codes, own, frozenset(named), left_out)
+
+
+def _earlier_copies(
+    discovery: Discovery,
+    invalid: dict[str, list[Diagnostic]],
+    checked: tuple[dict[str, Skill], dict[str, list[Diagnostic]]],
+    checks: SkillChecks,
+    policy: Policy | None,
+) -> dict[str, tuple[SkillSource, list[Diagnostic]]]:
+    """A command whose served copy is left out for its errors is served by the latest copy an
+    earlier source holds that has none (as a loader that skips a broken file finds the copy below
+    it): that copy's skill and diagnostics take the command's place in `checked`, and the command
+    leaves `invalid`. Returns each replaced copy with its diagnostics (they are reported left out)."""
+    parsed, per_skill = checked
+    served = {src.command: src for src in discovery.skills}
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]] = {}
+    for older in reversed(discovery.shadowed):  # the latest source first, per command
+        command = older.command
+        if command not in invalid or command in replaced or not older.readable:
+            continue
+        skill, found = checks([older])[0]
+        settled = settle(older, [*older.problems, *found], policy or Policy(), skill is not None)
+        if skill is None or dg.has_errors(settled):
+            continue
+        replaced[command] = (served[command], invalid.pop(command))
+        parsed[command], per_skill[command] = skill, settled
+    return replaced
+
+
+def _same_ids(
+    parsed: dict[str, Skill],
+    invalid: dict[str, list[Diagnostic]],
+    per_skill: dict[str, list[Diagnostic]],
+    duplicates: tuple[Duplicates, ...],
+) -> dict[str, Diagnostic]:
+    """Skills kept by their id too (V1): of two with one id, the later (by source, then command)
+    stays when its source says `duplicates: last-wins`, and each other one is left out with a
+    warning (returned, by command); else each later one has an error (SKC306, in `per_skill` and
+    `invalid`: --skip-invalid leaves it out)."""
+    groups: dict[str, list[Skill]] = {}
+    for command, skill in parsed.items():
+        if command not in invalid:
+            groups.setdefault(skill.name, []).append(skill)
+    lost: dict[str, Diagnostic] = {}
+    for name, group in groups.items():
+        order = sorted(group, key=lambda s: (s.source, s.command))
+        if len(order) < 2:
+            continue
+        last = order[-1]
+        if duplicates[last.source] is Duplicates.LAST_WINS:
+            for skill in order[:-1]:
+                lost[skill.command] = dg.warning(
+                    skill.path,
+                    Code.OVERRIDDEN,
+                    f"left out: {last.path} has the same id ({name!r}) and comes later (duplicates: last-wins)",
+                    *skill.anchors.get("name", (1, 1)),
+                )
+            continue
+        for skill in order[1:]:
+            said = dg.error(
+                skill.path,
+                Code.COLLISION,
+                f"skill {skill.command!r} has the id {name!r} of {order[0].command!r} ({order[0].path}); "
+                "`duplicates: last-wins` on the source keeps the later",
+                *skill.anchors.get("name", (1, 1)),
+            )
+            per_skill[skill.command] = invalid[skill.command] = [*per_skill[skill.command], said]
+    return lost
+
+
+def _replaced(winner: SkillSource, instead: str) -> Diagnostic:
+    return dg.warning(
+        winner.skill_md.rel,
+        Code.SKIPPED_INVALID,
+        f"left out because it has errors (--skip-invalid): the copy of {winner.command!r} in {instead} "
+        "is built instead",
+    )
+
+
+def _left_out(
+    discovery: Discovery,
+    invalid: dict[str, list[Diagnostic]],
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]],
+) -> tuple[str, ...]:
+    """Every SKILL.md (or entry, for one discover refused) found and not built, by its path."""
+    paths = {src.command: src.skill_md.rel for src in discovery.skills}
+    found = {paths.get(c) or _entry_path(c, ds) for c, ds in invalid.items()}
+    found.update(winner.skill_md.rel for winner, _ in replaced.values())
+    return tuple(sorted(found.union(discovery.dropped)))
+
+
+def _entry_path(entry: str, diags: list[Diagnostic]) -> str:
+    return diags[0].path if diags else entry
 
 
 def shared_names(skills: dict[str, Skill], targets: tuple[str, ...]) -> list[Diagnostic]:
@@ -120,7 +227,7 @@ def _skills(
 
 def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: bool) -> list[Diagnostic]:
     """One skill's diagnostics at their levels: the config's, then its own `# skillc: ignore[...]`."""
-    inline: set[str] = set()
+    inline: dict[str, tuple[int, int]] = {}
     refused: list[Diagnostic] = []
     for code, line, col in inline_ignores(src.skill_md.data) if b"skillc:" in src.skill_md.data else ():
         why = refusal(code, "ignore")
@@ -129,7 +236,15 @@ def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: boo
                 dg.error(src.skill_md.rel, Code.SEVERITY_REFUSED, f"skillc: ignore: {why}", line, col)
             )
         else:
-            inline.add(code)
+            inline.setdefault(code, (line, col))
+    if not built and not dg.has_errors(found):
+        # Never a silent drop: a SKILL.md that gives no skill says so, whatever else it said.
+        found = [
+            *found,
+            dg.error(src.skill_md.rel, Code.NOT_BUILT, "not built: this SKILL.md gives no skill"),
+        ]
+    if inline:
+        found = found + _unused_inline(src.skill_md.rel, inline, found)
     if not inline and not policy.codes and not policy.paths:
         return found + refused
     leveled = policy.apply(found, frozenset(inline))
@@ -143,6 +258,22 @@ def settle(src: SkillSource, found: list[Diagnostic], policy: Policy, built: boo
         else d
         for d in found
     ] + refused
+
+
+def _unused_inline(rel: str, inline: dict[str, tuple[int, int]], found: list[Diagnostic]) -> list[Diagnostic]:
+    """An inline ignore that names a code the skill does not have suppresses nothing: SKC107 at it,
+    as ruff reports an unused `noqa` (`ignore[SKC107]` itself is how a skill keeps one anyway)."""
+    had = {d.code for d in found}
+    return [
+        dg.warning(
+            rel,
+            Code.UNUSED_SUPPRESSION,
+            f"skillc: ignore[{code}] suppresses nothing: this skill has no {code}",
+            *at,
+        )
+        for code, at in inline.items()
+        if code not in had and code != Code.UNUSED_SUPPRESSION
+    ]
 
 
 def _refused_entries(
@@ -203,10 +334,16 @@ def _late_errors(
 
 
 def _as_warnings(diags: list[Diagnostic]) -> list[Diagnostic]:
-    return [replace(d, severity=dg.Severity.WARNING) for d in diags]
+    return [
+        d if d.severity is dg.Severity.SUPPRESSED else replace(d, severity=dg.Severity.WARNING) for d in diags
+    ]
 
 
-def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]) -> Diagnostic:
+def _left_out_summary(
+    discovery: Discovery,
+    invalid: dict[str, list[Diagnostic]],
+    replaced: dict[str, tuple[SkillSource, list[Diagnostic]]],
+) -> Diagnostic:
     names = sorted(invalid)
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
     # At the first one's SKILL.md; one discover refused (a link out of the project) has no skill:
@@ -214,10 +351,15 @@ def _left_out_summary(discovery: Discovery, invalid: dict[str, list[Diagnostic]]
     first = invalid[names[0]]
     where = next(((s.skill_md.rel, 1, 1) for s in discovery.skills if s.command == names[0]), None)
     path, line, col = where or ((first[0].path, first[0].line, first[0].col) if first else (names[0], 1, 1))
+    more = (
+        f"; {len(replaced)} more replaced by an earlier source's copy: {', '.join(sorted(replaced))}"
+        if replaced
+        else ""
+    )
     return dg.warning(
         path,
         Code.SKIPPED_INVALID,
-        f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}",
+        f"{len(names)} skill(s) left out because they have errors (--skip-invalid): {shown}{more}",
         line,
         col,
     )

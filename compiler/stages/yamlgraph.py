@@ -10,7 +10,6 @@ only when a document needs it (parse.py): a build of flat frontmatter never load
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
@@ -19,18 +18,15 @@ import yaml
 from .. import diagnostics as dg
 from ..diagnostics import Diagnostic
 from ..diagnostics.codes import Code
-from .parse import Positions, clip
+from . import values
+from .flatyaml import Positions
+from .values import MAX_DEPTH
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STD = "tag:yaml.org,2002:"
 _ALLOWED_TAGS = frozenset(
     _STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")
 )
-MAX_DEPTH = 32
-# Control characters a YAML escape ("\0", "\e", "\x9b") can put into a string: they would reach
-# prompts raw (terminal escapes, NULs). Tab and newline are text.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_INT_RANGE = (-(2**63), 2**64)  # what every JSON reader and orjson keep exactly
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 
@@ -93,7 +89,7 @@ def load_yaml_graph(text: str, rel: str, line_offset: int) -> tuple[Any, Positio
         return (
             None,
             {},
-            (dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col),),
+            (dg.error(rel, Code.YAML_SYNTAX, values.too_deep_message(), line, col),),
         )
     try:
         loader = _Loader(text)
@@ -154,7 +150,7 @@ def _quote_hint(text: str, line: int) -> str:
         return "; a value holding ': ' must be quoted"
     key, value = found.group(1).strip(), found.group(2)
     quoted = json.dumps(value, ensure_ascii=False) if "'" in value else f"'{value}'"
-    return f"; a value holding ': ' must be quoted: {key}: {clip(quoted)}"
+    return f"; a value holding ': ' must be quoted: {key}: {dg.clip(quoted)}"
 
 
 def _reader_error(exc: yaml.reader.ReaderError, text: str, rel: str, off: int) -> Diagnostic:
@@ -192,9 +188,7 @@ def _check_graph(root: yaml.Node, rel: str, off: int, pos: Positions) -> tuple[D
         seen.add(id(node))
         pos[("v", *path)] = (line, col)
         if depth > MAX_DEPTH:
-            problems.append(
-                dg.error(rel, Code.YAML_SYNTAX, f"nesting deeper than {MAX_DEPTH} levels", line, col)
-            )
+            problems.append(dg.error(rel, Code.YAML_SYNTAX, values.too_deep_message(), line, col))
             continue
         if node.tag not in _ALLOWED_TAGS:
             problems.append(dg.error(rel, Code.YAML_TAG, f"tag {node.tag!r} is not allowed", line, col))
@@ -237,25 +231,11 @@ def _scalar_problem(loader: Any, node: yaml.ScalarNode) -> tuple[Code, str] | No
             value = loader.construct_object(node)
         except Exception:
             return _invalid(tag, node)
-    if isinstance(value, str):
-        hit = _CONTROL.search(value)
-        if hit:
-            return Code.CONTROL_CHARACTER, f"control character U+{ord(hit.group(0)):04X} in a string value"
-    elif isinstance(value, float) and not math.isfinite(value):
-        return Code.YAML_SYNTAX, f"{_short(node.value)} is not a finite number"
-    elif (
-        isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value < _INT_RANGE[1]
-    ):
-        return Code.YAML_SYNTAX, f"integer {_short(node.value)} is out of range"
-    return None
+    return values.problem(value, node.value)
 
 
 def _invalid(tag: str, node: yaml.ScalarNode) -> tuple[Code, str]:
-    return Code.YAML_SYNTAX, f"invalid !!{tag} value {_short(node.value)}"
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:40] + "...")
+    return Code.YAML_SYNTAX, f"invalid !!{tag} value {values.short(node.value)}"
 
 
 def _check_mapping(

@@ -27,6 +27,10 @@ _SPEC_FIELDS = ("license", "compatibility", "metadata", "allowed-tools")
 # What Claude Code 2.1.330 reads besides (code.claude.com/docs/en/skills, "Frontmatter reference";
 # golden fields: when_to_use, paths). Its two flags come from the persona, not from the source.
 _CLAUDE_FIELDS = ("when_to_use", "argument-hint", "arguments", "model", "effort", "context", "agent", "paths")
+# A harness-neutral SKILL.md (`skillc serve`): what a Claude Code export's carries, which the other
+# harnesses ignore, so that every author field one reads passes through, the persona's flags too.
+NEUTRAL = "neutral"
+_FULL = frozenset({"claude-code", NEUTRAL})
 # Codex 0.169.0: agents/openai.yaml in a skill folder; `policy.allow_implicit_invocation: false`
 # keeps the skill out of the model's listing (golden policy: implicit-off).
 CODEX_POLICY = "agents/openai.yaml"
@@ -107,13 +111,16 @@ def persona_files(
     return out, len(skills)
 
 
-def frontmatter(dist: reader.Dist, target: str, info: reader.SkillInfo) -> dict[str, Any]:
-    """The fields the harness reads, in a fixed order: name and description first."""
+def frontmatter(
+    dist: reader.Dist, target: str, info: reader.SkillInfo, name: str | None = None
+) -> dict[str, Any]:
+    """The fields the harness reads, in a fixed order: name (`name` when given) and description
+    first; skillc's own fields (persona keys, knowledge, requirements) never."""
     source = dist.skill_meta(info.command).frontmatter
-    fields: dict[str, Any] = {"name": info.name, "description": info.description}
-    wanted = (*_CLAUDE_FIELDS, *_SPEC_FIELDS) if target == "claude-code" else _SPEC_FIELDS
+    fields: dict[str, Any] = {"name": info.name if name is None else name, "description": info.description}
+    wanted = (*_CLAUDE_FIELDS, *_SPEC_FIELDS) if target in _FULL else _SPEC_FIELDS
     fields |= {key: source[key] for key in wanted if key in source}
-    if target == "claude-code":  # the persona's flags, as Claude Code reads them (golden fields)
+    if target in _FULL:  # the persona's flags, as Claude Code reads them (golden fields)
         if not info.model:
             fields["disable-model-invocation"] = True
         if not info.user:
@@ -123,8 +130,14 @@ def frontmatter(dist: reader.Dist, target: str, info: reader.SkillInfo) -> dict[
 
 def skill_md(dist: reader.Dist, target: str, persona: str, info: reader.SkillInfo) -> bytes:
     """SKILL.md: the translated frontmatter and the persona-resolved body, not substituted."""
+    return skill_md_of(dist, persona, info, frontmatter(dist, target, info))
+
+
+def skill_md_of(dist: reader.Dist, persona: str, info: reader.SkillInfo, fields: Mapping[str, Any]) -> bytes:
+    """SKILL.md with these frontmatter fields and the persona-resolved body (`skillc serve` serves
+    the fields beside the file, so it makes them once)."""
     body = dist.read_object(dist.resolution(persona, info.command).body_sha256).decode("utf-8")
-    return f"---\n{yaml_fields(frontmatter(dist, target, info))}---\n\n{body}".encode()
+    return f"---\n{yaml_fields(fields)}---\n\n{body}".encode()
 
 
 # Characters a YAML parser must not meet raw inside a quoted scalar: C0 (JSON escapes those but

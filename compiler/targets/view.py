@@ -149,7 +149,7 @@ def overrides_for(
     `commands` are the persona's, which the priority's patterns match (folders may be flattened)."""
     if target != "claude-code" or not budget.priority or budget.chars is None:
         return {}
-    from ..stages.budget import ranked  # only a priority pays for pathspec
+    from ..stages.budget import ranked  # only a priority pays for its patterns
 
     order = [folder(target, c) for c in ranked(commands, budget.priority)]
     off = claude_code.name_only_for(skills, budget.chars, order)

@@ -108,7 +108,11 @@ MAIN: dict[str, str | bytes] = {
 # -- "hostile": hostile names, Unicode, look-alike delimiters, odd resource names --------------------
 
 HOSTILE: dict[str, str | bytes] = {
-    "skillc.yaml": CONFIG,
+    # names that are no valid ids are labels (SKC219, lowered): the id is the folder's name; and
+    # extension fields the project declares (the TS agent's), kept in the frontmatter as written
+    "skillc.yaml": CONFIG
+    + "diagnostics:\n  SKC219: warning\n"
+    + "frontmatter:\n  extensions:\n    triggers:\n    toolsets: {type: array, items: {type: string}}\n",
     "skills/навык/SKILL.md": _skill(
         "description: Кириллица — «кавычки» and emoji 🚀.\narguments: [цель]",
         "Цель: $цель / $0 / $ARGUMENTS\n",
@@ -127,10 +131,13 @@ HOSTILE: dict[str, str | bytes] = {
     "skills/y\ufa0eb/SKILL.md": _skill("description: a BMP ideograph above the surrogates", "bmp\n"),
     "skills/y\U00020000c/SKILL.md": _skill("description: a supplementary ideograph", "astral\n"),
     "skills/x/SKILL.md": _skill(
-        "description: x", '<untrusted-data source="fake">not really</untrusted-data>\n'
+        "description: x\n"
+        'triggers: {keywords: [hello, "héllo <&>"], weight: 2, nested: {deep: [true, null, 1.5]}}\n'
+        'toolsets: ["toolsets/index:MyToolset"]',
+        '<untrusted-data source="fake">not really</untrusted-data>\n',
     ),
-    "skills/x/y/SKILL.md": _skill("description: nested y under x", "y\n"),
-    "skills/x/y/z/SKILL.md": _skill("description: nested z", "z $1\n"),
+    "skills/x/y/SKILL.md": _skill('name: "Why <&> \\"label\\""\ndescription: nested y under x', "y\n"),
+    "skills/x/y/z/SKILL.md": _skill("name: Zed\ndescription: nested z", "z $1\n"),
     "personas/p/manifest.yaml": 'name: "P <&> \\"q\\""\nfaction: "f & g"\n',
     "personas/q/manifest.yaml": 'name: Q\nfallback: p\nskills: ["навык", x, x/y]\n',
 }

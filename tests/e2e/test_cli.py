@@ -30,7 +30,7 @@ def test_build_reports_all_errors_and_exits_1(tmp_path: Path) -> None:
     )
     code, out = run("build", "--config", str(config))
     assert code == 1
-    assert "src/a/SKILL.md:2:7: error[SKC204]: name: 'A' must be lowercase" in out
+    assert "src/a/SKILL.md:2:7: error[SKC219]: name: 'A' must be lowercase" in out
     assert (
         "src/b/SKILL.md:3:14: error[SKC216]: description: is 1025 characters long; the limit is 1024" in out
     )

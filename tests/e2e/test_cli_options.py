@@ -135,3 +135,18 @@ def test_shell_completion_as_documented() -> None:
         timeout=60,
     )
     assert "_skillc_completion" in script.stdout
+
+
+@pytest.mark.parametrize("command", [("catalog",), ("export", "out")])
+@pytest.mark.parametrize("option", ["--window", "--chars"])
+@pytest.mark.parametrize("value", ["9" * 400, "1000000001", "0", "-5"])
+def test_numeric_options_are_bounded(
+    tmp_path: Path, command: tuple[str, ...], option: str, value: str
+) -> None:
+    """A number past its range is a usage error (exit 2), never an OverflowError (docs/cli.md)."""
+    config = project(tmp_path, {"src/a/SKILL.md": skill_md("a")})
+    name, *dest = command
+    args = ["--config", str(config), name, "--target", "claude-code", "--persona", "default", option, value]
+    result = CliRunner().invoke(cli, [*args, *(str(tmp_path / d) for d in dest)])
+    assert result.exit_code == 2, result.output
+    assert "internal error" not in result.output and "1<=x<=1000000000" in result.output

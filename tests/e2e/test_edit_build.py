@@ -1,4 +1,4 @@
-"""Edit builds (compiler/edit.py): `skillc build` after files of served skills were edited in place,
+"""Edit builds (compiler/incremental/edit.py): `skillc build` after files of served skills were edited in place,
 made from what the last build left in the cache. Each case is compared with a build of a copy
 without the cache; the cases the edit build declines are built by the cached pipeline, correctly."""
 
@@ -19,12 +19,13 @@ from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 from support.forks import split_lstats
 
-from skillc import edit as edit_mod
-from skillc.cache import carry as carry_mod
-from skillc.cache import lstats
-from skillc.cache.quick import output_signature
+from skillc import reader
 from skillc.format.layout import is_object, object_path
 from skillc.fs import output_stat
+from skillc.incremental import carry as carry_mod
+from skillc.incremental import edit as edit_mod
+from skillc.incremental import lstats
+from skillc.incremental.quick import output_signature
 from skillc.pipeline import build
 from skillc.stages import readinput
 from skillc.stages import skills as skills_stage
@@ -72,7 +73,7 @@ def reads(monkeypatch) -> list[str]:
         return real(entry, rel, *args)
 
     monkeypatch.setattr("skillc.stages.discover.read_input", spy)
-    monkeypatch.setattr("skillc.edit.read_input", spy)
+    monkeypatch.setattr("skillc.incremental.edit.read_input", spy)
     return seen
 
 
@@ -81,7 +82,9 @@ def test_a_body_edit_reads_and_checks_that_file_alone(tree, tmp_path, monkeypatc
     target.write_text(target.read_text() + "\nOne more line.\n")
     seen, parsed = reads(monkeypatch), []
     real = skills_stage.check_skill
-    monkeypatch.setattr("skillc.delta.check_skill", lambda src: parsed.append(src.command) or real(src))
+    monkeypatch.setattr(
+        "skillc.incremental.delta.check_skill", lambda src: parsed.append(src.command) or real(src)
+    )
     result, written = build(tree)
     assert result.cache.edited and written.written
     assert seen == [target.relative_to(tree.parent).as_posix()] and len(parsed) == 1
@@ -164,7 +167,7 @@ def declined(config: Path, tmp_path: Path, why: str, **options) -> None:
     assert not (result.cache and result.cache.edited)
     assert not (result.cache and result.cache.declined.startswith("internal error"))
     if why:
-        assert result.cache.declined == why
+        assert result.cache.declined == why, result.cache
     if written is not None:
         same_as_clean(config, tmp_path, result)
 
@@ -198,6 +201,45 @@ def test_a_renamed_skill_goes_to_the_cached_build(tree, tmp_path):
     target.write_text(text.replace(f"name: {name}", f"name: {name}-x", 1))
     # The name does not match its folder: an error, reported as a clean build reports it.
     declined(tree, tmp_path, "the edit reaches beyond the skill, or brings an error")
+
+
+@pytest.mark.parametrize(
+    "rules",
+    ["optional: true", "depth: 3", "duplicates: last-wins", "git_ignored: true", "skip_folders: []"],
+)
+def test_a_source_with_discovery_rules_goes_to_the_cached_build(tree, tmp_path, rules):
+    """Edit builds know skillc's own discovery only: a config whose sources have rules of their
+    own keeps no config in the carry (carry._round_trips), and every edit build declines."""
+    text = tree.read_text()
+    tree.write_text(re.sub(r"^  - skills/src-b$", f"  - path: skills/src-b\n    {rules}", text, flags=re.M))
+    assert tree.read_text() != text
+    build(tree)
+    target = served(tree)[2]
+    target.write_text(target.read_text() + "\nOne more line.\n")
+    declined(tree, tmp_path, "a config the carry cannot hold")
+
+
+def test_a_label_goes_to_the_cached_build(tree, tmp_path):
+    """An edit build renders catalogs from rows that keep a skill's id, not its label: an edit that
+    gives a skill a label (a name that is not its id) is declined, and so is every edit build after
+    a build that holds one, until the label is gone."""
+    target, other = served(tree)[4], served(tree)[7]
+    labelled = re.sub(
+        r"^name: .*$", "name: Shown As\n# skillc: ignore[SKC219]", target.read_text(), flags=re.M
+    )
+    plain = target.read_text()
+    target.write_text(labelled)
+    declined(tree, tmp_path, "a skill with a label")
+    source = tree.parent / "skills" / target.relative_to(tree.parent / "skills").parts[0]
+    command = target.parent.relative_to(source).as_posix()
+    assert reader.open(tree.parent / "dist").skill_meta(command).label == "Shown As"
+    other.write_text(other.read_text() + "\nMore.\n")
+    declined(tree, tmp_path, "a config the carry cannot hold")
+    target.write_text(plain)
+    declined(tree, tmp_path, "a config the carry cannot hold")
+    other.write_text(other.read_text() + "\nMore again.\n")
+    result, _ = build(tree)
+    assert result.cache.edited, result.cache.declined  # no label left: edit builds again
 
 
 def test_an_error_goes_to_the_cached_build_and_leaves_the_output(tree, tmp_path):
@@ -251,8 +293,8 @@ def test_a_damaged_start_goes_to_the_cached_build(tree, tmp_path, damage):
 # file the build keeps in .skillc-cache/), or prints how many there were.
 KILLER = """
 import atexit, os, signal, sys
-from skillc import edit
-from skillc.cache import carry, records
+from skillc.incremental import edit
+from skillc.incremental import carry, records
 from skillc.output import write
 
 config, at = sys.argv[1], int(sys.argv[2])
@@ -570,7 +612,7 @@ def test_a_build_back_at_an_earlier_key_keeps_the_record_of_the_files_it_rewrote
 def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_walk_would(tree, tmp_path):
     """walk.json stays as the full build wrote it; walk-edits.json, over it, describes the walk after
     each edit build: nothing changed since, each folder listing what a new walk lists."""
-    from skillc.cache.snapshot import take_snapshot
+    from skillc.incremental.snapshot import take_snapshot
 
     walk_json = tree.parent / ".skillc-cache" / "walk.json"
     kept = (walk_json.read_bytes(), walk_json.stat().st_ino)
@@ -600,7 +642,7 @@ def test_edit_builds_in_a_row_journal_the_walk_and_the_next_check_finds_it_as_a_
 
 
 def test_past_its_limit_the_walk_is_written_whole_again(tree, tmp_path, monkeypatch):
-    from skillc.cache import manifest as manifest_mod
+    from skillc.incremental import manifest as manifest_mod
 
     monkeypatch.setattr(manifest_mod, "EDITS_LIMIT", 0)
     walk_json = tree.parent / ".skillc-cache" / "walk.json"
@@ -693,9 +735,9 @@ def test_a_skill_like_one_a_persona_names_goes_to_the_cached_build(tree, tmp_pat
 
 
 def records_of(config: Path):
-    from skillc.cache.quick import FORMAT, fingerprint
-    from skillc.cache.records import Records
-    from skillc.cache.store import load_key
+    from skillc.incremental.quick import FORMAT, fingerprint
+    from skillc.incremental.records import Records
+    from skillc.incremental.store import load_key
 
     return Records(config.parent / ".skillc-cache", load_key(), fingerprint(), FORMAT)
 
@@ -1272,7 +1314,7 @@ def test_skillc_build_starts_its_lstats_before_the_cli_is_imported(tree, tmp_pat
 def test_what_was_started_for_another_cache_is_ended(tree, tmp_path, monkeypatch):
     """A guess that names another project (quick.start) is ended by the quick path of this one, and
     a build whose command line keeps it off the quick path starts nothing."""
-    from skillc.cache import quick
+    from skillc.incremental import quick
 
     seen = _early_builds(monkeypatch)
     other = tmp_path / "other"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,62 @@ def test_a_deep_tree_with_ignore_files_at_every_level(tmp_path: Path) -> None:
     build(demo(tmp_path, files))
     found = resources(tmp_path / "dist")
     assert f"{deep}/keep.txt" in found and f"{deep}/drop.log" not in found
+
+
+def test_a_line_is_split_at_newlines_only(tmp_path: Path) -> None:
+    # str.splitlines also splits at \x0b, \x0c, \x1c-\x1e, U+0085, U+2028, U+2029: `*.md` would be
+    # a pattern of its own and leave out every SKILL.md
+    config = demo(tmp_path, {".gitignore": b"notes\x0c*.md\nx\xe2\x80\xa8*.md\ny\xc2\x85*.md\n"})
+    build(config)
+    assert reader.open(tmp_path / "dist").all_commands() == ["demo"]
+
+
+def test_a_byte_order_mark_is_skipped_as_git_skips_it(tmp_path: Path) -> None:
+    config = demo(tmp_path, {".gitignore": b"\xef\xbb\xbfnotes.txt\n"})
+    build(config)
+    assert resources(tmp_path / "dist") == []
+
+
+def test_hard_patterns_build_and_stderr_holds_diagnostics_only(tmp_path: Path) -> None:
+    lines = b"[[:digit:]]*\n[z-a]\n[!z-a]ad\ntrailing\\\n[unclosed\n[[:nope:]]\n"
+    config = demo(
+        tmp_path, {".gitignore": lines, "src/demo/1.txt": "x\n", "src/demo/z": "x\n", "src/demo/bad": "x\n"}
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "skillc", "--config", str(config), "build", "--no-cache"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONWARNINGS": "default"},  # every warning shown, as on a user's terminal
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[:-1] == []  # one summary line, no FutureWarning, no internal error
+    assert resources(tmp_path / "dist") == ["notes.txt"]
+
+
+def test_a_symlinked_gitignore_is_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("*\n")  # would leave out everything
+    root = tmp_path / "repo"
+    root.mkdir()
+    config = demo(root, {})
+    (root / ".gitignore").symlink_to(outside)
+    out = build(config)
+    assert ".gitignore" in out and "SKC310" in out and "git does not follow it" in out
+    assert resources(root / "dist") == ["notes.txt"]
+
+
+@pytest.mark.parametrize("key", ["resources:\n  exclude", "budgets:\n  priority"])
+def test_hard_patterns_in_the_config_are_no_internal_error(tmp_path: Path, key: str) -> None:
+    config = demo(tmp_path, {})
+    config.write_text(config.read_text() + f"{key}: ['[z-a]', 'x\\\\', '[[:digit:]]*', notes.txt]\n")
+    code, out = run("--config", str(config), "build", "--no-cache")
+    assert code == 0 and "internal error" not in out, out
+
+
+def test_hard_per_path_patterns_are_no_internal_error(tmp_path: Path) -> None:
+    config = demo(tmp_path, {"src/empty/SKILL.md": skill_md("empty", body="")})  # SKC213, to be matched
+    table = "".join(f"    '{p}': {{SKC213: warning}}\n" for p in ["[z-a]", "x\\\\", "[[:digit:]]*"])
+    config.write_text(config.read_text() + "diagnostics:\n  per_path:\n" + table)
+    code, out = run("--config", str(config), "build", "--no-cache")
+    assert code == 0 and "internal error" not in out, out

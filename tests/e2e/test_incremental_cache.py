@@ -15,18 +15,19 @@ from support.dist import expand
 from support.files import REPO, settle
 from support.files import snapshot as dist_bytes
 
-from skillc import cache, pipeline
-from skillc import edit as edit_mod
-from skillc.cache import memo as memo_mod
-from skillc.cache import quick as quick_mod
-from skillc.cache import records
-from skillc.cache import report as cache_report
-from skillc.cache import session as cache_session
-from skillc.cache import snapshot as snapshots
-from skillc.cache import store as cachestore
+from skillc import incremental as cache
+from skillc import pipeline
 from skillc.cli import cli
 from skillc.dataclass import replace
 from skillc.format.jsonio import dumps
+from skillc.incremental import edit as edit_mod
+from skillc.incremental import memo as memo_mod
+from skillc.incremental import quick as quick_mod
+from skillc.incremental import records
+from skillc.incremental import report as cache_report
+from skillc.incremental import session as cache_session
+from skillc.incremental import snapshot as snapshots
+from skillc.incremental import store as cachestore
 from skillc.options import Options
 from skillc.output import assemble
 from skillc.output import write as write_stage
@@ -665,7 +666,7 @@ def test_swapped_cache_files_are_ignored(tree):
 
 def _signed_json(path):
     """The JSON of a signed cache file, read past its signature line and its JSON's length line
-    (cache/store.py), without the key."""
+    (incremental/store.py), without the key."""
     _head, _, payload = path.read_bytes().partition(b"\n")
     size, _, rest = payload.partition(b"\n")
     return json.loads(rest[: int(size)])
@@ -914,7 +915,7 @@ def test_a_cached_build_walks_its_inputs_once(tree, monkeypatch, memo_path):
 
 
 def test_discover_from_the_stat_walk_equals_discover_from_the_disk(tmp_path):
-    from skillc.cache.snapshot import take_snapshot
+    from skillc.incremental.snapshot import take_snapshot
 
     root = tmp_path / "p"
     generate(root, 12, n_personas=3, seed=5)
@@ -961,14 +962,16 @@ def loaded_parsers(tree: Path, names: tuple[str, ...] = PARSERS, *, named: bool 
 
 
 # What a no-op build does not need: the model and the stages, the write stage (ctypes and
-# subprocess with it), the cache's door and memo.
+# subprocess with it), the cache's door and memo, the edit and delta builds.
 NOT_ON_A_NO_OP = (
     "skillc.model",
     "skillc.output.write",
     "skillc.output.ownership",
-    "skillc.cache.session",
-    "skillc.cache.memo",
-    "skillc.cache.codec",
+    "skillc.incremental.session",
+    "skillc.incremental.memo",
+    "skillc.incremental.codec",
+    "skillc.incremental.edit",
+    "skillc.incremental.delta",
     "skillc.stages",
     "ctypes",
     "subprocess",

@@ -1,4 +1,4 @@
-"""The stat walk of a build the cache has no record for, taken after discover (cache/latewalk.py):
+"""The stat walk of a build the cache has no record for, taken after discover (incremental/latewalk.py):
 what it records lets the next build be a no-op, and a change made while the build ran is never
 taken for the tree the build read."""
 
@@ -17,12 +17,12 @@ from support.files import REPO
 from support.files import snapshot as dist_bytes
 
 from skillc import reap
-from skillc.cache import aside as aside_mod
-from skillc.cache import latewalk, manifest
-from skillc.cache import memo as memo_mod
-from skillc.cache import session as cache_session
-from skillc.cache import snapshot as snapshots
-from skillc.cache.store import DIRNAME
+from skillc.incremental import aside as aside_mod
+from skillc.incremental import latewalk, manifest
+from skillc.incremental import memo as memo_mod
+from skillc.incremental import session as cache_session
+from skillc.incremental import snapshot as snapshots
+from skillc.incremental.store import DIRNAME
 from skillc.pipeline import build
 
 sys.path.insert(0, str(REPO))
@@ -195,7 +195,7 @@ def test_a_build_that_fails_stops_its_helper(tree, monkeypatch):
     assert isinstance(running, latewalk.LateWalk) and running._pid == 0 and running._out == -1
 
 
-# --- the memo saved by a forked child (cache/aside.py) ------------------------------------------
+# --- the memo saved by a forked child (incremental/aside.py) ------------------------------------------
 
 
 @pytest.fixture

@@ -16,9 +16,9 @@ from support.files import snapshot, tree_digest, write_tree
 from support.project import CONFIG, project, skill_md
 
 from skillc import pipeline
-from skillc.cache import store as cachestore
 from skillc.errors import OutputRefused
 from skillc.format.layout import OUTPUT_MARKER, OUTPUT_MARKER_TEXT
+from skillc.incremental import store as cachestore
 from skillc.output import write
 
 SKILLS = {"skills/a/SKILL.md": skill_md(), "skills/a/references/r.md": "ref\n"}

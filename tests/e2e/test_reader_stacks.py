@@ -20,7 +20,10 @@ output: dist
 budgets:
   catalog_chars: {budget}
   strategy: {strategy}
+diagnostics:
+  SKC219: warning
 """
+LABELLED = skill_md("Shown <Skill> & Co", description="A skill whose name is a label.")
 
 
 def _skills(folder: str, count: int, *, long: bool = False) -> dict[str, str]:
@@ -36,7 +39,11 @@ def _skills(folder: str, count: int, *, long: bool = False) -> dict[str, str]:
 @pytest.mark.parametrize("strategy", ["drop", "shorten", "names-only"])
 @pytest.mark.parametrize("budget", [300, 900, 5000])
 def test_a_stack_packs_as_one_build_of_its_sources(tmp_path: Path, strategy: str, budget: int) -> None:
-    bundled = {**_skills("skills", 5, long=True), "skills/user-1/SKILL.md": skill_md(description="Shadowed.")}
+    bundled = {
+        **_skills("skills", 5, long=True),
+        "skills/user-1/SKILL.md": skill_md(description="Shadowed."),
+        "skills/shown/SKILL.md": LABELLED,  # the stack renders its label, as the compiler does
+    }
     user = _skills("user", 6, long=strategy != "drop")
     config = BASE.format(budget=budget, strategy=strategy)
     write_tree(tmp_path / "bundled", {"skillc.yaml": config, **bundled})
@@ -52,6 +59,8 @@ def test_a_stack_packs_as_one_build_of_its_sources(tmp_path: Path, strategy: str
     one = reader.open(tmp_path / "one" / "dist")
     everywhere = reader.EVERYWHERE
     assert stack.catalog("default", env=everywhere) == one.catalog("default", env=everywhere)
+    if budget == 5000:
+        assert "<name>Shown &lt;Skill&gt; &amp; Co</name>" in stack.catalog("default", env=everywhere)
     assert stack.persona_meta("default") == one.persona_meta("default")
     assert stack.skills("default", env=everywhere) == one.skills("default", env=everywhere)
     assert stack.shadowed() == [reader.Shadowed("user-1", 0, 1)]

@@ -159,9 +159,9 @@ def test_a_delta_build_is_taken_and_a_failing_one_said_and_built_in_full(
 ) -> None:
     """The watch's runs in this process: the first builds and keeps its state, an edit is a delta
     build; a delta that fails (a bug) is said, and the whole build still runs."""
-    from skillc import delta
     from skillc.cli import build as build_cli
     from skillc.cli import building
+    from skillc.incremental import delta
 
     config = project(tmp_path, {"src/a/SKILL.md": skill_md("a", description="First.")}, "sources: [src]\n")
     run = build_cli._Watched(building.Run(config, (None, None, False, ()), False, True, True, "text", True))
@@ -192,9 +192,9 @@ def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
 ) -> None:
     """The cache replays the first run (nothing in memory): the watch compiles the sources to rebuild
     from, and the first edit is a delta build."""
-    from skillc import delta
     from skillc.cli import build as build_cli
     from skillc.cli import building
+    from skillc.incremental import delta
     from skillc.pipeline import Replayed, build
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -217,3 +217,66 @@ def test_after_a_replayed_first_run_an_edit_is_still_a_delta_build(
     target.write_text(skill_md("a", description="Second."))
     assert run([target]) == 0 and taken and taken[0] is not None
     assert _description(tmp_path / "dist") == "Second."
+
+
+WATCHFILES = bool(__import__("importlib.util").util.find_spec("watchfiles"))
+MODES = [
+    True,
+    pytest.param(False, marks=pytest.mark.skipif(not WATCHFILES, reason="skillc[watch] not installed")),
+]
+
+
+@pytest.mark.parametrize("poll", MODES)
+def test_a_file_the_template_includes_is_watched(tmp_path: Path, poll: bool) -> None:
+    template = "{% macro entry(skill) %}- {{ skill.command }}{% endmacro %}{% include 'parts/head.j2' %}"
+    template += "{% for s in skills %}{{ entry(s) }}\n{% endfor %}"
+    files = {"src/a/SKILL.md": skill_md("a"), "t/catalog.md.j2": template, "t/parts/head.j2": "Skills:\n"}
+    config = project(tmp_path, files, "sources: [src]\ntemplate: t/catalog.md.j2\n")
+    w = Watcher(config, poll=poll)
+    try:
+        w.until("watching for changes")
+        assert reader.open(tmp_path / "dist").catalog("default").startswith("Skills:")
+        (tmp_path / "t/parts/head.j2").write_text("Tools:\n")
+        w.until("watching for changes")
+        assert reader.open(tmp_path / "dist").catalog("default").startswith("Tools:")
+    finally:
+        assert w.stop() == 130
+
+
+@pytest.mark.parametrize("poll", MODES)
+def test_an_ignore_file_above_the_project_is_watched(tmp_path: Path, poll: bool) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("# nothing yet\n")
+    root = tmp_path / "packages" / "agent"
+    config = project(root, {"src/a/SKILL.md": skill_md("a"), "src/a/notes.txt": "x\n"}, "sources: [src]\n")
+    w = Watcher(config, poll=poll)
+    try:
+        w.until("watching for changes")
+        assert reader.open(root / "dist").resources("default", "a") == ["notes.txt"]
+        (tmp_path / ".gitignore").write_text("notes.txt\n")
+        w.until("watching for changes")
+        assert reader.open(root / "dist").resources("default", "a") == []
+    finally:
+        assert w.stop() == 130
+
+
+def test_the_plan_holds_every_file_the_config_side_reads(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    root = tmp_path / "p"
+    template = "{% macro entry(skill) %}{{ skill.command }}{% endmacro %}{% include 'inc/a.j2' %}"
+    config = project(
+        root,
+        {"src/a/SKILL.md": skill_md("a"), "t/c.j2": template, "t/inc/a.j2": "x"},
+        "sources: [src]\ntemplate: t/c.j2\n",
+    )
+    plan = watch.plan_for(config)
+    top, here = tmp_path.resolve(), root.resolve()
+    for path in (
+        here / "t/inc/a.j2",
+        here / "t/c.j2",
+        top / ".gitignore",
+        top / ".ignore",
+        here / ".gitignore",
+    ):
+        assert path in plan.files and plan.wants(path), path
+    assert not any(".git" in p.parts for p in plan.files)

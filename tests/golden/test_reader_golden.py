@@ -27,7 +27,9 @@ def test_load_resolves_overlay_and_substitutes_arguments(dist: reader.Dist) -> N
     assert skill.overlay == "personas/pilot/skill-overlays/alpha.md"
     assert '<untrusted-data source="personas/pilot/skill-overlays/alpha.md">' in skill.body
     assert skill.files == ("LICENSE", "references/list.md", "scripts/run")
-    assert skill.sub_skills == (reader.SubSkill("alpha/child", "child", "Child of alpha. Use after alpha."),)
+    assert skill.sub_skills == (
+        reader.SubSkill("alpha/child", "child", "Child of alpha. Use after alpha.", "child"),
+    )
 
 
 @pytest.mark.parametrize(

@@ -291,8 +291,11 @@ def test_description_1024_chars_is_fine(tmp_path):
 def test_name_65_chars(tmp_path):
     name = "a" * 65
     r = build(project(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name=name)}))
-    d = assert_error_at(r, "SKC204", 3, 7, path=f"skills/{name}/SKILL.md")
-    assert d.message == "name: is 65 characters long; the limit is 64"
+    d = assert_error_at(r, "SKC219", 3, 7, path=f"skills/{name}/SKILL.md")
+    assert (
+        d.message
+        == f"name: {name!r} is 65 characters long; the limit is 64: it is the skill's label, not its id"
+    )
 
 
 def test_name_64_chars_is_fine(tmp_path):
@@ -312,7 +315,7 @@ def test_name_64_chars_is_fine(tmp_path):
 )
 def test_invalid_names(tmp_path, name, why):
     r = build(project(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name=name)}))
-    d = assert_error_at(r, "SKC204", 3, 7, path=f"skills/{name}/SKILL.md")
+    d = assert_error_at(r, "SKC219", 3, 7, path=f"skills/{name}/SKILL.md")
     assert why in d.message
 
 

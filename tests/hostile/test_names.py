@@ -32,7 +32,7 @@ def test_a_name_holding_a_unicode_space_is_refused(tmp_path: Path, space: str, s
     cfg = project(tmp_path, {"src/a/SKILL.md": skill_md(f'"{name}"')})
     result = compile_project(cfg)
     assert not result.ok
-    assert any(d.code == "SKC204" and "name" in d.message for d in result.diagnostics)
+    assert any(d.code == "SKC219" and "name" in d.message for d in result.diagnostics)
 
 
 def test_ascii_spaces_around_a_quoted_name_are_still_trimmed(tmp_path: Path) -> None:

@@ -19,7 +19,8 @@ from skillc.diagnostics import error
 from skillc.diagnostics.codes import Code
 from skillc.diagnostics.formats import github_lines, json_lines, sarif_document
 from skillc.review.audit import AuditReport, Finding
-from skillc.review.compare import Change, PersonaSummary, Review, _unified
+from skillc.review.changes import Change, PersonaSummary, Review
+from skillc.review.compare import _unified
 from skillc.review.render import render_markdown, render_text
 
 UNDECODABLE = os.fsdecode(b"src/a/bad\xff\xfe.txt")  # as os.listdir hands it back

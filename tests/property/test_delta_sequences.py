@@ -1,4 +1,4 @@
-"""Property: after any sequence of edits, `build --watch`'s delta builds (compiler/delta.py) leave
+"""Property: after any sequence of edits, `build --watch`'s delta builds (compiler/incremental/delta.py) leave
 the bytes, the diagnostics and the object count of a clean build of the same sources.
 
 Each step edits the tree, and the files whose stat data changed go to `delta.rebuild`, as the watch
@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.edits import STEPS_BY_NAME, WRITING_STEPS, clean_build
+from support.edits import STEPS_BY_NAME, WATCH_STEPS, clean_build
 from support.files import REPO
 from support.files import snapshot as dist_bytes
 
-from skillc.delta import State, rebuild, state_of
 from skillc.format.layout import INDEX, is_object
+from skillc.incremental.delta import State, rebuild, state_of
 from skillc.pipeline import Compiled, build
 
 sys.path.insert(0, str(REPO))
@@ -30,11 +30,13 @@ from bench.gen import generate
 
 SEEDS = int(os.environ.get("SKILLC_DELTA_SEEDS", "4"))
 # Appended to the generated config, one per seed in turn: none; targets (graded validation, names
-# shared between skills); skip_invalid with a small budget (skills left out, catalogs that cut);
-# names-only with priorities, at a budget that bites. --strict: tests/unit/test_delta.py.
+# shared between skills) and suppressions that an emptied body makes used or unused (SKC107, and the
+# marks of what they ignore); skip_invalid with a small budget (skills left out, catalogs that
+# cut); names-only with priorities, at a budget that bites. --strict: tests/unit/test_delta.py.
 SETTINGS = (
     "",
-    "targets: [claude-code, codex, gemini, opencode]\n",
+    "targets: [claude-code, codex, gemini, opencode]\n"
+    "diagnostics:\n  SKC213: warning\n  per_path:\n    'skills/src-a/**': {SKC213: ignore}\n",
     "skip_invalid: true\nbudgets:\n  catalog_chars: 1500\n",
     "budgets:\n  catalog_chars: 2500\n  strategy: names-only\n  priority: ['audit-*', 'deploy-*']\n",
 )
@@ -66,7 +68,7 @@ def pick(rng: random.Random, broken: bool) -> str:
     until it is, and the delta only ever starts from a build that did not)."""
     if broken and rng.random() < 0.5:
         return "frontmatter_broken"
-    steps = WRITING_STEPS if rng.random() < 0.85 else STEPS_BY_NAME
+    steps = WATCH_STEPS if rng.random() < 0.85 else STEPS_BY_NAME
     return rng.choice(sorted(steps))
 
 
@@ -86,7 +88,7 @@ def test_every_delta_builds_what_a_clean_build_does(tmp_path, seed):
     for _ in range(STEPS):
         name = pick(rng, broken="frontmatter_broken" in trail and trail.count("frontmatter_broken") % 2 == 1)
         trail.append(name)
-        {**STEPS_BY_NAME, **WRITING_STEPS}[name](root, rng)
+        {**STEPS_BY_NAME, **WATCH_STEPS}[name](root, rng)
         now = stats(root)
         changed = sorted(p for p in before.keys() | now.keys() if before.get(p) != now.get(p))
         before = now

@@ -8,7 +8,7 @@ import bisect
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.carry import line_place, patched_lines
+from skillc.incremental.carry import line_place, patched_lines
 
 # Short lines from few letters: equal lines, prefixes of each other, and "\0" against "/" (a line is
 # a path, a NUL, then its digest) all come up.

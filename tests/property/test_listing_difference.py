@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.edit import _differing
+from skillc.incremental.edit import _differing
 
 LISTING = st.dictionaries(st.text(alphabet="abé", max_size=3), st.sampled_from("dfilo"), max_size=8)
 

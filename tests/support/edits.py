@@ -202,6 +202,20 @@ def frontmatter_broken(root: Path, rng: random.Random) -> None:
     target.write_text(target.read_text().replace("name: ", "name: [", 1))
 
 
+def label_edit(root: Path, rng: random.Random) -> None:
+    """A name made a display name (`name: Skill 3`, the skill's label, its id the folder's name:
+    SKC219 ignored in the file), or given back."""
+    target = rng.choice(skills(root))
+    text = target.read_text()
+    labelled = re.search(r"^name: (.*)\n# skillc: ignore\[SKC219\]\n", text, flags=re.M)
+    if labelled:
+        target.write_text(text.replace(labelled[0], f"name: {target.parent.name}\n", 1))
+        return
+    label = target.parent.name.replace("-", " ").title() + f" {rng.randint(0, 9)}"
+    made = re.sub(r"^name: .*$", f"name: {label}\n# skillc: ignore[SKC219]", text, count=1, flags=re.M)
+    target.write_text(made)
+
+
 WRITING_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
     f.__name__: f
     for f in (
@@ -216,6 +230,11 @@ WRITING_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
         undo,
     )
 }
+
+
+# The watch's delta builds take labels too; `skillc build`'s edit builds decline a build that has one
+# (tests/e2e/test_edit_build.py), so the edit sequences would rarely make one.
+WATCH_STEPS = {**WRITING_STEPS, "label_edit": label_edit}
 
 
 def clean_build(root: Path, where: Path) -> tuple[dict[str, bytes], tuple[str, ...]]:

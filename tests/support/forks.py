@@ -1,4 +1,4 @@
-"""The quick path's lstats shared with a forked child (compiler/cache/lstats.py) in trees a test
+"""The quick path's lstats shared with a forked child (compiler/incremental/lstats.py) in trees a test
 can build: however few the paths, as they are from `lstats.SPLIT_AT` on with a second core; and
 whether a forked child was reaped."""
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from skillc.cache import lstats
+from skillc.incremental import lstats
 
 
 def split_lstats(monkeypatch: pytest.MonkeyPatch, split: bool = True) -> None:

@@ -26,7 +26,14 @@ TEXT = st.text(
     max_size=30,
 )
 SKILL = st.fixed_dictionaries(
-    {"command": TEXT, "name": TEXT, "description": TEXT, "location": TEXT, "always": st.booleans()}
+    {
+        "command": TEXT,
+        "name": TEXT,
+        "label": TEXT,
+        "description": TEXT,
+        "location": TEXT,
+        "always": st.booleans(),
+    }
 )
 PERSONA = st.fixed_dictionaries({"id": TEXT, "name": TEXT, "faction": st.none() | TEXT})
 
@@ -102,5 +109,5 @@ def test_a_template_one_byte_away_is_rendered_by_jinja2(tmp_path: Path) -> None:
     path.write_bytes(source.replace(b"<skill>", b"<skil>"))
     loaded, _ = load_template(config(root=tmp_path, template=path))
     assert loaded is not None
-    entry = {"command": "a", "name": "a", "description": "d", "location": "l", "always": False}
+    entry = {"command": "a", "name": "a", "label": "a", "description": "d", "location": "l", "always": False}
     assert loaded.entry(entry).startswith("<skil>\n")

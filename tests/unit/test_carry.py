@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from skillc.cache import carry as carry_mod
-from skillc.cache.carry import Carry, Catalog, load_catalog, save
-from skillc.cache.catalogrows import Rows
-from skillc.cache.store import read_signed, write_signed
 from skillc.dataclass import replace
+from skillc.incremental import carry as carry_mod
+from skillc.incremental.carry import Carry, Catalog, load_catalog, save
+from skillc.incremental.catalogrows import Rows
+from skillc.incremental.store import read_signed, write_signed
 
 KEY = b"k" * 32
 

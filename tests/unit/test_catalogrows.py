@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.catalogrows import Rows, has, listed_after, toggled
+from skillc.incremental.catalogrows import Rows, has, listed_after, toggled
 
 _TEXT = st.text(max_size=12)  # any str: non-ASCII, controls, lone surrogates
 _ROW = st.tuples(_TEXT, _TEXT, _TEXT, st.booleans(), st.integers(0, 2**40), st.integers(-1, 2**40)).map(list)

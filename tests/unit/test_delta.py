@@ -11,8 +11,8 @@ from support.files import snapshot
 from support.project import skill_md, src_project
 
 from skillc import reader
-from skillc.delta import State, rebuild, state_of, warm
 from skillc.format import layout as fmt
+from skillc.incremental.delta import State, rebuild, state_of, warm
 from skillc.model import SKILL_MD_CAP
 from skillc.pipeline import Compiled, Replayed, build
 
@@ -195,3 +195,48 @@ def test_under_strict_a_new_warning_fails_the_whole_build_not_the_delta(tmp_path
     before = snapshot(tmp_path / "dist")
     assert rebuild(state, [target]) is None
     assert snapshot(tmp_path / "dist") == before
+
+
+@pytest.mark.parametrize("name", [".gitignore", ".ignore"])
+def test_an_ignore_file_that_is_also_a_resource_is_declined(tmp_path: Path, name: str) -> None:
+    """A skill's own `.gitignore` is bundled like any resource, but editing it changes which files
+    the walk keeps: only a whole build can say (a delta build would keep notes.txt)."""
+    config = src_project(tmp_path, {**FILES, f"src/a/{name}": "# nothing\n", "src/a/notes.txt": "x\n"})
+    state = _state(config)
+    ignore = _path(config, f"src/a/{name}")
+    ignore.write_text("notes.txt\n")
+    before = snapshot(tmp_path / "dist")
+    assert rebuild(state, [ignore]) is None
+    assert snapshot(tmp_path / "dist") == before
+
+
+def test_a_template_file_that_is_also_a_resource_is_declined(tmp_path: Path) -> None:
+    """A template (or a file it includes) inside a source is a resource too; editing it changes
+    every catalog, which only a whole build renders."""
+    template = "{% macro entry(skill) %}- {{ skill.command }}{% endmacro %}{% include 'head.j2' %}"
+    template += "{% for s in skills %}{{ entry(s) }}\n{% endfor %}"
+    files = {**FILES, "src/a/t/catalog.md.j2": template, "src/a/t/head.j2": "Skills:\n"}
+    config = src_project(tmp_path, files, "sources: [src]\ntemplate: src/a/t/catalog.md.j2\n")
+    state = _state(config)
+    for rel in ("src/a/t/head.j2", "src/a/t/catalog.md.j2"):
+        path = _path(config, rel)
+        path.write_text(path.read_text().replace("Skills:", "Tools:").replace("- ", "* "))
+        assert rebuild(state, [path]) is None
+
+
+def test_an_edit_of_a_copy_an_earlier_one_stands_in_for_is_declined(tmp_path: Path) -> None:
+    """With --skip-invalid, a copy left out for its errors is served by an earlier source's copy
+    (validate._earlier_copies): an edit of the left-out one is the whole build's to take."""
+    config = src_project(
+        tmp_path,
+        {
+            "early/plan/SKILL.md": skill_md("plan", description="Early."),
+            "src/plan/SKILL.md": skill_md("plan", description="[not, text]"),
+        },
+        "format: 1\nsources: [early, src]\npersonas: personas\noutput: dist\nskip_invalid: true\n",
+    )
+    state = _state(config)
+    assert state.program.skills["plan"].path == "early/plan/SKILL.md"
+    target = _path(config, "src/plan/SKILL.md")
+    target.write_text(skill_md("plan", description="Mended."))  # served again, its warnings gone
+    assert rebuild(state, [target]) is None

@@ -226,3 +226,151 @@ def test_one_core_walks_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr("os.cpu_count", lambda: 1)
     found, checked = discover_checked(cfg, walk_checks())
     assert checked == {} and found == discover(cfg)
+
+
+# --- discovery per source, as each loader defines it (issue 39, item 3) ----------------------------
+
+
+def _found(tmp_path: Path, files: dict[str, str], config: str) -> tuple[list[str], list[str]]:
+    """The commands discover serves and its diagnostics, formatted, for a project."""
+    cfg, diags = config_mod.load(src_project(tmp_path, files, config=config))
+    assert cfg is not None and not diags, [d.format() for d in diags]
+    found = discover(cfg)
+    return [s.command for s in found.skills], [d.format() for d in found.diagnostics]
+
+
+def test_an_optional_source_that_is_missing_is_a_warning(tmp_path: Path) -> None:
+    commands, diags = _found(
+        tmp_path,
+        {"src/a/SKILL.md": skill_md("a")},
+        "sources: [src, {path: ~/.nowhere-39/skills, optional: true}]\n",
+    )
+    assert commands == ["a"]
+    assert diags == [
+        "skillc.yaml:1:23: warning[SKC324]: optional source '~/.nowhere-39/skills' does not exist here: "
+        "nothing compiled from it"
+    ]
+    _, diags = _found(tmp_path / "2", {"src/a/SKILL.md": skill_md("a")}, "sources: [src, gone]\n")
+    assert diags == [
+        "skillc.yaml:1:16: error[SKC308]: source 'gone' is not a directory; `optional: true` on it makes a "
+        "missing one a warning"
+    ]
+
+
+def test_an_optional_source_that_is_a_file_is_still_an_error(tmp_path: Path) -> None:
+    _, diags = _found(
+        tmp_path,
+        {"src/a/SKILL.md": skill_md("a"), "afile": "x\n"},
+        "sources: [src, {path: afile, optional: true}]\n",
+    )
+    assert [d.split(": ", 1)[1] for d in diags] == ["error[SKC308]: source 'afile' is not a directory"]
+
+
+def test_depth_one_and_a_root_skill_are_v1s_discovery(tmp_path: Path) -> None:
+    """V1: `SKILL.md` and `*/SKILL.md` below its root; a deeper SKILL.md is a file of the skill
+    above it, and one no skill holds is said (SKC316)."""
+    files = {
+        "skills/SKILL.md": skill_md("skills"),
+        "skills/notes.md": "root notes\n",
+        "skills/edit/SKILL.md": skill_md("edit"),
+        "skills/edit/examples/SKILL.md": skill_md("examples"),
+        "skills/lone/deep/SKILL.md": skill_md("deep"),
+    }
+    config = "sources:\n  - path: skills\n    depth: 1\n    root_skill: true\n"
+    cfg, _ = config_mod.load(src_project(tmp_path, files, config=config))
+    assert cfg is not None
+    found = discover(cfg)
+    assert [(s.command, s.dir_rel, s.skill_md.rel) for s in found.skills] == [
+        ("edit", "skills/edit", "skills/edit/SKILL.md"),
+        ("skills", "skills", "skills/SKILL.md"),
+    ]
+    assert [r.path for r in found.skills[0].resources] == ["examples/SKILL.md"]
+    assert [r.path for r in found.skills[1].resources] == ["lone/deep/SKILL.md", "notes.md"]
+    assert found.diagnostics == ()
+    commands, diags = _found(tmp_path / "1", files, "sources: [{path: skills, depth: 1}]\n")
+    assert commands == ["edit"]
+    assert [d for d in diags if "SKC316" in d] == [
+        "skills/lone/deep/SKILL.md:1:1: warning[SKC316]: 2 folders below the source, deeper than its "
+        "depth (1), and no skill above it holds it: not compiled"
+    ]
+    commands, diags = _found(tmp_path / "2", files, "sources: [skills]\n")
+    assert commands == ["edit", "edit/examples", "lone/deep"]
+    assert [d.split(": ", 1)[1][:30] for d in diags] == ["warning[SKC309]: SKILL.md at a"]
+
+
+def test_node_modules_is_never_walked_unless_configured(tmp_path: Path) -> None:
+    files = {
+        "src/a/SKILL.md": skill_md("a"),
+        "src/a/node_modules/dep/index.js": "x\n",
+        "src/node_modules/pkg/SKILL.md": skill_md("pkg"),
+    }
+    cfg, _ = config_mod.load(src_project(tmp_path, files, config="sources: [src]\n"))
+    assert cfg is not None
+    found = discover(cfg)
+    assert [s.command for s in found.skills] == ["a"] and found.skills[0].resources == ()
+    commands, _ = _found(tmp_path / "2", files, "sources: [{path: src, skip_folders: []}]\n")
+    assert commands == ["a", "node_modules/pkg"]
+
+
+def test_duplicates_last_wins_keeps_the_later_with_a_warning(tmp_path: Path) -> None:
+    files = {"src/foo-bar/SKILL.md": skill_md("foo-bar"), "src/foo_bar/SKILL.md": skill_md(None)}
+    commands, diags = _found(tmp_path, files, "sources: [{path: src, duplicates: last-wins}]\n")
+    assert commands == ["foo_bar"]
+    assert diags == [
+        "src/foo-bar/SKILL.md:1:1: warning[SKC305]: left out: src/foo_bar/SKILL.md has the same id "
+        "('foo_bar') and comes later (duplicates: last-wins)"
+    ]
+    cfg, _ = config_mod.load(
+        src_project(tmp_path / "2", files, config="sources: [{path: src, duplicates: last-wins}]\n")
+    )
+    assert cfg is not None and discover(cfg).dropped == ("src/foo-bar/SKILL.md",)
+
+
+def test_a_git_ignored_tier_is_said_with_its_ignore_line_and_compiled_on_request(tmp_path: Path) -> None:
+    """Pegasus: `data/skills` is git-ignored on purpose."""
+    files = {
+        ".gitignore": "# runtime data\n*.log\ndata/\n",
+        "skills/a/SKILL.md": skill_md("a"),
+        "data/skills/mine/SKILL.md": skill_md("mine"),
+        "data/skills/mine/.gitignore": "*.tmp\n",
+        "data/skills/mine/scratch.tmp": "x\n",
+    }
+    (tmp_path / ".git").mkdir()
+    commands, diags = _found(tmp_path, files, "sources: [skills, data/skills]\n")
+    assert commands == ["a"]
+    assert diags == [
+        "skillc.yaml:1:19: warning[SKC313]: source 'data/skills' holds no skills: its 1 SKILL.md file(s) "
+        "are git-ignored (.gitignore:3: data/); `git_ignored: true` on the source compiles it"
+    ]
+    config = "sources: [skills, {path: data/skills, git_ignored: true}]\n"
+    cfg, _ = config_mod.load(src_project(tmp_path, files, config=config))
+    assert cfg is not None
+    found = discover(cfg)
+    assert [s.command for s in found.skills] == ["a", "mine"]
+    assert [r.path for r in found.skills[1].resources] == [".gitignore"]  # its own ignore file still applies
+
+
+def test_skills_ignored_inside_a_source_are_said_with_the_inner_file(tmp_path: Path) -> None:
+    files = {"src/.ignore": "drafts/\n", "src/drafts/a/SKILL.md": skill_md("a")}
+    _, diags = _found(tmp_path, files, "sources: [src]\n")
+    assert diags == [
+        "skillc.yaml:1:11: warning[SKC313]: source 'src' holds no skills: its 1 SKILL.md file(s) are "
+        "git-ignored (src/.ignore:1: drafts/)"
+    ]
+
+
+def test_a_root_skill_and_a_folder_of_its_name_are_duplicates(tmp_path: Path) -> None:
+    files = {"skills/SKILL.md": skill_md("skills"), "skills/skills/SKILL.md": skill_md("skills")}
+    config = "sources: [{path: skills, root_skill: true}]\n"
+    commands, diags = _found(tmp_path, files, config)
+    assert commands == ["skills"]
+    assert diags == [
+        "skills/skills/SKILL.md:1:1: error[SKC306]: command 'skills' is also skills/SKILL.md of this "
+        "source; `duplicates: last-wins` on the source keeps the later"
+    ]
+    config = "sources: [{path: skills, root_skill: true, duplicates: last-wins}]\n"
+    cfg, _ = config_mod.load(src_project(tmp_path / "2", files, config=config))
+    assert cfg is not None
+    found = discover(cfg)
+    assert [s.skill_md.rel for s in found.skills] == ["skills/skills/SKILL.md"]
+    assert found.dropped == ("skills/SKILL.md",)

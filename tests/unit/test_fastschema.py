@@ -36,6 +36,14 @@ def test_booleans_are_not_numbers_and_integers_may_be_floats() -> None:
     assert not accepts({"const": 1}, True)
     assert accepts({"const": 1}, 1.0)
     assert not accepts({"minimum": 1}, 0) and accepts({"minimum": 1}, True)  # minimum: numbers only
+    assert not accepts({"maximum": 5}, 6) and accepts({"maximum": 5}, 5) and accepts({"maximum": 5}, "x")
+
+
+def test_the_config_schema_is_compiled() -> None:
+    """A valid config needs no jsonschema either (its numbers have a maximum: fastschema knows it)."""
+    from skillc.stages import schema
+
+    assert schema.fast_check("config") is not None
 
 
 def test_one_of_means_exactly_one() -> None:

@@ -117,7 +117,7 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
     forked: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skillc.cache import aside
+    from skillc.incremental import aside
 
     monkeypatch.setattr(aside, "forkable", lambda: True)
     with pytest.raises(KeyboardInterrupt):
@@ -126,7 +126,7 @@ def test_a_ctrl_c_during_a_memo_childs_fork_stops_that_child(
 
 
 def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp_path: Path) -> None:
-    from skillc.cache import lstats
+    from skillc.incremental import lstats
 
     for i in range(3):
         (tmp_path / f"f{i}").write_text("x")
@@ -141,7 +141,7 @@ def test_a_ctrl_c_during_the_lstats_fork_stops_that_child(forked: list[int], tmp
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX")
 def test_every_fork_of_the_compiler_goes_through_forking() -> None:
-    """The helpers (cache/lstats.py, cache/aside.py, stages/workers.py) fork only through it."""
+    """The helpers (incremental/lstats.py, incremental/aside.py, stages/workers.py) fork only through it."""
     import skillc
 
     root = os.path.dirname(skillc.__file__)

@@ -15,6 +15,7 @@ from skillc.cli import cli
 from skillc.diagnostics import Diagnostic, Severity, error, warning
 from skillc.diagnostics import formats as report
 from skillc.diagnostics.codes import Code
+from skillc.diagnostics.policy import apply_policy
 
 DIAGS = (
     error(
@@ -90,8 +91,15 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
 
 
 def test_severity_enum_is_what_sarif_levels_accept() -> None:
-    assert {s.value for s in Severity} <= {"none", "note", "warning", "error"}
+    """Every severity a report holds; the marks of what a setting ignored are dropped before any
+    report is made (policy.apply_policy)."""
+    reported = {s.value for s in Severity if s is not Severity.SUPPRESSED}
+    assert reported <= {"none", "note", "warning", "error"}
     assert isinstance(DIAGS[0], Diagnostic)
+    mark = Diagnostic("a", 0, 0, Severity.SUPPRESSED, "SKC205", "")
+    assert apply_policy((mark, *DIAGS), {}, strict=True) == tuple(
+        Diagnostic(d.path, d.line, d.col, Severity.ERROR, d.code, d.message) for d in DIAGS
+    )
 
 
 def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""cache/lstats.py: one lstat of each of many paths, half of them in a forked child where that is safe."""
+"""incremental/lstats.py: one lstat of each of many paths, half of them in a forked child where that is safe."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.forks import reaped, split_lstats
 
-from skillc.cache import lstats
+from skillc.incremental import lstats
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the split is Linux's")
 

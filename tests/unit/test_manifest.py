@@ -1,4 +1,4 @@
-"""cache/manifest.py: the recorded walk checked by stat data alone, and its listings reused by the
+"""incremental/manifest.py: the recorded walk checked by stat data alone, and its listings reused by the
 next walk (snapshot.py), on small trees built here."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 from support.files import settle, write_tree
 from support.forks import split_lstats
 
-from skillc.cache import snapshot as snapshot_mod
-from skillc.cache.manifest import Manifest, Renewal, decode, decode_edited, encode
-from skillc.cache.snapshot import Snapshot, Tops, take_snapshot
-from skillc.cache.store import read_signed, write_signed
+from skillc.incremental import snapshot as snapshot_mod
+from skillc.incremental.manifest import Manifest, Renewal, decode, decode_edited, encode
+from skillc.incremental.snapshot import Snapshot, Tops, take_snapshot
+from skillc.incremental.store import read_signed, write_signed
 
 FILES = {
     "src/alpha/SKILL.md": "alpha\n",
@@ -371,7 +371,7 @@ def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_
     """What an edit build records after a skill folder was added and another removed (the first or
     the last, each with a folder inside): the next check finds nothing changed, and each folder's
     entries are the ones a new walk lists."""
-    from skillc.cache.snapshot import _scan
+    from skillc.incremental.snapshot import _scan
 
     snap, found = recorded(tops, tmp_path)
     root = root_of(tops)
@@ -407,7 +407,7 @@ def test_a_renewed_manifest_with_paths_added_and_gone_is_the_walk_now(tops, tmp_
 
 def test_a_renewed_manifest_with_a_file_gone_is_the_walk_now(tops, tmp_path):
     """A file gone from a folder that stays, the folder listed again: the rest as recorded."""
-    from skillc.cache.snapshot import _scan
+    from skillc.incremental.snapshot import _scan
 
     snap, found = recorded(tops, tmp_path)
     folder = root_of(tops) / "src" / "alpha" / "references"

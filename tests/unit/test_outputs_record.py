@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.packed import pack_texts
-from skillc.cache.records import OUTPUT_EDITS_LIMIT, Outputs
+from skillc.incremental.packed import pack_texts
+from skillc.incremental.records import OUTPUT_EDITS_LIMIT, Outputs
 
 OBJ = "objects/ab/" + "a" * 62
 

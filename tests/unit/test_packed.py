@@ -1,4 +1,4 @@
-"""cache/packed.py: integers and strings as raw sections of a signed file."""
+"""incremental/packed.py: integers and strings as raw sections of a signed file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.packed import pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
+from skillc.incremental.packed import pack, pack_text, pack_texts, unpack, unpack_text, unpack_texts
 
 NO_NUL = st.text(st.characters(blacklist_characters="\0"), max_size=8)
 

@@ -1,4 +1,4 @@
-"""cache/manifest.py ropes: a rope made from ranges of the current sequence and literal items, generation after
+"""incremental/manifest.py ropes: a rope made from ranges of the current sequence and literal items, generation after
 generation over one base, stands for what the same splices of plain sequences give."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import array
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.rope import BASE, POOL, Rope, Splicer
+from skillc.incremental.rope import BASE, POOL, Rope, Splicer
 
 # One edit: (keep, start, end) takes the current items start to end (clamped); (add, items) adds literals.
 STEP = st.one_of(

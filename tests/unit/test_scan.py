@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from skillc.cache.snapshot import CannotVouch, _scan
+from skillc.incremental.snapshot import CannotVouch, _scan
 
 
 def test_every_kind_of_entry_is_told(tmp_path) -> None:

@@ -1,4 +1,4 @@
-"""cache/store.py: signed files, their JSON and their raw sections."""
+"""incremental/store.py: signed files, their JSON and their raw sections."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillc.cache.store import read_signed, write_signed
+from skillc.incremental.store import read_signed, write_signed
 
 KEY = b"k" * 32
 
@@ -38,7 +38,7 @@ def test_any_mix_of_values_round_trips(data: dict[str, object]) -> None:
 def _resigned(path: Path, payload: bytes) -> None:
     """The file with another payload, signed again as the writer would (a tampering test must get
     past the signature to reach the parsing)."""
-    from skillc.cache import store
+    from skillc.incremental import store
 
     path.write_bytes(b"skillc-cache/2 " + store._mac(KEY, path.name, payload) + b"\n" + payload)
 
@@ -80,7 +80,7 @@ def test_a_signed_file_reads_the_same_with_either_json_parser(tmp_path, monkeypa
     the data and the raw sections come back the same either way, and a damaged file is None either way."""
     import sys
 
-    from skillc.cache import store
+    from skillc.incremental import store
 
     key = b"k" * 32
     data = {"a": [1, -2, 3.5, None, True], "é\u2028": '\x00"\\\U0001f600', "n": {"x": []}, "raw": b"\x00\xff"}

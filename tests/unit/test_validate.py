@@ -5,7 +5,12 @@ from __future__ import annotations
 from support import values as v
 from support.project import skill_md
 
-from skillc.stages.validate import validate
+from skillc import diagnostics as dg
+from skillc.dataclass import replace
+from skillc.diagnostics.codes import Code
+from skillc.diagnostics.policy import Policy
+from skillc.model import InputFile
+from skillc.stages.validate import settle, validate
 
 
 def _md(description: str = "Does a thing.", **fields: str) -> str:
@@ -102,3 +107,48 @@ def test_skip_invalid_leaves_a_broken_skill_out_with_warnings() -> None:
     assert {d.severity.value for d in loose.diagnostics} == {"warning"} and "SKC314" in v.codes(
         loose.diagnostics
     )
+
+
+def test_a_skill_that_gives_nothing_and_says_only_warnings_is_an_error() -> None:
+    """No silent drop: a check that gives no skill must say why with an error; when it says only
+    warnings (a bug), settle adds one (SKC317), so the build fails or --skip-invalid names it."""
+    src = v.skill_source("x", skill_md("x"))
+    said = dg.warning(src.skill_md.rel, Code.NORMALISED, "something")
+    assert settle(src, [said], Policy(), built=True) == [said]
+    settled = settle(src, [said], Policy(), built=False)
+    assert [d.code for d in settled] == ["SKC214", "SKC317"] and dg.has_errors(settled)
+
+
+def test_skip_invalid_serves_an_earlier_sources_copy_of_a_command_left_out() -> None:
+    early = v.skill_source("plan", skill_md("plan", description="Early."), source=0)
+    early = replace(early, skill_md=InputFile("user/plan/SKILL.md", early.skill_md.data))
+    late = v.skill_source("plan", skill_md("plan", description="[a, list]"), source=1)
+    found = replace(v.discovery([late]), shadowed=(early,))
+    program = validate(found, skip_invalid=True)
+    assert program.skills["plan"].path == "user/plan/SKILL.md" and not program.invalid
+    assert program.left_out == ("skills/plan/SKILL.md",)
+    assert "left out because it has errors (--skip-invalid): the copy of 'plan' in user/plan/SKILL.md" in (
+        program.diagnostics[-1].message
+    )
+    program = validate(found)
+    assert "plan" not in program.skills and dg.has_errors(program.diagnostics)
+
+
+def test_skills_kept_by_id_are_duplicates_when_two_share_one() -> None:
+    """`frontmatter.names: lowercase-hyphens`: V1 keys skills by their id, last discovered wins."""
+    from skillc.model import Duplicates, FrontmatterRules, Names
+
+    rules = FrontmatterRules(names=Names.LOWERCASE_HYPHENS)
+    a = replace(v.skill_source("a", skill_md("Safe Edit")), rules=rules)
+    b = replace(v.skill_source("b", skill_md("safe edit")), rules=rules)
+    found = v.discovery([a, b])
+    last = validate(found, by_name=(Duplicates.LAST_WINS,), policy=Policy((("SKC219", "ignore"),)))
+    assert list(last.skills) == ["b"] and last.left_out == ("skills/a/SKILL.md",)
+    reported = [d.format() for d in last.diagnostics if d.severity is not dg.Severity.SUPPRESSED]
+    assert reported == [  # the marks of the ignored SKC219s are the report's to drop
+        "skills/a/SKILL.md:2:7: warning[SKC305]: left out: skills/b/SKILL.md has the same id ('safe-edit') "
+        "and comes later (duplicates: last-wins)"
+    ]
+    error = validate(found, by_name=(Duplicates.ERROR,), policy=Policy((("SKC219", "ignore"),)))
+    assert [d.code for d in error.diagnostics if d.severity is dg.Severity.ERROR] == ["SKC306"]
+    assert list(validate(found, policy=Policy((("SKC219", "ignore"),))).skills) == ["a", "b"]

@@ -63,6 +63,7 @@ impl Dist {
                     user: flag(r, "user"),
                     argument_hint: opt_text(fm.get("argument-hint")),
                     context: context(fm),
+                    label: skill.label(),
                 });
             }
         }
@@ -127,6 +128,7 @@ impl Dist {
             model: opt_text(fm.get("model")),
             allowed_tools: texts(fm.get("allowed-tools")),
             knowledge: if stub { Vec::new() } else { texts(fm.get("knowledge")) },
+            label: skill.label(),
         })
     }
 
@@ -138,6 +140,7 @@ impl Dist {
                     out.push(SubSkill {
                         name: c.str("name"),
                         description: c.str("description"),
+                        label: c.label(),
                         command: child,
                     });
                 }
@@ -293,6 +296,7 @@ impl Dist {
                 .collect(),
             parent: opt_text(Some(s.get("parent"))),
             children: texts(Some(s.get("children"))),
+            label: s.label(),
         })
     }
 

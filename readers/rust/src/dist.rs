@@ -60,6 +60,14 @@ impl Skill {
     pub(crate) fn frontmatter(&self) -> &Object {
         self.get("frontmatter").as_object().expect("checked: an object")
     }
+    /// What the skill is shown as (docs/format.md §7): its frontmatter `name` as written when it
+    /// is a non-empty string (a display name such as `Sven Plan`), else the entry's `name`.
+    pub(crate) fn label(&self) -> String {
+        match self.frontmatter().get("name").and_then(Json::as_str) {
+            Some(written) if !written.is_empty() => written.to_string(),
+            _ => self.str("name"),
+        }
+    }
     /// The resolution the persona sees, or None when the skill is hidden from it.
     pub(crate) fn visible(&self, persona: &str) -> Option<&Object> {
         let exceptions = self.get("exceptions").as_object().expect("checked: an object");

@@ -350,7 +350,7 @@ fn frontmatter(value: &Json, path: &str) -> Check {
             strings(v, &format!("{}.{}", path, key))?;
         }
     }
-    for key in ["context", "argument-hint", "agent", "model"] {
+    for key in ["name", "context", "argument-hint", "agent", "model"] {
         if fm.get(key).map_or(false, |v| v.as_str().is_none()) {
             return fail(&format!("{}.{}", path, key), "not a string");
         }

@@ -41,7 +41,7 @@ impl From<&[&str]> for Args {
 /// sven's `<skill_content>` tool result: body, bundled files, sub-skill hint, knowledge docs.
 pub fn render_skill(s: &LoadedSkill) -> String {
     let mut parts = vec![
-        format!("<skill_content command=\"{}\" name=\"{}\">", escape_attr(&s.command), escape_attr(&s.name)),
+        format!("<skill_content command=\"{}\" name=\"{}\">", escape_attr(&s.command), escape_attr(&s.label)),
         s.body.trim_end_matches('\n').to_string(),
         String::new(),
     ];
@@ -57,7 +57,7 @@ pub fn render_skill(s: &LoadedSkill) -> String {
             format!(
                 "  <sub_skill command=\"{}\" name=\"{}\">{}</sub_skill>",
                 escape_attr(&c.command),
-                escape_attr(&c.name),
+                escape_attr(&c.label),
                 escape_text(&c.description)
             )
         }));

@@ -16,6 +16,8 @@ pub struct SkillInfo {
     pub in_catalog: bool,
     pub argument_hint: Option<String>,
     pub context: String,
+    /// What the skill is shown as: its frontmatter `name` as written, else `name` (docs/format.md §7).
+    pub label: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -40,6 +42,7 @@ pub struct SkillMeta {
     pub resources: Vec<ResourceMeta>,
     pub parent: Option<String>,
     pub children: Vec<String>,
+    pub label: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -77,6 +80,7 @@ pub struct SubSkill {
     pub command: String,
     pub name: String,
     pub description: String,
+    pub label: String,
 }
 
 /// A skill resolved for a persona, its arguments substituted (`Dist::load`).
@@ -97,6 +101,7 @@ pub struct LoadedSkill {
     pub model: Option<String>,
     pub allowed_tools: Vec<String>,
     pub knowledge: Vec<String>,
+    pub label: String,
 }
 
 impl LoadedSkill {

@@ -188,18 +188,19 @@ fn missing(dist: &Dist, a: &Value, tmp: &Path) -> Result<Value, ReaderError> {
 fn skill_info(i: &SkillInfo) -> Value {
     json!({"command": i.command, "name": i.name, "description": i.description, "access": i.access,
            "model": i.model, "user": i.user, "in_catalog": i.in_catalog, "argument_hint": i.argument_hint,
-           "context": i.context})
+           "context": i.context, "label": i.label})
 }
 
 fn sub_skill(c: &SubSkill) -> Value {
-    json!({"command": c.command, "name": c.name, "description": c.description})
+    json!({"command": c.command, "name": c.name, "description": c.description, "label": c.label})
 }
 
 fn loaded(l: &LoadedSkill) -> Value {
     json!({"persona": l.persona, "command": l.command, "name": l.name, "description": l.description,
            "body": l.body, "access": l.access, "overlay": l.overlay, "files": l.files,
            "sub_skills": l.sub_skills.iter().map(sub_skill).collect::<Vec<_>>(), "context": l.context,
-           "agent": l.agent, "model": l.model, "allowed_tools": l.allowed_tools, "knowledge": l.knowledge})
+           "agent": l.agent, "model": l.model, "allowed_tools": l.allowed_tools, "knowledge": l.knowledge,
+           "label": l.label})
 }
 
 fn resource_meta(r: &ResourceMeta) -> Value {
@@ -210,7 +211,7 @@ fn skill_meta(m: &SkillMeta) -> Value {
     json!({"command": m.command, "name": m.name, "description": m.description, "source": m.source,
            "path": m.path, "frontmatter": m.frontmatter, "body_sha256": m.body_sha256,
            "resources": m.resources.iter().map(resource_meta).collect::<Vec<_>>(), "parent": m.parent,
-           "children": m.children})
+           "children": m.children, "label": m.label})
 }
 
 fn persona_meta(m: &PersonaMeta) -> Value {

@@ -258,7 +258,7 @@ function skill(entry: JsonValue, path: string, personas: object): void {
 }
 
 const STR_LISTS = ["allowed-tools", "knowledge", "requires_bins", "requires_env"];
-const STRINGS = ["context", "argument-hint", "agent", "model"];
+const STRINGS = ["name", "context", "argument-hint", "agent", "model"];
 
 function frontmatter(fm: JsonValue | undefined, path: string): void {
   if (!isObject(fm)) return fail(path, "not an object");

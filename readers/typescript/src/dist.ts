@@ -45,6 +45,13 @@ export interface KindOptions {
 }
 
 /** Open a dist/ directory: reads and checks its top-level index (FormatError if unusable). */
+/** What a skill is shown as (docs/format.md §7): its frontmatter `name` as written when it is a
+ * non-empty string (a display name such as `Sven Plan`), else the entry's `name`. */
+function label(skill: SkillEntry): string {
+  const written = own(skill.frontmatter, "name");
+  return typeof written === "string" && written !== "" ? written : skill.name;
+}
+
 export function open(path: string): Dist {
   return new Dist(path);
 }
@@ -160,6 +167,7 @@ export class Dist {
           inCatalog: included.has(command),
           argumentHint: (own(fm, "argument-hint") as string | undefined) ?? null,
           context: (own(fm, "context") as string | undefined) ?? "inline",
+          label: label(skill),
         }),
       );
     }
@@ -199,6 +207,7 @@ export class Dist {
       model: (own(fm, "model") as string | undefined) ?? null,
       allowedTools: [...((own(fm, "allowed-tools") as string[] | undefined) ?? [])],
       knowledge: stub ? [] : [...((own(fm, "knowledge") as string[] | undefined) ?? [])],
+      label: label(skill),
     });
   }
 
@@ -208,7 +217,7 @@ export class Dist {
       const c = this.#table.skill(child);
       const r = Dist.#visible(c, persona);
       if (c !== null && r !== null && r.model) {
-        out.push(frozen({ command: child, name: c.name, description: c.description }));
+        out.push(frozen({ command: child, name: c.name, description: c.description, label: label(c) }));
       }
     }
     return out;
@@ -298,6 +307,7 @@ export class Dist {
       ),
       parent: s.parent,
       children: [...s.children],
+      label: label(s),
     });
   }
 

@@ -20,12 +20,15 @@ export interface SkillInfo {
   readonly inCatalog: boolean;
   readonly argumentHint: string | null;
   readonly context: string;
+  /** What the skill is shown as: its frontmatter `name` as written, else `name` (docs/format.md §7). */
+  readonly label: string;
 }
 
 export interface SubSkill {
   readonly command: string;
   readonly name: string;
   readonly description: string;
+  readonly label: string;
 }
 
 export interface LoadedSkill {
@@ -43,6 +46,7 @@ export interface LoadedSkill {
   readonly model: string | null;
   readonly allowedTools: readonly string[];
   readonly knowledge: readonly string[];
+  readonly label: string;
 }
 
 export interface ResourceMeta {
@@ -63,6 +67,7 @@ export interface SkillMeta {
   readonly resources: readonly ResourceMeta[];
   readonly parent: string | null;
   readonly children: readonly string[];
+  readonly label: string;
 }
 
 export interface PersonaMeta {

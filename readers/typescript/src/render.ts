@@ -5,7 +5,7 @@ import type { LoadedSkill } from "./records.js";
 
 export function renderSkill(s: LoadedSkill): string {
   const parts = [
-    `<skill_content command="${escapeAttr(s.command)}" name="${escapeAttr(s.name)}">`,
+    `<skill_content command="${escapeAttr(s.command)}" name="${escapeAttr(s.label)}">`,
     s.body.replace(/\n+$/, ""),
     "",
   ];
@@ -19,7 +19,7 @@ export function renderSkill(s: LoadedSkill): string {
     parts.push("<!-- Call load_skill(command) to load any sub-skill's full instructions. -->");
     for (const c of s.subSkills) {
       parts.push(
-        `  <sub_skill command="${escapeAttr(c.command)}" name="${escapeAttr(c.name)}">` +
+        `  <sub_skill command="${escapeAttr(c.command)}" name="${escapeAttr(c.label)}">` +
           `${escapeText(c.description)}</sub_skill>`,
       );
     }
