@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from .. import reader, targets
+from ..diagnostics import printable
 from ..errors import UsageError
 from ..model import MAX_CHARS, MAX_WINDOW, Config, TargetSetting
 from ..names.suggest import did_you_mean
@@ -55,6 +56,10 @@ def catalog(
     known_persona(dist, persona)
     listing = view.listing_for(dist, target, persona, budget, project.absolute() if project else config.root)
     click.echo(listing.text if fmt == "text" else _json(target, persona, budget, listing))
+    for entry in listing.entries:  # what the export changed or left out for listing injection
+        if entry.injection or entry.reason.startswith(view.NOT_EXPORTED + "listing injection"):
+            why = entry.injection or entry.reason.removeprefix(view.NOT_EXPORTED)
+            click.echo(printable(f"skillc: warning: {target}: {entry.command!r}: {why}"), err=True)
     return 0
 
 
@@ -107,4 +112,5 @@ def _skill(entry: Entry) -> dict[str, Any]:
         "description": entry.description,
         "status": entry.status.value,
         "reason": entry.reason,
+        "injection": entry.injection,
     }

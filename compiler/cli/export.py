@@ -10,6 +10,7 @@ from .. import targets
 from ..diagnostics import printable
 from ..errors import UsageError
 from ..model import MAX_CHARS, MAX_WINDOW
+from ..output import placement
 from ..output.export import write_export
 from ..targets import export as export_mod
 from ..targets import view
@@ -48,17 +49,18 @@ def export(
     """Write into the project folder DEST what TARGET loads as project skills (docs/targets.md#export)."""
     if (persona is None) == (not all_personas):
         raise UsageError("give either --persona PERSONA or --all-personas")
-    _, dist, budget = for_target(config_path, dist_path, target, window, chars)
+    config, dist, budget = for_target(config_path, dist_path, target, window, chars)
     if persona is not None:
         known_persona(dist, persona)
     personas = dist.personas() if all_personas else [persona or ""]
     plan = export_mod.plan(dist, target, personas, per_persona=all_personas, budget=budget)
     for warning in plan.warnings:
         click.echo(printable(f"skillc: warning: {warning}"), err=True)
+    places = [*placement.places(config), ("the build it exports", Path(dist.path))]
     try:
-        changed = write_export(dest.absolute(), plan.files)
-    except OSError as exc:  # disk full, permissions: the previous export is intact
-        fail(f"{dest}: cannot write the export: {exc.strerror or exc}; the previous export is unchanged", 1)
+        changed = write_export(dest.absolute(), plan.export, places)
+    except OSError as exc:  # disk full, permissions: the project is as it was
+        fail(f"{dest}: cannot write the export: {exc.strerror or exc}; nothing was changed", 1)
     where = f"{dest}/<persona>/{view.ROOTS[target]}" if all_personas else f"{dest}/{view.ROOTS[target]}"
     state = "exported" if changed else "already current:"
     click.echo(

@@ -37,6 +37,7 @@ class Code(StrEnum):
     TARGET_DIFFERS = "SKC217"
     UNINVOKABLE = "SKC218"
     NAME_NOT_ID = "SKC219"
+    LISTING_INJECTION = "SKC220"
     # paths and discovery (3xx)
     UNSAFE_PATH = "SKC301"
     SYMLINK_ESCAPES = "SKC302"
@@ -117,6 +118,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.TARGET_DIFFERS: "a selected harness skips the skill or ignores a field of it (targets:)",
     Code.UNINVOKABLE: "no one can invoke the skill: hidden from the model and from the user",
     Code.NAME_NOT_ID: "name is not a valid skill name: it is the skill's label, its id is its folder's name",
+    Code.LISTING_INJECTION: "a selected harness's listing would read text of the skill as markup (targets:)",
     Code.UNSAFE_PATH: "unsafe path",
     Code.SYMLINK_ESCAPES: "symlink escapes the root",
     Code.SYMLINK_LOOP: "symlink loop",
@@ -184,6 +186,7 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.TARGET_DIFFERS,
         Code.UNINVOKABLE,
         Code.NAME_NOT_ID,
+        Code.LISTING_INJECTION,
         Code.OVERRIDDEN,
         Code.BAD_DIRECTORY_NAME,
         Code.ROOT_SKILL_MD,

@@ -21,6 +21,25 @@ def placement_problems(config: Config) -> tuple[Diagnostic, ...]:
     return _overlaps(config) + _outside_root(config)
 
 
+def places(config: Config) -> tuple[tuple[str, Path], ...]:
+    """What a build reads or writes, each with the words that name it: the sources, the personas
+    folder, the output, the build cache, the config file and the template (`skillc export` writes
+    into none of them)."""
+    found = [(f"the source {s!r}", config.source_dir(i)) for i, s in enumerate(config.sources)]
+    found += (
+        [(f"the personas folder {config.personas!r}", config.root / config.personas)]
+        if config.personas
+        else []
+    )
+    found += [
+        (f"the output {config.output!r}", config.root / config.output),
+        (f"the build cache {CACHE_DIRNAME}/", config.root / CACHE_DIRNAME),
+        ("the config file", config.root / config.config_rel),
+        ("the template", config.template),
+    ]
+    return tuple(found)
+
+
 def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     """Every file of the output directory is skillc's to replace (or, for a first build, the whole
     directory), so it must not hold any input."""

@@ -33,4 +33,4 @@ def target_changes(
 
 def _statuses(dist: reader.Dist, target: str, persona: str, budget: view.Budget) -> dict[str, str]:
     listing = view.listing_for(dist, target, persona, budget)
-    return {e.command: e.status.value for e in listing.entries}
+    return {e.command: e.status.value + (f"; {e.injection}" if e.injection else "") for e in listing.entries}

@@ -236,6 +236,8 @@ def _skill(src: SkillSource, diags: list[Diagnostic]) -> Skill | None:
     if not doc.body:
         diags.append(dg.warning(doc.rel, Code.EMPTY_BODY, "SKILL.md has no body", doc.body_line, 1))
     diags.extend(_invocation(doc, data, targets, dirname, named))
+    if targets:  # the label, when there is one: it is what a harness lists
+        diags.extend(_injection(doc, data, targets, src.command, written or name))
     if written:
         data["name"] = written  # the label, kept as written: Skill.label and the readers read it
     else:
@@ -329,6 +331,33 @@ def lowercase_hyphens(name: str) -> str:
 
 
 _NOT_ID = re.compile(r"[^a-z0-9]+")
+
+
+def _injection(
+    doc: Document, data: dict[str, Any], targets: tuple[str, ...], command: str, name: str
+) -> tuple[Diagnostic, ...]:
+    """Listing injection: text the selected harnesses' listings would read as markup, one warning
+    per text, at it, naming each harness and what `skillc export` does (targets/injection.py)."""
+    from ..targets import injection  # a harness's rules: only when targets are selected
+
+    description = data.get("description") if isinstance(data.get("description"), str) else None
+    found = injection.findings(targets, name, description, command)
+    out = []
+    for field in ("name", "description", "folder"):
+        hits = [f for f in found if f.field == field]
+        if not hits:
+            continue
+        where = doc.pos(field) if field in data else (1, 1)
+        names = ", ".join(f.target for f in hits)
+        what = "its folder's name" if field == "folder" else field
+        remedy = "escapes it" if hits[0].remedy == injection.ESCAPED else "leaves the skill out"
+        message = (
+            f"{what} holds {hits[0].sample!r}, markup that the listing of {names} prints as it is, "
+            f"where the model reads it as the listing's own structure (entries of their own); "
+            f"`skillc export --target` {remedy} ({names})"
+        )
+        out.append(dg.warning(doc.rel, Code.LISTING_INJECTION, message, *where))
+    return tuple(out)
 
 
 def _name_rules(doc: Document, data: dict[str, Any], targets: tuple[str, ...]) -> tuple[Diagnostic, ...]:

@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from . import collation
 from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
 HEADER = "The following skills are available for use with the Skill tool:"
@@ -19,7 +20,19 @@ DEFAULT_WINDOW = 200_000  # `jws`: the window assumed when the model's is unknow
 BUDGET_FRACTION = 0.01  # `Uws`, overridable by the skillListingBudgetFraction setting
 CHARS_PER_TOKEN = 4  # `t5n`
 MAX_DESCRIPTION = 1_536  # `Gws`, overridable by the skillListingMaxDescChars setting
-_BREAKS = re.compile(r"[\r\n\t]+")
+# Each run of control characters and line or paragraph separators becomes one space, in the
+# description and in when_to_use alike (golden spaces; golden injection: `\n`, `\r`, `\v`, NEL,
+# LS and PS in either field are one space, never a line of the listing).
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+MAX_FOLDER = 256  # `fG`: a command (its folder's name) is at most this long, in UTF-16 units
+# What a command may not hold (`s0o`, `nHr`, `De`, `lbr` in the bundle; golden folders: `lt<gt`,
+# `two  spaces`, ` lead`, `trail:`, `a :b`, `nb\u00a0sp`, a leading combining accent not loaded).
+_REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029<>\ufffc]")
+_COLON = re.compile(r"(?:^|:) | (?::|$)|^:|:$")
+# Listing injection (targets/injection.py): none. Every line break of the description and of
+# when_to_use is one space, < and > are escaped (golden injection: `later\n- evil: ...` in either
+# field stays on its skill's line).
+RAW: tuple[str, ...] = ()
 _TRUE = frozenset({"true", "yes", "on", "1"})  # any case (golden fields: dmi-*/ui-*)
 
 # What it does with each trait graded validation reports (docs/targets.md "Field reading").
@@ -56,18 +69,36 @@ def flag(value: object) -> bool:
 
 
 def description(skill: Skill) -> str:
-    """The description, else the body's first non-empty line (golden fields: no-desc, empty-desc).
-    A run of line breaks and tabs becomes one space; spaces stay (golden spaces)."""
-    if skill.description:
-        return _BREAKS.sub(" ", skill.description)
+    """The description trimmed (`yRe`), else the body's first non-empty line (golden fields:
+    no-desc, empty-desc). A run of line breaks and tabs becomes one space; spaces stay (golden spaces)."""
+    text = (skill.description or "").strip()
+    if text:
+        return _BREAKS.sub(" ", text)
     return next((line.strip() for line in skill.body.splitlines() if line.strip()), "")
+
+
+def folder_problem(folder: str) -> str:
+    """Why Claude Code loads no command from a folder of this name, or "" (golden folders)."""
+    if len(folder.encode("utf-16-le", "surrogatepass")) > 2 * MAX_FOLDER:
+        return f"longer than {MAX_FOLDER} characters"
+    if _REFUSED.search(folder):
+        return "it holds a control character, a line separator, < or >"
+    if "  " in folder or folder != folder.strip(" "):
+        return "two spaces in a row, or a space at an end"
+    if any(unicodedata.category(c) == "Zs" and c != " " for c in folder):
+        return "a space other than U+0020"
+    if _COLON.search(folder):
+        return "a colon at an end or beside a space"
+    if folder and unicodedata.category(folder[0]).startswith("M"):
+        return "it starts with a combining mark"
+    return ""
 
 
 def shown_description(skill: Skill) -> tuple[str, bool]:
     """`description - when_to_use`, cut to 1,535 characters plus an ellipsis; and whether it was cut."""
     text = description(skill)
     if skill.when_to_use:
-        text = f"{text} - {skill.when_to_use}"
+        text = f"{text} - {_BREAKS.sub(' ', skill.when_to_use)}"
     units = text.encode("utf-16-le", "surrogatepass")
     if len(units) > 2 * MAX_DESCRIPTION:  # JavaScript's length: UTF-16 code units
         kept = units[: 2 * (MAX_DESCRIPTION - 1)].decode("utf-16-le", "surrogatepass")
@@ -101,9 +132,9 @@ def listing(skills: Sequence[Skill], chars: int, overrides: Mapping[str, str] | 
     (golden policy; source `TLe`, `r5n`).
     """
     modes = dict(overrides or {})
-    loaded = sorted((s for s in skills if "/" not in s.folder), key=lambda s: s.folder)
+    loaded = sorted((s for s in skills if _loads(s)), key=lambda s: collation.key(s.folder))
     listed = [s for s in loaded if _listed_reason(s, modes) == ""]
-    labels = {s.folder: _label(s, listed) for s in listed}
+    labels = {s.folder: _label(s, loaded) for s in listed}
     for skill in listed:
         if modes.get(skill.folder) == "name-only":
             labels[skill.folder] = skill.folder  # `- ${name}`: the command, never a label
@@ -134,10 +165,10 @@ def name_only_for(skills: Sequence[Skill], chars: int, order: Sequence[str]) -> 
     outside that pass, so marking every skill the team ranks too low to fit leaves exactly the ranked
     choice to the harness. Nothing is marked when every description fits.
     """
-    listed = [s for s in sorted(skills, key=lambda s: s.folder) if "/" not in s.folder]
-    listed = [s for s in listed if _listed_reason(s, {}) == ""]
+    loaded = [s for s in sorted(skills, key=lambda s: collation.key(s.folder)) if _loads(s)]
+    listed = [s for s in loaded if _listed_reason(s, {}) == ""]
     # escaped lengths, as the harness measures them (see _kept_descriptions)
-    full = {s.folder: width(escape(f"- {_label(s, listed)}: {shown_description(s)[0]}")) for s in listed}
+    full = {s.folder: width(escape(f"- {_label(s, loaded)}: {shown_description(s)[0]}")) for s in listed}
     bare = {s.folder: width(escape(f"- {s.folder}")) for s in listed}  # a name-only line: `- ${name}`
     separators = max(0, len(listed) - 1)
     if sum(full.values()) + separators <= chars:
@@ -169,9 +200,15 @@ def _dropped_reason(skill: Skill, modes: Mapping[str, str]) -> str:
     )
 
 
+def _loads(skill: Skill) -> bool:
+    return "/" not in skill.folder and not folder_problem(skill.folder)
+
+
 def _unlisted(skill: Skill, modes: Mapping[str, str]) -> Entry:
     if "/" in skill.folder:
         return _entry(skill, False, None, Status.SKIPPED, "nested below <root>/<dir>/: not loaded")
+    if folder_problem(skill.folder):
+        return _entry(skill, False, None, Status.SKIPPED, f"not loaded: {folder_problem(skill.folder)}")
     return _entry(skill, False, None, Status.NOT_LISTED, _listed_reason(skill, modes))
 
 
@@ -180,12 +217,18 @@ def _entry(skill: Skill, listed: bool, shown: str | None, status: Status, reason
     return Entry(skill, command, skill.name or command, listed, shown, status, reason)
 
 
-def _label(skill: Skill, listed: Sequence[Skill]) -> str:
-    """`cmd (name)` when the name differs and names no other skill first (golden discovery, duplicates)."""
+def _label(skill: Skill, loaded: Sequence[Skill]) -> str:
+    """`cmd (name)` when the name differs and names no other skill first (golden discovery,
+    duplicates), among every skill loaded, listed or not (explore.py: a manual skill named `7`
+    takes the label from a listed one of that name)."""
     name = skill.name
     if not name or name == skill.folder or not _labelable(name):
         return skill.folder
-    owner = next((s for s in listed if s.folder == name or s.name == name), None)
+    # the command of that name first, then the first skill of that name (explore.py: `café`'s label
+    # goes to the folder `café` itself before an earlier-listed skill named so)
+    owner = next((s for s in loaded if s.folder == name), None) or next(
+        (s for s in loaded if s.name == name), None
+    )
     return f"{skill.folder} ({name})" if owner is skill else skill.folder
 
 

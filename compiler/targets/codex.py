@@ -9,12 +9,26 @@ for it, and ends the block after the entries, without the "How to use skills" se
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from ..dataclass import dataclass
 from .model import Entry, Issue, Listing, Skill, Status, Verdict, Verdicts
 
 MAX_NAME = 64  # a longer name is not loaded (golden names: long65 absent)
+# MAX_SCAN_DEPTH: folders below a root it enters; a SKILL.md deeper is never found (golden
+# discovery: depth6 listed, depth7 not; export-odd-*: a command seven folders deep)
+MAX_DEPTH = 6
+# MAX_SKILLS_DIRS_PER_ROOT: the folders of one root it visits, breadth first, in the file
+# system's directory order; past it the scan stops (source: loader.rs)
+MAX_FOLDERS = 2_000
+# `split_whitespace`: Unicode White_Space (Python's str.split also splits at \x1c-\x1f)
+_WHITE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+# Listing injection (targets/injection.py): white space is collapsed (no line of its own), nothing
+# is escaped, and the listing is wrapped in <skills_instructions>: a name, description or folder
+# holding that tag ends or opens the block (golden injection: desc-wrap, `</skills_instructions>`).
+RAW = ("name", "description", "folder")
+MARKUP = re.compile(r"<\s*/?\s*skills_instructions", re.IGNORECASE)
 MAX_DESCRIPTION = 1_024  # longer descriptions become 1,021 characters + "..." when loaded
 DEFAULT_CHARS = 8_000  # DEFAULT_SKILL_METADATA_CHAR_BUDGET, when no context window is known
 WINDOW_PERCENT = 2  # SKILL_METADATA_CONTEXT_WINDOW_PERCENT
@@ -60,21 +74,28 @@ def budget(window: int | None) -> Budget:
     return Budget(max(1, window * WINDOW_PERCENT // 100), tokens=True)
 
 
+def single_line(text: str) -> str:
+    """`sanitize_single_line`: runs of white space become one space, none at either end."""
+    return _WHITE.sub(" ", text).strip(" ")
+
+
 def loaded_description(text: str) -> str:
     """White space collapsed to single spaces (golden spaces), then the loader's cap (golden fields:
     long1100, long1600 -> 1,024 characters ending in ...)."""
-    text = " ".join(text.split())
+    text = single_line(text)
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 3] + "..."
 
 
 def name(skill: Skill) -> str:
-    """`name`, else the folder's last part (golden fields: no-name)."""
-    return skill.name or skill.folder.rsplit("/", 1)[-1]
+    """`name` on one line, else the folder's name (golden fields: no-name; golden injection: a
+    line break in a name is a space; loader.rs `default_skill_name`)."""
+    return single_line(skill.name or "") or single_line(skill.folder.rsplit("/", 1)[-1]) or "skill"
 
 
 def listing(skills: Sequence[Skill], roots: Sequence[str], window: int | None) -> Listing:
     """The <skills_instructions> block for the skills of `roots` (their order gives r0, r1...)."""
-    visible = sorted((s for s in skills if _reason(s) == ""), key=lambda s: (name(s), _path(s, roots)))
+    # by name, then by path as Rust compares paths, a component at a time (`a/b` before `a-b`)
+    visible = sorted((s for s in skills if _reason(s) == ""), key=lambda s: (name(s), _components(s)))
     chosen = _fit(visible, roots, budget(window))
     lines, entries = [], {}
     for skill in visible:
@@ -92,13 +113,22 @@ def listing(skills: Sequence[Skill], roots: Sequence[str], window: int | None) -
 
 
 def _reason(skill: Skill) -> str:
-    if not skill.description:
+    parts = skill.folder.split("/")
+    if len(parts) > MAX_DEPTH:
+        return f"{len(parts)} folders below the root: Codex scans {MAX_DEPTH}"
+    if any(part.startswith(".") for part in parts):
+        return "in a hidden folder"
+    if not single_line(skill.description or ""):
         return "no description: not loaded"
     if len(name(skill)) > MAX_NAME:
         return f"name over {MAX_NAME} characters: not loaded"
     if not skill.allow_implicit_invocation:
         return "agents/openai.yaml policy.allow_implicit_invocation: false"
     return ""
+
+
+def _components(skill: Skill) -> tuple[str, ...]:
+    return (*skill.root.split("/"), *skill.folder.split("/"), "SKILL.md")
 
 
 def _path(skill: Skill, roots: Sequence[str]) -> str:

@@ -17,9 +17,9 @@ from typing import Any
 from .. import __version__, reader
 from ..dataclass import dataclass
 from ..errors import SkillcError
-from ..output.export import File, marked
-from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
-from . import view
+from ..output.export import Export, File
+from ..output.settings import Setting, merge
+from . import codex, injection, view
 
 # Frontmatter fields the Agent Skills specification defines (agentskills.io/specification), which
 # every target reads or tolerates; skillc's own fields (knowledge, requires_*, ...) are not copied.
@@ -43,9 +43,18 @@ class ExportConflict(SkillcError):
 
 @dataclass(frozen=True)
 class Plan:
-    files: tuple[File, ...]  # sorted by path; the marker last
+    export: Export  # what output/export.py puts into DEST
     warnings: tuple[str, ...]
     skills: int  # skill folders written
+
+    @property
+    def files(self) -> tuple[File, ...]:
+        return self.export.files
+
+    def settings_file(self, name: str) -> dict[str, Any] | None:
+        """The settings file `name` as the export writes it into a project that has none."""
+        data, _ = merge(name, None, None, [s for s in self.export.settings if s.file == name])
+        return json.loads(data) if data is not None else None
 
 
 def plan(
@@ -55,47 +64,47 @@ def plan(
     per_persona: bool,
     budget: view.Budget | None = None,
 ) -> Plan:
-    """Every file of the export; with `per_persona`, each persona's tree below `<persona>/`.
+    """Every file and setting of the export; with `per_persona`, each persona's below `<persona>/`.
 
     `budget` is the one `catalog --target` predicts with: Claude Code's `budgets.priority`
     overrides depend on it (view.overrides_for); the default is the harness's own."""
     budget = budget or view.budget_for(target, None, None)
     tree = _Tree()
+    folders: set[str] = set()
+    settings: list[Setting] = []
     warnings: list[str] = []
     count = 0
     for persona in personas:
         prefix = f"{persona}/" if per_persona else ""
-        files, skills = persona_files(dist, target, persona, budget)
+        files, mine, skills = persona_files(dist, target, persona, budget)
         for file in files:
             tree.add(File(prefix + file.path, file.data, file.executable))
+        folders |= {prefix + folder for folder in mine}
+        settings += [
+            Setting(prefix + s.file, s.path, s.value, s.item)
+            for s in persona_settings(dist, target, persona, budget)
+        ]
         count += skills
         warnings += [
-            f"{target}: {persona}: {command!r} is left out: neither the model nor the user may invoke it, "
-            "and Codex hides a skill from both only through the user's own config ([[skills.config]] "
-            "in ~/.codex/config.toml), never a project's"
-            for command in view.left_out(dist, persona, target)
+            f"{target}: {persona}: {command!r} is left out: {why}"
+            for command, why in view.left_out(dist, persona, target)
         ]
-    about = {
-        "generator": f"skillc {__version__}",
-        "build": dist.build_hash,
-        "target": target,
-        "personas": list(personas),
-    }
-    return Plan(marked(list(tree.files.values()), about), tuple(warnings), count)
+    about = {"generator": f"skillc {__version__}", "build": dist.build_hash, "personas": list(personas)}
+    written = tuple(sorted(tree.files.values(), key=lambda f: f.path))
+    warnings += _codex_scan(target, tree.folders, [f"{p}/" if per_persona else "" for p in personas])
+    return Plan(
+        Export(target, about, tuple(sorted(folders)), written, tuple(settings)), tuple(warnings), count
+    )
 
 
 def persona_files(
     dist: reader.Dist, target: str, persona: str, budget: view.Budget
-) -> tuple[list[File], int]:
-    """One persona's export: the skill folders, then the project settings the harness reads; and
-    how many skills it holds."""
+) -> tuple[list[File], set[str], int]:
+    """One persona's skill folders: their files, the folders the export owns (each skill's top
+    folder below the harness's root, which holds a nested skill too), and how many skills."""
     root = view.ROOTS[target]
     skills = view.skills_for(dist, persona, target)
-    infos = {
-        view.folder(target, i.command): i
-        for i in dist.skills(persona, env=AS_BUILT)
-        if view.exported(target, i)
-    }
+    infos = {view.folder(target, i.command): i for i in view.choose(dist, persona, target).infos}
     out: list[File] = []
     for skill in skills:
         info = infos[skill.folder]
@@ -104,11 +113,20 @@ def persona_files(
         out += [File(f"{base}/{f.path}", f.data, f.executable) for f in _resources(dist, persona, info)]
         if target == "codex" and not info.model:
             out.append(File(f"{base}/{CODEX_POLICY}", _CODEX_POLICY_TEXT))
-    out += _settings(target, persona, view.policy(target, skills))
-    overrides = view.overrides_for(target, skills, (i.command for i in infos.values()), budget)
-    if overrides:  # project .claude/settings.json (golden policy: override-name-only)
-        out.append(File(".claude/settings.json", _json({"skillOverrides": overrides})))
-    return out, len(skills)
+    owned = {f"{root}/{skill.folder.split('/', 1)[0]}" for skill in skills}
+    return out, owned, len(skills)
+
+
+def persona_settings(dist: reader.Dist, target: str, persona: str, budget: view.Budget) -> list[Setting]:
+    """The keys one persona's export sets in the harness's project settings (view.policy), and
+    Claude Code's `budgets.priority` overrides (view.overrides_for)."""
+    skills = view.skills_for(dist, persona, target)
+    out = _settings(target, persona, view.policy(target, skills))
+    commands = (i.command for i in view.choose(dist, persona, target).infos)
+    overrides = view.overrides_for(target, skills, commands, budget)
+    # project .claude/settings.json (golden policy: override-name-only)
+    out += [Setting(".claude/settings.json", ("skillOverrides", c), mode) for c, mode in overrides.items()]
+    return out
 
 
 def frontmatter(
@@ -117,7 +135,8 @@ def frontmatter(
     """The fields the harness reads, in a fixed order: name (`name` when given) and description
     first; skillc's own fields (persona keys, knowledge, requirements) never."""
     source = dist.skill_meta(info.command).frontmatter
-    fields: dict[str, Any] = {"name": info.name if name is None else name, "description": info.description}
+    description = injection.neutral_description(target, info.description)
+    fields: dict[str, Any] = {"name": info.name if name is None else name, "description": description}
     wanted = (*_CLAUDE_FIELDS, *_SPEC_FIELDS) if target in _FULL else _SPEC_FIELDS
     fields |= {key: source[key] for key in wanted if key in source}
     if target in _FULL:  # the persona's flags, as Claude Code reads them (golden fields)
@@ -166,15 +185,37 @@ def _resources(dist: reader.Dist, persona: str, info: reader.SkillInfo) -> list[
     ]
 
 
-def _settings(target: str, persona: str, rules: view.Policy) -> list[File]:
-    if target == "gemini" and rules.disabled:  # project .gemini/settings.json (golden policy)
-        return [File(".gemini/settings.json", _json({"skills": {"disabled": list(rules.disabled)}}))]
+def _codex_scan(target: str, folders: set[str], prefixes: list[str]) -> list[str]:
+    """Codex visits at most 2,000 folders of a root, breadth first, in the file system's order
+    (codex.MAX_FOLDERS): past that, which skills it finds is not predictable."""
+    if target != "codex":
+        return []
+    out = []
+    for prefix in prefixes:
+        root = f"{prefix}{view.ROOTS[target]}"
+        count = 1 + sum(1 for f in folders if f.startswith(root + "/"))
+        if count > codex.MAX_FOLDERS:
+            out.append(
+                f"codex: {root} holds {count:,} folders; Codex 0.169.0 visits {codex.MAX_FOLDERS:,} of a "
+                "root, in the file system's order, so some skills will be missing from its listing, "
+                "and catalog --target cannot say which"
+            )
+    return out
+
+
+def _settings(target: str, persona: str, rules: view.Policy) -> list[Setting]:
+    if target == "gemini":  # project .gemini/settings.json skills.disabled (golden policy)
+        return [
+            Setting(".gemini/settings.json", ("skills", "disabled"), name, item=True)
+            for name in rules.disabled
+        ]
     if target == "opencode":  # project opencode.json (golden policy)
         agent = {"mode": "primary", "permission": {"skill": dict(rules.agent)}}
-        doc: dict[str, Any] = {"agent": {persona: agent}}
-        if rules.permission:
-            doc["permission"] = {"skill": dict(rules.permission)}
-        return [File("opencode.json", _json(doc))]
+        out = [Setting("opencode.json", ("agent", persona), agent)]
+        return out + [
+            Setting("opencode.json", ("permission", "skill", name), action)
+            for name, action in rules.permission
+        ]
     return []
 
 
@@ -194,8 +235,3 @@ class _Tree:
             raise ExportConflict(f"{clash} would be both a file and a folder of the export")
         self.files[file.path] = file
         self.folders.update(parents)
-
-
-def _json(doc: object) -> bytes:
-    """Sorted keys (`*` sorts before every skill name, so opencode's catch-all comes first)."""
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

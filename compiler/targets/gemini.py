@@ -36,6 +36,12 @@ INTRO = (
     " and receive its detailed instructions, call the `activate_skill` tool with the skill's name."
 )
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')  # loadSkillFromFile: replaced by "-" in names
+_IGNORED = frozenset({"node_modules", ".git"})  # loadSkillsFromDir's glob `ignore`
+# Listing injection (targets/injection.py): `renderAgentSkills` prints the description and the
+# location raw in its XML-like block, so a tag there forges entries (golden injection: desc-xml
+# lists `evil-xml`); names lose < and > (`_UNSAFE`).
+RAW = ("description", "folder")
+MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!?]")
 # Where the built-ins' locations start in `text`: the CLI prints the absolute path of its own
 # install (`<its package>/bundle/builtin/<name>/SKILL.md`), which a prediction cannot know.
 INSTALL = "<gemini-cli>"
@@ -75,7 +81,7 @@ def listing(
     directory order: of two same-name skills in one root the later wins. The prompt lists skills
     in that same order; `text` sorts them by name, as the goldens do (the real order is not portable).
     """
-    table: dict[str, Skill] = {_name(b): b for b in builtins}
+    table: dict[str, Skill] = {name(b): b for b in builtins}
     entries: list[Entry] = []
     for skills in roots:
         for skill in skills:
@@ -83,20 +89,22 @@ def listing(
             if reason:
                 entries.append(_entry(skill, Status.SKIPPED, reason))
                 continue
-            old = table.get(_name(skill))
+            old = table.get(name(skill))
             if old is not None and old not in builtins:
                 entries.append(_entry(old, Status.SKIPPED, f"replaced by {skill.root}/{skill.folder}"))
-            table[_name(skill)] = skill
-    off = {name.lower() for name in disabled}
-    shown = [s for s in table.values() if _name(s).lower() not in off]
+            table[name(skill)] = skill
+    off = {n.lower() for n in disabled}
+    shown = [s for s in table.values() if name(s).lower() not in off]
     entries += [_entry(s, Status.NOT_LISTED, "skills.disabled") for s in table.values() if s not in shown]
     entries += [_entry(s, Status.FULL, "") for s in shown if s not in builtins]
-    blocks = [_block(s) for s in sorted(shown, key=_name)]
+    blocks = [_block(s) for s in sorted(shown, key=name)]
     text = "\n".join([INTRO, "", "<available_skills>", *blocks, "</available_skills>"])
-    return Listing(text, tuple(entries), tuple(sorted(_name(b) for b in builtins if b in shown)))
+    return Listing(text, tuple(entries), tuple(sorted(name(b) for b in builtins if b in shown)))
 
 
-def _name(skill: Skill) -> str:
+def name(skill: Skill) -> str:
+    """The name it keys, lists and disables a skill by: `name` with `:\\/<>*?"|` made `-`
+    (`loadSkillFromFile`; golden export-odd-*: the folder `co:lon` is the skill `co-lon`)."""
     return _UNSAFE.sub("-", skill.name or "")
 
 
@@ -105,6 +113,8 @@ def _skip_reason(skill: Skill) -> str:
         return "deeper than <root>/<dir>/SKILL.md"
     if skill.folder.startswith("."):
         return "in a hidden folder"
+    if skill.folder in _IGNORED:
+        return f"its glob ignores **/{skill.folder}/**"
     if not isinstance(skill.name, str):
         return "no name"
     if not isinstance(skill.description, str):
@@ -115,13 +125,13 @@ def _skip_reason(skill: Skill) -> str:
 def _entry(skill: Skill, status: Status, reason: str) -> Entry:
     listed = status is Status.FULL
     return Entry(
-        skill, _name(skill), _name(skill), listed, skill.description if listed else None, status, reason
+        skill, name(skill), name(skill), listed, skill.description if listed else None, status, reason
     )
 
 
 def _block(skill: Skill) -> str:
     location = f"{skill.root}/{skill.folder}/SKILL.md" if skill.folder else f"{skill.root}/SKILL.md"
     return (
-        f"  <skill>\n    <name>{_name(skill)}</name>\n    <description>{skill.description}</description>\n"
+        f"  <skill>\n    <name>{name(skill)}</name>\n    <description>{skill.description}</description>\n"
         f"    <location>{location}</location>\n  </skill>"
     )

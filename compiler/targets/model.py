@@ -46,6 +46,7 @@ class Entry:
     description: str | None  # as shown, or None when the listing shows none
     status: Status
     reason: str = ""
+    injection: str = ""  # what the export neutralised in it (targets/injection.py), or ""
 
 
 @dataclass(frozen=True)

@@ -15,21 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from .. import reader
-from ..dataclass import dataclass
-from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
-from . import claude_code, codex, gemini, opencode
-from .model import Listing, Skill, Status
+from ..dataclass import dataclass, replace
+from . import claude_code, codex, gemini, injection, opencode
+from .choose import NOT_EXPORTED as NOT_EXPORTED
+from .choose import choose as choose
+from .choose import exported as exported
+from .choose import left_out as left_out
+from .layout import ONE_LEVEL as ONE_LEVEL
+from .layout import ROOTS as ROOTS
+from .layout import folder as folder
+from .model import Entry, Listing, Skill, Status
 from .opencode import Permission
 
-# Where each harness reads project skills (docs/targets.md, "Folders each reads").
-ROOTS = {
-    "claude-code": ".claude/skills",
-    "codex": ".agents/skills",
-    "gemini": ".gemini/skills",
-    "opencode": ".opencode/skills",
-}
-# Harnesses that load only <root>/<dir>/SKILL.md: a nested command's folder is flattened.
-ONE_LEVEL = frozenset({"claude-code", "gemini"})
 # The window of each CLI's default model, when neither the config nor the command line sets one:
 # Codex 0.169.0's default model has 272,000 tokens; Claude Code 2.1.330's gives a 30,000-character
 # listing (docs/targets.md, the `huge` goldens).
@@ -50,61 +47,39 @@ class Budget:
         return {"window": self.window, "chars": self.chars}
 
 
-def folder(target: str, command: str) -> str:
-    """The skill's folder below the harness's root. One-level harnesses get `group-inner` for the
-    nested command `group/inner`: their command is the folder name, and `/` cannot be in one."""
-    return command.replace("/", "-") if target in ONE_LEVEL else command
-
-
-def exported(target: str, info: reader.SkillInfo) -> bool:
-    """Whether an export for `target` holds the skill. Codex reads no project setting that hides a
-    skill from the user too: only the user-level `[[skills.config]]` does (golden policy:
-    `config-off` listed, `user-config-off` not), so a skill that neither the model nor the user may
-    invoke is left out of a Codex export rather than offered to the user."""
-    return target != "codex" or info.model or info.user
-
-
-def left_out(dist: reader.Dist, persona: str, target: str) -> tuple[str, ...]:
-    """The commands the persona sees that an export for `target` leaves out (see `exported`)."""
-    return tuple(i.command for i in dist.skills(persona, env=AS_BUILT) if not exported(target, i))
-
-
 def skills_for(dist: reader.Dist, persona: str, target: str, root: str = "") -> tuple[Skill, ...]:
-    """The persona's skills an export holds, as the harness reads them from it under `root`."""
-    found = []
-    for info in dist.skills(persona, env=AS_BUILT):
-        if not exported(target, info):
-            continue
-        meta = dist.skill_meta(info.command)
-        fields = meta.frontmatter
-        body = dist.read_object(dist.resolution(persona, info.command).body_sha256).decode("utf-8")
-        found.append(
-            Skill(
-                folder=folder(target, info.command),
-                name=info.name,
-                description=info.description or None,
-                when_to_use=_text(fields.get("when_to_use")),
-                body=body,  # whoever may invoke it: the harness's flags say who
-                disable_model_invocation=not info.model,
-                user_invocable=info.user,
-                paths=_paths(fields.get("paths")),
-                root=root,
-                # Codex ignores disable-model-invocation; the export writes agents/openai.yaml
-                allow_implicit_invocation=info.model or target != "codex",
-            )
-        )
-    return tuple(found)
+    """The persona's skills an export holds (choose.py), as the harness reads them under `root`."""
+    return tuple(_skill(dist, persona, target, info, root) for info in choose(dist, persona, target).infos)
+
+
+def _skill(dist: reader.Dist, persona: str, target: str, info: reader.SkillInfo, root: str) -> Skill:
+    fields = dist.skill_meta(info.command).frontmatter
+    return Skill(
+        folder=folder(target, info.command),
+        name=info.name,
+        description=injection.neutral_description(target, info.description) or None,
+        when_to_use=_text(fields.get("when_to_use")),
+        # the body as built, whoever may invoke it: the harness's flags say who (a load is the model's)
+        body=dist.read_object(dist.resolution(persona, info.command).body_sha256).decode("utf-8"),
+        disable_model_invocation=not info.model,
+        user_invocable=info.user,
+        paths=_paths(fields.get("paths")),
+        root=root,
+        # Codex ignores disable-model-invocation; the export writes agents/openai.yaml
+        allow_implicit_invocation=info.model or target != "codex",
+    )
 
 
 @dataclass(frozen=True)
 class Policy:
     """The project settings an export writes so the harness hides what the persona's flags hide.
 
-    `disabled`: Gemini CLI's `skills.disabled` (it ignores disable-model-invocation; golden policy
-    `settings-off`). `permission` and `agent`: opencode's top-level and persona agent
-    `permission.skill` (it ignores the flag too; golden policy `denied-top`, `agent_text.persona`):
-    the agent allows only the persona's model-invocable skills, which also hides opencode's
-    built-in skill from it. Claude Code reads the flags from SKILL.md and Codex from
+    `disabled`: Gemini CLI's `skills.disabled`, by the names it derives (it ignores
+    disable-model-invocation; golden policy `settings-off`). `permission` and `agent`: opencode's
+    top-level and persona agent `permission.skill`, in order (it ignores the flag too; golden policy
+    `denied-top`, `agent_text.persona`): the agent denies every skill, then allows the persona's
+    model-invocable ones, then denies again what such an allow also matched, which also hides
+    opencode's built-in skill from it. Claude Code reads the flags from SKILL.md and Codex from
     agents/openai.yaml, so they need no project setting.
     """
 
@@ -118,13 +93,15 @@ class Policy:
 
 def policy(target: str, skills: tuple[Skill, ...]) -> Policy:
     """What `target` must be told, beyond each SKILL.md, to hide the skills the model may not invoke."""
-    manual = sorted({s.name or "" for s in skills if s.disable_model_invocation is True})
     if target == "gemini":
-        return Policy(disabled=tuple(manual))
+        return Policy(
+            disabled=tuple(sorted({gemini.name(s) for s in skills if s.disable_model_invocation is True}))
+        )
     if target == "opencode":
-        free = sorted({s.name or "" for s in skills if s.disable_model_invocation is not True} - set(manual))
-        agent = (("*", "deny"), *((name, "allow") for name in free))
-        return Policy(permission=tuple((name, "deny") for name in manual), agent=agent)
+        denied, agent = opencode.rules(
+            [(s.name or "", s.disable_model_invocation is not True) for s in skills]
+        )
+        return Policy(permission=denied, agent=agent)
     return Policy()
 
 
@@ -161,11 +138,37 @@ def listing_for(
 ) -> Listing:
     """The listing the harness shows for the persona's export into `project` (absolute roots)."""
     root = posixpath.join(project.as_posix(), ROOTS[target]) if project else ROOTS[target]
-    skills = skills_for(dist, persona, target, root)
+    chosen = choose(dist, persona, target)
+    skills = tuple(_skill(dist, persona, target, info, root) for info in chosen.infos)
+    found = _listing(target, skills, root, budget, (i.command for i in chosen.infos))
+    escaped = {folder(target, i.command): _escaped(target, i) for i in chosen.infos}
+    entries = tuple(replace(e, injection=escaped.get(e.skill.folder, "")) for e in found.entries)
+    left = tuple(
+        Entry(
+            Skill(info.command, info.name, info.description),
+            info.command,
+            info.name,
+            False,
+            None,
+            Status.SKIPPED,
+            NOT_EXPORTED + why,
+        )
+        for info, why in chosen.left
+    )
+    return replace(found, entries=entries + left)
+
+
+def _escaped(target: str, info: reader.SkillInfo) -> str:
+    found = injection.findings((target,), info.name, info.description, info.command)
+    return "; ".join(f"{f.said()}: the export escapes it" for f in found if f.remedy == injection.ESCAPED)
+
+
+def _listing(
+    target: str, skills: tuple[Skill, ...], root: str, budget: Budget, commands: Iterable[str]
+) -> Listing:
     rules = policy(target, skills)
     if target == "claude-code":
         assert budget.chars is not None
-        commands = (info.command for info in dist.skills(persona, env=AS_BUILT))
         return claude_code.listing(skills, budget.chars, overrides_for(target, skills, commands, budget))
     if target == "codex":
         return codex.listing(skills, [root], budget.window)
@@ -186,11 +189,15 @@ _STATUS = {
 
 def explain(listing: Listing, command: str, target: str, budget: Budget) -> str:
     """One line: what the harness does with the command's skill, and the rule that decided."""
-    entry = next((e for e in listing.entries if e.skill.folder == folder(target, command)), None)
+    left = (e for e in listing.entries if e.reason.startswith(NOT_EXPORTED) and e.skill.folder == command)
+    entry = next(left, None) or next(
+        (e for e in listing.entries if e.skill.folder == folder(target, command)), None
+    )
     if entry is None:
         return f"{target}: not exported: the persona does not see the skill, or {target} could not hide it"
     why = f": {entry.reason}" if entry.reason else ""
-    return f"{target}: {_STATUS[entry.status]}{why} ({_budget_text(target, budget)})"
+    escaped = f"; listing injection: {entry.injection}" if entry.injection else ""
+    return f"{target}: {_STATUS[entry.status]}{why} ({_budget_text(target, budget)}){escaped}"
 
 
 def _budget_text(target: str, budget: Budget) -> str:

@@ -52,7 +52,7 @@ def test_json_names_every_skill_with_its_status(tmp_path: Path) -> None:
     statuses = {s["command"]: s["status"] for s in doc["skills"]}
     assert "dropped" in statuses.values() and statuses["manual"] == "not-listed"
     for skill in doc["skills"]:
-        assert set(skill) == {"command", "name", "listed", "description", "status", "reason"}
+        assert set(skill) == {"command", "name", "listed", "description", "status", "reason", "injection"}
 
 
 def test_codex_cuts_round_robin_at_a_small_window_and_the_config_sets_it(tmp_path: Path) -> None:

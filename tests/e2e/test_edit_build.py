@@ -236,6 +236,7 @@ def test_a_label_goes_to_the_cached_build(tree, tmp_path):
     other.write_text(other.read_text() + "\nMore.\n")
     declined(tree, tmp_path, "a config the carry cannot hold")
     target.write_text(plain)
+    settle(tree.parent)  # the build records the walk only when it is older than its stamp
     declined(tree, tmp_path, "a config the carry cannot hold")
     other.write_text(other.read_text() + "\nMore again.\n")
     result, _ = build(tree)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from support.cli import run
-from support.files import snapshot
+from support.files import snapshot, write_tree
 from support.targets import HARNESS
 
 from skillc.output import export as writer
@@ -92,13 +92,75 @@ def test_codex_warns_about_what_it_leaves_out(config: Path, tmp_path: Path) -> N
     assert yaml.safe_load(policy.read_text()) == {"policy": {"allow_implicit_invocation": False}}
 
 
-def test_a_folder_skillc_did_not_write_is_refused_untouched(config: Path, tmp_path: Path) -> None:
-    dest = tmp_path / "project"
-    (dest / "src").mkdir(parents=True)
-    (dest / "src/main.py").write_text("print()\n")
-    code, out = export(config, "--target", "codex", "--persona", "lead", dest)
-    assert code == 1 and "did not export (src/)" in out
-    assert snapshot(dest) == {"src/main.py": b"print()\n"}
+# A real project, as ARIA's: its own files, settings and skill beside the export (issue 39).
+PROJECT = {
+    "src/main.py": "print()\n",
+    "CLAUDE.md": "# the project\n",
+    ".claude/settings.json": '{"permissions": {"allow": ["Bash(ls)"]}, "skillOverrides": {"doctor": "off"}}',
+    ".claude/skills/own/SKILL.md": "---\nname: own\ndescription: The project's own skill.\n---\n",
+    ".gemini/settings.json": '{"skills": {"disabled": ["own"]}, "ui": {"theme": "x"}}',
+    "opencode.json": '{"agent": {"build": {"mode": "primary"}}}',
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_export_goes_beside_the_projects_own_files_and_keys(
+    config: Path, tmp_path: Path, target: str
+) -> None:
+    dest = write_tree(tmp_path / "project", PROJECT)
+    for persona in ("lead", "guest", "lead"):  # a re-export takes back only what the last one wrote
+        code, out = export(config, "--target", target, "--persona", persona, "--chars", "2000", dest)
+        assert code == 0, out
+    after = snapshot(dest)
+    assert {k: after[k] for k in PROJECT if not k.endswith("json")} == {
+        k: v.encode() for k, v in PROJECT.items() if not k.endswith("json")
+    }
+    for name in (".claude/settings.json", ".gemini/settings.json", "opencode.json"):
+        mine, now = json.loads(PROJECT[name]), json.loads(after[name])
+        assert all(now[k] == v or k in ("skills", "agent", "skillOverrides") for k, v in mine.items()), name
+    assert json.loads(after[".gemini/settings.json"])["skills"]["disabled"][0] == "own"
+    assert json.loads(after["opencode.json"])["agent"]["build"] == {"mode": "primary"}
+    assert json.loads(after[".claude/settings.json"])["skillOverrides"]["doctor"] == "off"
+    assert f"{view.ROOTS[target]}/s00/SKILL.md" in after
+    again = tmp_path / "again"
+    export(config, "--target", target, "--persona", "lead", "--chars", "2000", write_tree(again, PROJECT))
+    assert snapshot(again) == after  # the same bytes, whatever came before
+
+
+def test_the_export_into_the_skillc_project_itself(config: Path) -> None:
+    root = config.parent
+    code, out = export(config, "--target", "claude-code", "--persona", "lead", root)
+    assert code == 0, out
+    assert (root / ".claude/skills/s00/SKILL.md").is_file()
+    code, out = run("build", "--config", str(config))
+    assert code == 0, out  # the build is not disturbed
+
+
+@pytest.mark.parametrize(
+    ("dest", "what"),
+    [("src", "the source 'src'"), ("src/s00", "the source"), ("personas", "the personas folder"),
+     ("dist", "the output 'dist'"), ("dist/x", "the output"), (".skillc-cache/x", "the build cache")],
+)  # fmt: skip
+def test_a_dest_a_build_reads_or_writes_is_refused_untouched(config: Path, dest: str, what: str) -> None:
+    root = config.parent
+    before = snapshot(root / dest.split("/")[0])
+    code, out = export(config, "--target", "codex", "--persona", "ops", root / dest)
+    assert code == 1 and f"is inside {what}" in out, out
+    assert snapshot(root / dest.split("/")[0]) == before
+
+
+def test_a_settings_file_that_is_not_json_refuses_the_export(config: Path, tmp_path: Path) -> None:
+    dest = write_tree(tmp_path / "project", {".gemini/settings.json": "{\n  // mine\n}\n"})
+    code, out = export(config, "--target", "gemini", "--persona", "lead", dest)
+    assert code == 1 and ".gemini/settings.json is not valid JSON" in out, out
+    assert snapshot(dest) == {".gemini/settings.json": b"{\n  // mine\n}\n"}
+
+
+def test_a_skill_folder_of_the_projects_own_is_never_replaced(config: Path, tmp_path: Path) -> None:
+    dest = write_tree(tmp_path / "project", {".claude/skills/s00/SKILL.md": "mine\n"})
+    code, out = export(config, "--target", "claude-code", "--persona", "lead", dest)
+    assert code == 1 and ".claude/skills/s00/ (no export for this target wrote it)" in out
+    assert snapshot(dest) == {".claude/skills/s00/SKILL.md": b"mine\n"}
 
 
 def test_a_user_file_in_an_exported_folder_refuses_the_next_export(config: Path, tmp_path: Path) -> None:
@@ -119,17 +181,46 @@ def test_a_failed_write_leaves_the_previous_export(
     before = snapshot(dest)
     real, count = writer._put, [0]
 
-    def failing(root: Path, file: writer.File) -> None:
+    def failing(path: Path, data: bytes, executable: bool) -> None:
         count[0] += 1
         if count[0] == 20:
             raise OSError(5, "Input/output error")
-        real(root, file)
+        real(path, data, executable)
 
     monkeypatch.setattr(writer, "_put", failing)
     code, out = export(config, "--target", "opencode", "--persona", "ops", dest)
     assert code == 1 and "cannot write the export: Input/output error" in out
     assert snapshot(dest) == before
     assert [p.name for p in tmp_path.iterdir()] == ["d"]
+    assert not list(dest.glob(".skillc-export.tmp-*"))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root removes a read-only folder's files anyway")
+def test_a_previous_export_that_cannot_be_removed_fails_without_debris(config: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "d"
+    export(config, "--target", "codex", "--persona", "lead", dest)
+    (dest / ".agents/skills/tool/scripts").chmod(0o555)
+    before = snapshot(dest)
+    try:
+        code, out = export(config, "--target", "codex", "--persona", "ops", dest)
+        assert code == 1 and "cannot be removed" in out, out
+        assert snapshot(dest) == before and not list(dest.glob(".skillc-export.tmp-*"))
+    finally:
+        (dest / ".agents/skills/tool/scripts").chmod(0o755)
+
+
+def test_a_previous_export_that_cannot_be_removed_fails_without_debris_as_root_too(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dest = tmp_path / "d"
+    export(config, "--target", "codex", "--persona", "lead", dest)
+    before = snapshot(dest)
+    locked = str(dest / ".agents/skills/tool/scripts")
+    real = os.access
+    monkeypatch.setattr(writer.os, "access", lambda p, m: os.fspath(p) != locked and real(p, m))
+    code, out = export(config, "--target", "codex", "--persona", "ops", dest)
+    assert code == 1 and "cannot be removed" in out, out
+    assert snapshot(dest) == before and [p.name for p in tmp_path.iterdir()] == ["d"]
 
 
 def test_usage_errors(config: Path, tmp_path: Path) -> None:

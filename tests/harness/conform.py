@@ -27,7 +27,8 @@ def persona_of(fixture: str) -> str:
     return exports.variant(fixture.removeprefix("export-"))[0]
 
 
-def priority_of(fixture: str) -> tuple[str, ...]:
+def key_of(fixture: str) -> exports.Key:
+    """Which built project (exports.KEYS) the export fixture exports."""
     return exports.variant(fixture.removeprefix("export-"))[1]
 
 

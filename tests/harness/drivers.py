@@ -38,7 +38,7 @@ def _first_containing(values: Any, marker: str) -> str | None:
 # --- Codex ----------------------------------------------------------------------------------------
 
 # "- name: desc (file: rN/...)", or "- name: (file: ...)" once the budget has emptied the description.
-_CODEX_ENTRY = re.compile(r"^- (?P<name>.+?): (?:(?P<desc>.*) )?\(file: (?P<file>[^)]*)\)$")
+_CODEX_ENTRY = re.compile(r"^- (?P<name>.+?): (?:(?P<desc>.*) )?\(file: (?P<file>r\d+/.*)\)$")
 
 
 def codex(ws: Workspace, binary: str, fixture: str, budget: int | None) -> dict[str, Any]:
@@ -74,6 +74,7 @@ CLAUDE_SETTINGS = {
 _CLAUDE_HEADER = "The following skills are available for use with the Skill tool:"
 # "- cmd (name): desc", where " (name)" and ": desc" are both optional.
 _CLAUDE_ENTRY = re.compile(r"^- (?P<cmd>\S+)(?: \((?P<name>[^)]*)\))?(?:: (?P<desc>.*))?$")
+_CLAUDE_ANY_ENTRY = re.compile(r"^- (?P<cmd>.+?)(?: \((?P<name>[^)]*)\))?(?:: (?P<desc>.*))?$")
 # What args prompts send (one invocation per line of the golden), see fixtures.args.
 CLAUDE_ARGS_PROMPTS = (
     "/echoargs alpha beta",
@@ -93,7 +94,8 @@ def claude(ws: Workspace, binary: str, fixture: str, budget: int | None) -> dict
         return _claude_args(ws, binary)
     session = _claude_session(ws, binary, "hi", budget)
     text = session["listing"]
-    entries = [_claude_entry(line) for line in (text or "").splitlines()[2:] if line.startswith("- ")]
+    known = {*session["slash"], *session["init_skills"]}
+    entries = [_claude_entry(line, known) for line in (text or "").splitlines()[2:] if line.startswith("- ")]
     listed = {entry["command"] for entry in entries}
     builtin = set(_claude_session(ws, binary, "hi", budget, cwd=ws.empty)["slash"])
     extra = [{"command": name, "listed": False} for name in session["slash"] if name not in listed | builtin]
@@ -106,10 +108,30 @@ def claude(ws: Workspace, binary: str, fixture: str, budget: int | None) -> dict
     }
 
 
-def _claude_entry(line: str) -> dict[str, Any]:
-    match = _CLAUDE_ENTRY.match(line)
-    assert match is not None
+def _claude_entry(line: str, known: set[str]) -> dict[str, Any]:
+    """One listing line; a command holding a space, a colon or a parenthesis is found among the
+    commands the CLI reported (`known`), the longest that starts the line."""
+    found = sorted((c for c in known if _starts_entry(line, c)), key=len)
+    if found:
+        rest = line[2 + len(found[-1]) :]
+        label = re.match(r"^ \((?P<name>[^)]*)\)", rest)
+        rest = rest[label.end() :] if label else rest
+        desc = rest[2:] if rest.startswith(": ") else None
+        return {
+            "command": found[-1],
+            "name": label["name"] if label else None,
+            "description": desc,
+            "listed": True,
+        }
+    # not a command the CLI reported (a model-only skill): the shortest command the line reads as
+    match = _CLAUDE_ENTRY.match(line) or _CLAUDE_ANY_ENTRY.match(line)
+    assert match is not None, line
     return {"command": match["cmd"], "name": match["name"], "description": match["desc"], "listed": True}
+
+
+def _starts_entry(line: str, command: str) -> bool:
+    rest = line[2 + len(command) :] if line.startswith(f"- {command}") else None
+    return rest is not None and (rest == "" or rest.startswith((": ", " (")))
 
 
 def _claude_session(
@@ -280,7 +302,7 @@ def opencode(ws: Workspace, binary: str, fixture: str, budget: int | None) -> di
         )
     discovered = json.loads(debug_out.read_text(encoding="utf-8"))
     # An export is read as the persona's agent sees it (`skillc export` writes that agent).
-    persona = fixture.removeprefix("export-") if fixture.startswith("export-") else None
+    persona = exported_persona(fixture)
     text = _opencode_run(ws, binary, env, server, ["--agent", persona] if persona else [])
     agents = (
         {"persona": _opencode_run(ws, binary, env, server, ["--agent", "persona"])}
@@ -325,6 +347,17 @@ def _opencode_listing(requests: list[Any]) -> str | None:
     start = text.rfind("\n", 0, start)
     end = text.index("</available_skills>") + len("</available_skills>")
     return text[start + 1 : end]
+
+
+def exported_persona(fixture: str) -> str | None:
+    """The persona a skillc export fixture exported (`export-<persona>`, `gen-<seed>-<persona>`)."""
+    if fixture.startswith("export-"):
+        import exports  # a sibling script: the fixture names its variant
+
+        return exports.variant(fixture.removeprefix("export-"))[0]
+    if fixture.startswith("gen-"):
+        return fixture.split("-", 2)[2]
+    return None
 
 
 # --- plumbing -------------------------------------------------------------------------------------

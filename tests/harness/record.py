@@ -21,7 +21,18 @@ sys.path.insert(0, str(HERE))
 
 from run import VERSIONS  # noqa: E402 - a sibling script, not a package
 
-_ALL = ("discovery", "duplicates", "fields", "roots", "shadowing", "many", "policy", "names")
+_ALL = (
+    "discovery",
+    "duplicates",
+    "fields",
+    "roots",
+    "shadowing",
+    "many",
+    "policy",
+    "names",
+    "folders",
+    "injection",
+)
 _RACY = ("duplicates", "shadowing")
 # Budgets: Codex's model_context_window in tokens, Claude Code's SLASH_COMMAND_TOOL_CHAR_BUDGET in
 # characters; None is the CLI's default. Chosen so that `many` crosses every regime of each rule.
@@ -49,6 +60,12 @@ MATRIX["claude"] += [(f, None) for f in EXPORTS] + [("export-lead", b) for b in 
 MATRIX["claude"] += [(f"export-ranked{b}", b) for b in (2_000, 8_000)]
 MATRIX["gemini"] += [(f, None) for f in EXPORTS]
 MATRIX["opencode"] += [(f, None) for f in EXPORTS]
+# The odd project (exports.odd): the rules explore.py found, each through the CLI that has it.
+ODD = ("export-odd-a", "export-odd-b")
+MATRIX["codex"] += [(f, None) for f in ODD] + [("export-odd-a", 8_000)]
+MATRIX["claude"] += [(f, None) for f in ODD] + [("export-odd-a", 2_000)]
+MATRIX["gemini"] += [(f, None) for f in ODD]
+MATRIX["opencode"] += [(f, None) for f in ODD]
 
 
 def golden_path(cli: str, fixture: str, budget: int | None) -> Path:

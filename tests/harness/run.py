@@ -3,7 +3,7 @@
     python tests/harness/run.py CLI FIXTURE [--budget N] [--keep]
 
 CLI is codex, claude, gemini or opencode (installed by tests/harness/install.sh); FIXTURE a name in
-fixtures.FIXTURES; --budget is Codex's model_context_window or Claude Code's
+fixtures.FIXTURES, or gen-<seed>-<persona> (fixtures.fixture); --budget is Codex's model_context_window or Claude Code's
 SLASH_COMMAND_TOOL_CHAR_BUDGET. The output is the normalised JSON that golden files hold.
 
 Isolation: the process re-executes itself inside a new network namespace (`unshare -n`) where only
@@ -59,7 +59,7 @@ def record(cli: str, fixture: str, budget: int | None, keep: bool = False) -> di
         print(ws.root, file=sys.stderr)
     try:
         roots = fixtures.ROOTS[cli]
-        fixtures.FIXTURES[fixture](ws.project, roots, ws.outside)
+        fixtures.fixture(fixture)(ws.project, roots, ws.outside)
         driver: Callable[..., dict[str, Any]] = drivers.DRIVERS[cli]
         result = driver(ws, str(binary(cli)), fixture, budget)
         head = {"cli": f"{cli}@{VERSIONS[cli]}", "fixture": fixture, "budget": budget}
@@ -98,7 +98,7 @@ def _loopback_up() -> None:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cli", choices=sorted(VERSIONS))
-    parser.add_argument("fixture", choices=sorted(fixtures.FIXTURES))
+    parser.add_argument("fixture", help="a name in fixtures.FIXTURES, or gen-<seed>-<persona>")
     parser.add_argument("--budget", type=int)
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (its path goes to stderr)")
     args = parser.parse_args(argv)

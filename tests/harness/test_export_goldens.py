@@ -28,21 +28,37 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def configs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Path]:
-    """The conformance project built once per priority (the variants' configs differ only there)."""
-    return {p: exports.built(tmp_path_factory.mktemp("export-source"), p) for p in ((), exports.PRIORITY)}
+def configs(tmp_path_factory: pytest.TempPathFactory) -> dict[exports.Key, Path]:
+    """Each conformance project built once (exports.KEYS: the main one with and without its
+    priority, and the odd one)."""
+    return {key: exports.built(tmp_path_factory.mktemp("export-source"), key) for key in exports.KEYS}
 
 
 @pytest.mark.parametrize(("cli", "fixture", "budget"), CASES, ids=[f"{c}-{f}-{b}" for c, f, b in CASES])
 def test_the_cli_listed_what_skillc_predicts(
-    configs: dict[tuple[str, ...], Path], tmp_path: Path, cli: str, fixture: str, budget: int | None
+    configs: dict[exports.Key, Path], tmp_path: Path, cli: str, fixture: str, budget: int | None
 ) -> None:
-    config = configs[conform.priority_of(fixture)]
+    config = configs[conform.key_of(fixture)]
     golden = json.loads(record.golden_path(cli, fixture, budget).read_text(encoding="utf-8"))
     doc = conform.prediction(config, cli, conform.persona_of(fixture), budget, tmp_path / "project")
     assert conform.differences(cli, golden, doc) == []
 
 
 def test_the_export_cases_cover_every_target_and_persona() -> None:
-    covered = {(cli, conform.persona_of(fixture)) for cli, fixture, _ in CASES}
-    assert covered == {(cli, p) for cli in conform.TARGET for p in exports.PERSONAS}
+    covered = {(cli, conform.key_of(f)[0], conform.persona_of(f)) for cli, f, _ in CASES}
+    main = {(cli, "main", p) for cli in conform.TARGET for p in exports.PERSONAS}
+    odd = {(cli, "odd", p) for cli in conform.TARGET for p in exports.ODD_PERSONAS}
+    assert covered == main | odd
+
+
+@pytest.mark.parametrize(("cli", "fixture", "budget"), CASES, ids=[f"{c}-{f}-{b}" for c, f, b in CASES])
+def test_no_export_lets_a_skill_forge_an_entry_of_the_listing(
+    cli: str, fixture: str, budget: int | None
+) -> None:
+    """Listing injection: the odd project's descriptions hold `<name>evil-xml</name>` (an entry in
+    Gemini CLI's and opencode's XML-like listings; text in Codex's list) and a line break before
+    `- evil-wtu`; what the CLI listed from its export holds neither as structure."""
+    text = json.loads(record.golden_path(cli, fixture, budget).read_text(encoding="utf-8"))["text"] or ""
+    assert "<name>evil" not in text or cli == "codex"
+    assert not any(line.startswith("- evil") for line in text.splitlines())
+    assert text.count("skills_instructions>") in (0, 2)

@@ -30,16 +30,17 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def configs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Path]:
-    """The conformance project built once per priority (the variants' configs differ only there)."""
-    return {p: exports.built(tmp_path_factory.mktemp("export-source"), p) for p in ((), exports.PRIORITY)}
+def configs(tmp_path_factory: pytest.TempPathFactory) -> dict[exports.Key, Path]:
+    """Each conformance project built once (exports.KEYS: the main one with and without its
+    priority, and the odd one)."""
+    return {key: exports.built(tmp_path_factory.mktemp("export-source"), key) for key in exports.KEYS}
 
 
 @pytest.mark.parametrize(("cli", "fixture", "budget"), CASES, ids=[f"{c}-{f}-{b}" for c, f, b in CASES])
 def test_the_cli_lists_what_skillc_predicts(
-    configs: dict[tuple[str, ...], Path], tmp_path: Path, cli: str, fixture: str, budget: int | None
+    configs: dict[exports.Key, Path], tmp_path: Path, cli: str, fixture: str, budget: int | None
 ) -> None:
-    config = configs[conform.priority_of(fixture)]
+    config = configs[conform.key_of(fixture)]
     if not run.installed(cli):
         pytest.fail(f"{cli} is not installed: run tests/harness/install.sh first")
     text = record.live(cli, fixture, budget)

@@ -79,7 +79,9 @@ def test_flags_read_as_claude_code_reads_them(value: object, expected: bool) -> 
     assert claude_code.flag(value) is expected
 
 
-@pytest.mark.parametrize("fixture", ["fields", "discovery", "duplicates", "names", "spaces"])
+@pytest.mark.parametrize(
+    "fixture", ["fields", "discovery", "duplicates", "names", "spaces", "folders", "injection"]
+)
 def test_fixture_listing_equals_the_recorded_text(fixture: str, tmp_path: Path) -> None:
     skills = fixture_skills(fixture, ".claude/skills", tmp_path)
     assert claude_code.listing(skills, claude_code.budget(None)).text == golden("claude", fixture)["text"]
@@ -122,3 +124,31 @@ def test_project_skill_overrides(tmp_path: Path) -> None:
     status = {e.command: e.status for e in listing.entries}
     assert status["override-name-only"] is Status.DROPPED
     assert status["override-uio"] is Status.NOT_LISTED
+
+
+def test_folders_it_does_not_load_are_skipped_and_the_rest_sorted_as_localecompare(tmp_path: Path) -> None:
+    skills = fixture_skills("folders", ".claude/skills", tmp_path)
+    listing = claude_code.listing(skills, claude_code.budget(None))
+    recorded = [s["command"] for s in golden("claude", "folders")["skills"]]
+    assert sorted(e.command for e in listing.entries if e.listed) == sorted(recorded)
+    skipped = {e.command for e in listing.entries if e.status is Status.SKIPPED}
+    assert skipped == {"lt<gt", "gt>x", "two  spaces", " lead", "trail ", ":lead", "trail:", "a :b", "a: b",
+                       "\u0301lead", "nb\u00a0sp", "ideo\u3000sp"}  # fmt: skip
+
+
+def test_line_breaks_in_when_to_use_are_one_space_as_in_the_description(tmp_path: Path) -> None:
+    text = claude_code.listing(fixture_skills("injection", ".claude/skills", tmp_path), 30_000).text
+    assert "- wtu-break: Plain. - later - evil: a forged entry" in text.splitlines()
+    assert not any(line.startswith("- evil") for line in text.splitlines())
+
+
+def test_a_label_belongs_to_the_command_of_that_name_first() -> None:
+    skills = [
+        Skill("-early", "café", "Listed first, named as the folder below."),
+        Skill("café", "café", "The folder named so."),
+        Skill("late", "dup", "A name no folder has."),
+        Skill("later", "dup", "The same name again."),
+    ]
+    lines = claude_code.listing(skills, 30_000).text.splitlines()
+    assert "- -early: Listed first, named as the folder below." in lines  # café is the folder's
+    assert "- late (dup): A name no folder has." in lines and "- later: The same name again." in lines

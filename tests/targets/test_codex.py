@@ -44,11 +44,19 @@ def test_loader_cuts_long_descriptions_to_1021_plus_dots() -> None:
 
 @pytest.mark.parametrize(
     ("fixture", "window"),
-    [("fields", None), ("fields", 20_000), ("duplicates", None), ("names", None), ("spaces", None)],
+    [
+        ("fields", None),
+        ("fields", 20_000),
+        ("duplicates", None),
+        ("names", None),
+        ("spaces", None),
+        ("discovery", None),
+        ("folders", None),
+        ("injection", None),
+    ],
 )
 def test_fixture_listing_equals_the_recorded_text(fixture: str, window: int | None, tmp_path: Path) -> None:
-    skills = [s for s in fixture_skills(fixture, ".agents/skills", tmp_path) if s.folder.count("/") < 6]
-    skills = [replace(s, root=ROOT) for s in skills]
+    skills = [replace(s, root=ROOT) for s in fixture_skills(fixture, ".agents/skills", tmp_path)]
     name = fixture if window is None else f"{fixture}-{window}"
     assert codex.listing(skills, [ROOT], window).text == golden("codex", name)["text"]
 
@@ -67,3 +75,16 @@ def test_policy_file_hides_and_the_caller_leaves_out_user_disabled_skills(tmp_pa
         if s.folder != "user-config-off"
     ]
     assert codex.listing(skills, [ROOT], None).text == golden("codex", "policy")["text"]
+
+
+def test_a_skill_deeper_than_six_folders_or_in_a_hidden_one_is_not_found(tmp_path: Path) -> None:
+    entries = codex.listing(
+        [replace(s, root=ROOT) for s in fixture_skills("discovery", ".agents/skills", tmp_path)], [ROOT], None
+    ).entries
+    skipped = {e.skill.folder.split("/")[0] for e in entries if e.status is Status.SKIPPED}
+    assert skipped == {"depth7", "depth8", ".hidden", "vis"}
+
+
+def test_names_are_read_on_one_line() -> None:
+    skill = Skill("plain", "two\n  lines\u2028here", "A description.")
+    assert codex.name(skill) == "two lines here" and codex.name(Skill("x y", "  ", "d")) == "x y"

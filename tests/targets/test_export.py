@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,6 @@ from support.project import skill_md
 from support.project import src_project as project
 
 from skillc import reader
-from skillc.output.export import MARKER
 from skillc.targets import export, view
 
 FILES = {
@@ -123,28 +121,34 @@ def test_codex_gets_a_policy_file_and_loses_what_only_a_user_config_hides(dist: 
 
 
 def test_gemini_and_opencode_get_project_settings(dist: reader.Dist) -> None:
-    gemini = json.loads(files(dist, "gemini")[".gemini/settings.json"].data)
+    gemini = export.plan(dist, "gemini", ["lead"], per_persona=False).settings_file(".gemini/settings.json")
     assert gemini == {"skills": {"disabled": ["manual", "nobody"]}}
-    opencode = json.loads(files(dist, "opencode")["opencode.json"].data)
+    opencode = export.plan(dist, "opencode", ["lead"], per_persona=False).settings_file("opencode.json")
+    assert opencode is not None
     agent = opencode["agent"]["lead"]["permission"]["skill"]
     assert next(iter(agent)) == "*" and agent["*"] == "deny" and agent["plain"] == "allow"
     assert "manual" not in agent and opencode["permission"]["skill"] == {"manual": "deny", "nobody": "deny"}
-    assert "opencode.json" not in files(dist, "claude-code")  # Claude Code reads the flags themselves
+    claude = export.plan(dist, "claude-code", ["lead"], per_persona=False)
+    assert claude.export.settings == ()  # Claude Code reads the flags themselves
 
 
-def test_the_marker_lists_every_file_with_its_digest_and_comes_last(dist: reader.Dist) -> None:
-    plan = export.plan(dist, "claude-code", ["lead"], per_persona=False)
-    assert plan.files[-1].path == MARKER
-    marker = json.loads(plan.files[-1].data)
-    assert list(marker["files"]) == [f.path for f in plan.files[:-1]] == sorted(marker["files"])
-    assert marker["target"] == "claude-code" and marker["personas"] == ["lead"]
+def test_the_export_owns_each_skills_top_folder_and_every_file_is_in_one(dist: reader.Dist) -> None:
+    plan = export.plan(dist, "codex", ["lead"], per_persona=False)
+    assert ".agents/skills/group" in plan.export.folders  # group/inner is inside it
+    assert ".agents/skills/group/inner" not in plan.export.folders
+    assert all(any(f.path.startswith(d + "/") for d in plan.export.folders) for f in plan.files)
+    assert plan.export.about["personas"] == ["lead"] and plan.export.target == "codex"
+    assert [f.path for f in plan.files] == sorted(f.path for f in plan.files)
 
 
 def test_all_personas_puts_each_below_its_name(dist: reader.Dist) -> None:
     plan = export.plan(dist, "gemini", ["lead", "ops"], per_persona=True)
     paths = {f.path for f in plan.files}
     assert "lead/.gemini/skills/plain/SKILL.md" in paths and "ops/.gemini/skills/plain/SKILL.md" in paths
-    assert "lead/.gemini/settings.json" in paths
+    assert {s.file for s in plan.export.settings} == {
+        "lead/.gemini/settings.json",
+        "ops/.gemini/settings.json",
+    }
 
 
 def test_the_plan_is_deterministic(dist: reader.Dist) -> None:
@@ -153,16 +157,34 @@ def test_the_plan_is_deterministic(dist: reader.Dist) -> None:
     assert one == two
 
 
-def test_a_flattened_folder_that_clashes_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", ["claude-code", "gemini"])
+def test_a_flattened_folder_that_clashes_is_left_out_and_the_folders_own_skill_keeps_it(
+    tmp_path: Path, target: str
+) -> None:
     cfg = project(
         tmp_path,
-        {"src/a/SKILL.md": skill_md("a"), "src/a/b/SKILL.md": skill_md("b"), "src/a-b/SKILL.md": skill_md()},
+        {
+            "src/a/SKILL.md": skill_md("a"),
+            "src/a/b/SKILL.md": skill_md("b", description="The nested one."),
+            "src/a-b/SKILL.md": skill_md(description="The folder's own."),
+        },
     )
     assert build(cfg).exit_code == 0
     dist = reader.open(tmp_path / "dist")
-    with pytest.raises(export.ExportConflict, match=r"a-b/SKILL\.md"):
-        export.plan(dist, "claude-code", ["default"], per_persona=False)
-    export.plan(dist, "codex", ["default"], per_persona=False)  # nested there: no clash
+    plan = export.plan(dist, target, ["default"], per_persona=False)
+    root = view.ROOTS[target]
+    assert b"The folder's own." in next(f.data for f in plan.files if f.path == f"{root}/a-b/SKILL.md")
+    assert len(plan.warnings) == 1 and "'a/b' is left out: " in plan.warnings[0]
+    assert "one folder, 'a-b', which is also 'a-b''s" in plan.warnings[0]
+    listing = view.listing_for(dist, target, "default", view.budget_for(target, None, None))
+    assert [e.skill.description for e in listing.entries if e.listed] == [
+        "Does a thing.",
+        "The folder's own.",
+    ]
+    left = next(e for e in listing.entries if not e.listed)
+    assert left.command == "a/b" and left.reason.startswith(view.NOT_EXPORTED)
+    assert "The nested one." not in listing.text and listing.text.count("The folder's own.") == 1
+    assert export.plan(dist, "codex", ["default"], per_persona=False).warnings == ()  # nested there
 
 
 # Any character but lone surrogates (no UTF-8 form): controls, C1, NEL, LS, PS, BOM, quotes, colons.
@@ -183,7 +205,8 @@ def test_any_field_value_reads_back_equal(fields: dict[str, Any]) -> None:
 def test_claude_code_gets_the_priority_as_name_only_overrides_at_its_budget(dist: reader.Dist) -> None:
     budget = view.Budget(None, 120, ("plain", "over"))
     plan = export.plan(dist, "claude-code", ["lead"], per_persona=False, budget=budget)
-    settings = json.loads(next(f for f in plan.files if f.path == ".claude/settings.json").data)
+    settings = plan.settings_file(".claude/settings.json")
+    assert settings is not None
     overrides = settings["skillOverrides"]
     assert set(overrides.values()) == {"name-only"} and "plain" not in overrides
     listing = view.listing_for(dist, "claude-code", "lead", budget)
@@ -191,4 +214,12 @@ def test_claude_code_gets_the_priority_as_name_only_overrides_at_its_budget(dist
     roomy = export.plan(
         dist, "claude-code", ["lead"], per_persona=False, budget=view.Budget(None, 100_000, ("wtu",))
     )
-    assert ".claude/settings.json" not in {f.path for f in roomy.files}  # everything fits: no overrides
+    assert roomy.settings_file(".claude/settings.json") is None  # everything fits: no overrides
+
+
+def test_codex_is_said_to_miss_skills_past_the_folders_it_scans() -> None:
+    folders = {".agents", ".agents/skills", *(f".agents/skills/s{i:04}" for i in range(2_000))}
+    warnings = export._codex_scan("codex", folders, [""])
+    assert len(warnings) == 1 and ".agents/skills holds 2,001 folders" in warnings[0]
+    assert export._codex_scan("codex", folders - {".agents/skills/s0000"}, [""]) == []
+    assert export._codex_scan("opencode", folders, [""]) == []

@@ -38,7 +38,9 @@ def roots_of(fixture: str, tmp_path: Path) -> list[list[Skill]]:
     ]
 
 
-@pytest.mark.parametrize("fixture", ["discovery", "fields", "many", "roots", "shadowing", "names"])
+@pytest.mark.parametrize(
+    "fixture", ["discovery", "fields", "many", "roots", "shadowing", "names", "folders", "injection"]
+)
 def test_prompt_listing_equals_the_recorded_text(fixture: str, tmp_path: Path) -> None:
     skills = roots_of(fixture, tmp_path)
     if fixture not in ("roots", "shadowing"):
