@@ -234,6 +234,7 @@ def test_a_label_goes_to_the_cached_build(tree, tmp_path):
     command = target.parent.relative_to(source).as_posix()
     assert reader.open(tree.parent / "dist").skill_meta(command).label == "Shown As"
     other.write_text(other.read_text() + "\nMore.\n")
+    settle(tree.parent)  # so this build records its walk, and the next one reads a record
     declined(tree, tmp_path, "a config the carry cannot hold")
     target.write_text(plain)
     settle(tree.parent)  # the build records the walk only when it is older than its stamp
