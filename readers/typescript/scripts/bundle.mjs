@@ -27,9 +27,11 @@ const LAZY = new Set([
   "substitute.js",
   "render.js",
   "materialize.js",
-  "requirements.js",
   "frontmatter.js",
   "nearby.js",
+  "split.js",
+  "pack.js",
+  "stack.js",
 ]);
 
 const IMPORT = /^import \{([^}]*)\} from "([^"]+)";\n/gm;

@@ -25,19 +25,30 @@ function smallDist(root) {
     return digest;
   };
   const index = {
-    format: 2,
+    format: 3,
     generator: "scripts/cache.mjs",
     build_hash: sha("build"),
-    config: { sources: ["skills"], personas: null, template: "catalog.xml.j2", catalog_chars: 30000 },
+    config: {
+      sources: ["skills"],
+      personas: null,
+      template: "catalog.xml.j2",
+      catalog_chars: 30000,
+      priority: [],
+    },
     personas: {
       pilot: {
         prompt: put(prompt),
         chars: prompt.length,
         meta: sha("meta"),
         copy: "personas/pilot/prompt.xml",
+        plan: null,
       },
     },
     shards: sha("shards"),
+    split: null,
+    requires: null,
+    personas_hash: null,
+    knowledge: null,
   };
   writeFileSync(join(root, "_index.json"), JSON.stringify(index, null, 2) + "\n");
 }

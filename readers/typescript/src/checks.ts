@@ -1,10 +1,20 @@
 /**
- * The reader's checks of format 2's JSON documents (the Python reader's index.py, rule for rule).
+ * The reader's checks of format 3's JSON documents (the Python reader's format/documents.py, rule
+ * for rule; docs/format.md §4).
  * A document that fails them is refused whole with FormatError: nothing is served from a document
  * the reader has not checked.
  */
 
-import type { IndexDoc, PersonaMetaDoc, ShardDoc, SkillEntry, TableNode } from "./documents.js";
+import type {
+  IndexDoc,
+  Needs,
+  PersonaMetaDoc,
+  PlanDoc,
+  ShardDoc,
+  SkillEntry,
+  SplitDoc,
+  TableNode,
+} from "./documents.js";
 import { FormatError } from "./errors.js";
 import { MAX_TABLE_DEPTH, nodeWidth, shardOf, VERSION } from "./format.js";
 import { JsonFloat, type JsonObject, type JsonValue } from "./jsonvalue.js";
@@ -29,7 +39,7 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat);
 }
 
-/** The integer 2 itself: not 2.0, not true. */
+/** The integer 3 itself: not 3.0, not true. */
 function isVersion(v: JsonValue | undefined): boolean {
   return v === VERSION;
 }
@@ -100,26 +110,169 @@ export function checkIndex(doc: JsonValue, where: string): IndexDoc {
   return doc as unknown as IndexDoc;
 }
 
+const INDEX_KEYS = [
+  "format",
+  "generator",
+  "build_hash",
+  "config",
+  "personas",
+  "shards",
+  "split",
+  "requires",
+  "personas_hash",
+  "knowledge",
+] as const;
+
 function indexShape(doc: JsonValue): void {
-  const d = dict(doc, "", ["format", "generator", "build_hash", "config", "personas", "shards"]);
+  const d = dict(doc, "", INDEX_KEYS);
   str(d["generator"], "generator");
   sha(d["build_hash"], "build_hash");
-  const c = dict(d["config"], "config", ["sources", "personas", "template", "catalog_chars"]);
+  const c = dict(d["config"], "config", ["sources", "personas", "template", "catalog_chars", "priority"]);
   strs(c["sources"], "config.sources");
   optStr(c["personas"], "config.personas");
   str(c["template"], "config.template");
   int(c["catalog_chars"], "config.catalog_chars");
+  strs(c["priority"], "config.priority");
   const personas = d["personas"];
   if (!isObject(personas)) return fail("personas", "not an object");
   for (const [pid, p] of Object.entries(personas)) {
     id(pid, `personas.${pid}`);
-    const e = dict(p, `personas.${pid}`, ["prompt", "chars", "meta", "copy"]);
+    const e = dict(p, `personas.${pid}`, ["prompt", "chars", "meta", "copy", "plan"]);
     sha(e["prompt"], `personas.${pid}.prompt`);
     sha(e["meta"], `personas.${pid}.meta`);
     int(e["chars"], `personas.${pid}.chars`);
     relpath(e["copy"], `personas.${pid}.copy`);
+    optSha(e["plan"], `personas.${pid}.plan`);
   }
   sha(d["shards"], "shards");
+  for (const key of ["split", "requires", "personas_hash"]) optSha(d[key], key);
+  if (d["knowledge"] !== null) {
+    const k = dict(d["knowledge"], "knowledge", ["folder", "titles"]);
+    str(k["folder"], "knowledge.folder");
+    const titles = k["titles"];
+    if (!isObject(titles)) return fail("knowledge.titles", "not an object");
+    for (const [name, title] of Object.entries(titles)) str(title, `knowledge.titles.${name}`);
+  }
+}
+
+function optSha(v: JsonValue | undefined, path: string): void {
+  if (v !== null) sha(v, path);
+}
+
+// -- the split, plans, requirements (docs/format.md §4.5-§4.7) --------------------------------
+
+const FIELDS = ["command", "name", "description", "location"];
+const OMITTED = ["omitted"];
+
+/** The catalog template's split: entry patterns, and frames for exactly the index's personas. */
+export function checkSplit(doc: JsonValue, personas: object, where: string): SplitDoc {
+  checked(where, () => {
+    const d = dict(doc, "", ["format", "markup", "entry", "always", "frames"]);
+    if (!isVersion(d["format"])) fail("format", `not format ${VERSION}`);
+    bool(d["markup"], "markup");
+    pattern(d["entry"], "entry", FIELDS);
+    pattern(d["always"], "always", FIELDS);
+    const frames = d["frames"];
+    const ids = Object.keys(personas);
+    if (
+      !isObject(frames) ||
+      Object.keys(frames).length !== ids.length ||
+      !ids.every((pid) => Object.prototype.hasOwnProperty.call(frames, pid))
+    ) {
+      return fail("frames", "not an object keyed by the index's personas");
+    }
+    for (const [pid, f] of Object.entries(frames)) {
+      if (f === null) continue;
+      const e = dict(f, `frames.${pid}`, ["none", "one", "many"]);
+      for (const key of ["none", "one", "many"]) {
+        const pair = e[key];
+        if (!Array.isArray(pair) || pair.length !== 2) fail(`frames.${pid}.${key}`, "not a pair");
+        (pair as JsonValue[]).forEach((part, i) => {
+          if (key === "many") pattern(part, `frames.${pid}.many.${i}`, OMITTED);
+          else str(part, `frames.${pid}.${key}.${i}`);
+        });
+      }
+    }
+  });
+  return doc as unknown as SplitDoc;
+}
+
+/** Fixed text (a string) and fields: an entry's `{field, lines}`, a frame's `{field}`. */
+function pattern(v: JsonValue | undefined, path: string, fields: readonly string[]): void {
+  if (!Array.isArray(v)) return fail(path, "not a list");
+  const keys = fields === OMITTED ? ["field"] : ["field", "lines"];
+  v.forEach((piece, i) => {
+    if (typeof piece === "string") return;
+    const e = dict(piece, `${path}.${i}`, keys);
+    if (typeof e["field"] !== "string" || !fields.includes(e["field"])) {
+      fail(`${path}.${i}.field`, `not one of ${fields.join(", ")}`);
+    }
+    if (keys.length === 2) bool(e["lines"], `${path}.${i}.lines`);
+  });
+}
+
+/** A persona's plan; its places are held to the catalog's text by checkPlaces where it is used. */
+export function checkPlan(doc: JsonValue, pid: string, where: string): PlanDoc {
+  checked(where, () => {
+    const d = dict(doc, "", ["format", "persona", "markup", "entries"]);
+    if (!isVersion(d["format"]) || d["persona"] !== pid) {
+      fail("persona", `not the plan of persona ${JSON.stringify(pid)} in format ${VERSION}`);
+    }
+    bool(d["markup"], "markup");
+    const entries = d["entries"];
+    if (!Array.isArray(entries)) return fail("entries", "not a list");
+    entries.forEach((entry, i) => {
+      const e = dict(entry, `entries.${i}`, ["command", "start", "end", "locations"]);
+      str(e["command"], `entries.${i}.command`);
+      int(e["start"], `entries.${i}.start`);
+      int(e["end"], `entries.${i}.end`);
+      const locations = e["locations"];
+      if (!Array.isArray(locations)) return fail(`entries.${i}.locations`, "not a list");
+      locations.forEach((place, j) => {
+        const at = dict(place, `entries.${i}.locations.${j}`, ["at", "lines"]);
+        int(at["at"], `entries.${i}.locations.${j}.at`);
+        bool(at["lines"], `entries.${i}.locations.${j}.lines`);
+      });
+    });
+  });
+  return doc as unknown as PlanDoc;
+}
+
+/** A plan's places against its catalog of `length` code points: each entry within it, after the one
+ * before, and each location within its entry, after the one before. */
+export function checkPlaces(plan: PlanDoc, length: number, where: string): void {
+  let last = 0;
+  plan.entries.forEach((e, i) => {
+    const [start, end] = [Number(e.start), Number(e.end)]; // a bigint is beyond any catalog
+    if (!(last <= start && start <= end && end <= length)) {
+      throw new FormatError(`${where}: malformed: entries.${i}: not within the catalog after entry ${i - 1}`);
+    }
+    let at = start;
+    for (const place of e.locations) {
+      const here = Number(place.at);
+      if (!(at <= here && here <= end)) {
+        throw new FormatError(`${where}: malformed: entries.${i}: a location outside its entry`);
+      }
+      at = here;
+    }
+    last = end;
+  });
+}
+
+/** The skills' requirements: by command, the programs and variables each needs. */
+export function checkRequires(doc: JsonValue, where: string): Record<string, Needs> {
+  checked(where, () => {
+    const d = dict(doc, "", ["format", "requires"]);
+    if (!isVersion(d["format"])) fail("format", `not format ${VERSION}`);
+    const requires = d["requires"];
+    if (!isObject(requires)) return fail("requires", "not an object");
+    for (const [command, needs] of Object.entries(requires)) {
+      const e = dict(needs, `requires.${command}`, ["bins", "env"]);
+      strs(e["bins"], `requires.${command}.bins`);
+      strs(e["env"], `requires.${command}.env`);
+    }
+  });
+  return (doc as unknown as { requires: Record<string, Needs> }).requires;
 }
 
 // -- the shard table, shards, persona metas ---------------------------------------------------

@@ -43,6 +43,18 @@ export interface LoadedSkill {
   readonly model: string | null;
   readonly allowedTools: readonly string[];
   readonly knowledge: readonly string[];
+  /** The skill's folder on this machine, when known: the body then begins with Claude Code's
+   * `Base directory for this skill:` line, and `${CLAUDE_SKILL_DIR}` is it. */
+  readonly base: string | null;
+  /** The `knowledge` entries as docs: in the build's knowledge folder, with their titles. */
+  readonly knowledgeDocs: readonly KnowledgeDoc[];
+}
+
+/** A knowledge doc a skill names (sven's `knowledge:`): its path (in the build's knowledge folder,
+ * when it has one) and its title, when the build found one. */
+export interface KnowledgeDoc {
+  readonly path: string;
+  readonly title: string | null;
 }
 
 export interface ResourceMeta {
@@ -89,6 +101,30 @@ export interface Resolution {
   readonly user: boolean;
   readonly inCatalog: boolean;
   readonly bodySha256: string;
+}
+
+/** A skill an environment lacks requirements for, and what it lacks (`bin:NAME`, `env:NAME`). */
+export interface Unavailable {
+  readonly command: string;
+  readonly missing: readonly string[];
+}
+
+/** A skill of a tier that a later tier's skill of the same command hides: `tier` and `by` are their
+ * places in the list given to open(). */
+export interface Shadowed {
+  readonly command: string;
+  readonly tier: number;
+  readonly by: number;
+}
+
+/** ARIA's `persona_context`: the persona, its fallback, whether it may have every exclusive skill,
+ * and where its skill overlays are (and its fallback's), in the build's personas folder. */
+export interface PersonaContext {
+  readonly persona: string;
+  readonly fallback: string | null;
+  readonly unrestrictedSkills: boolean;
+  readonly skillOverlayPath: string | null;
+  readonly overlayFallbackPath: string | null;
 }
 
 /** A record as a frozen object (its arrays frozen too). */
