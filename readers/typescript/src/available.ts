@@ -30,6 +30,7 @@ export class Machine {
   readonly env: Environment;
   readonly #which: ((name: string) => string | null) | null;
   readonly #found = new Map<string, boolean>();
+  #folders: string[] | null = null; // the absolute folders of env's PATH, each without trailing `/`
 
   constructor(options: EnvOptions) {
     const env = options.env;
@@ -44,8 +45,11 @@ export class Machine {
   found(name: string): boolean {
     let known = this.#found.get(name);
     if (known === undefined) {
-      const where = this.#which ? this.#which(name) : which(name, own(this.env, "PATH") ?? "");
-      known = where != null;
+      if (this.#which) known = this.#which(name) != null;
+      else {
+        this.#folders ??= folders(own(this.env, "PATH") ?? "");
+        known = found(name, this.#folders) !== null;
+      }
       this.#found.set(name, known);
     }
     return known;
@@ -67,12 +71,25 @@ export class Machine {
  * or "..", is never found; the current directory is never searched.
  */
 export function which(name: string, path: string): string | null {
+  return found(name, folders(path));
+}
+
+/** The absolute folders of a PATH, without their trailing `/`. */
+function folders(path: string): string[] {
+  return path
+    .split(":")
+    .filter((folder) => folder.startsWith("/"))
+    .map((folder) => folder.replace(/\/+$/, ""));
+}
+
+const QUIET = Object.freeze({ throwIfNoEntry: false });
+
+function found(name: string, folders: readonly string[]): string | null {
   if (!name || name.includes("/") || name.includes("\0") || name === "." || name === "..") return null;
-  for (const folder of path.split(":")) {
-    if (!folder.startsWith("/")) continue;
-    const where = `${folder.replace(/\/+$/, "")}/${name}`;
+  for (const folder of folders) {
+    const where = `${folder}/${name}`;
     try {
-      if (!statSync(where, { throwIfNoEntry: false })?.isFile()) continue;
+      if (!statSync(where, QUIET)?.isFile()) continue;
       accessSync(where, constants.X_OK);
       return where;
     } catch {
