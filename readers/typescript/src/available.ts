@@ -55,6 +55,14 @@ export class Machine {
     return known;
   }
 
+  /** Whether this machine lacks any of these requirements: what a catalog or a listing needs to
+   * know, answered with the fewest program lookups (the variables first, then the programs, up to
+   * the first one missing). */
+  lacks(bins: readonly string[], vars: readonly string[]): boolean {
+    if (this.everything) return false;
+    return vars.some((e) => !own(this.env, e)) || bins.some((b) => !this.found(b));
+  }
+
   /** What this machine lacks of these requirements: `bin:` and `env:` entries, in order. */
   missing(bins: readonly string[], vars: readonly string[]): string[] {
     if (this.everything) return [];

@@ -12,7 +12,7 @@
 
 import { lstatSync } from "node:fs";
 import { Machine, type EnvOptions } from "./available.js";
-import type { Frames, ResolutionDoc, SkillEntry, SplitDoc } from "./documents.js";
+import type { Frames, Needs, ResolutionDoc, SkillEntry, SplitDoc } from "./documents.js";
 import type { Engine, LoadOptions, MaterializeOptions } from "./engine.js";
 import { CannotStack, FormatError, IntegrityError, UnknownSkill } from "./errors.js";
 import { sha256Hex } from "./format.js";
@@ -248,7 +248,7 @@ class Stack implements Engine {
     const machine = new Machine(options);
     this.#base.entry(persona);
     const [packed, text] = this.#packed(persona);
-    const drop = new Set(packed.included.filter((c) => this.#lacks(machine, c).length));
+    const drop = new Set(packed.included.filter((c) => this.#lacks(machine, c)));
     const rooted = this.#tiers.some(([, , root]) => root !== null);
     if (drop.size === 0 && !rooted) return text;
     const split = this.#base.split() as SplitDoc;
@@ -256,12 +256,17 @@ class Stack implements Engine {
     return this.#render(split, frames, packed, (i) => (this.#tiers[i] as Present)[2], drop);
   }
 
-  /** What the machine lacks of the command's requirements, by its winning tier's list. */
-  #lacks(machine: Machine, command: string): string[] {
-    if (machine.everything) return [];
+  /** The command's requirements, by its winning tier's list (null: none). */
+  #needs(command: string): Needs | null {
     const [i] = this.#merged().winning.get(command) as [number, SkillEntry];
-    const needs = own((this.#tiers[i] as Present)[1].requires(), command);
-    return needs === undefined ? [] : machine.missing(needs.bins, needs.env);
+    return own((this.#tiers[i] as Present)[1].requires(), command) ?? null;
+  }
+
+  /** Whether the machine lacks any of the command's requirements. */
+  #lacks(machine: Machine, command: string): boolean {
+    if (machine.everything) return false;
+    const needs = this.#needs(command);
+    return needs !== null && machine.lacks(needs.bins, needs.env);
   }
 
   // -- the calls, over the union ---------------------------------------------------------------
@@ -275,7 +280,7 @@ class Stack implements Engine {
       const found = this.#visible(persona, command);
       if (found === null) continue;
       const [, skill, r] = found;
-      if (r.access !== "stub" && this.#lacks(machine, command).length) continue;
+      if (r.access !== "stub" && this.#lacks(machine, command)) continue;
       out.push(skillInfo(command, skill, r, included.has(command)));
     }
     return out;
@@ -294,7 +299,8 @@ class Stack implements Engine {
     for (const command of this.#merged().commands) {
       const found = this.#visible(persona, command);
       if (found === null || found[2].access === "stub") continue;
-      const missing = this.#lacks(machine, command);
+      const needs = machine.everything ? null : this.#needs(command);
+      const missing = needs === null ? [] : machine.missing(needs.bins, needs.env);
       if (missing.length) out.push(frozen({ command, missing }));
     }
     return out;

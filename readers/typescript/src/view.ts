@@ -320,7 +320,7 @@ export class View implements Engine {
     const drop = new Set<string>();
     for (const command of needed ? listed : []) {
       const needs = own(requires, command);
-      if (needs !== undefined && machine.missing(needs.bins, needs.env).length) drop.add(command);
+      if (needs !== undefined && machine.lacks(needs.bins, needs.env)) drop.add(command);
     }
     if (drop.size === 0 && root === null) return text;
     if (plan === null) {
@@ -391,7 +391,7 @@ export class View implements Engine {
     const requires = this.requires();
     return found.filter((s) => {
       const needs = own(requires, s.command);
-      return s.access === "stub" || needs === undefined || !machine.missing(needs.bins, needs.env).length;
+      return s.access === "stub" || needs === undefined || !machine.lacks(needs.bins, needs.env);
     });
   }
 
