@@ -1,4 +1,9 @@
-/** The reader's results: plain frozen objects with the Python records' fields, in camelCase. */
+/** The reader's results: plain frozen objects with the Python records' fields, in camelCase, and how
+ * each is made from the documents it reports (a view and a stack make them alike). */
+
+import type { PersonaMetaDoc, ResolutionDoc, SkillEntry } from "./documents.js";
+import { frontmatterValue } from "./frontmatter.js";
+import { own } from "./paths.js";
 
 /** A frontmatter value as the index holds it (integers beyond 2^53 are bigints, kept exactly). */
 export type FrontmatterValue =
@@ -136,4 +141,88 @@ export function frozen<T extends object>(record: T): T {
 /** A size or count as a number: the format allows integers up to 2^64, a number is exact to 2^53. */
 export function count(value: number | bigint): number {
   return Number(value);
+}
+
+// -- records made from the documents --------------------------------------------------------
+
+/** A SkillInfo of a visible pair. */
+export function skillInfo(
+  command: string,
+  skill: SkillEntry,
+  r: ResolutionDoc,
+  inCatalog: boolean,
+): SkillInfo {
+  const fm = skill.frontmatter;
+  return frozen({
+    command,
+    name: skill.name,
+    description: skill.description,
+    access: r.access,
+    model: r.model,
+    user: r.user,
+    inCatalog,
+    argumentHint: (own(fm, "argument-hint") as string | undefined) ?? null,
+    context: (own(fm, "context") as string | undefined) ?? "inline",
+  });
+}
+
+/** A SkillMeta of an entry, with the links given (a stack's are the union's). */
+export function skillMeta(
+  command: string,
+  s: SkillEntry,
+  parent: string | null,
+  children: readonly string[],
+): SkillMeta {
+  return frozen({
+    command,
+    name: s.name,
+    description: s.description,
+    source: s.source,
+    path: s.path,
+    frontmatter: frontmatterValue(s.frontmatter),
+    bodySha256: s.body,
+    resources: s.resources.map((r) =>
+      frozen({ path: r.path, sha256: r.sha256, size: count(r.size), executable: r.executable }),
+    ),
+    parent,
+    children: [...children],
+  });
+}
+
+/** A Resolution record. */
+export function resolutionOf(r: ResolutionDoc, inCatalog: boolean): Resolution {
+  return frozen({
+    access: r.access,
+    via: r.via,
+    overlay: r.overlay,
+    model: r.model,
+    user: r.user,
+    inCatalog,
+    bodySha256: r.body,
+  });
+}
+
+/** A PersonaMeta record: the meta's fields, with the catalog's packing given. */
+export function personaMetaOf(
+  persona: string,
+  m: PersonaMetaDoc,
+  catalogChars: number,
+  included: readonly string[],
+  leftOut: readonly string[],
+  shortened: readonly string[],
+): PersonaMeta {
+  return frozen({
+    id: persona,
+    name: m.name,
+    faction: m.faction,
+    fallback: m.fallback,
+    chain: [...m.chain],
+    unrestricted: m.unrestricted,
+    allowlist: m.allowlist === null ? null : Object.freeze([...m.allowlist]),
+    budget: count(m.budget),
+    catalogChars,
+    included: [...included],
+    leftOut: [...leftOut],
+    shortened: [...shortened],
+  });
 }

@@ -22,6 +22,10 @@ import { byCodePoint, own } from "./paths.js";
 import { codePoints, relative, rootSlash } from "./plan.js";
 import {
   frozen,
+  personaMetaOf,
+  resolutionOf,
+  skillInfo,
+  skillMeta,
   type LoadedSkill,
   type PersonaContext,
   type PersonaMeta,
@@ -35,19 +39,7 @@ import {
 import { loadedSkill } from "./render.js";
 import { entryText, frameText } from "./split.js";
 import { objectFile } from "./store.js";
-import {
-  baseOf,
-  invoker,
-  isDigest,
-  mayInvoke,
-  optionalText,
-  personaMetaOf,
-  resolutionOf,
-  skillInfo,
-  skillMeta,
-  visibleTo,
-  type View,
-} from "./view.js";
+import { baseOf, invoker, isDigest, mayInvoke, optionalText, visibleTo, type View } from "./view.js";
 
 /** A present tier: its place in the list given to open(), its build, its root. */
 export type Present = readonly [place: number, view: View, root: string | null];

@@ -31,7 +31,6 @@ import {
   UnknownResource,
   UnknownSkill,
 } from "./errors.js";
-import { frontmatterValue } from "./frontmatter.js";
 import { materializeSkill } from "./materialize.js";
 import { suggestions } from "./nearby.js";
 import { byCodePoint, own } from "./paths.js";
@@ -39,6 +38,10 @@ import { codePoints, planned } from "./plan.js";
 import {
   count,
   frozen,
+  personaMetaOf,
+  resolutionOf,
+  skillInfo,
+  skillMeta,
   type LoadedSkill,
   type PersonaContext,
   type PersonaMeta,
@@ -106,88 +109,6 @@ export function baseOf(path: string, root: string | null): string | null {
 /** A stub exposes nothing of the exclusive skill but the stub itself. */
 export function listedResources(skill: SkillEntry, r: ResolutionDoc): SkillEntry["resources"] {
   return r.access === "stub" ? [] : skill.resources;
-}
-
-/** A SkillInfo of a visible pair. */
-export function skillInfo(
-  command: string,
-  skill: SkillEntry,
-  r: ResolutionDoc,
-  inCatalog: boolean,
-): SkillInfo {
-  const fm = skill.frontmatter;
-  return frozen({
-    command,
-    name: skill.name,
-    description: skill.description,
-    access: r.access,
-    model: r.model,
-    user: r.user,
-    inCatalog,
-    argumentHint: (own(fm, "argument-hint") as string | undefined) ?? null,
-    context: (own(fm, "context") as string | undefined) ?? "inline",
-  });
-}
-
-/** A SkillMeta of an entry, with the links given (a stack's are the union's). */
-export function skillMeta(
-  command: string,
-  s: SkillEntry,
-  parent: string | null,
-  children: readonly string[],
-): SkillMeta {
-  return frozen({
-    command,
-    name: s.name,
-    description: s.description,
-    source: s.source,
-    path: s.path,
-    frontmatter: frontmatterValue(s.frontmatter),
-    bodySha256: s.body,
-    resources: s.resources.map((r) =>
-      frozen({ path: r.path, sha256: r.sha256, size: count(r.size), executable: r.executable }),
-    ),
-    parent,
-    children: [...children],
-  });
-}
-
-/** A Resolution record. */
-export function resolutionOf(r: ResolutionDoc, inCatalog: boolean): Resolution {
-  return frozen({
-    access: r.access,
-    via: r.via,
-    overlay: r.overlay,
-    model: r.model,
-    user: r.user,
-    inCatalog,
-    bodySha256: r.body,
-  });
-}
-
-/** A PersonaMeta record: the meta's fields, with the catalog's packing given. */
-export function personaMetaOf(
-  persona: string,
-  m: PersonaMetaDoc,
-  catalogChars: number,
-  included: readonly string[],
-  leftOut: readonly string[],
-  shortened: readonly string[],
-): PersonaMeta {
-  return frozen({
-    id: persona,
-    name: m.name,
-    faction: m.faction,
-    fallback: m.fallback,
-    chain: [...m.chain],
-    unrestricted: m.unrestricted,
-    allowlist: m.allowlist === null ? null : Object.freeze([...m.allowlist]),
-    budget: count(m.budget),
-    catalogChars,
-    included: [...included],
-    leftOut: [...leftOut],
-    shortened: [...shortened],
-  });
 }
 
 export function isDigest(digest: unknown): digest is string {
