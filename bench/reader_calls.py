@@ -60,7 +60,7 @@ def median_us(fn, n):
         times.append(time.perf_counter_ns() - t)
     return statistics.median(times) / 1e3
 
-commands = [s.command for s in dist.skills(persona)]
+commands = [s.command for s in dist.skills(persona, env=reader.EVERYWHERE) if s.model]
 def loads():
     times = []
     for c in commands:
@@ -182,7 +182,8 @@ def cold(repo: Path, dist: Path, persona: str, runs: int, workdir: Path) -> dict
         [
             sys.executable,
             "-c",
-            f"from skillc import reader; print(reader.open({str(dist)!r}).commands({persona!r})[0])",
+            f"from skillc import reader; d = reader.open({str(dist)!r}); "
+            f"print(next(s.command for s in d.skills({persona!r}, env=reader.EVERYWHERE) if s.model))",
         ],
         env=env,
         capture_output=True,

@@ -159,7 +159,7 @@ def measure(n: int, personas: int, workdir: Path, repeat: int) -> list[tuple[str
             tree, env, build, repeat, target, added_dirs, aside, lambda: full(twin)[0]
         )
         last = sorted(json.loads((dist / "_index.json").read_bytes())["personas"])[-1]
-        cmd = commands(tree)[len(commands(tree)) // 2]
+        cmd = invocable(dist, last, commands(tree))
         cat_code = f"from skillc import reader; reader.open({str(dist)!r}).catalog({last!r})"
         load_code = f"from skillc import reader; reader.open({str(dist)!r}).load({last!r}, {cmd!r})"
         # The reader's ratios are to the floor taken in the same minutes: in turn, as the builds
@@ -304,6 +304,17 @@ def time_edits(
             taken.append(run(build, env)[0])
     edited, described, added, deleted = map(statistics.median, times)
     return statistics.median(paced), edited, described, added, deleted
+
+
+def invocable(dist: Path, persona: str, found: list[str]) -> str:
+    """The command from the middle of the tree on whose skill the persona's model may call load()
+    (the default invoker: a user-only skill or a stub is NotInvocable for it)."""
+    from skillc import reader
+
+    d = reader.open(dist)
+    seen = {s.command for s in d.skills(persona, env=reader.EVERYWHERE) if s.model}
+    middle = len(found) // 2
+    return next(c for c in found[middle:] + found[:middle] if c in seen)
 
 
 def in_turn(

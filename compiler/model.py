@@ -19,7 +19,7 @@ from .digests import sha256_hex
 
 
 class Access(StrEnum):
-    """What a persona gets of a skill (format 2 writes the value)."""
+    """What a persona gets of a skill (format 3 writes the value)."""
 
     OPEN = "open"  # the skill is no persona's exclusive
     GRANTED = "granted"  # exclusive, and this persona (or a fallback, or unrestricted_skills) may have it
@@ -148,6 +148,9 @@ class Config:
     anchors: tuple[tuple[tuple[str | int, ...], tuple[int, int]], ...] = ()
     # `targets:`: the harnesses the project ships to, in the config's order (docs/targets.md)
     targets: tuple[TargetSetting, ...] = ()
+    # `knowledge:`: the project's knowledge folder (sven's `.sven/knowledge`), whose docs' titles
+    # the reader gives beside each skill's `knowledge:` entries
+    knowledge: str | None = None
     # Each source's discovery rules, as `sources` (empty: every source has the defaults)
     source_rules: tuple[SourceRules, ...] = ()
     frontmatter: FrontmatterRules = DEFAULT_FRONTMATTER_RULES
@@ -241,6 +244,7 @@ class Discovery:
     # Each source's skill folders (served or overridden) and those below a hidden folder (left out):
     # what an edit build asks discover about a change with (discover.closed_folder, source_notes)
     folders: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    knowledge: tuple[tuple[str, InputFile], ...] = ()  # the knowledge folder's docs, by name
     # The copies of a command that a later source overrides, by command then source: validate serves
     # the latest of them that is valid when the served one is left out for its errors (--skip-invalid).
     shadowed: tuple[SkillSource, ...] = ()

@@ -222,12 +222,13 @@ def _discovered(
     return Front(head.config, head.template, found, head.diagnostics, checked)
 
 
-def _head(config_path: Path, options: Options) -> Head | ConfigFailed:
+def _head(config_path: Path, options: Options, given: Config | None = None) -> Head | ConfigFailed:
+    """given: the config itself (`skillc build SOURCE -o OUTPUT`, which has no file)."""
     # Imported here: a build the cache's quick path replays parses no YAML and loads no template.
     from .project import config as config_mod
     from .stages.template import load_template
 
-    config, diags = config_mod.load(Path(config_path), options)
+    config, diags = (given, ()) if given is not None else config_mod.load(Path(config_path), options)
     if config is None:
         return ConfigFailed(dg.ordered(diags))
     diags += placement_problems(config)
@@ -249,12 +250,14 @@ def _back(
     program's text and the resources are held by the skills (about 120 MB fewer at 100,000 skills).
     """
     # The back end, imported here: a build the cache replays never needs it.
-    from .output.assemble import artifacts
+    from .output.assemble import artifacts, personas_digest
     from .output.bounds import over_bounds
     from .stages.buildhash import build_hash
     from .stages.catalog import catalogs
+    from .stages.knowledge import knowledge
     from .stages.resolve import resolve
     from .stages.skills import check_skills, checked_first
+    from .stages.split import split
     from .stages.validate import kept_by_name, validate
 
     config, template, head_diags, found = front.config, front.template, front.diagnostics, front.found
@@ -278,6 +281,8 @@ def _back(
     diags = tuple(policy.apply(head_diags)) + program.diagnostics
     if template is not None:
         digest = digest or build_hash(config, found.inputs, template)
+    personas_hash = personas_digest(config, found.inputs)
+    titles = knowledge(config, found.knowledge)
     del found
     progress(f"resolving {len(program.skills)} skill(s) x {len(program.personas)} persona(s)")
     resolved = resolve(program)
@@ -286,11 +291,15 @@ def _back(
     progress(f"rendering {len(program.personas)} catalog(s) and the index")
     try:
         texts, packings, problems = catalogs(config, program, resolved, template)
+        split_doc, unsplit = split(config, program.personas, template)
     except TemplateFailure as exc:
         failed = dg.error(config.template_rel, Code.TEMPLATE, f"template failed while rendering: {exc}")
         return _finish(config, program, resolved, {}, None, (*diags, failed))
+    problems += unsplit
     assert digest is not None  # hashed above, with the template
-    art = artifacts(config, program, resolved, template, texts, packings, digest)
+    art = artifacts(
+        config, program, resolved, template, texts, packings, digest, split_doc, personas_hash, titles
+    )
     problems += over_bounds(art, config.config_rel)
     return _finish(config, program, resolved, packings, art, diags + tuple(policy.apply(problems)))
 
@@ -316,11 +325,14 @@ def build(
     *,
     prune: bool = False,
     cache: bool = True,
+    given: Config | None = None,
 ) -> tuple[Compilation, Written | None]:
     """Compile and write. With `cache`, `<project>/.skillc-cache/` makes rebuilds incremental;
-    the output is byte-identical either way."""
+    the output is byte-identical either way. given: the config itself, without a file (then
+    without the cache: `skillc build SOURCE -o OUTPUT` writes nothing beside its output)."""
     progress = options.progress
     early = None
+    cache = cache and given is None
     if cache:
         progress("checking whether the build is current")
         ahead = None if prune else _edit_ahead  # what the edit build below reads first
@@ -344,7 +356,7 @@ def build(
         declined = edited
     if cache:
         progress("loading the config and the template")
-    head = _head(config_path, options)
+    head = _head(config_path, options, given)
     if isinstance(head, ConfigFailed):
         return head, None
     from .output.write import ownership_problem

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 GC_THRESHOLD = (50_000, 20, 100)
 
 # What keeps a `build` from using the cache's quick path, or from running at all.
-_NOT_EARLY = frozenset({"--no-cache", "--watch", "-h", "--help", "--version"})
+_NOT_EARLY = frozenset({"--no-cache", "--watch", "-h", "--help", "--version", "-o", "--output"})
 
 
 def __getattr__(name: str) -> Any:

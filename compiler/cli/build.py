@@ -12,6 +12,7 @@ from .. import diagnostics as dg
 from .. import pipeline
 from ..diagnostics import printable
 from ..diagnostics.codes import Code
+from ..errors import UsageError
 from ..format.layout import INDEX, is_object
 from . import building
 from .building import Run, Settings
@@ -44,6 +45,15 @@ WATCH = click.option(
 @COLOR
 @STATISTICS
 @WATCH
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With SOURCE: the output directory (no config: every setting its default).",
+)
+@click.argument("source", required=False, type=click.Path(file_okay=False, path_type=Path))
 def build(
     config_path: Path | None,
     strict: bool | None,
@@ -55,10 +65,22 @@ def build(
     fmt: str,
     ignore: tuple[str, ...],
     watch: bool,
+    output: Path | None,
+    source: Path | None,
 ) -> int:
-    """Compile the sources into the output directory, atomically."""
-    config_path = find_config(config_path)
+    """Compile the sources into the output directory, atomically.
+
+    With SOURCE and -o OUTPUT, build that folder of skills into OUTPUT without a config (a tier of
+    a stack, such as a user's own skills: docs/reader.md)."""
     settings = (strict, skip_invalid, verbose, ignore)
+    if source is not None or output is not None:
+        if source is None or output is None:
+            raise UsageError("a folder of skills and -o OUTPUT go together: skillc build SOURCE -o OUTPUT")
+        if config_path is not None or watch:
+            raise UsageError("skillc build SOURCE -o OUTPUT takes no --config and no --watch")
+        run = Run(source / "(none)", settings, prune, quiet, True, fmt, folders=(source, output))
+        return building.build(run)[0]
+    config_path = find_config(config_path)
     if watch:
         from . import watch as watching
 

@@ -36,6 +36,7 @@ class Run:
     quiet: bool = False
     no_cache: bool = False
     fmt: str = "text"
+    folders: tuple[Path, Path] | None = None  # `skillc build SOURCE -o OUTPUT`: no config file
 
 
 def plain(named: str | None) -> int:
@@ -55,8 +56,17 @@ def build(run: Run) -> tuple[int, pipeline.Compilation | None, pipeline.Written 
     started = time.perf_counter()
     progress = report.progress_for(fmt, quiet)
     opts = options(*run.settings, progress)
+    given = None
+    if run.folders is not None:
+        from ..project.config import for_folders
+
+        given = for_folders(*run.folders, opts)
+        invocation.note_root(given.root)
+        config_path = given.root / given.config_rel
     try:
-        result, written = pipeline.build(config_path, opts, prune=run.prune, cache=not run.no_cache)
+        result, written = pipeline.build(
+            config_path, opts, prune=run.prune, cache=not run.no_cache, given=given
+        )
     except OSError as exc:  # disk full, read-only output, permissions: the old output is intact
         # Relative to the config's directory, like every other diagnostic path.
         where = os.path.relpath(exc.filename, config_path.resolve().parent) if exc.filename else "."

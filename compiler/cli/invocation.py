@@ -97,6 +97,13 @@ def start_directory() -> Path:
         return project_root() or Path("/")
 
 
+def note_root(root: Path) -> None:
+    """The project root of a build without a config file, noted as find_config notes one."""
+    noted = notes()
+    noted[CWD] = working_directory()
+    noted[ROOT] = root
+
+
 def find_config(config_path: Path | None) -> Path:
     """The config named after the subcommand, else before it (`skillc --config X build`), else the
     nearest config upwards.

@@ -78,6 +78,8 @@ def plan_for(config_path: Path) -> Plan:
     folders = [config.source_dir(i).resolve() for i in range(len(config.sources))]
     if config.personas:
         folders.append((config.root / config.personas).resolve())
+    if config.knowledge:
+        folders.append((config.root / config.knowledge).resolve())
     files = (config_file, *_config_side(config))
     return Plan(
         tuple(sorted(set(folders))), tuple(dict.fromkeys(files)), ((config.root / config.output).resolve(),)

@@ -83,6 +83,7 @@ class Code(StrEnum):
     # budget (6xx)
     BUDGET_CUT = "SKC601"
     ALWAYS_OVER_BUDGET = "SKC602"
+    TEMPLATE_NOT_SPLIT = "SKC603"
     # output (7xx)
     STALE = "SKC701"
     SCHEMA_BUG = "SKC702"
@@ -159,6 +160,7 @@ DESCRIPTIONS: dict[Code, str] = {
     Code.OVERLAY_FILES: "overlay requests file access",
     Code.BUDGET_CUT: "skills left out of or shortened in a persona catalog by the character budget",
     Code.ALWAYS_OVER_BUDGET: "always-on skills alone exceed the budget",
+    Code.TEMPLATE_NOT_SPLIT: "the catalog template cannot be split into its frame and its entries, which readers need to leave out a skill, give absolute locations or stack builds",
     Code.STALE: "output directory is stale",
     Code.SCHEMA_BUG: "what the build would write breaks the artifact schemas (a skillc bug)",
     Code.CANNOT_WRITE: "cannot write the output directory",
@@ -205,6 +207,7 @@ CONFORMANCE: frozenset[Code] = frozenset(
         Code.OVERLAY_FILES,
         Code.BUDGET_CUT,
         Code.ALWAYS_OVER_BUDGET,
+        Code.TEMPLATE_NOT_SPLIT,
     }
 )
 

@@ -1,7 +1,7 @@
-"""The documents of format 2 and their checks: every JSON document is validated before use.
+"""The documents of format 3 and their checks: every JSON document is validated before use.
 
 The checks here are the reader's own, stdlib only, and mirror compiler/schemas/*.schema.json of
-format 2 (the tests hold every golden and generated build to both). A document that fails them
+format 3 (the tests hold every golden and generated build to both). A document that fails them
 is refused whole with FormatError: nothing is served from an index the reader has not validated.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .errors import FormatError, IntegrityError
 from .layout import VERSION, node_width, sha256_hex, shard_of
+from .split import FIELDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,26 +105,159 @@ def check_index(doc: Any, where: str) -> None:
     _checked(_index_shape, doc, where)
 
 
+_INDEX_KEYS = (
+    "format",
+    "generator",
+    "build_hash",
+    "config",
+    "personas",
+    "shards",
+    "split",
+    "requires",
+    "personas_hash",
+    "knowledge",
+)
+
+
 def _index_shape(doc: Any) -> None:
-    _dict(doc, "", ("format", "generator", "build_hash", "config", "personas", "shards"))
+    _dict(doc, "", _INDEX_KEYS)
     _str(doc["generator"], "generator")
     _sha(doc["build_hash"], "build_hash")
-    c = _dict(doc["config"], "config", ("sources", "personas", "template", "catalog_chars"))
+    c = _dict(doc["config"], "config", ("sources", "personas", "template", "catalog_chars", "priority"))
     _strs(c["sources"], "config.sources")
     _opt_str(c["personas"], "config.personas")
     _str(c["template"], "config.template")
     _int(c["catalog_chars"], "config.catalog_chars")
+    _strs(c["priority"], "config.priority")
     personas = doc["personas"]
     if not isinstance(personas, dict):
         _fail("personas", "not an object")
     for pid, p in personas.items():
         _id(pid, f"personas.{pid}")
-        e = _dict(p, f"personas.{pid}", ("prompt", "chars", "meta", "copy"))
+        e = _dict(p, f"personas.{pid}", ("prompt", "chars", "meta", "copy", "plan"))
         _sha(e["prompt"], f"personas.{pid}.prompt")
         _sha(e["meta"], f"personas.{pid}.meta")
         _int(e["chars"], f"personas.{pid}.chars")
         _relpath(e["copy"], f"personas.{pid}.copy")
+        _opt_sha(e["plan"], f"personas.{pid}.plan")
     _sha(doc["shards"], "shards")
+    for key in ("split", "requires", "personas_hash"):
+        _opt_sha(doc[key], key)
+    if doc["knowledge"] is not None:
+        k = _dict(doc["knowledge"], "knowledge", ("folder", "titles"))
+        _str(k["folder"], "knowledge.folder")
+        if not isinstance(k["titles"], dict):
+            _fail("knowledge.titles", "not an object")
+        for name, title in k["titles"].items():
+            _str(title, f"knowledge.titles.{name}")
+
+
+def _opt_sha(v: Any, path: str) -> None:
+    if v is not None:
+        _sha(v, path)
+
+
+def check_split(doc: Any, personas: Any, where: str) -> None:
+    """The catalog template's split (§4.5): entry patterns, and frames for exactly the index's
+    personas."""
+
+    def shape(doc: Any) -> None:
+        _dict(doc, "", ("format", "markup", "entry", "always", "frames"))
+        if not _version(doc["format"]):
+            _fail("format", f"not format {VERSION}")
+        _bool(doc["markup"], "markup")
+        _pattern(doc["entry"], "entry", FIELDS)
+        _pattern(doc["always"], "always", FIELDS)
+        frames = doc["frames"]
+        if not isinstance(frames, dict) or set(frames) != set(personas):
+            _fail("frames", "not an object keyed by the index's personas")
+        for pid, f in frames.items():
+            if f is None:
+                continue
+            _dict(f, f"frames.{pid}", ("none", "one", "many"))
+            for key in ("none", "one", "many"):
+                pair = f[key]
+                if not isinstance(pair, list) or len(pair) != 2:
+                    _fail(f"frames.{pid}.{key}", "not a pair")
+                for i, part in enumerate(pair):
+                    if key == "many":
+                        _pattern(part, f"frames.{pid}.many.{i}", ("omitted",))
+                    else:
+                        _str(part, f"frames.{pid}.{key}.{i}")
+
+    _checked(shape, doc, where)
+
+
+def _pattern(v: Any, path: str, fields: tuple[str, ...]) -> None:
+    """Fixed text (a string) and fields: an entry's `{"field", "lines"}`, a frame's `{"field"}`."""
+    if not isinstance(v, list):
+        _fail(path, "not a list")
+    keys = ("field",) if fields == ("omitted",) else ("field", "lines")
+    for i, piece in enumerate(v):
+        if isinstance(piece, str):
+            continue
+        e = _dict(piece, f"{path}.{i}", keys)
+        if e["field"] not in fields:
+            _fail(f"{path}.{i}.field", f"not one of {', '.join(fields)}")
+        if "lines" in e:
+            _bool(e["lines"], f"{path}.{i}.lines")
+
+
+def check_plan(doc: Any, pid: str, where: str) -> None:
+    """A persona's plan (§4.6); its places are held to the catalog's text where it is used."""
+
+    def shape(doc: Any) -> None:
+        _dict(doc, "", ("format", "persona", "markup", "entries"))
+        if not _version(doc["format"]) or doc["persona"] != pid:
+            _fail("persona", f"not the plan of persona {pid!r} in format {VERSION}")
+        _bool(doc["markup"], "markup")
+        if not isinstance(doc["entries"], list):
+            _fail("entries", "not a list")
+        for i, entry in enumerate(doc["entries"]):
+            e = _dict(entry, f"entries.{i}", ("command", "start", "end", "locations"))
+            _str(e["command"], f"entries.{i}.command")
+            _int(e["start"], f"entries.{i}.start")
+            _int(e["end"], f"entries.{i}.end")
+            if not isinstance(e["locations"], list):
+                _fail(f"entries.{i}.locations", "not a list")
+            for j, place in enumerate(e["locations"]):
+                at = _dict(place, f"entries.{i}.locations.{j}", ("at", "lines"))
+                _int(at["at"], f"entries.{i}.locations.{j}.at")
+                _bool(at["lines"], f"entries.{i}.locations.{j}.lines")
+
+    _checked(shape, doc, where)
+
+
+def check_places(doc: Any, length: int, where: str) -> None:
+    """A plan's places against its catalog of `length` code points: each entry within it, after
+    the one before, and each location within its entry, after the one before."""
+    last = 0
+    for i, e in enumerate(doc["entries"]):
+        if not last <= e["start"] <= e["end"] <= length:
+            raise FormatError(f"{where}: malformed: entries.{i}: not within the catalog after entry {i - 1}")
+        at = e["start"]
+        for place in e["locations"]:
+            if not at <= place["at"] <= e["end"]:
+                raise FormatError(f"{where}: malformed: entries.{i}: a location outside its entry")
+            at = place["at"]
+        last = e["end"]
+
+
+def check_requires(doc: Any, where: str) -> None:
+    """The skills' requirements (§4.7)."""
+
+    def shape(doc: Any) -> None:
+        _dict(doc, "", ("format", "requires"))
+        if not _version(doc["format"]):
+            _fail("format", f"not format {VERSION}")
+        if not isinstance(doc["requires"], dict):
+            _fail("requires", "not an object")
+        for command, needs in doc["requires"].items():
+            e = _dict(needs, f"requires.{command}", ("bins", "env"))
+            _strs(e["bins"], f"requires.{command}.bins")
+            _strs(e["env"], f"requires.{command}.env")
+
+    _checked(shape, doc, where)
 
 
 def check_shard_table(doc: Any, prefix: str, where: str) -> None:

@@ -91,6 +91,43 @@ def _did_you_mean(suggestions: tuple[str, ...]) -> str:
     return f" (did you mean {joined}?)"
 
 
+class NotInvocable(ReaderError):
+    """A skill loaded for an invoker that may not invoke it: `by` ("model" or "user") tried, and
+    `invokers` are those who may, in the order model, user (none for a skill neither may invoke).
+
+    The build decided who may invoke each skill for each persona (the resolution's `model` and
+    `user`: `disable-model-invocation`, `user-invocable`, sven's `user_invocable_only`, a stub);
+    `load()`, `render()` and `materialize()` hold the invoker to it, so a host cannot hand the
+    model the body of a skill only the user may run."""
+
+    def __init__(self, persona: str, command: str, by: str, invokers: Sequence[str]):
+        self.persona, self.command, self.by, self.invokers = persona, command, by, tuple(invokers)
+        reason = "neither the model nor the user may invoke it"
+        if self.invokers:
+            reason = f"only the {self.invokers[0]} may invoke it"
+        if self.invokers == ("user",):
+            reason += " (a slash command)"
+        super().__init__(f"{command!r} may not be invoked by the {by} for persona {persona!r}: {reason}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type[NotInvocable], tuple[str, str, str, tuple[str, ...]]]:
+        return type(self), (self.persona, self.command, self.by, self.invokers)
+
+
+class CannotSplit(ReaderError):
+    """A call needs the catalog template split into its frame and entries (docs/format.md §17:
+    to leave out an entry, give absolute locations), and the build's template does not split
+    (reported as SKC603 when it was built)."""
+
+
+class CannotStack(ReaderError):
+    """Builds opened together (tiers) that cannot answer as one build compiled from their sources
+    would (docs/format.md §16): other personas or persona files, or a first tier whose catalog
+    template does not split or that ranks by budgets.priority."""
+
+
 class UnknownResource(ReaderError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0])

@@ -1,4 +1,4 @@
-"""Escaping in format 2's text: XML text and attributes, and the <untrusted-data> delimiter.
+"""Escaping in format 3's text: XML text and attributes, and the <untrusted-data> delimiter.
 
 One rule serves the compiler (overlay blocks, catalogs) and the reader (substituted arguments).
 The delimiter's fold reads non-ASCII code points through a table fixed at one Unicode version

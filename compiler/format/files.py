@@ -50,6 +50,7 @@ def read_regular(
     *,
     follow: bool = True,
     identity: tuple[int, int] | None = None,
+    seen: list[os.stat_result] | None = None,
 ) -> bytes:
     """The bytes of a regular file of at most `cap` bytes.
 
@@ -58,12 +59,15 @@ def read_regular(
     of followed. O_NONBLOCK: opening a FIFO returns at once instead of
     waiting for a writer; the fstat then refuses it. identity: the (st_dev,
     st_ino) a walk saw at path; the open file must be that one (Replaced
-    otherwise), so a file swapped after the walk is never read.
+    otherwise), so a file swapped after the walk is never read. seen: gets
+    the fstat of the file read (the reader's identity of an index).
     """
     flags = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW)
     fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
+        if seen is not None:
+            seen.append(st)
         if identity is not None and (st.st_dev, st.st_ino) != identity:
             raise Replaced(0, "was replaced after it was listed", os.fspath(path))
         if not stat.S_ISREG(st.st_mode):

@@ -1,4 +1,4 @@
-"""The JSON subset of format 2: parsing as strictly as every reader must, and the bytes the compiler writes.
+"""The JSON subset of format 3: parsing as strictly as every reader must, and the bytes the compiler writes.
 
 Duplicate keys, NaN and infinities, lone surrogates, integers outside [-2**63, 2**64) and nesting
 beyond 64 levels are refused (docs/format.md, "The JSON subset"), and the document checks
@@ -141,7 +141,7 @@ _SPACE = " \t\n\r"  # JSON's whitespace, and nothing else (str.strip() would tak
 
 
 def dumps(value: object) -> bytes:
-    """The bytes of every JSON file of format 2 (sorted keys nowhere: writers order them)."""
+    """The bytes of every JSON file of format 3 (sorted keys nowhere: writers order them)."""
     import json  # the compiler's side: the reader never writes JSON
 
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

@@ -25,7 +25,7 @@ except ImportError:
     except ImportError:  # pragma: no cover - another interpreter
         from hashlib import sha256 as _sha256
 
-VERSION = 2
+VERSION = 3
 INDEX = "_index.json"
 OBJECTS = "objects"
 PERSONAS = "personas"

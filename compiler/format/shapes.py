@@ -1,4 +1,4 @@
-"""The documents of format 2 as types: what each JSON file of dist/ holds.
+"""The documents of format 3 as types: what each JSON file of dist/ holds.
 
 Type checkers read these; at run time the reader checks documents with `documents.py` (no `typing`
 import on its cold path) and the compiler builds them with these types. A test holds each type's
@@ -16,6 +16,7 @@ class ConfigDoc(TypedDict):
     personas: str | None
     template: str
     catalog_chars: int
+    priority: list[str]  # budgets.priority: a stack refuses a base that ranks by it
 
 
 class PersonaEntry(TypedDict):
@@ -23,6 +24,12 @@ class PersonaEntry(TypedDict):
     chars: int
     meta: str  # the persona meta object
     copy: str  # the readable copy of the catalog, relative to dist/
+    plan: str | None  # the plan of the catalog (PlanDoc); None: the template does not split for it
+
+
+class KnowledgeDoc(TypedDict):
+    folder: str  # relative to the project root
+    titles: dict[str, str]  # a doc's name in the folder -> its title
 
 
 class IndexDoc(TypedDict):
@@ -34,6 +41,10 @@ class IndexDoc(TypedDict):
     config: ConfigDoc
     personas: dict[str, PersonaEntry]
     shards: str  # the root node of the shard table
+    split: str | None  # the catalog template split (SplitDoc); None: it does not split
+    requires: str | None  # the skills' run-time requirements (RequiresDoc); None: no skill has any
+    personas_hash: str | None  # sha256 of the persona inputs; None: no personas folder
+    knowledge: KnowledgeDoc | None  # the knowledge folder and its docs' titles; None: no folder
 
 
 class ShardTableDoc(TypedDict, total=False):
@@ -119,10 +130,68 @@ class PersonaMetaDoc(TypedDict):
     strategy: str
 
 
+# A piece of an entry or frame pattern: fixed text, or a field's value (format/split.py).
+class FieldDoc(TypedDict):
+    field: str
+    lines: bool
+
+
+class FramesDoc(TypedDict):
+    none: list[str]  # head, tail: no skill left out
+    one: list[str]  # head, tail: one skill left out
+    many: list[list[str | dict[str, str]]]  # head, tail: any other number, {"field": "omitted"}
+
+
+class SplitDoc(TypedDict):
+    """The catalog template split into its frame and its entries."""
+
+    format: int
+    markup: bool
+    entry: list[str | FieldDoc]
+    always: list[str | FieldDoc]
+    frames: dict[str, FramesDoc | None]
+
+
+class PlaceDoc(TypedDict):
+    at: int
+    lines: bool
+
+
+class PlannedDoc(TypedDict):
+    command: str
+    start: int
+    end: int
+    locations: list[PlaceDoc]
+
+
+class PlanDoc(TypedDict):
+    """Where each entry of a persona's catalog is, and where each relative location starts."""
+
+    format: int
+    persona: str
+    markup: bool
+    entries: list[PlannedDoc]
+
+
+class NeedsDoc(TypedDict):
+    bins: list[str]
+    env: list[str]
+
+
+class RequiresDoc(TypedDict):
+    """Every skill with `requires_bins` or `requires_env`, by command."""
+
+    format: int
+    requires: dict[str, NeedsDoc]
+
+
 # Each document type with the schema that describes the same JSON (the test's pairing).
 SCHEMAS: dict[str, type] = {
     "index": IndexDoc,
     "shard-table": ShardTableDoc,
     "shard": ShardDoc,
     "persona-meta": PersonaMetaDoc,
+    "split": SplitDoc,
+    "plan": PlanDoc,
+    "requires": RequiresDoc,
 }

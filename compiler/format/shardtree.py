@@ -1,4 +1,4 @@
-"""The shard table of format 2: a tree of objects, built by the compiler and walked by readers.
+"""The shard table of format 3: a tree of objects, built by the compiler and walked by readers.
 
 Each node names hex prefixes of the commands' sha256: two digits at the root, one more at each
 level below. A node whose names are as long as the build's shard names maps them to shard objects

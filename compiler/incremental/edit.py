@@ -62,6 +62,7 @@ from ..stages.report import final_diagnostics
 from ..stages.resolve import resolve_skill
 from ..stages.seen import Seen
 from ..stages.skills import check_skill
+from ..stages.split import plan
 from ..stages.validate import linked, names_read, settle, shares_name
 from .carry import Carry, Catalog, load, load_catalog, new_catalog_id
 from .carry import save as save_carry
@@ -71,7 +72,7 @@ from .records import Record, Records, build_key, debris
 from .walk import Stat, Walk, renewed, stamp_now
 
 if TYPE_CHECKING:
-    from ..format.shapes import PersonaEntry, SkillDoc
+    from ..format.shapes import IndexDoc, PersonaEntry, SkillDoc
     from ..model import Outcome
     from ..stages.template import Template
 
@@ -361,6 +362,16 @@ class _Edit:
             self.docs[shard] = orjson.loads(self._object(digest_))
         return self.docs[shard]
 
+    def _split(self, last: IndexDoc) -> Any:
+        """The last build's split document (the template and personas are as they were)."""
+        digest_ = last["split"]
+        return None if digest_ is None else orjson.loads(self._object(digest_))
+
+    def _requires(self, last: IndexDoc) -> dict[str, Any]:
+        """The last build's requirements, by command."""
+        digest_ = last["requires"]
+        return {} if digest_ is None else dict(orjson.loads(self._object(digest_))["requires"])
+
     def _object(self, digest_: str) -> bytes:
         data = fs.read_regular(self.dist / fmt.object_path(digest_), 1 << 40, follow=False)
         if sha256_hex(data) != digest_:
@@ -394,17 +405,29 @@ class _Edit:
         texts, catalog = self._catalogs(changed, checked, outcomes)
         out = assemble.Objects()
         index = self._index()
-        personas: dict[str, PersonaEntry] = dict(orjson.loads(index)["personas"])
-        persona_files = _persona_objects(personas)  # the last build's
+        last: IndexDoc = orjson.loads(index)
+        personas: dict[str, PersonaEntry] = dict(last["personas"])
+        persona_files = assemble.index_objects(last)  # the last build's
+        split = self._split(last) if texts else None
         for pid, (text, packing) in texts.items():
-            personas[pid] = assemble.persona_entry(carry.personas[pid], text, packing, carry.template[1], out)
+            assert catalog is not None  # a catalog rendered again: its rows were read
+            planned = plan(split, pid, text, packing, _Rows(catalog.rows).__getitem__)
+            personas[pid] = assemble.persona_entry(
+                carry.personas[pid], text, packing, carry.template[1], out, planned
+            )
         shards, refs = self._shards(changed, checked, outcomes, out)
         before = set(out.objects)
         root = assemble.table(shards, out)
         nodes = {rel.rsplit("/", 1)[1] for rel in out.objects - before}
         lines = self._lines(changed)
         build_hash = hash_lines(config, carry.template[0], [lines.encode()])
-        new_index = assemble.encode(assemble.index_document(config, build_hash, personas, root))
+        gone: dict[str, Skill | None] = dict.fromkeys(changed.removed)
+        requires = assemble.requirements_after(
+            self._requires(last), {**gone, **{c: one.skill for c, one in checked.items()}}
+        )
+        rest = {**last, "requires": assemble.requires_object(requires, out)}  # the rest as it was
+        document = assemble.index_document(config, build_hash, personas, root, rest)
+        new_index = assemble.encode(document)
         out.files[fmt.INDEX] = new_index
         art = Artifacts(out.files, frozenset(out.objects), build_hash, frozenset(out.documents))
         if over_bounds(art, config.config_rel):
@@ -413,7 +436,7 @@ class _Edit:
         report = final_diagnostics(config, skills == 0, unordered)
         if has_errors(report):  # --strict made a new warning one: the cached build reports it
             raise _Declined("an error in the report")
-        live = set(refs) | set(shards.values()) | nodes | _persona_objects(personas)
+        live = set(refs) | set(shards.values()) | nodes | assemble.index_objects(document)
         # Every object the last build used, less those this one uses: what it leaves over (`_record`)
         used = (
             persona_files
@@ -987,11 +1010,6 @@ def _resources(entry: SkillDoc) -> list[str]:
 def _files_of(src: SkillSource) -> tuple[Any, ...]:
     """A skill's input files: its SKILL.md (when it could be read), then its resources."""
     return ((src.skill_md,) if src.readable else ()) + tuple(r.file for r in src.resources)
-
-
-def _persona_objects(personas: Mapping[str, PersonaEntry]) -> set[str]:
-    """The objects the index's persona entries name: each one's catalog and meta."""
-    return {entry[k] for entry in personas.values() for k in ("prompt", "meta")}
 
 
 def _listed(entry: SkillDoc, pid: str) -> bool:

@@ -63,10 +63,10 @@ D = TypeVar("D", bound=Discovered)
 
 
 def walk_tops(config: Config) -> Tops:
-    """What discover walks: every source (its label, where it is) and the personas folder."""
+    """What discover walks: every source (its label, where it is), the personas folder and the
+    knowledge folder."""
     tops = [(label, str(config.source_dir(i))) for i, label in enumerate(config.sources)]
-    if config.personas:
-        tops.append((config.personas, str(config.root / config.personas)))
+    tops += [(folder, str(config.root / folder)) for folder in (config.personas, config.knowledge) if folder]
     return tuple(tops)
 
 

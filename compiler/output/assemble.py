@@ -1,4 +1,4 @@
-"""Assembly: every file of a format 2 dist/ (Artifacts); nothing is written to dist/ here.
+"""Assembly: every file of a format 3 dist/ (Artifacts); nothing is written to dist/ here.
 
 Memory stays bounded by one shard, not the tree: a shard's entries are made, encoded and dropped
 one shard at a time, and the encoded documents (shards, table nodes, metas) go to an unnamed
@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # types only: importing typing's TypedDicts costs a build sta
     from ..format.shapes import (
         FrontmatterDoc,
         IndexDoc,
+        NeedsDoc,
         PersonaEntry,
         PersonaMetaDoc,
         ResolutionDoc,
@@ -53,14 +54,29 @@ def artifacts(
     texts: dict[str, str],
     packings: dict[str, Packing],
     digest: str,
+    split: Any = None,
+    personas_hash: str | None = None,
+    knowledge: Any = None,
 ) -> Artifacts:
-    """Every file of a format 2 dist/ (see skillc/format/layout.py for the layout).
+    """Every file of a format 3 dist/ (see skillc/format/layout.py for the layout).
 
     digest: build_hash of the inputs, computed once by the caller (the cache keys on it too).
+    split: the template's split document (stages/split.py; None: it does not split);
+    personas_hash: the persona inputs' digest (`personas_digest`); knowledge: the knowledge folder
+    and its docs' titles (stages/knowledge.py).
     """
+    from ..stages.split import plan
+
     out = Objects()
     personas = {
-        pid: persona_entry(persona, texts[pid], packings[pid], template.suffix, out)
+        pid: persona_entry(
+            persona,
+            texts[pid],
+            packings[pid],
+            template.suffix,
+            out,
+            plan(split, pid, texts[pid], packings[pid], program.skills.__getitem__),
+        )
         for pid, persona in program.personas.items()
     }
     ids = tuple(program.personas)
@@ -68,7 +84,13 @@ def artifacts(
         name: shard(config, program, resolved, ids, name, commands, out)
         for name, commands in sorted(shard_commands(program.skills).items())
     }
-    out.files[fmt.INDEX] = encode(index_document(config, digest, personas, table(shards, out)))
+    rest = {
+        "split": None if split is None else out.put_document(encode(split)),
+        "requires": requires_object(requirements(program.skills.values()), out),
+        "personas_hash": personas_hash,
+        "knowledge": knowledge,
+    }
+    out.files[fmt.INDEX] = encode(index_document(config, digest, personas, table(shards, out), rest))
     out.files[fmt.OUTPUT_MARKER] = fmt.OUTPUT_MARKER_TEXT
     return Artifacts(
         out.files.sorted(),
@@ -90,8 +112,11 @@ def shard_commands(commands: Iterable[str]) -> dict[str, list[str]]:
     return by_shard
 
 
-def persona_entry(persona: Persona, text: str, packing: Packing, suffix: str, out: Objects) -> PersonaEntry:
-    """One persona's line of the index: its catalog and meta stored in `out`, the readable copy too."""
+def persona_entry(
+    persona: Persona, text: str, packing: Packing, suffix: str, out: Objects, plan: Any = None
+) -> PersonaEntry:
+    """One persona's line of the index: its catalog, meta and plan (stages/split.py `plan`; None:
+    none) stored in `out`, the readable copy too."""
     prompt = text.encode("utf-8")
     copy = fmt.prompt_path(persona.id, suffix)
     out.files[copy] = prompt
@@ -100,7 +125,59 @@ def persona_entry(persona: Persona, text: str, packing: Packing, suffix: str, ou
         "chars": len(text),
         "meta": out.put_document(encode(_persona_meta(persona, packing))),
         "copy": copy,
+        "plan": None if plan is None else out.put_document(encode(plan)),
     }
+
+
+def needs(skill: Skill) -> NeedsDoc | None:
+    """A skill's run-time requirements (sven's `requires_bins`, `requires_env`), if it has any."""
+    bins, env = skill.flag("requires_bins") or [], skill.flag("requires_env") or []
+    return {"bins": list(bins), "env": list(env)} if bins or env else None
+
+
+def requirements(skills: Iterable[Skill]) -> dict[str, NeedsDoc]:
+    """Every skill's requirements, by command, for the skills that have any."""
+    return {s.command: found for s in skills if (found := needs(s)) is not None}
+
+
+def requirements_after(
+    last: Mapping[str, NeedsDoc], changed: Mapping[str, Skill | None]
+) -> dict[str, NeedsDoc]:
+    """The last build's requirements with the skills an edit or delta build changed (None: gone)."""
+    found = dict(last)
+    for command, skill in changed.items():
+        now = None if skill is None else needs(skill)
+        if now is None:
+            found.pop(command, None)
+        else:
+            found[command] = now
+    return found
+
+
+def requires_object(found: Mapping[str, NeedsDoc], out: Objects) -> str | None:
+    """The requirements document, stored in `out`; None when no skill has requirements."""
+    if not found:
+        return None
+    return out.put_document(encode({"format": fmt.VERSION, "requires": dict(sorted(found.items()))}))
+
+
+def personas_digest(config: Config, inputs: Iterable[Any]) -> str | None:
+    """The persona inputs' digest: every input file below the personas folder, by its path below
+    it and its bytes' digest. A stack holds its tiers to the same persona inputs."""
+    if config.personas is None:
+        return None
+    below = config.personas + "/"
+    lines = sorted(f"{f.rel[len(below) :]}\0{f.digest}\n" for f in inputs if f.rel.startswith(below))
+    return sha256("".join(lines).encode("utf-8", "surrogatepass"))
+
+
+def index_objects(index: IndexDoc) -> set[str]:
+    """The objects the index names itself (not through the shard table): each persona's catalog,
+    meta and plan, the split and the requirements."""
+    found = {e[k] for e in index["personas"].values() for k in ("prompt", "meta")}
+    found.update(e["plan"] for e in index["personas"].values() if e["plan"] is not None)
+    found.update(d for d in (index["split"], index["requires"]) if d is not None)
+    return found
 
 
 def shard(
@@ -162,7 +239,12 @@ def table_nodes(shards: dict[str, str]) -> set[str]:
     return nodes
 
 
-def index_document(config: Config, digest: str, personas: dict[str, PersonaEntry], root: str) -> IndexDoc:
+def index_document(
+    config: Config, digest: str, personas: dict[str, PersonaEntry], root: str, rest: Mapping[str, Any]
+) -> IndexDoc:
+    """rest: the split, requires, personas_hash and knowledge values (an edit or delta build keeps
+    the last build's but requires: a change to the template, a persona or a knowledge doc is a
+    full build)."""
     return {
         "format": fmt.VERSION,
         "generator": GENERATOR,
@@ -172,9 +254,14 @@ def index_document(config: Config, digest: str, personas: dict[str, PersonaEntry
             "personas": config.personas,
             "template": config.template_rel,
             "catalog_chars": config.catalog_chars,
+            "priority": list(config.budget_priority),
         },
         "personas": personas,
         "shards": root,
+        "split": rest["split"],
+        "requires": rest["requires"],
+        "personas_hash": rest["personas_hash"],
+        "knowledge": rest["knowledge"],
     }
 
 

@@ -46,6 +46,7 @@ def _overlaps(config: Config) -> tuple[Diagnostic, ...]:
     out = (config.root / config.output).resolve()
     dirs = [*((s, config.source_dir(i)) for i, s in enumerate(config.sources))]
     dirs += [(config.personas, config.root / config.personas)] if config.personas else []
+    dirs += [(config.knowledge, config.root / config.knowledge)] if config.knowledge else []
     problems = [
         dg.error(
             config.config_rel,
@@ -118,8 +119,11 @@ def _outside_root(config: Config) -> tuple[Diagnostic, ...]:
         ("sources", ("sources", i), s) for i, s in enumerate(config.sources) if not s.startswith(("/", "~"))
     ]
     named += [("personas", ("personas",), config.personas)] if config.personas else []
-    # written to: through a symlink it would land elsewhere
-    named.append(("output", ("output",), config.output))
+    named += [("knowledge", ("knowledge",), config.knowledge)] if config.knowledge else []
+    # written to: through a symlink it would land elsewhere (an absolute one is the command line's,
+    # `skillc build SOURCE -o OUTPUT`: meant where it is, as an absolute source is)
+    if not config.output.startswith("/"):
+        named.append(("output", ("output",), config.output))
     return tuple(
         dg.error(
             config.config_rel,

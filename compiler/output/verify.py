@@ -1,4 +1,4 @@
-"""What a build would write, held to format 2's JSON Schemas (`skillc validate`; the tests too).
+"""What a build would write, held to format 3's JSON Schemas (`skillc validate`; the tests too).
 
 A failure here is a skillc bug, never bad input: the compiler writes only what the schemas allow.
 """
@@ -19,7 +19,7 @@ from ..format.shardtree import table_nodes
 if TYPE_CHECKING:
     from ..format.shapes import ShardTableDoc
 
-DIST_SCHEMAS = ("index", "persona-meta", "shard", "shard-table")  # every JSON document of format 2
+DIST_SCHEMAS = ("index", "persona-meta", "shard", "shard-table", "split", "plan", "requires")  # format 3
 
 
 @functools.cache
@@ -35,7 +35,7 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
 
 
 def dist_errors(data: Any, name: str = "index") -> list[str]:
-    """Problems of one JSON document of a format 2 dist/ against skillc/schemas/<name>.schema.json."""
+    """Problems of one JSON document of a format 3 dist/ against skillc/schemas/<name>.schema.json."""
     return [
         f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}"
         for e in _validator(name).iter_errors(data)
@@ -43,8 +43,8 @@ def dist_errors(data: Any, name: str = "index") -> list[str]:
 
 
 def artifact_errors(files: Mapping[str, bytes]) -> list[str]:
-    """Every JSON document a build would write (index, persona metas, shard table, shards), each
-    held to its schema."""
+    """Every JSON document a build would write (index, persona metas and plans, the split and the
+    requirements, shard table, shards), each held to its schema."""
 
     def node(digest: str, prefix: str) -> ShardTableDoc:
         return cast("ShardTableDoc", json.loads(files[object_path(digest)]))
@@ -55,6 +55,16 @@ def artifact_errors(files: Mapping[str, bytes]) -> list[str]:
         named += [
             (f"meta of {pid}", "persona-meta", json.loads(files[object_path(p["meta"])]))
             for pid, p in index["personas"].items()
+        ]
+        named += [
+            (f"plan of {pid}", "plan", json.loads(files[object_path(p["plan"])]))
+            for pid, p in index["personas"].items()
+            if p["plan"] is not None
+        ]
+        named += [
+            (key, key, json.loads(files[object_path(index[key])]))
+            for key in ("split", "requires")
+            if index[key] is not None
         ]
         for table in table_nodes(index["shards"], node, INDEX):
             named.append((f"shard table node {table.get('prefix')!r}", "shard-table", table))

@@ -49,8 +49,9 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 # An output written before the marker existed: only these names, and an index skillc wrote.
 _LEGACY_NAMES = frozenset({INDEX, PERSONAS, OBJECTS})
-# Index heads of builds that may lack the marker (format 1 predates it; format 2 keeps the same head).
-_LEGACY_HEADS = (b'{\n  "format": 1,\n  "generator": "skillc ', b'{\n  "format": 2,\n  "generator": "skillc ')
+# Index heads of builds that may lack the marker (format 1 predates it; formats 2 and 3 keep the
+# same head).
+_LEGACY_HEADS = tuple(b'{\n  "format": %d,\n  "generator": "skillc ' % n for n in (1, 2, 3))
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC
 
 

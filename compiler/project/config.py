@@ -84,10 +84,48 @@ def load(path: Path, options: Options = DEFAULTS) -> tuple[Config | None, tuple[
     return config, diags
 
 
+def for_folders(source: Path, output: Path, options: Options = DEFAULTS) -> Config:
+    """The config of `skillc build SOURCE -o OUTPUT`: no config file, every setting its default,
+    one source. The project root is the source's parent and the source's name its label, so its
+    skills' paths read `<name>/<command>/SKILL.md` wherever the folder is (a stack's tier names
+    that parent as its root, docs/format.md §16). The build hash reads the label alone."""
+    _check_ignore(options.ignore)
+    here = source.resolve()
+    if not here.is_dir():
+        raise UsageError(f"{source}: not a folder of skills")
+    if not here.name or here.parent == here:
+        raise UsageError(f"{source}: a folder of skills needs a name and a parent")
+    label = here.name
+    template = BUILTIN_TEMPLATES / "catalog.xml.j2"
+    settings = policy.from_config({}, options.ignore)
+    config = Config(
+        root=here.parent,
+        config_rel=label,
+        sources=(label,),
+        personas=None,
+        output=str(output.resolve()),
+        template=template,
+        template_rel=DEFAULT_TEMPLATE,
+        strict=bool(options.strict),
+        catalog_chars=DEFAULT_BUDGET,
+        persona_budgets=(),
+        max_resource_bytes=1024 * 1024,
+        config_bytes=f"sources: [{label}]\n".encode("utf-8", "surrogateescape"),
+        source_dirs=(here,),
+        skip_invalid=bool(options.skip_invalid),
+        verbose=options.verbose,
+        severities=settings.codes,
+        path_severities=settings.paths,
+    )
+    outer, _unreadable = _ignore_outer(config)
+    return replace(config, ignore_outer=outer)
+
+
 def _ignore_outer(config: Config) -> tuple[tuple[ignorefiles.OuterFile, ...], tuple[Diagnostic, ...]]:
     """The ignore files above the sources and personas: read here, so the cache's head key has them."""
     roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
     roots += (config.root / config.personas,) if config.personas else ()
+    roots += (config.root / config.knowledge,) if config.knowledge else ()
     outer, problems = ignorefiles.outer_files(config.root, roots)
     return outer, tuple(dg.warning(where, Code.UNREADABLE, why) for where, why in problems)
 
@@ -186,7 +224,11 @@ def _build(
     # One spelling per path: "src/", "./src" and "src" must give the same index bytes.
     data = {
         **data,
-        **{k: posixpath.normpath(data[k]) for k in ("personas", "output", "template") if data.get(k)},
+        **{
+            k: posixpath.normpath(data[k])
+            for k in ("personas", "knowledge", "output", "template")
+            if data.get(k)
+        },
     }
     labels = [_label(s) for s in data["sources"]]
     kept_at = _kept_positions(doc, labels, written)
@@ -238,6 +280,7 @@ def _build(
         budget_priority=tuple(budgets.get("priority", ())),
         anchors=_anchors(doc, kept_at),
         targets=_targets(data.get("targets")),
+        knowledge=data.get("knowledge"),
         frontmatter=_frontmatter(data.get("frontmatter") or {}),
         # every source with the defaults: none kept (a config as it was before the rules existed)
         source_rules=tuple(kept_rules) if any(r != DEFAULT_SOURCE_RULES for r in kept_rules) else (),
@@ -366,7 +409,7 @@ def _paths(data: dict[str, Any], written: list[tuple[str, ...]]) -> list[tuple[t
     found: list[tuple[tuple[str | int, ...], str]] = [
         (("sources", i, *written[i]), s) for i, s in enumerate(data["sources"])
     ]
-    found += [((k,), data[k]) for k in ("personas", "output", "template") if data.get(k)]
+    found += [((k,), data[k]) for k in ("personas", "knowledge", "output", "template") if data.get(k)]
     return found
 
 
@@ -430,6 +473,7 @@ def side_files(config: Config, template_source: bytes) -> list[str]:
             break
     roots = tuple(config.source_dir(i) for i in range(len(config.sources)))
     roots += (root / config.personas,) if config.personas else ()
+    roots += (root / config.knowledge,) if config.knowledge else ()
     for folder in ignorefiles.outer_folders(root, roots):
         paths += [folder / name for name in ignorefiles.IGNORE_FILES]
     return list(dict.fromkeys(str(p) for p in paths))

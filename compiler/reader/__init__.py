@@ -1,4 +1,4 @@
-"""The skillc reader: serve a compiled dist/ (format 2) to an application. Standard library only.
+"""The skillc reader: serve a compiled dist/ (format 3) to an application. Standard library only.
 
     from skillc import reader
     dist = reader.open("dist")
@@ -13,22 +13,37 @@ from __future__ import annotations
 
 from ..format.errors import (
     ArgumentType,
+    CannotSplit,
+    CannotStack,
     DistRebuilt,
     FormatError,
     IntegrityError,
+    NotInvocable,
     ReaderError,
     UnknownPersona,
     UnknownResource,
     UnknownSkill,
 )
-from .dist import Dist, PersonaMeta, Resolution, ResourceMeta, SkillInfo, SkillMeta, open
+from .available import EVERYWHERE
+from .dist import Dist, open
 from .record import FrozenRecordError
+from .records import (
+    PersonaContext,
+    PersonaMeta,
+    Resolution,
+    ResourceMeta,
+    Shadowed,
+    SkillInfo,
+    SkillMeta,
+    Tier,
+    Unavailable,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .prompts import LoadedSkill, SubSkill, render_skill, substitute
+    from .prompts import KnowledgeDoc, LoadedSkill, SubSkill, render_skill, substitute
 
-_PROMPTS = frozenset({"LoadedSkill", "SubSkill", "render_skill", "substitute"})
+_PROMPTS = frozenset({"KnowledgeDoc", "LoadedSkill", "SubSkill", "render_skill", "substitute"})
 
 
 def __getattr__(name: str) -> object:
@@ -41,20 +56,29 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "EVERYWHERE",
     "ArgumentType",
+    "CannotSplit",
+    "CannotStack",
     "Dist",
     "DistRebuilt",
     "FormatError",
     "FrozenRecordError",
     "IntegrityError",
+    "KnowledgeDoc",
     "LoadedSkill",
+    "NotInvocable",
+    "PersonaContext",
     "PersonaMeta",
     "ReaderError",
     "Resolution",
     "ResourceMeta",
+    "Shadowed",
     "SkillInfo",
     "SkillMeta",
     "SubSkill",
+    "Tier",
+    "Unavailable",
     "UnknownPersona",
     "UnknownResource",
     "UnknownSkill",

@@ -1,10 +1,11 @@
-"""Dist: one opened build, and every call an application makes on it (the records it returns too).
+"""Dist: the handle an application holds on a build, and every call it makes on it.
 
 Standard library only. It never imports yaml, jinja2 or jsonschema and never looks at skill
 sources: everything it returns was decided at build time and is read from `_index.json` and
-hash-checked, validated object files. `open()` reads the small top-level index once; every
-later read is a content-addressed object, so an open Dist keeps serving the build it opened
-after a rebuild (until `skillc build --prune` removes that build's objects: then DistRebuilt).
+hash-checked, validated object files (view.py reads them). A handle answers from the newest build
+in its folder: each call looks at `_index.json` once (its device, inode, size and times), and when
+another index is there, reads it and answers from that build from then on; one call never mixes
+two builds (docs/format.md §6.4).
 
     from skillc import reader
     dist = reader.open("dist")
@@ -16,333 +17,240 @@ from __future__ import annotations
 
 import os
 
-from ..format.documents import (
-    check_index,
-    check_persona_meta,
-    check_shard,
-    check_shard_skill,
-    check_shard_table,
-    integrity,
-)
-from ..format.errors import (
-    ArgumentType,
-    DistRebuilt,
-    FormatError,
-    IntegrityError,
-    ReaderError,
-    UnknownPersona,
-    UnknownResource,
-    UnknownSkill,
-)
-from ..format.files import read_regular
-from ..format.jsonio import parse_json
-from ..format.layout import INDEX, MAX_FILES, MAX_INDEX_BYTES, MAX_OBJECT_BYTES, object_path
-from .record import dataclass
+from ..format.errors import ArgumentType, FormatError
+from ..format.layout import INDEX
+from .records import Tier
+from .view import View, identity_of, index_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
-    from typing import Any
 
-    from ..format.shapes import (
-        IndexDoc,
-        PersonaEntry,
-        PersonaMetaDoc,
-        ResolutionDoc,
-        ResourceDoc,
-        ShardTableDoc,
-        SkillDoc,
+    from ..format.shapes import IndexDoc
+    from .available import _Everywhere
+    from .prompts import LoadedSkill
+    from .records import (
+        PersonaContext,
+        PersonaMeta,
+        Resolution,
+        Shadowed,
+        SkillInfo,
+        SkillMeta,
+        Unavailable,
     )
-    from .prompts import LoadedSkill, SubSkill
+    from .stack import Stack
+    from .view import Identity
+
+    Env = Mapping[str, str] | _Everywhere | None
 
 
-@dataclass(frozen=True)
-class SkillInfo:
-    command: str
-    name: str
-    description: str
-    access: str
-    model: bool
-    user: bool
-    in_catalog: bool
-    argument_hint: str | None
-    context: str
-    label: str = ""  # what the skill is shown as: its frontmatter `name` as written, else `name`
+def open(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str] | Tier], *, root: str | None = None
+) -> Dist:
+    """Open a dist/ directory, or a stack of them: reads and validates each top-level index
+    (FormatError if unusable).
+
+    A list is a stack of builds (tiers), lowest precedence first (bundled, user, project): the
+    handle answers as one build compiled from their sources in that order would (docs/format.md
+    §16), or the open is refused (CannotStack). An item is a path, or a Tier (optional: it may be
+    missing on this machine; root: the folder its build's paths are relative to here). `root`
+    gives a single build's root.
+    """
+    if isinstance(path, (str, os.PathLike)):
+        return Dist([_Tier(_absolute(path), optional=False, root=_root(root))])
+    if root is not None:
+        raise ArgumentType("root: give each Tier of a stack its own root")
+    if not isinstance(path, (list, tuple)) or not path:
+        raise ArgumentType(f"path must be a str, an os.PathLike or a non-empty list of them, not {path!r}")
+    tiers = []
+    for item in path:
+        try:
+            tier = item if isinstance(item, Tier) else Tier(**item) if isinstance(item, dict) else Tier(item)
+        except TypeError as exc:  # a dict with other keys than Tier's
+            raise ArgumentType(f"a tier: {exc}") from None
+        if not isinstance(tier.optional, bool):
+            raise ArgumentType(f"Tier.optional must be a bool, not {type(tier.optional).__name__}")
+        tiers.append(_Tier(_absolute(tier.path), optional=tier.optional, root=_root(tier.root)))
+    return Dist(tiers)
 
 
-@dataclass(frozen=True)
-class ResourceMeta:
-    path: str
-    sha256: str
-    size: int
-    executable: bool
+def pinned(path: str | os.PathLike[str]) -> Dist:
+    """A handle on the build its folder holds now that never looks for a newer one: it serves that
+    build whole (a rebuild never rewrites an object) until `--prune` removes its objects, then
+    DistRebuilt. Not the readers' API (a handle follows its folder, docs/format.md §6.4):
+    `skillc serve` keeps a connection and a cursor on one build and looks for rebuilds itself
+    (serve/builds.py)."""
+    return Dist([_Tier(_absolute(path), optional=False, fixed=True)])
 
 
-@dataclass(frozen=True)
-class SkillMeta:
-    command: str
-    name: str
-    description: str
-    source: str
-    path: str
-    frontmatter: dict[str, Any]
-    body_sha256: str
-    resources: tuple[ResourceMeta, ...]
-    parent: str | None
-    children: tuple[str, ...]
-    label: str = ""  # what the skill is shown as: its frontmatter `name` as written, else `name`
+def _root(root: object) -> str | None:
+    if root is not None and not isinstance(root, str):
+        raise ArgumentType(f"root must be a str or None, not {type(root).__name__}")
+    return root
 
 
-@dataclass(frozen=True)
-class PersonaMeta:
-    id: str
-    name: str
-    faction: str | None
-    fallback: str | None
-    chain: tuple[str, ...]
-    unrestricted: bool
-    allowlist: tuple[str, ...] | None
-    budget: int
-    catalog_chars: int
-    included: tuple[str, ...]
-    left_out: tuple[str, ...]
-    shortened: tuple[str, ...] = ()  # descriptions the budget shortened (strategy shorten / names-only)
+def _absolute(path: object) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentType(f"path must be a str or os.PathLike, not {type(path).__name__}")
+    try:
+        return os.path.abspath(os.fspath(path))  # resolved once: a later chdir() changes nothing
+    except OSError as exc:  # a relative path, and the current directory was removed
+        raise FormatError(f"{os.fspath(path)!r}: cannot resolve: {exc.strerror or exc}") from None
 
 
-@dataclass(frozen=True)
-class Resolution:
-    access: str
-    via: str | None
-    overlay: str | None
-    model: bool
-    user: bool
-    in_catalog: bool
-    body_sha256: str
+class _Tier:
+    """One build folder of a handle: the view of the build its index names now (None: an optional
+    tier that does not exist here), and what that index was (its identity and bytes)."""
 
+    def __init__(self, path: str, *, optional: bool, root: str | None = None, fixed: bool = False) -> None:
+        self.path, self.optional, self.root = path, optional, root
+        self.fixed = fixed  # never looks again (`pinned`)
+        self.view: View | None = None
+        self.identity: Identity | None = None
+        self._data: bytes | None = None
+        self._take(index_at(path, missing_ok=optional))
 
-def _text_arg(value: object, what: str, *, optional: bool = False) -> None:
-    """Every public call checks its string arguments here: a wrong type is ArgumentType (a
-    TypeError and a ReaderError), never an AttributeError from deep inside a lookup."""
-    if not isinstance(value, str) and not (optional and value is None):
-        raise ArgumentType(
-            f"{what} must be a str{' or None' if optional else ''}, not {type(value).__name__}"
-        )
+    def _take(self, found: tuple[IndexDoc, bytes, Identity] | None) -> bool:
+        """Serve the index found (None: none); whether the view changed."""
+        if found is None:
+            changed = self.view is not None
+            self.view, self.identity, self._data = None, None, None
+            return changed
+        doc, data, self.identity = found
+        if data == self._data:  # the same bytes (a rebuild that changed nothing): the same view
+            return False
+        self.view, self._data = View(self.path, doc, self.root), data
+        return True
 
+    def check(self, force: bool = False) -> bool:
+        """Look at the index once; move to a newer build if one is there. Whether the view changed.
 
-def open(path: str | os.PathLike[str]) -> Dist:
-    """Open a dist/ directory: reads and validates its top-level index (FormatError if unusable)."""
-    return Dist(path)
+        Unless `force`, an index whose identity is the one last read is taken as unchanged
+        without reading it. An index that cannot be read or checked now leaves the view as it is
+        (that is no newer build), and so does a missing one for a tier that is not optional."""
+        if self.fixed:
+            return False
+        if not force:
+            try:
+                now = identity_of(os.stat(os.path.join(self.path, INDEX)))
+            except FileNotFoundError:
+                return self._take(None) if self.optional else False
+            except (OSError, ValueError):
+                return False
+            if now == self.identity:
+                return False
+        try:
+            found = index_at(self.path, missing_ok=True)
+        except FormatError:
+            if not force:
+                self.identity = now  # read once: it is read again when it changes again
+            return False
+        if found is None and not self.optional:
+            return False
+        return self._take(found)
 
 
 class Dist:
-    def __init__(self, path: str | os.PathLike[str]):
-        if not isinstance(path, (str, os.PathLike)):
-            raise ArgumentType(f"path must be a str or os.PathLike, not {type(path).__name__}")
-        try:
-            self.path = os.path.abspath(os.fspath(path))
-        except OSError as exc:  # a relative path, and the current directory was removed
-            raise FormatError(
-                f"{os.fspath(path)!r}: cannot resolve: {exc.strerror or exc}"
-            ) from None  # resolved once: a later chdir() changes nothing
-        self.index: IndexDoc = read_index(self.path)
-        self._shards: dict[str, dict[str, SkillDoc]] = {}
-        self._checked: set[str] = set()  # commands whose shard entry has been checked
-        self._nodes: dict[str, ShardTableDoc] = {}  # shard-table nodes read so far, by object
-        self._metas: dict[str, PersonaMetaDoc] = {}
-        self._catalogs: dict[str, str] = {}  # persona -> its catalog, read and hash-checked once
+    """The handle: every call looks at each build folder once and answers from the builds there:
+    one build's view, or the stack of the tiers present."""
+
+    def __init__(self, tiers: list[_Tier]) -> None:
+        self._tiers = tiers
+        self._stack: Stack | None = None
+        self._engine()  # a stack that cannot be one is refused at open
+
+    def _now(self) -> View | Stack:
+        """What this call answers from, after one look at each index."""
+        for tier in self._tiers:
+            tier.check()
+        return self._engine()
+
+    def _engine(self) -> View | Stack:
+        present = [(i, t.view, t.root) for i, t in enumerate(self._tiers) if t.view is not None]
+        if not present:
+            raise FormatError(f"none of the builds is there: {', '.join(t.path for t in self._tiers)}")
+        if len(present) == 1:
+            return present[0][1]
+        views = [view for _i, view, _root in present]
+        if self._stack is None or [v for _i, v, _r in self._stack.tiers] != views:
+            from .stack import Stack  # only a stack: one build's calls do without
+
+            self._stack = None  # a stack refused leaves none behind
+            self._stack = Stack(present)
+        return self._stack
+
+    def refresh(self) -> bool:
+        """Read each index now, whatever its identity says; whether a newer build is served."""
+        moved = [tier.check(force=True) for tier in self._tiers]
+        return any(moved)
+
+    @property
+    def path(self) -> str:
+        """The absolute path of the build folder (of a stack: its first tier's)."""
+        return self._tiers[0].path
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The absolute path of each build folder, in the order open() was given them."""
+        return tuple(t.path for t in self._tiers)
+
+    def shadowed(self) -> list[Shadowed]:
+        """The skills a later tier hides, each with its tier and the tier that hides it (places in
+        the list open() was given), in command order; none for one build."""
+        now = self._now()
+        return [] if isinstance(now, View) else now.shadowed()
+
+    @property
+    def index(self) -> IndexDoc:
+        """The index of the build served now."""
+        return self._now().index
 
     @property
     def build_hash(self) -> str:
-        return str(self.index["build_hash"])
+        return self._now().build_hash
 
     def personas(self) -> list[str]:
-        return sorted(self.index["personas"])
+        return self._now().personas()
 
-    # -- objects -------------------------------------------------------------
+    def catalog(
+        self,
+        persona: str,
+        env: Env = None,
+        which: Callable[[str], str | None] | None = None,
+        *,
+        root: str | None = None,
+    ) -> str:
+        """The persona's tier-1 catalog, as the build rendered it but for the entries of the
+        skills whose requirements `env` lacks (default: the process environment; EVERYWHERE:
+        none left out). The budget's choice is kept: nothing the budget left out comes back.
+        `root`: the folder the build's paths are relative to here, for this call (one build; a
+        stack's tiers have theirs): its locations are then absolute."""
+        now = self._now()
+        if root is None:
+            return now.catalog(persona, env, which)
+        if not isinstance(now, View):
+            raise ArgumentType("root: a stack's tiers each have their root (reader.Tier(path, root=...))")
+        return now.catalog(persona, env, which, root)
 
-    def _object(self, digest: str, limit: int = MAX_OBJECT_BYTES) -> bytes:
-        where = os.path.join(self.path, *object_path(digest).split("/"))
-        try:
-            data = read_regular(where, limit)
-        except FileNotFoundError:
-            self._raise_if_rebuilt(where)
-            raise IntegrityError(f"{where}: missing (dist/ is incomplete; rebuild it)") from None
-        except OSError as exc:
-            raise IntegrityError(f"{where}: cannot read object: {exc.strerror or exc}") from None
-        return integrity(data, digest, where)
+    def skills(
+        self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None
+    ) -> list[SkillInfo]:
+        """Every skill the persona sees, in command order, but those `env` lacks requirements for."""
+        return self._now().skills(persona, env, which)
 
-    def _raise_if_rebuilt(self, where: str) -> None:
-        try:
-            now = read_index(self.path)["build_hash"]
-        except FormatError:
-            return
-        if now != self.build_hash:
-            raise DistRebuilt(
-                f"{where}: {self.path} was rebuilt since it was opened (build {self.build_hash[:12]} -> "
-                f"{now[:12]}) and the opened build's objects were pruned; reopen it with reader.open()"
-            )
+    def commands(
+        self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None
+    ) -> list[str]:
+        """Slash commands the user may type for this persona (of the skills `env` may run)."""
+        return self._now().commands(persona, env, which)
 
-    def _text(self, digest: str) -> str:
-        data = self._object(digest)
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise FormatError(f"object {digest}: not UTF-8 text: {exc}") from None
-
-    def _json(self, digest: str) -> Any:
-        return parse_json(self._object(digest, MAX_INDEX_BYTES), f"object {digest}")
-
-    def _meta(self, persona: str) -> PersonaMetaDoc:
-        _text_arg(persona, "persona")
-        meta = self._metas.get(persona)
-        if meta is None:
-            digest = self._entry(persona)["meta"]
-            meta = self._json(digest)
-            check_persona_meta(meta, persona, f"object {digest}")
-            self._metas[persona] = meta
-        return meta
-
-    def _entry(self, persona: str) -> PersonaEntry:
-        _text_arg(persona, "persona")
-        entry = self.index["personas"].get(persona)
-        if entry is None:
-            raise UnknownPersona(persona, self.personas())
-        return entry
-
-    def _node(self, digest: str, prefix: str) -> ShardTableDoc:
-        """One node of the shard table (a tree: at most 256 names a node, so a load() at any size
-        reads a few kilobytes of it), checked; open() and catalog() never read it."""
-        node = self._nodes.get(digest)
-        if node is None:
-            node = self._json(digest)
-            check_shard_table(node, prefix, f"object {digest}")
-            self._nodes[digest] = node
-        return node
-
-    def _shard_of(self, command: str) -> tuple[str, str | None]:
-        """(shard name, shard object) of a command, walking the table from its root."""
-        from ..format.shardtree import locate_shard  # load() and skills() only
-
-        return locate_shard(command, self.index["shards"], self._node, self.path)
-
-    def _shard_names(self) -> dict[str, str]:
-        """Every shard name and object in the table, walking the whole tree."""
-        from ..format.shardtree import all_shards
-
-        return all_shards(self.index["shards"], self._node, self.path)
-
-    def _shard(self, name: str, digest: str | None) -> dict[str, SkillDoc]:
-        """A shard's skills, its envelope checked; each entry is checked when first served (_skill)."""
-        shard = self._shards.get(name)
-        if shard is None:
-            if digest is None:
-                shard = {}
-            else:
-                doc = self._json(digest)
-                check_shard(doc, name, f"object {digest}")
-                shard = doc["skills"]
-            self._shards[name] = shard
-        return shard
-
-    def _skill(self, command: str) -> SkillDoc | None:
-        _text_arg(command, "command")
-        name, digest = self._shard_of(command)
-        entry = self._shard(name, digest).get(command)
-        if entry is not None and command not in self._checked:
-            check_shard_skill(entry, command, self.index["personas"], f"object {digest}")
-            self._checked.add(command)
-        return entry
-
-    def _all_skills(self) -> dict[str, SkillDoc]:
-        out: dict[str, SkillDoc] = {}
-        for name, digest in sorted(self._shard_names().items()):
-            for command in self._shard(name, digest):
-                entry = self._skill(command)
-                if entry is not None:
-                    out[command] = entry
-        return dict(sorted(out.items()))
-
-    @staticmethod
-    def _visible(skill: SkillDoc | None, persona: str) -> ResolutionDoc | None:
-        if skill is None:
-            return None
-        exceptions = skill["exceptions"]
-        return exceptions[persona] if persona in exceptions else skill["default"]
-
-    def _resolved(self, persona: str, command: str) -> tuple[SkillDoc, ResolutionDoc]:
-        """(skill entry, resolution) of a pair the persona sees; UnknownPersona/UnknownSkill otherwise."""
-        self._entry(persona)
-        skill = self._skill(command)
-        r = self._visible(skill, persona)
-        if skill is None or r is None:
-            raise self._unknown(persona, command)
-        return skill, r
-
-    def _unknown(self, persona: str, command: str) -> UnknownSkill:
-        """The UnknownSkill of a command the persona does not see (persona "*": of one that does
-        not exist), with close commands found in a few reads (docs/format.md §12.1); the full
-        list is read only if a program asks the error for it."""
-        from ..format.nearby import MAX_SUGGESTIONS, normal, parent, ranked, words  # the unknown path
-
-        candidates = {normal(command)}
-        if persona != "*":
-            candidates |= words(self.catalog(persona))
-        above = parent(normal(command))
-        entry = None if above is None else self._skill(above)
-        candidates.update(entry["children"] if entry is not None else ())
-        suggestions: list[str] = []
-        for near in ranked(command, candidates):
-            entry = self._skill(near)
-            if entry is not None and (persona == "*" or self._visible(entry, persona) is not None):
-                suggestions.append(near)
-                if len(suggestions) == MAX_SUGGESTIONS:
-                    break
-        return UnknownSkill(persona, command, lambda: self._visible_commands(persona), suggestions)
-
-    def _visible_commands(self, persona: str) -> list[str]:
-        """Every command the persona sees (persona "*": every command), in command order."""
-        skills = self._all_skills().items()
-        return [c for c, s in skills if persona == "*" or self._visible(s, persona) is not None]
-
-    # -- tier 1 --------------------------------------------------------------
-
-    def catalog(self, persona: str) -> str:
-        """The persona's precomputed tier-1 catalog fragment."""
-        _text_arg(persona, "persona")
-        text = self._catalogs.get(persona)
-        if text is None:  # an object never changes under its name: once checked, kept
-            text = self._catalogs[persona] = self._text(self._entry(persona)["prompt"])
-        return text
-
-    def skills(self, persona: str) -> list[SkillInfo]:
-        included = set(self._meta(persona)["included"])
-        out = []
-        for command, skill in self._all_skills().items():
-            r = self._visible(skill, persona)
-            if r is not None:
-                fm = skill["frontmatter"]
-                out.append(
-                    SkillInfo(
-                        command,
-                        skill["name"],
-                        skill["description"],
-                        r["access"],
-                        r["model"],
-                        r["user"],
-                        command in included,
-                        fm.get("argument-hint"),
-                        fm.get("context", "inline"),
-                        _label(skill),
-                    )
-                )
-        return out
-
-    def commands(self, persona: str) -> list[str]:
-        """Slash commands the user may type for this persona."""
-        return [s.command for s in self.skills(persona) if s.user]
-
-    # -- tier 2 --------------------------------------------------------------
+    def unavailable(
+        self, persona: str, env: Env = None, which: Callable[[str], str | None] | None = None
+    ) -> list[Unavailable]:
+        """The skills the persona sees that `env` lacks requirements for, and what it lacks: what
+        catalog(), skills() and commands() leave out for that environment."""
+        return self._now().unavailable(persona, env, which)
 
     def load(
         self,
@@ -351,70 +259,24 @@ class Dist:
         args: str | Sequence[str] | None = None,
         *,
         params: Mapping[str, str] | None = None,
+        by: str = "model",
+        base: str | None = None,
     ) -> LoadedSkill:
         """The skill as the persona sees it, `args` substituted; `params` gives values for
-        `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay)."""
-        from .prompts import LoadedSkill, _names, substitute  # load() only: catalog() does without
-
-        skill, r = self._resolved(persona, command)
-        fm = skill["frontmatter"]
-        stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
-        return LoadedSkill(
-            persona=persona,
-            command=command,
-            name=skill["name"],
-            description=skill["description"],
-            body=substitute(self._text(r["body"]), args, names=_names(fm.get("arguments")), params=params),
-            access=r["access"],
-            overlay=r["overlay"],
-            files=tuple(res["path"] for res in self._resources(skill, r))[:MAX_FILES],
-            sub_skills=() if stub else self._sub_skills(persona, skill),
-            context=fm.get("context", "inline"),
-            agent=fm.get("agent"),
-            model=fm.get("model"),
-            allowed_tools=tuple(fm.get("allowed-tools", ())),
-            knowledge=() if stub else tuple(fm.get("knowledge", ())),
-            label=_label(skill),
-        )
-
-    def _sub_skills(self, persona: str, skill: SkillDoc) -> tuple[SubSkill, ...]:
-        from .prompts import SubSkill
-
-        out = []
-        for child in skill["children"]:
-            c = self._skill(child)
-            r = self._visible(c, persona)
-            if c is not None and r is not None and r["model"]:
-                out.append(SubSkill(child, c["name"], c["description"], _label(c)))
-        return tuple(out)
-
-    # -- tier 3 --------------------------------------------------------------
-
-    @staticmethod
-    def _resources(skill: SkillDoc, r: ResolutionDoc) -> list[ResourceDoc]:
-        # A stub exposes nothing of the exclusive skill but the stub itself.
-        listed: list[ResourceDoc] = [] if r["access"] == "stub" else skill["resources"]
-        return listed
+        `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}` (else they stay).
+        `by` is who invokes it, "model" (a tool call) or "user" (a slash command): NotInvocable
+        when the build says that invoker may not. `base` is the skill's folder on this machine
+        (default: under its build's root, when open() was given one): the body then begins with
+        Claude Code's `Base directory for this skill:` line, and `${CLAUDE_SKILL_DIR}` is it."""
+        return self._now().load(persona, command, args, params=params, by=by, base=base)
 
     def resources(self, persona: str, command: str, kind: str | None = None) -> list[str]:
         """Resource paths of a skill; kind filters by top directory (scripts, references, assets)."""
-        _text_arg(kind, "kind", optional=True)
-        skill, r = self._resolved(persona, command)
-        paths = [res["path"] for res in self._resources(skill, r)]
-        return [p for p in paths if kind is None or p.startswith(kind.rstrip("/") + "/")]
+        return self._now().resources(persona, command, kind)
 
     def resource(self, persona: str, command: str, path: str) -> bytes:
         """The bytes of one resource; only paths listed in the index are served."""
-        _text_arg(path, "path")
-        skill, r = self._resolved(persona, command)
-        if r["access"] == "stub":
-            raise UnknownResource(
-                f"{path!r}: {command!r} is exclusive to another persona; only its stub is served"
-            )
-        for res in self._resources(skill, r):
-            if res["path"] == path:
-                return self._object(res["sha256"], res["size"])
-        raise UnknownResource(f"{path!r} is not a resource of {command!r}")
+        return self._now().resource(persona, command, path)
 
     def missing_requirements(
         self,
@@ -429,14 +291,7 @@ class Dist:
         a program when no directory of env's PATH holds it (`which` replaces that search). A
         stub persona gets [] (the stub needs nothing).
         """
-        skill, r = self._resolved(persona, command)
-        if r["access"] == "stub":
-            return []
-        fm = skill["frontmatter"]
-        env = os.environ if env is None else env
-        found = which or (lambda name: _which(name, env.get("PATH", "")))
-        missing = [f"bin:{b}" for b in fm.get("requires_bins", []) if found(b) is None]
-        return missing + [f"env:{e}" for e in fm.get("requires_env", []) if not env.get(e)]
+        return self._now().missing_requirements(persona, command, env, which)
 
     def materialize(
         self,
@@ -446,169 +301,34 @@ class Dist:
         args: str | Sequence[str] | None = None,
         *,
         params: Mapping[str, str] | None = None,
+        by: str = "model",
     ) -> Path:
         """Write the resolved skill folder into dest, as a workspace mounts a skill into a task folder.
 
         SKILL.md holds the resolved body (arguments and params substituted, `${CLAUDE_SKILL_DIR}`
         = dest); every resource follows with its executable bit. dest must be
-        missing or empty; nothing is ever written outside it. Returns dest.
+        missing or empty; nothing is ever written outside it. Returns dest. `by` as for load().
         """
-        skill, r = self._resolved(persona, command)
-        fm = skill["frontmatter"]
-        root = os.path.abspath(os.fspath(dest))
-        # A stub persona gets the stub's SKILL.md and nothing of the exclusive skill's files.
-        files = [(_safe_rel(res["path"]), res) for res in self._resources(skill, r)]
-        if any(rel == "SKILL.md" for rel, _ in files):
-            raise FormatError(f"corrupt index: a resource of {command!r} is named SKILL.md")
-        from .prompts import _names, substitute
-
-        names = _names(fm.get("arguments"))
-        body = substitute(self._text(r["body"]), args, names=names, skill_dir=root, params=params)
-        try:  # before anything is written: a lone surrogate (from args or dest) has no UTF-8 form
-            skill_md = (_skill_md_head(skill) + body).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ReaderError(f"{command!r}: the resolved SKILL.md cannot be written as UTF-8") from None
-        try:
-            if os.path.lexists(root) and (
-                not os.path.isdir(root) or os.path.islink(root) or os.listdir(root)
-            ):
-                raise ReaderError(f"{root}: destination exists and is not an empty directory")
-            os.makedirs(root, exist_ok=True)
-            _write_new(root, "SKILL.md", skill_md, False)
-            for rel, res in files:
-                _write_new(root, rel, self._object(res["sha256"], res["size"]), res["executable"])
-        except (OSError, ValueError) as exc:  # ValueError: a NUL in dest
-            raise ReaderError(f"{root}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
-        from pathlib import Path  # only here: a cold catalog() must not pay for pathlib
-
-        return Path(root)
-
-    # -- metadata for tools --------------------------------------------------
+        return self._now().materialize(persona, command, dest, args, params=params, by=by)
 
     def all_commands(self) -> list[str]:
-        return list(self._all_skills())
+        return self._now().all_commands()
 
     def skill_meta(self, command: str) -> SkillMeta:
-        s = self._skill(command)
-        if s is None:
-            raise self._unknown("*", command)
-        return SkillMeta(
-            command,
-            s["name"],
-            s["description"],
-            s["source"],
-            s["path"],
-            dict(s["frontmatter"]),
-            s["body"],
-            tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
-            s["parent"],
-            tuple(s["children"]),
-            _label(s),
-        )
+        return self._now().skill_meta(command)
 
     def read_object(self, digest: str) -> bytes:
         """The bytes of one object of this build, hash-checked: for tools (diff, audit) that hold a
         digest from `skill_meta`, `resolution` or `ResourceMeta`."""
-        _text_arg(digest, "digest")
-        if not (len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
-            raise FormatError(f"{digest!r} is not a sha256 digest")
-        return self._object(digest)
+        return self._now().read_object(digest)
 
     def persona_meta(self, persona: str) -> PersonaMeta:
-        m, entry = self._meta(persona), self._entry(persona)
-        return PersonaMeta(
-            persona,
-            m["name"],
-            m["faction"],
-            m["fallback"],
-            tuple(m["chain"]),
-            m["unrestricted"],
-            None if m["allowlist"] is None else tuple(m["allowlist"]),
-            m["budget"],
-            entry["chars"],
-            tuple(m["included"]),
-            tuple(m["left_out"]),
-            tuple(m.get("shortened", ())),
-        )
+        return self._now().persona_meta(persona)
 
     def resolution(self, persona: str, command: str) -> Resolution:
-        _, r = self._resolved(persona, command)
-        in_catalog = command in self._meta(persona)["included"]
-        return Resolution(r["access"], r["via"], r["overlay"], r["model"], r["user"], in_catalog, r["body"])
+        return self._now().resolution(persona, command)
 
-
-def read_index(root: str) -> IndexDoc:
-    where = os.path.join(root, INDEX)
-    try:
-        data = read_regular(where, MAX_INDEX_BYTES)
-    except FileNotFoundError:
-        raise FormatError(f"{root}: no {INDEX} (not a skillc dist directory)") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise FormatError(f"{where}: cannot read index: {getattr(exc, 'strerror', None) or exc}") from None
-    doc = parse_json(data, where)
-    check_index(doc, where)
-    return doc  # type: ignore[no-any-return]
-
-
-def _label(skill: SkillDoc) -> str:
-    """What a skill is shown as (docs/format.md §7): its frontmatter `name` as written when it is a
-    non-empty string (a display name such as `Sven Plan`), else the entry's `name`."""
-    written = skill["frontmatter"].get("name")
-    return written if isinstance(written, str) and written else skill["name"]
-
-
-def _which(name: str, path: str) -> str | None:
-    """The program `name` in a directory of `path` (":"-separated; empty and relative entries
-    skipped): a regular file, symlinks followed, that this process may execute. A name holding
-    "/" or NUL, or "." or "..", is never found. Unlike shutil.which, the PATH searched is the
-    one given, never the process's, and never the current directory."""
-    if not name or "/" in name or "\x00" in name or name in (".", ".."):
-        return None
-    import stat  # here: a cold catalog() does not need it
-
-    for folder in path.split(":"):
-        if not folder.startswith("/"):
-            continue
-        where = f"{folder.rstrip('/')}/{name}"
-        try:
-            regular = stat.S_ISREG(os.stat(where).st_mode)
-        except (OSError, ValueError):
-            continue
-        if regular and os.access(where, os.X_OK):
-            return where
-    return None
-
-
-def _safe_rel(rel: Any) -> str:
-    """A resource path from the index, refused unless it stays below the destination."""
-    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel:
-        raise FormatError(f"corrupt index: resource path {rel!r}")
-    parts = rel.split("/")
-    if any(p in ("", ".", "..") for p in parts) or (
-        len(rel) > 1 and rel[1] == ":" and rel[0].isascii() and rel[0].isalpha()
-    ):
-        raise FormatError(f"corrupt index: resource path {rel!r}")
-    return rel
-
-
-def _write_new(root: str, rel: str, data: str | bytes, executable: bool) -> None:
-    """Create one file below root; every parent is a real directory created here (no symlink to follow)."""
-    where = root
-    for part in rel.split("/")[:-1]:
-        where = os.path.join(where, part)
-        if not os.path.isdir(where) or os.path.islink(where):
-            os.mkdir(where)  # raises if something else is there
-    path = os.path.join(root, *rel.split("/"))
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, 0o777 if executable else 0o666)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-    if executable:  # the umask may have cleared x bits; restore the owner's at least
-        os.chmod(path, os.stat(path).st_mode | 0o100)
-
-
-def _skill_md_head(skill: SkillDoc) -> str:
-    """name and description, so the written folder is a skill a harness can load."""
-    import json  # materialize only: kept out of the cold start
-
-    return f"---\nname: {json.dumps(skill['name'], ensure_ascii=False)}\ndescription: {json.dumps(skill['description'], ensure_ascii=False)}\n---\n\n"
+    def persona_context(self, persona: str) -> PersonaContext:
+        """ARIA's persona_context: the persona, its fallback, `unrestricted_skills`, and the overlay
+        folders of the persona and of its fallback in the build's personas folder."""
+        return self._now().persona_context(persona)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from ..format.errors import ArgumentType
 from ..format.escape import escape_attr, escape_delimiter, escape_text
+from ..format.layout import MAX_FILES
 from .record import dataclass
+from .records import label_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
+
+    from ..format.shapes import ResolutionDoc, SkillDoc
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,15 @@ class SubSkill:
     name: str
     description: str
     label: str = ""  # what the skill is shown as (docs/format.md §7); the reader always sets it
+
+
+@dataclass(frozen=True)
+class KnowledgeDoc:
+    """A knowledge doc a skill names (sven's `knowledge:`): its path (in the build's knowledge
+    folder, when it has one) and its title, when the build found one."""
+
+    path: str
+    title: str | None
 
 
 @dataclass(frozen=True)
@@ -36,17 +49,79 @@ class LoadedSkill:
     model: str | None
     allowed_tools: tuple[str, ...]
     knowledge: tuple[str, ...]
+    # The skill's folder on this machine, when known (the body then begins with Claude Code's
+    # `Base directory for this skill:` line), and the knowledge docs with their titles.
+    base: str | None = None
+    knowledge_docs: tuple[KnowledgeDoc, ...] = ()
     label: str = ""  # what the skill is shown as (docs/format.md §7); the reader always sets it
 
-    def render(self) -> str:
-        """sven's <skill_content> tool result: body, bundled files, sub-skill hint."""
-        return render_skill(self)
+    def render(self, base: str | None = None) -> str:
+        """sven's <skill_content> tool result: body, bundled files, sub-skill hint; `base` as for
+        render_skill."""
+        return render_skill(self, base)
 
 
-def render_skill(s: LoadedSkill) -> str:
+def loaded(
+    persona: str,
+    command: str,
+    skill: SkillDoc,
+    r: ResolutionDoc,
+    body: str,
+    children: Callable[[], tuple[SubSkill, ...]],
+    args: str | Sequence[str] | None,
+    params: Mapping[str, str] | None,
+    base: str | None = None,
+    knowledge: Any = None,
+) -> LoadedSkill:
+    """What load() returns for a pair it may serve: `body` is the resolved body's text (read before
+    the children are, docs/format.md §12); `children` lists the sub-skills the persona's model sees;
+    `base` the skill's folder (`${CLAUDE_SKILL_DIR}`, and the body's first line); `knowledge` the
+    index's knowledge (its folder and the titles found there)."""
+    fm = skill["frontmatter"]
+    stub = r["access"] == "stub"  # the stub is all such a persona gets: no files, no knowledge docs
+    listed = [] if stub else skill["resources"]
+    text = substitute(body, args, names=_names(fm.get("arguments")), skill_dir=base, params=params)
+    entries = () if stub else tuple(fm.get("knowledge", ()))
+    return LoadedSkill(
+        persona=persona,
+        command=command,
+        name=skill["name"],
+        description=skill["description"],
+        body=text if base is None else f"Base directory for this skill: {base}\n\n{text}",
+        access=r["access"],
+        overlay=r["overlay"],
+        files=tuple(res["path"] for res in listed)[:MAX_FILES],
+        sub_skills=() if stub else children(),
+        context=fm.get("context", "inline"),
+        agent=fm.get("agent"),
+        model=fm.get("model"),
+        allowed_tools=tuple(fm.get("allowed-tools", ())),
+        knowledge=entries,
+        base=base,
+        knowledge_docs=tuple(_knowledge_doc(e, knowledge) for e in entries),
+        label=label_of(skill),
+    )
+
+
+def _knowledge_doc(entry: str, knowledge: Any) -> KnowledgeDoc:
+    """A `knowledge:` entry as a doc: in the build's knowledge folder, with the title found there."""
+    if knowledge is None:
+        return KnowledgeDoc(entry, None)
+    return KnowledgeDoc(f"{knowledge['folder']}/{entry}", knowledge["titles"].get(entry))
+
+
+def render_skill(s: LoadedSkill, base: str | None = None) -> str:
+    """The <skill_content> block of a loaded skill (docs/format.md §10). `base`: the skill's folder,
+    for a skill loaded without one (load(base=...) also sets `${CLAUDE_SKILL_DIR}`): the block's
+    first line is then Claude Code's base directory line."""
+    body = s.body
+    if base is not None and s.base is None:
+        if not isinstance(base, str):
+            raise ArgumentType(f"base must be a str or None, not {type(base).__name__}")
+        body = f"Base directory for this skill: {base}\n\n{body}"
     parts = [
         f'<skill_content command="{escape_attr(s.command)}" name="{escape_attr(s.label or s.name)}">',
-        s.body.rstrip("\n"),
+        body.rstrip("\n"),
         "",
     ]
     if s.files:
@@ -62,9 +137,13 @@ def render_skill(s: LoadedSkill) -> str:
             for c in s.sub_skills
         )
         parts.append("</sub_skills>")
-    if s.knowledge:
+    docs = s.knowledge_docs or tuple(KnowledgeDoc(k, None) for k in s.knowledge)  # a record made by hand
+    if docs:
         parts.append("Relevant knowledge docs (use search_knowledge or read_file to load):")
-        parts.extend(f"  - {k}" for k in s.knowledge)
+        width = max((len(d.path) for d in docs if d.title is not None), default=0)
+        parts.extend(
+            f"  - {d.path}" if d.title is None else f"  - {d.path.ljust(width)} ({d.title})" for d in docs
+        )
     parts.append("</skill_content>")
     return "\n".join(parts) + "\n"
 

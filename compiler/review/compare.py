@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import reader
+from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
 from .audit import audit
 from .changes import Change, PersonaSummary, Review
 
@@ -216,7 +217,7 @@ def _per_persona_changes(old: reader.Dist, new: reader.Dist) -> list[Change]:
 
 
 def _catalog_change(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change]:
-    a, b = old.catalog(pid), new.catalog(pid)
+    a, b = old.catalog(pid, env=AS_BUILT), new.catalog(pid, env=AS_BUILT)
     if a == b:
         return []
     diff = _unified(a, b, "a/catalog", "b/catalog")
@@ -224,8 +225,8 @@ def _catalog_change(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change
 
 
 def _pair_changes(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change]:
-    seen_a = {s.command for s in old.skills(pid)}
-    seen_b = {s.command for s in new.skills(pid)}
+    seen_a = {s.command for s in old.skills(pid, env=AS_BUILT)}
+    seen_b = {s.command for s in new.skills(pid, env=AS_BUILT)}
     out: list[Change] = []
     for command in sorted(seen_a | seen_b):
         ra = old.resolution(pid, command) if command in seen_a else None
@@ -233,12 +234,17 @@ def _pair_changes(old: reader.Dist, new: reader.Dist, pid: str) -> list[Change]:
         where = new.skill_meta(command).path if rb else old.skill_meta(command).path
         out += _resolution_changes(command, where, pid, ra, rb)
         if ra is not None and rb is not None and ra.body_sha256 != rb.body_sha256:
-            body_a, body_b = old.load(pid, command).body, new.load(pid, command).body
+            body_a, body_b = _body(old, ra), _body(new, rb)
             diff = _unified(body_a, body_b, f"a/{where}", f"b/{where}")
             out.append(
                 Change("body", command, where, "resolved body", None, None, personas=(pid,), diff=diff)
             )
     return out
+
+
+def _body(dist: reader.Dist, r: reader.Resolution) -> str:
+    """The resolved body of a pair, whoever may invoke it (a review reads every pair's)."""
+    return dist.read_object(r.body_sha256).decode("utf-8")
 
 
 def _resolution_changes(

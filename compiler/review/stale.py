@@ -15,6 +15,7 @@ from pathlib import Path
 from .. import reader
 from ..dataclass import dataclass
 from ..model import Artifacts, Config
+from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
 
 
 @dataclass(frozen=True, order=True)
@@ -112,7 +113,7 @@ def _persona_path(config: Config, pid: str) -> str:
 
 def _overlays_or_bodies_differ(old: reader.Dist, new: reader.Dist, pid: str) -> bool:
     """What a persona gets per skill: overlays and exclusive bodies live in the persona's folder."""
-    common = set(old.commands(pid)) & set(new.commands(pid))
+    common = set(old.commands(pid, env=AS_BUILT)) & set(new.commands(pid, env=AS_BUILT))
     return any(
         (ra := old.resolution(pid, c)).overlay != (rb := new.resolution(pid, c)).overlay
         or (ra.access, ra.via) != (rb.access, rb.via)
@@ -132,7 +133,11 @@ def _build_wide(config: Config, old: reader.Dist, new: reader.Dist, *, explained
         found.add(StaleSource(config.config_rel, f"config changed since the build ({', '.join(changed)})"))
     if a["generator"] != b["generator"]:
         found.add(StaleSource(config.config_rel, f"built by {a['generator']}; this is {b['generator']}"))
-    catalogs = {p for p in set(old.personas()) & set(new.personas()) if old.catalog(p) != new.catalog(p)}
+    catalogs = {
+        p
+        for p in set(old.personas()) & set(new.personas())
+        if old.catalog(p, env=AS_BUILT) != new.catalog(p, env=AS_BUILT)
+    }
     if catalogs and not found and not explained:
         found.add(
             StaleSource(

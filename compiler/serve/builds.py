@@ -1,11 +1,12 @@
 """The build directory while it is served: rebuilds picked up atomically, recent builds kept.
 
 `skillc build` commits a build by renaming `_index.json` over the old one, and never rewrites an
-object; so a `reader.Dist` opened on either index keeps serving its build. `Builds.latest()` looks
-at the index's stat data at most every `LOOK_EVERY` seconds and opens a new one when they moved
-(a build whose index does not open is skipped, and the last good one kept). The last `KEPT` views
-stay by build hash: a cursor names the build of its first page, and a connection reads from the
-build of its last `skills/list` or `skills/get` (`Pin`).
+object; so a handle pinned to either index keeps serving its build (`reader.dist.pinned`: an open
+`reader.Dist` would follow the folder to the newest build at its next call). `Builds.latest()`
+looks at the index's stat data at most every `LOOK_EVERY` seconds and opens a new one when they
+moved (a build whose index does not open is skipped, and the last good one kept). The last `KEPT`
+views stay by build hash: a cursor names the build of its first page, and a connection reads from
+the build of its last `skills/list` or `skills/get` (`Pin`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 
 from .. import reader
 from ..format.layout import INDEX
+from ..reader.dist import pinned
 from .view import View
 
 LOOK_EVERY = 0.25  # seconds: a rebuild shows within this, far inside the 2 s the docs promise
@@ -49,7 +51,7 @@ class Builds:
     def _open(self) -> View:
         """Open the build now in the directory (raises the reader's FormatError when there is none)."""
         self._stat = self._index_stat()
-        dist = reader.open(self.path)
+        dist = pinned(self.path)  # a connection's or a cursor's build stays that build
         view = self._views.get(dist.build_hash)
         if view is None:
             view = View(dist, self.persona, self._say_once)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import reader
+from ..reader import EVERYWHERE as AS_BUILT  # what the persona's export holds, whatever this machine has
 from .view import View
 
 LIST = "list_skills"
@@ -55,7 +56,7 @@ def instructions(view: View) -> str:
 
 def list_skills(view: View) -> str:
     try:
-        return view.dist.catalog(view.persona)
+        return view.dist.catalog(view.persona, env=AS_BUILT)
     except reader.ReaderError as exc:  # the build cannot be read, or the persona left it
         raise ToolError(f"the skills cannot be listed: {exc}") from None
 
@@ -73,12 +74,12 @@ def load_skill(view: View, arguments: dict[str, Any]) -> str:
 
 
 def model_load(dist: reader.Dist, persona: str, command: str, args: str | None) -> reader.LoadedSkill:
-    """`load` under the model invoker rule: a skill the persona's model may not invoke is unknown to
-    it, as a hidden one is. The one place that says so: when the reader takes `by="model"`
-    (issue 41), this becomes `dist.load(persona, command, args, by="model")`."""
-    if not dist.resolution(persona, command).model:
-        raise reader.UnknownSkill(persona, command, lambda: [], [])
-    return dist.load(persona, command, args)
+    """`load` under the model invoker rule (the reader's `by="model"`): a skill the persona's model
+    may not invoke is unknown to it, as a hidden one is."""
+    try:
+        return dist.load(persona, command, args, by="model")
+    except reader.NotInvocable:
+        raise reader.UnknownSkill(persona, command, lambda: [], []) from None
 
 
 def _unknown(name: str, suggestions: Sequence[str]) -> str:

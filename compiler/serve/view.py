@@ -1,7 +1,8 @@
 """One persona's skills in one build, as the Skills Extension serves them. Pure over a `reader.Dist`.
 
-The skills are those `skills(persona)` returns (stubs, and skills the budget left out of the
-catalog, included), less those neither the model nor the user may invoke (nothing a host could
+The skills are those `skills(persona)` returns for the build as made (stubs, skills the budget
+left out of the catalog, and skills whose requirements this machine lacks, included: a served
+skill's files are its export's), less those neither the model nor the user may invoke (nothing a host could
 do with them). Each is served at its command's path (uris.py) under a name the spec's rule takes:
 its folder, else a passing form of it; a skill with no passing form, or whose path another skill
 already has, is left out. Every such choice is said in `notes`, never silently.
@@ -22,6 +23,7 @@ from typing import Any
 
 from .. import reader
 from ..dataclass import dataclass
+from ..reader import EVERYWHERE as AS_BUILT  # the persona's export, whatever this machine has
 from ..targets import export
 from . import uris
 
@@ -127,7 +129,7 @@ class View:
     def _make_table(self) -> dict[str, Served]:
         commands = set(self.dist.all_commands())
         table: dict[str, Served] = {}
-        for info in self.dist.skills(self.persona):
+        for info in self.dist.skills(self.persona, env=AS_BUILT):
             if not (info.model or info.user):
                 self._notes.append(
                     f"{info.command!r} is not served: neither the model nor the user may invoke it"

@@ -183,7 +183,7 @@ def _fit_catalog(
 
 def frame(template: Template, persona: Persona, budget: int) -> Callable[[int], int]:
     """The size of the persona's catalog with no entries, by how many are left out."""
-    return lambda omitted: len(_render(template, persona, [], omitted, budget))
+    return lambda omitted: len(render_catalog(template, persona, [], omitted, budget))
 
 
 def catalog_text(
@@ -203,10 +203,10 @@ def catalog_text(
         if entry is None:
             entry = made[key] = catalog_skill(program.skills[command], template, key[1])
         skills.append(dict(entry))  # a copy: a project's template could change what it is given
-    return _render(template, persona, skills, len(packing.left_out), packing.budget)
+    return render_catalog(template, persona, skills, len(packing.left_out), packing.budget)
 
 
-def _render(
+def render_catalog(
     template: Template, persona: Persona, skills: list[dict[str, Any]], omitted: int, budget: int
 ) -> str:
     # Manifests are untrusted like skills: their values are escaped exactly as catalog entries are.

@@ -125,6 +125,7 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
     skills = _collisions(skills)
     diags.extend(_lookalikes(skills))
     personas, exclusives = _personas(config, (listdir, lstat), diags, inputs, watched)
+    knowledge = _knowledge(config, (listdir, lstat), diags, inputs, watched)
     return Discovery(
         skills=skills,
         personas=personas,
@@ -133,6 +134,7 @@ def _discover(config: Config, lister: tuple[Listdir, Lstat], split: _Split | Non
         diagnostics=tuple(diags),
         ignore_files=tuple(sorted(watched)),
         folders=tuple(folders),
+        knowledge=knowledge,
         shadowed=tuple(sorted(shadowed, key=lambda s: (s.command, s.source))),
         dropped=dropped,
     )
@@ -1485,6 +1487,42 @@ def _personas(
         else:
             personas.append(_persona(config, name, mine, diags, inputs))
     return tuple(personas), tuple(exclusives)
+
+
+def _knowledge(
+    config: Config,
+    lister: tuple[Listdir, Lstat],
+    diags: list[Diagnostic],
+    inputs: list[InputFile],
+    watched: list[str],
+) -> tuple[tuple[str, InputFile], ...]:
+    """The knowledge folder's docs (`*.md` at its top, as sven reads `.sven/knowledge`), read as
+    inputs: the build names their titles (stages/knowledge.py)."""
+    if not config.knowledge:
+        return ()
+    root = config.root / config.knowledge
+    if not root.is_dir():
+        diags.append(
+            dg.error(
+                config.config_rel,
+                Code.CONFIG_PATH,
+                f"knowledge folder {config.knowledge!r} does not exist",
+                *config.at("knowledge"),
+            )
+        )
+        return ()
+    if _linked_out(config, config.knowledge, root):
+        return ()  # output/placement.py reported it
+    tree = _walk_with_rules(config, root, config.knowledge, _hidden, (lister, watched), diags)
+    diags.extend(tree.diagnostics)
+    found = []
+    for entry in tree.files:
+        if "/" not in entry.rel and entry.rel.endswith(".md"):
+            data = read_input(entry, f"{config.knowledge}/{entry.rel}", SKILL_MD_CAP, diags)
+            if data:
+                inputs.append(data)
+                found.append((entry.rel, data))
+    return tuple(sorted(found))
 
 
 def _persona(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import reader
 from ..dataclass import dataclass
+from ..reader import EVERYWHERE as AS_BUILT  # the build as it was made, whatever this machine has
 from . import claude_code, gemini, injection, opencode
 from .layout import folder
 from .model import Skill
@@ -43,7 +44,7 @@ Split = tuple[list[reader.SkillInfo], list[tuple[reader.SkillInfo, str]]]  # kep
 
 def choose(dist: reader.Dist, persona: str, target: str) -> Chosen:
     infos, left = [], []
-    for info in dist.skills(persona):
+    for info in dist.skills(persona, env=AS_BUILT):
         if exported(target, info):
             infos.append(info)
         else:

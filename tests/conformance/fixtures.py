@@ -8,6 +8,7 @@ The trees are not committed: only the dist/ the compiler makes of them is.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 CONFIG = "format: 1\nsources:\n  - skills\npersonas: personas\noutput: dist\n"
 
@@ -29,7 +30,13 @@ def neighbour(command: str) -> str:
 # -- "main": personas with fallbacks and allowlists, overlays, exclusives, nesting, arguments --------
 
 MAIN: dict[str, str | bytes] = {
-    "skillc.yaml": CONFIG + "budgets:\n  catalog_chars: 4000\n  personas:\n    tiny: 200\n",
+    "skillc.yaml": CONFIG
+    + "knowledge: knowledge\nbudgets:\n  catalog_chars: 4000\n  personas:\n    tiny: 200\n",
+    # the knowledge folder: titles from sven's `subsystem:`, from `title:`, from a first heading
+    "knowledge/runbook.md": "# Operations Runbook\n\nRestart things.\n",
+    "knowledge/marks.md": "---\nsubsystem: Mark   Assessment\nfiles: [x]\n---\n# Not this\n",
+    "knowledge/untitled.md": "no heading here\n",
+    "knowledge/nested/deep.md": "# Not a doc of the folder: only its top\n",
     # open skill with named arguments and every placeholder form
     "skills/deploy/SKILL.md": _skill(
         "description: Deploy a service to an environment.\n"
@@ -54,7 +61,10 @@ MAIN: dict[str, str | bytes] = {
         "description: Take notes.\ncontext: fork\nagent: scribe\nmodel: small", "Write notes.\n\n"
     ),
     # nested skills: parent with three children, one hidden from the model, one user-only
-    "skills/ops/SKILL.md": _skill("description: Operations hub.\nknowledge: [runbook.md]", "Ops hub.\n"),
+    "skills/ops/SKILL.md": _skill(
+        "description: Operations hub.\nknowledge: [runbook.md, untitled.md, gone.md, nested/deep.md]",
+        "Ops hub.\n",
+    ),
     "skills/ops/README.txt": "ops readme\n",
     "skills/ops/restart/SKILL.md": _skill("description: Restart a service & <friends>.", "Restart $0.\n"),
     "skills/ops/secret/SKILL.md": _skill(
@@ -133,4 +143,113 @@ HOSTILE: dict[str, str | bytes] = {
 }
 
 
-BUILDS: dict[str, dict[str, str | bytes]] = {"main": MAIN, "hostile": HOSTILE}
+# -- "main-next": "main" built again after an edit and a new skill (the rebuild cases) -------------
+
+MAIN_NEXT: dict[str, str | bytes] = {
+    **MAIN,
+    "skills/notes/SKILL.md": _skill(
+        "description: Take notes, edited.\ncontext: fork\nagent: scribe\nmodel: small", "Write notes again.\n"
+    ),
+    "skills/fresh/SKILL.md": _skill("description: Written after the first build.", "Fresh $ARGUMENTS.\n"),
+}
+
+
+# -- tiers: builds a stack opens together (docs/format.md §16) ---------------------------------------
+# The bundled tier in Pegasus' shape (the Markdown catalog, a budget the stack's skills overrun),
+# a user's folder built without a config (`skillc build user -o dist`: a tree without skillc.yaml
+# is built so), and a project. Each tier's source folder has its own name, so that the paths of
+# its skills are those of one project holding the three folders (`merged`).
+
+_MD = (Path(__file__).resolve().parents[2] / "compiler" / "templates" / "catalog.md.j2").read_bytes()
+
+TIER_BUNDLED: dict[str, str | bytes] = {
+    "skillc.yaml": "format: 1\nsources: [skills]\noutput: dist\ntemplate: catalog.md.j2\n"
+    "budgets:\n  catalog_chars: 420\n",
+    "catalog.md.j2": _MD,
+    "skills/code-review/SKILL.md": _skill(
+        'description: Use when reviewing code changes or PRs\ncontext: fork\nargument-hint: "[pr-number]"',
+        "Review $ARGUMENTS.\n",
+    ),
+    "skills/commit/SKILL.md": _skill(
+        "description: Use when committing changes to git\ndisable-model-invocation: true", "Commit.\n"
+    ),
+    "skills/deploy/SKILL.md": _skill(
+        "description: Use when deploying to production\nrequires_bins: [docker]\nrequires_env: [DEPLOY_TOKEN]",
+        "Deploy.\n",
+    ),
+    "skills/hello/SKILL.md": _skill("description: Bundled hello.", "Bundled hello.\n"),
+    "skills/sven/SKILL.md": _skill("description: Sven methodology.", "Sven.\n"),
+    "skills/sven/plan/SKILL.md": _skill("description: Planning phase.", "Plan.\n"),
+    "skills/sven/scripts/helper.sh*": "#!/bin/sh\necho help\n",
+}
+TIER_BUNDLED_SHORTEN: dict[str, str | bytes] = {
+    **TIER_BUNDLED,
+    "skillc.yaml": "format: 1\nsources: [skills]\noutput: dist\ntemplate: catalog.md.j2\n"
+    "budgets:\n  catalog_chars: 380\n  strategy: shorten\n",
+}
+TIER_USER: dict[str, str | bytes] = {  # no skillc.yaml: `skillc build user -o dist`
+    "user/hello/SKILL.md": _skill("description: The user's hello, over the bundled one.", "User hello.\n"),
+    "user/notes/SKILL.md": _skill("description: Take notes of what the user says.\nalways: true", "Notes.\n"),
+    "user/notes/references/n.md": "notes reference\n",
+    "user/sven/review/SKILL.md": _skill(
+        "description: Review phase of the sven methodology, under the bundled sven.", "Review.\n"
+    ),
+}
+TIER_PROJECT: dict[str, str | bytes] = {
+    "skillc.yaml": "format: 1\nsources: [project]\noutput: dist\n",
+    "project/hello/SKILL.md": _skill("description: The project's hello, over both.", "Project hello.\n"),
+    "project/project-conventions/SKILL.md": _skill(
+        "description: Coding conventions for this project.\nuser-invocable: false", "Conventions.\n"
+    ),
+    "project/sven/SKILL.md": _skill("description: The project's sven.", "Project sven.\n"),
+}
+# Tiers that cannot be stacked over the bundled one (§16.2): personas, a priority, no split.
+TIER_PERSONAS: dict[str, str | bytes] = {
+    "skillc.yaml": CONFIG,
+    "skills/x/SKILL.md": _skill("description: x", "x\n"),
+    "personas/p/manifest.yaml": "name: P\n",
+}
+TIER_PERSONAS_OTHER: dict[str, str | bytes] = {**TIER_PERSONAS, "personas/p/manifest.yaml": "name: Not P\n"}
+TIER_PRIORITY: dict[str, str | bytes] = {
+    **TIER_BUNDLED,
+    "skillc.yaml": "format: 1\nsources: [skills]\noutput: dist\nbudgets:\n  priority: [hello]\n",
+}
+TIER_UNSPLIT: dict[str, str | bytes] = {
+    **TIER_BUNDLED,
+    "skillc.yaml": "format: 1\nsources: [skills]\noutput: dist\ntemplate: numbered.j2\n",
+    "numbered.j2": "{%- macro entry(skill) -%}{{ skill.command }}\n{% endmacro -%}"
+    "{% for skill in skills %}{{ loop.index }}. {{ entry(skill) }}{% endfor %}",
+}
+
+BUILDS: dict[str, dict[str, str | bytes]] = {
+    "main": MAIN,
+    "hostile": HOSTILE,
+    "main-next": MAIN_NEXT,
+    "tier-bundled": TIER_BUNDLED,
+    "tier-bundled-shorten": TIER_BUNDLED_SHORTEN,
+    "tier-user": TIER_USER,
+    "tier-project": TIER_PROJECT,
+    "tier-personas": TIER_PERSONAS,
+    "tier-personas-other": TIER_PERSONAS_OTHER,
+    "tier-priority": TIER_PRIORITY,
+    "tier-unsplit": TIER_UNSPLIT,
+}
+
+
+def merged(tiers: list[dict[str, str | bytes]]) -> dict[str, str | bytes]:
+    """One project holding the tiers' sources, in their order, with the first tier's config: what a
+    stack of them answers as (docs/format.md §16). Each tier's source folder keeps its name."""
+    base = dict(tiers[0])
+    folders: list[str] = []
+    for tier in tiers:
+        for rel, content in tier.items():
+            top = rel.split("/", 1)[0]
+            if "/" in rel and top not in ("templates", "personas"):
+                if top not in folders:
+                    folders.append(top)
+                base[rel] = content
+    config = str(base["skillc.yaml"])
+    lines = config.split("\n")
+    lines = [f"sources: [{', '.join(folders)}]" if ln.startswith("sources:") else ln for ln in lines]
+    base["skillc.yaml"] = "\n".join(lines)
+    return base

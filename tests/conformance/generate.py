@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `conformance` as a package
 
-from conformance import fixtures, plan, runner, tampered
+from conformance import fixtures, plan, runner, stacks, tampered
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
@@ -34,19 +34,17 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
 
 
 def build(name: str, files: dict[str, str | bytes], tmp: Path, out: Path) -> None:
+    """The tree built into out/name: with its skillc.yaml, or without one when it has none (`skillc
+    build FOLDER -o dist`, its one top folder the source: a user's tier)."""
     project = tmp / name
     write_tree(project, files)
+    if "skillc.yaml" in files:
+        how = ["--config", str(project / "skillc.yaml"), "--no-cache"]
+    else:
+        (top,) = {rel.split("/", 1)[0] for rel in files}
+        how = [str(project / top), "-o", str(project / "dist")]
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skillc",
-            "build",
-            "--config",
-            str(project / "skillc.yaml"),
-            "--no-cache",
-            "-q",
-        ],
+        [sys.executable, "-m", "skillc", "build", *how, "-q"],
         check=True,
         env=dict(os.environ, PYTHONHASHSEED="0"),
     )
@@ -63,8 +61,9 @@ def cases(builds: Path) -> list[dict[str, Any]]:
         {"name": "hostile-survey", "build": "hostile", "calls": plan.survey(builds / "hostile")},
         {"name": "main-near-misses", "build": "main", "calls": plan.near_misses_main()},
         {"name": "hostile-near-misses", "build": "hostile", "calls": plan.near_misses_hostile()},
+        {"name": "main-rooted", "build": "main", "root": "/work/main/", "calls": plan.rooted()},
     ]
-    return out + tampered.cases(builds)
+    return out + tampered.cases(builds) + stacks.cases(builds)
 
 
 def expect(case: dict[str, Any], builds: Path) -> dict[str, Any]:
@@ -88,6 +87,7 @@ def generate(target: Path) -> None:
             shutil.rmtree(target / "builds")
         shutil.copytree(fresh, target / "builds", symlinks=True)
     done = [expect(c, target / "builds") for c in cases(target / "builds")]
+    stacks.hold_to_merged(done, target / "builds")
     (target / "cases.json").write_text(dumps(done), encoding="utf-8")
 
 
@@ -108,7 +108,7 @@ def dumps(cases: list[dict[str, Any]]) -> str:
     return "[\n" + ",\n".join(out) + "\n]\n"
 
 
-_LISTS = ("tamper", "tamper_after_open", "calls")
+_LISTS = ("tiers", "tamper", "tamper_after_open", "calls")
 
 
 if __name__ == "__main__":

@@ -43,13 +43,16 @@ def survey(build: Path) -> list[Call]:
     commands = build_commands(build)
     calls = [call("build_hash"), call("personas"), call("all_commands")]
     for p in personas:
-        calls += [call(n, persona=p) for n in ("catalog", "skills", "commands", "persona_meta")]
+        calls += [
+            call(n, persona=p) for n in ("catalog", "skills", "commands", "persona_meta", "persona_context")
+        ]
     calls += [call("skill_meta", command=c) for c in commands]
     for p in personas:
         for c in commands:
             calls += [
                 call("resolution", persona=p, command=c),
                 call("load", persona=p, command=c),
+                call("load", persona=p, command=c, by="user"),
                 call("resources", persona=p, command=c),
             ]
     return calls
@@ -65,6 +68,7 @@ def unknowns(persona: str) -> list[Call]:
         call("load", persona=persona, command=""),
         call("skill_meta", command="no-such-skill"),
         call("persona_meta", persona="nobody"),
+        call("persona_context", persona="nobody"),
         call("resolution", persona=persona, command="no-such-skill"),
         call("resource", persona=persona, command="deploy", path="scripts/none.sh"),
         call("resource", persona=persona, command="deploy", path="../_index.json"),
@@ -125,6 +129,10 @@ def main_calls() -> list[Call]:
         calls += [call("load", persona=p, command=c, args=a) for a in LISTS]
     for p, c in (("tiny", "notes"), ("paria", "mark"), ("tiny", "mark"), ("vind", "ops/manual")):
         calls += [call("load", persona=p, command=c, args=a) for a in ("x y", "", None)]
+    # who invokes: the model (the default) or the user, each held to the build's flags
+    for p, c in (("tiny", "mark"), ("tiny", "ops/secret"), ("tiny", "ops/manual"), ("paria", "mark")):
+        calls += [call("load", persona=p, command=c, args="x y", by=by) for by in ("model", "user")]
+        calls += [call("render", persona=p, command=c, by=by) for by in ("model", "user")]
     params = {"CLAUDE_SESSION_ID": "s-1", "CLAUDE_EFFORT": "max", "CLAUDE_PROJECT_DIR": "/p"}
     for p, c in (("tiny", "deploy"), ("paria-g", "threat")):
         calls += [call("load", persona=p, command=c, args=a, params=params) for a in ("web prod", None)]
@@ -138,6 +146,36 @@ def main_calls() -> list[Call]:
     for kind in ("scripts", "scripts/", "references", "assets", "none", ""):
         calls.append(call("resources", persona="tiny", command="deploy", kind=kind))
     calls += _requirements()
+    calls += _availability()
+    calls += _base_folders()
+    return calls
+
+
+def _base_folders() -> list[Call]:
+    """Claude Code's `Base directory for this skill:` line and `${CLAUDE_SKILL_DIR}` (§7)."""
+    calls = []
+    for base in ("/work/skills/deploy", "/", "a base with <xml> & $0"):
+        calls.append(call("load", persona="tiny", command="deploy", args="web prod", base=base))
+        calls.append(call("render", persona="paria", command="ops", base=base))
+    return calls
+
+
+def _availability() -> list[Call]:
+    """The catalog and listings for an environment (docs/format.md §17): deploy needs docker,
+    kubectl, KUBECONFIG and DEPLOY_TOKEN; mark (a stub but to paria) nmap and MARK_KEY."""
+    full = {"KUBECONFIG": "/k", "DEPLOY_TOKEN": "t", "MARK_KEY": "m"}
+    execs = [{"name": n, "kind": "exec"} for n in ("docker", "kubectl", "nmap")]
+    shapes: list[tuple[dict[str, str], list[dict[str, str]]]] = [
+        (full, execs),
+        ({}, []),
+        ({**full, "DEPLOY_TOKEN": ""}, execs),
+        (full, execs[1:]),
+    ]
+    calls = []
+    for env, path in shapes:
+        for p in ("tiny", "paria", "forge", "paria-g"):
+            calls += [call(n, persona=p, env=env, path=path) for n in ("catalog", "unavailable")]
+        calls += [call(n, persona="forge", env=env, path=path) for n in ("skills", "commands")]
     return calls
 
 
@@ -239,3 +277,14 @@ def delimiter_calls() -> list[Call]:
     calls.append(call("substitute", body="$0|$1|$2", args=SPELLINGS))
     calls += [call("load", persona="paria", command="threat", args=s) for s in SPELLINGS[:8]]
     return calls
+
+
+def rooted() -> list[Call]:
+    """One build opened with a root (§17.3): absolute locations in its catalogs (cut for an
+    environment too), and the base folder load() gives by default."""
+    lacking: dict[str, Any] = {"env": {}, "path": []}
+    calls = [call("catalog", persona=p) for p in ("tiny", "paria", "forge")]
+    calls += [call("catalog", persona=p, **lacking) for p in ("tiny", "paria")]
+    calls += [call("load", persona="tiny", command=c) for c in ("deploy", "ops/restart")]
+    calls.append(call("load", persona="tiny", command="deploy", base="/given"))
+    return [*calls, call("render", persona="paria", command="ops")]

@@ -31,10 +31,31 @@ def _clear(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def apply(root: Path, op: Mapping[str, Any]) -> None:
+def rebuild(root: Path, build: Path, prune: bool) -> None:
+    """The `rebuild` op: the copy at root becomes `build` as skillc writes a build over another."""
+    theirs = {p.relative_to(build).as_posix() for p in (build / "objects").rglob("*") if p.is_file()}
+    for rel in sorted(theirs):
+        target = root / rel
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(build / rel, target)
+    if prune:
+        for path in sorted((root / "objects").rglob("*")):
+            if path.is_file() and path.relative_to(root).as_posix() not in theirs:
+                path.unlink()
+    root.mkdir(parents=True, exist_ok=True)  # an optional tier that was not there
+    aside = root / ".skillc-tmp-rebuild"
+    shutil.copyfile(build / "_index.json", aside)
+    os.replace(aside, root / "_index.json")  # a new file renamed over the index: the commit
+
+
+def apply(root: Path, op: Mapping[str, Any], builds: Path = BUILDS) -> None:
     """One tamper op on the copy of a build at root (ops are listed in README.md)."""
-    path = root.joinpath(*op["path"].split("/"))
     kind = op["op"]
+    if kind == "rebuild":
+        rebuild(root, builds / op["build"], op.get("prune", False))
+        return
+    path = root.joinpath(*op["path"].split("/"))
     if kind == "patch":
         with path.open("r+b") as fh:
             fh.seek(op["offset"])
@@ -87,6 +108,8 @@ def to_json(value: Any) -> Any:
 
 def error_json(exc: Exception) -> dict[str, Any]:
     out: dict[str, Any] = {"error": type(exc).__name__}
+    if type(exc).__name__ == "NotInvocable":
+        out["invokers"] = list(getattr(exc, "invokers", ()))
     if type(exc).__name__ == "UnknownSkill":  # by name: the single-file reader has its own classes
         out["suggestions"] = list(getattr(exc, "suggestions", ()))
         try:  # read on access: a fault elsewhere in the build shows here, not in the call
@@ -126,23 +149,51 @@ def _missing(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
         return dist.missing_requirements(a["persona"], a["command"], env=env)
 
 
+def _for_env(name: str) -> Callable[[reader.Dist, Mapping[str, Any], Path], Any]:
+    """A call that takes an environment: `env` (with `path`) as missing_requirements takes them;
+    absent, EVERYWHERE (the build as it was made)."""
+
+    def call(dist: reader.Dist, a: Mapping[str, Any], tmp: Path) -> Any:
+        method = getattr(dist, name)
+        if "env" not in a:
+            return method(a["persona"], env=_everywhere(dist))
+        with path_dir(a.get("path", []), tmp) as folder:
+            return method(a["persona"], env=dict(a["env"], PATH=folder))
+
+    return call
+
+
+def _everywhere(dist: reader.Dist) -> Any:
+    """The EVERYWHERE of the reader module the Dist comes from (the package or the single file)."""
+    import sys
+
+    return getattr(sys.modules[type(dist).__module__], "EVERYWHERE", reader.EVERYWHERE)
+
+
+def _load(dist: reader.Dist, a: Mapping[str, Any]) -> Any:
+    given = {k: a[k] for k in ("by", "base") if k in a}  # absent: the reader's defaults
+    return dist.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params"), **given)
+
+
 CALLS: dict[str, Callable[[reader.Dist, Mapping[str, Any], Path], Any]] = {
     "build_hash": lambda d, a, t: d.build_hash,
     "personas": lambda d, a, t: d.personas(),
-    "catalog": lambda d, a, t: d.catalog(a["persona"]),
-    "skills": lambda d, a, t: d.skills(a["persona"]),
-    "commands": lambda d, a, t: d.commands(a["persona"]),
+    "catalog": _for_env("catalog"),
+    "skills": _for_env("skills"),
+    "commands": _for_env("commands"),
+    "unavailable": _for_env("unavailable"),
     "all_commands": lambda d, a, t: d.all_commands(),
-    "load": lambda d, a, t: d.load(a["persona"], a["command"], args=a.get("args"), params=a.get("params")),
-    "render": lambda d, a, t: d.load(
-        a["persona"], a["command"], args=a.get("args"), params=a.get("params")
-    ).render(),
+    "load": lambda d, a, t: _load(d, a),
+    "render": lambda d, a, t: _load(d, a).render(),
     "resources": lambda d, a, t: d.resources(a["persona"], a["command"], kind=a.get("kind")),
     "resource": lambda d, a, t: d.resource(a["persona"], a["command"], a["path"]),
     "read_object": lambda d, a, t: d.read_object(a["digest"]),
     "skill_meta": lambda d, a, t: d.skill_meta(a["command"]),
     "persona_meta": lambda d, a, t: d.persona_meta(a["persona"]),
     "resolution": lambda d, a, t: d.resolution(a["persona"], a["command"]),
+    "refresh": lambda d, a, t: d.refresh(),
+    "persona_context": lambda d, a, t: d.persona_context(a["persona"]),
+    "shadowed": lambda d, a, t: d.shadowed(),
     "missing_requirements": _missing,
 }
 
@@ -171,15 +222,26 @@ def run_case(
     """The outcome of every call of a case, in order, on a tampered copy of its build.
 
     api: the reader module (`skillc.reader`, or the single file `skillc vendor-reader` writes)."""
-    root = copy_build(case["build"], tmp / "dist", builds)
+    tiers = case.get("tiers") or [{"build": case["build"]}]
+    roots = [tmp / ("dist" if "tiers" not in case else f"tier-{i}") for i in range(len(tiers))]
+    for tier, root in zip(tiers, roots, strict=True):
+        if tier.get("build") is not None:  # none: an optional tier missing here
+            copy_build(tier["build"], root, builds)
     for op in case.get("tamper", []):
-        apply(root, op)
+        apply(roots[op.get("tier", 0)], op, builds)
     try:
-        dist = api.open(root)
+        if "tiers" in case:
+            given = [
+                api.Tier(str(root), optional=t.get("optional", False), root=t.get("root"))
+                for t, root in zip(tiers, roots, strict=True)
+            ]
+            dist = api.open(given)
+        else:
+            dist = api.open(roots[0], root=case.get("root"))
     except api.ReaderError as exc:  # such a case has one call, `open`
         return [error_json(exc)]
     for op in case.get("tamper_after_open", []):
-        apply(root, op)
+        apply(roots[op.get("tier", 0)], op, builds)
     return [_call(api, dist, c, tmp) for c in case["calls"]]
 
 

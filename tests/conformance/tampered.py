@@ -251,16 +251,17 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
     ]
     metas += [call("persona_meta", persona="paria")]
     damage: dict[str, tuple[Callable[[Scratch], object], list[Call]]] = {
-        "index-format-1": (lambda s: s.set_index(_sub('"format": 2', '"format": 1')), OPEN),
-        "index-format-3": (lambda s: s.set_index(_sub('"format": 2', '"format": 3')), OPEN),
-        "index-format-string": (lambda s: s.set_index(_sub('"format": 2', '"format": "2"')), OPEN),
-        "index-format-true": (lambda s: s.set_index(_sub('"format": 2', '"format": true')), OPEN),
-        "index-format-float": (lambda s: s.set_index(_sub('"format": 2', '"format": 2.0')), OPEN),
+        "index-format-1": (lambda s: s.set_index(_sub('"format": 3', '"format": 1')), OPEN),
+        "index-format-2": (lambda s: s.set_index(_sub('"format": 3', '"format": 2')), OPEN),
+        "index-format-4": (lambda s: s.set_index(_sub('"format": 3', '"format": 4')), OPEN),
+        "index-format-string": (lambda s: s.set_index(_sub('"format": 3', '"format": "3"')), OPEN),
+        "index-format-true": (lambda s: s.set_index(_sub('"format": 3', '"format": true')), OPEN),
+        "index-format-float": (lambda s: s.set_index(_sub('"format": 3', '"format": 3.0')), OPEN),
         "index-duplicate-key": (
-            lambda s: s.set_index(_sub('"format": 2,', '"format": 2,\n  "format": 2,')),
+            lambda s: s.set_index(_sub('"format": 3,', '"format": 3,\n  "format": 3,')),
             OPEN,
         ),
-        "index-extra-key": (lambda s: s.set_index(_sub('"format": 2,', '"format": 2,\n  "extra": 1,')), OPEN),
+        "index-extra-key": (lambda s: s.set_index(_sub('"format": 3,', '"format": 3,\n  "extra": 1,')), OPEN),
         "index-nan": (lambda s: s.set_index(_sub('"catalog_chars": 4000', '"catalog_chars": NaN')), OPEN),
         "index-float-count": (
             lambda s: s.set_index(_sub('"catalog_chars": 4000', '"catalog_chars": 4000.0')),
@@ -297,7 +298,7 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
             lambda s: s.set_index(lambda t: t.replace(s.index()["shards"], s.index()["shards"].upper())),
             OPEN,
         ),
-        "shard-unknown-format": (lambda s: s.set_shard("deploy", _sub('"format": 2', '"format": 3')), pairs),
+        "shard-unknown-format": (lambda s: s.set_shard("deploy", _sub('"format": 3', '"format": 4')), pairs),
         "shard-duplicate-key": (
             lambda s: s.set_shard(
                 "deploy", _sub('"name": "deploy",', '"name": "deploy",\n      "name": "deploy",')
@@ -343,9 +344,77 @@ def _hashed(builds: Path) -> list[dict[str, Any]]:
         "table-wrong-prefix": (lambda s: _table(s, _sub('"prefix": ""', '"prefix": "0"')), pairs),
         "table-bad-name": (lambda s: _table(s, _bad_shard_name), pairs),
     }
+    damage.update(_availability_damage())
     out = [_tampered(builds, name, "main", d, calls) for name, (d, calls) in damage.items()]
     out += [_two_faults(builds, first) for first in (True, False)]
-    return [*out, _rebuilt(builds)]
+    return [*out, *_rebuilt(builds)]
+
+
+_LACKING: dict[str, Any] = {"env": {}, "path": []}  # an environment without any requirement
+
+
+def _availability_damage() -> dict[str, tuple[Callable[[Scratch], object], list[Call]]]:
+    """The plan and the requirements read for an environment (docs/format.md §4.6, §4.7, §17):
+    calls for one that lacks everything, and as built."""
+    calls = [
+        call("catalog", persona="paria", **_LACKING),
+        call("catalog", persona="paria"),
+        call("unavailable", persona="paria", **_LACKING),
+        call("skills", persona="paria", **_LACKING),
+        call("catalog", persona="tiny", **_LACKING),
+    ]
+    return {
+        "plan-out-of-catalog": (lambda s: _plan(s, "paria", _last_end(10**6)), calls),
+        "plan-overlapping": (lambda s: _plan(s, "paria", _overlap), calls),
+        "plan-wrong-persona": (
+            lambda s: _plan(s, "paria", _sub('"persona": "paria"', '"persona": "tiny"')),
+            calls,
+        ),
+        "plan-missing": (lambda s: _delete_object(s, s.index()["personas"]["paria"]["plan"]), calls),
+        "plan-none": (lambda s: _set_plan(s, "paria", None), calls),
+        "requires-bad-bins": (lambda s: _requires(s, _sub('"bins": [', '"bins": [1, ')), calls),
+        "requires-none": (
+            lambda s: s.set_index(_sub(f'"requires": "{s.index()["requires"]}"', '"requires": null')),
+            calls,
+        ),
+    }
+
+
+def _plan(s: Scratch, persona: str, edit: Callable[[str], str]) -> None:
+    old = s.index()["personas"][persona]["plan"]
+    new = s.put(edit(s.read(obj(old)).decode("utf-8")).encode("utf-8"))
+    s.set_index(lambda t: t.replace(old, new))
+
+
+def _set_plan(s: Scratch, persona: str, digest: str | None) -> None:
+    old = s.index()["personas"][persona]["plan"]
+    s.set_index(_sub(f'"plan": "{old}"', f'"plan": {json.dumps(digest)}'))
+
+
+def _last_end(end: int) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        doc = json.loads(text)
+        doc["entries"][-1]["end"] = end
+        return json.dumps(doc, indent=2)
+
+    return edit
+
+
+def _overlap(text: str) -> str:
+    doc = json.loads(text)
+    doc["entries"][1]["start"] = doc["entries"][0]["start"]
+    return json.dumps(doc, indent=2)
+
+
+def _requires(s: Scratch, edit: Callable[[str], str]) -> None:
+    old = s.index()["requires"]
+    new = s.put(edit(s.read(obj(old)).decode("utf-8")).encode("utf-8"))
+    s.set_index(lambda t: t.replace(old, new))
+
+
+def _delete_object(s: Scratch, digest: str) -> None:
+    (s.root / obj(digest)).unlink()
+    s.ops.append({"op": "delete", "path": obj(digest)})
 
 
 def _two_faults(builds: Path, before: bool) -> dict[str, Any]:
@@ -420,16 +489,28 @@ def _bad_shard_name(text: str) -> str:
     return text.replace(f'"{first}":', f'"{first}0":', 1)
 
 
-def _rebuilt(builds: Path) -> dict[str, Any]:
-    """The build is replaced while open: a pruned object is DistRebuilt, a present one still served."""
-    s = Scratch(builds / "main")
-    deploy, notes = s.body("deploy"), s.body("notes")
-    other = (builds / "hostile" / "_index.json").read_bytes()
-    s.close()
-    after = [
-        write_op("_index.json", other),
-        {"op": "delete", "path": obj(deploy)},
+def _rebuilt(builds: Path) -> list[dict[str, Any]]:
+    """The build is replaced while open (docs/format.md §6.4): the next call answers from the new
+    build, whether the old one's objects are still there or pruned; refresh() says when it moved."""
+    calls = [
+        call("refresh"),
+        call("build_hash"),
+        *_loads("tiny", "notes", "fresh", "deploy"),
+        call("catalog", persona="tiny"),
+        call("all_commands"),
+        call("refresh"),
     ]
-    calls = [*_loads("tiny", "deploy", "notes"), call("build_hash"), call("personas")]
-    del notes
-    return _case("rebuilt-and-pruned", "main", [], calls, after)
+    rebuilt = [{"op": "rebuild", "build": "main-next"}]
+    pruned = [{"op": "rebuild", "build": "main-next", "prune": True}]
+    back = [{"op": "rebuild", "build": "main-next"}, {"op": "rebuild", "build": "main"}]
+    # an index rewritten with the same bytes is the same build; an unusable one is no build at all
+    same = [write_op("_index.json", (builds / "main" / "_index.json").read_bytes())]
+    broken = [write_op("_index.json", b'{"format": 3}')]  # none of its keys
+    kept = [*_loads("tiny", "notes", "fresh"), call("build_hash"), call("refresh")]
+    return [
+        _case("rebuilt", "main", [], calls, rebuilt),
+        _case("rebuilt-and-pruned", "main", [], calls, pruned),
+        _case("rebuilt-and-back", "main", [], calls, back),
+        _case("index-rewritten-same", "main", [], kept, same),
+        _case("index-broken-after-open", "main", [], kept, broken),
+    ]

@@ -62,4 +62,4 @@ def test_suite_is_fresh(tmp_path: Path) -> None:
     fresh, committed = tmp_path / "cases.json", runner.CASES
     assert filecmp.cmp(fresh, committed, shallow=False), "stale: run python tests/conformance/generate.py"
     assert _tree(tmp_path / "builds") == _tree(runner.BUILDS), "stale builds: run generate.py"
-    assert os.path.getsize(committed) < 600_000, "keep the committed suite small"
+    assert os.path.getsize(committed) < 700_000, "keep the committed suite small"

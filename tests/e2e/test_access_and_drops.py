@@ -46,7 +46,7 @@ def test_granted_persona_sees_the_files(exclusive):
 
 
 def test_stub_persona_sees_only_the_stub(exclusive):
-    loaded = exclusive.load("q", "secret")
+    loaded = exclusive.load("q", "secret", by="user")  # the model is refused a stub
     assert loaded.access == "stub" and loaded.body == "Only for P. Ask P.\n"
     assert loaded.files == () and loaded.knowledge == () and loaded.sub_skills == ()
     assert (

@@ -78,7 +78,7 @@ def test_check_flags_an_edited_index_as_stale(tmp_path: Path) -> None:
     config = _golden(tmp_path)
     run("build", "--config", str(config))
     index = tmp_path / "p" / "dist" / "_index.json"
-    index.write_text(index.read_text().replace('"format": 2', '"format": 9'))
+    index.write_text(index.read_text().replace('"format": 3', '"format": 9'))
     code, out = run("check", "--config", str(config))
     assert code == 1
     # check compares bytes (no schema pass over the whole index: that cost six builds at 10,000 skills)

@@ -160,7 +160,7 @@ def declined(config: Path, tmp_path: Path, why: str, **options) -> None:
     assert not (result.cache and result.cache.edited)
     assert not (result.cache and result.cache.declined.startswith("internal error"))
     if why:
-        assert result.cache.declined == why
+        assert result.cache.declined == why, result.cache
     if written is not None:
         same_as_clean(config, tmp_path, result)
 

@@ -15,6 +15,11 @@ from skillc import reader
 from skillc.diagnostics.codes import CONFORMANCE, Code
 
 PERSONAS = CONFIG + "personas: personas\n"
+# A catalog template that numbers its entries: no frame around entries (SKC603)
+NUMBERED = (
+    "{%- macro entry(skill) -%}{{ skill.command }}\n{% endmacro -%}"
+    "{% for skill in skills %}{{ loop.index }}. {{ entry(skill) }}{% endfor %}"
+)
 HAS_OVERLAY = skill_md("x", has_persona_overlay=True)
 P = {"personas/p/manifest.yaml": "name: P\n"}
 
@@ -82,6 +87,7 @@ CASES: dict[Code, tuple[str, dict[str, str | None]]] = {
         CONFIG,
         {"skills/x/SKILL.md": "---\nname: x\ndescription: X.\n# skillc: ignore[SKC205]\n---\nBody.\n"},
     ),
+    Code.TEMPLATE_NOT_SPLIT: (CONFIG + 'template: "numbered.j2"\n', {"numbered.j2": NUMBERED}),
     Code.ALWAYS_OVER_BUDGET: (
         CONFIG + "budgets:\n  catalog_chars: 100\n",
         {"skills/x/SKILL.md": skill_md("x", description="d" * 300, always=True)},

@@ -121,7 +121,7 @@ def test_reader_answers_what_the_compiler_resolved():
     d = reader.open(REPO / "dist")
     seen = {(r.persona, r.command): r for r in result.resolutions}
     for persona in d.personas():
-        visible = {s.command for s in d.skills(persona)}
+        visible = {s.command for s in d.skills(persona, env=reader.EVERYWHERE)}
         assert visible == {c for p, c in seen if p == persona}
         for command in visible:
             got, want = d.resolution(persona, command), seen[(persona, command)]
@@ -132,7 +132,13 @@ def test_reader_answers_what_the_compiler_resolved():
                 want.model,
                 want.user,
             )
-            assert d.load(persona, command).body == want.body
+            invokers = [by for by in ("model", "user") if getattr(want, by)]
+            if invokers:
+                assert d.load(persona, command, by=invokers[0]).body == want.body
+            for by in {"model", "user"} - set(invokers):
+                with pytest.raises(reader.NotInvocable) as refused:
+                    d.load(persona, command, by=by)
+                assert (refused.value.by, refused.value.invokers) == (by, tuple(invokers))
             assert got.in_catalog == (command in result.packings[persona].included)
 
 
@@ -148,7 +154,7 @@ def test_format_1_is_refused_naming_both_versions(proj):
     (dist / "_index.json").write_text(
         json.dumps({"format": 1, "personas": {}, "skills": {}, "resolutions": {}})
     )
-    with pytest.raises(reader.FormatError, match="format 1; this reader reads format 2"):
+    with pytest.raises(reader.FormatError, match="format 1; this reader reads format 3"):
         reader.open(dist)
 
 
@@ -161,24 +167,70 @@ def _edit_and_rebuild(proj: Path, *extra: str) -> None:
     assert build(proj, *extra).exit_code == 0
 
 
-def test_open_dist_keeps_serving_the_build_it_opened(proj):
+def test_an_open_dist_answers_from_the_newest_build(proj):
     d = reader.open(proj.parent / "dist")
-    before = (d.catalog("p"), d.catalog("q"))
+    before = (d.build_hash, d.catalog("p"), d.load("p", "a").body)
+    assert before[2] == "Body of a.\n"
     _edit_and_rebuild(proj)
-    assert (d.catalog("p"), d.catalog("q")) == before
-    assert d.load("p", "a").body == "Body of a.\n"
-    assert d.skill_meta("a").description == "Does a thing."
-    fresh = reader.open(proj.parent / "dist")
-    assert fresh.load("p", "a").body == "New body.\n" and fresh.build_hash != d.build_hash
+    assert d.load("p", "a").body == "New body.\n" and d.skill_meta("a").description == "Changed."
+    assert d.build_hash != before[0] and d.catalog("p") != before[1]
+    assert d.persona_meta("p").name == "P2"
+    assert d.refresh() is False  # already moved, at the calls above
 
 
-def test_pruned_rebuild_says_reopen_not_tampering(proj):
+def _rebuilt_during_the_next_call(monkeypatch, proj, *extra: str) -> None:
+    """The next call's look at the index is made, and then the build is replaced."""
+    from skillc.reader import dist as handle
+
+    check = handle._Tier.check
+
+    def then_rebuild(self, force=False):
+        moved = check(self, force)
+        monkeypatch.setattr(handle._Tier, "check", check)
+        _edit_and_rebuild(proj, *extra)
+        return moved
+
+    monkeypatch.setattr(handle._Tier, "check", then_rebuild)
+
+
+def test_one_call_never_mixes_two_builds(proj, monkeypatch):
     d = reader.open(proj.parent / "dist")
-    _edit_and_rebuild(proj, "--prune")
-    with pytest.raises(reader.DistRebuilt, match=r"rebuilt since it was opened.*reader\.open") as exc:
+    old = [(s.command, s.description) for s in reader.open(proj.parent / "dist").skills("p")]
+    _rebuilt_during_the_next_call(monkeypatch, proj)
+    assert [(s.command, s.description) for s in d.skills("p")] == old  # read after the rebuild
+    assert d.skill_meta("a").description == "Changed."  # the next call: the new build
+
+
+def test_a_build_pruned_during_a_call_is_dist_rebuilt(proj, monkeypatch):
+    d = reader.open(proj.parent / "dist")
+    _rebuilt_during_the_next_call(monkeypatch, proj, "--prune")
+    with pytest.raises(reader.DistRebuilt, match=r"rebuilt during the call.*the next call") as exc:
         d.load("p", "a")
     assert "tamper" not in str(exc.value)
     assert isinstance(exc.value, reader.ReaderError)
+    assert d.load("p", "a").body == "New body.\n"
+
+
+def test_refresh_reads_an_index_its_identity_would_miss(proj, monkeypatch):
+    from skillc.reader import dist as handle
+
+    d = reader.open(proj.parent / "dist")
+    first = d.build_hash
+    _edit_and_rebuild(proj)
+    monkeypatch.setattr(handle, "identity_of", lambda st: d._tiers[0].identity)  # looks unchanged
+    assert d.build_hash == first
+    assert d.refresh() is True and d.build_hash != first
+    assert d.refresh() is False
+
+
+def test_a_missing_or_broken_index_leaves_the_build_served(proj):
+    dist = proj.parent / "dist"
+    d = reader.open(dist)
+    first = d.build_hash
+    (dist / "_index.json").write_text("{")
+    assert d.build_hash == first and d.load("p", "a").body == "Body of a.\n"
+    (dist / "_index.json").unlink()
+    assert d.build_hash == first and d.refresh() is False
 
 
 # --- regular files only, bounded ----------------------------------------------------------------
@@ -296,7 +348,9 @@ def test_stub_sees_no_resources(tmp_path):
     assert r.exit_code == 0, r.stderr
     d = reader.open(tmp_path / "dist")
     assert d.resolution("other", "x").access == "stub"
-    assert d.load("other", "x").files == () and d.resources("other", "x") == []
+    assert d.load("other", "x", by="user").files == () and d.resources("other", "x") == []
+    with pytest.raises(reader.NotInvocable):  # a stub is not for the model: it is not in its catalog
+        d.load("other", "x")
     with pytest.raises(reader.UnknownResource):
         d.resource("other", "x", "scripts/s.sh")
     assert d.resources("owner", "x") == ["scripts/s.sh"]

@@ -53,7 +53,7 @@ def test_validate_holds_what_the_build_would_write_to_the_schemas(tmp_path: Path
     assert isinstance(result, pipeline.Compiled) and result.artifacts is not None
     files = dict(result.artifacts.files)
     assert verify.artifact_errors(files) == []
-    files["_index.json"] = files["_index.json"].replace(b'"format": 2', b'"format": 3')
+    files["_index.json"] = files["_index.json"].replace(b'"format": 3', b'"format": 4')
     assert any("format" in e for e in verify.artifact_errors(files))
     assert run("validate", "--config", str(config))[0] == 0
 

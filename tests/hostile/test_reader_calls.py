@@ -40,6 +40,8 @@ def _calls(d: reader.Dist, bad: Any) -> list[Any]:
         lambda: d.read_object(bad),
         lambda: d.persona_meta(bad),
         lambda: d.resolution(persona, bad),
+        lambda: d.load(persona, "a", by=bad),
+        lambda: d.materialize(persona, "a", "/nonexistent/never-written", by=bad),
     ]
 
 
@@ -70,12 +72,50 @@ def test_nul_in_any_path_is_a_reader_error(dist: reader.Dist, tmp_path: Path) ->
 
 
 def test_errors_pickle_with_their_fields(dist: reader.Dist) -> None:
-    for exc in (reader.UnknownPersona("p", ["q", "r"]), reader.UnknownSkill("p", "c", ["d"])):
+    for exc in (
+        reader.UnknownPersona("p", ["q", "r"]),
+        reader.UnknownSkill("p", "c", ["d"]),
+        reader.NotInvocable("p", "c", "model", ["user"]),
+    ):
         back = pickle.loads(pickle.dumps(exc))
         assert type(back) is type(exc) and str(back) == str(exc) and vars(back) == vars(exc)
     with pytest.raises(reader.UnknownSkill) as caught:
         dist.load(dist.personas()[0], "nope")
     assert pickle.loads(pickle.dumps(caught.value)).command == "nope"
+
+
+@pytest.mark.parametrize("by", ["", "Model", "admin", "model "])
+def test_an_invoker_other_than_model_or_user_is_refused(dist: reader.Dist, by: str) -> None:
+    with pytest.raises(reader.ArgumentType, match="by must be"):
+        dist.load(dist.personas()[0], "a", by=by)
+
+
+def test_not_invocable_names_who_may(tmp_path: Path) -> None:
+    files = {
+        "src/user-only/SKILL.md": skill_md("user-only", **{"disable-model-invocation": True}),
+        "src/model-only/SKILL.md": skill_md("model-only", **{"user-invocable": False}),
+        "src/nobody/SKILL.md": skill_md(
+            "nobody", **{"user-invocable": False, "disable-model-invocation": True}
+        ),
+    }
+    assert run("--config", str(project(tmp_path, files)), "build")[0] == 0
+    d = reader.open(tmp_path / "dist")
+    p = d.personas()[0]
+    for command, by, invokers, says in (
+        ("user-only", "model", ("user",), "only the user may invoke it (a slash command)"),
+        ("model-only", "user", ("model",), "only the model may invoke it"),
+        ("nobody", "model", (), "neither the model nor the user may invoke it"),
+        ("nobody", "user", (), "neither the model nor the user may invoke it"),
+    ):
+        with pytest.raises(reader.NotInvocable) as caught:
+            d.load(p, command, by=by)
+        assert (caught.value.by, caught.value.invokers, caught.value.command) == (by, invokers, command)
+        assert says in str(caught.value)
+        with pytest.raises(reader.NotInvocable):
+            d.materialize(p, command, tmp_path / f"{command}-{by}", by=by)
+        assert not (tmp_path / f"{command}-{by}").exists()  # refused before anything is written
+    assert d.load(p, "user-only", by="user").command == "user-only"
+    assert d.load(p, "model-only").render().startswith('<skill_content command="model-only"')
 
 
 def test_an_open_dist_survives_chdir(

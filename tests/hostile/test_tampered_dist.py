@@ -159,21 +159,21 @@ def replace_index(dist: Path, data: bytes) -> reader.Dist:
 @pytest.mark.parametrize(
     "data, message",
     [
-        (b"", "not a valid format 2 file"),
-        (b"{", "not a valid format 2 file"),
-        (b'{"format": 2, "personas": {}', "not a valid format 2 file"),
-        (b"\xff\xfe{}", "not a valid format 2 file"),
-        (b"not json at all", "not a valid format 2 file"),
-        (b"[]", "format None; this reader reads format 2"),
-        (b"null", "format None; this reader reads format 2"),
+        (b"", "not a valid format 3 file"),
+        (b"{", "not a valid format 3 file"),
+        (b'{"format": 3, "personas": {}', "not a valid format 3 file"),
+        (b"\xff\xfe{}", "not a valid format 3 file"),
+        (b"not json at all", "not a valid format 3 file"),
+        (b"[]", "format None; this reader reads format 3"),
+        (b"null", "format None; this reader reads format 3"),
         (
             b'{"format": 1, "personas": {}, "skills": {}, "resolutions": {}}',
-            "format 1; this reader reads format 2",
+            "format 1; this reader reads format 3",
         ),
-        (b'{"format": "2", "personas": {}}', "format '2'; this reader reads format 2"),
-        (b'{"format": true}', "format True; this reader reads format 2"),
-        (b'{"format": 2, "personas": {}, "shards": {}}', "malformed: \\(root\\): keys"),
-        (b'{"format": 2, "format": 2}', "duplicate key 'format'"),
+        (b'{"format": "3", "personas": {}}', "format '3'; this reader reads format 3"),
+        (b'{"format": true}', "format True; this reader reads format 3"),
+        (b'{"format": 3, "personas": {}, "shards": {}}', "malformed: \\(root\\): keys"),
+        (b'{"format": 3, "format": 3}', "duplicate key 'format'"),
     ],
 )
 def test_corrupt_or_wrong_version_index(dist, data, message):

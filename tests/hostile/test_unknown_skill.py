@@ -45,7 +45,7 @@ def test_suggestions_come_from_the_normal_form_the_catalog_and_the_siblings(dist
 
 def test_a_hidden_command_is_never_suggested(dist: Path) -> None:
     d = reader.open(dist)
-    assert d.load("tiny", "ops/secret").command == "ops/secret"
+    assert d.load("tiny", "ops/secret", by="user").command == "ops/secret"
     assert _unknown(d, "forge", "ops/secrte").suggestions == ()  # forge does not see ops/secret
     assert _unknown(d, "forge", "ops/secret").suggestions == ()
     assert _unknown(d, "vind", "deploy").visible == ()

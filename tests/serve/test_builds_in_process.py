@@ -35,7 +35,7 @@ def test_the_repository_s_build_served_to_each_persona(persona: str) -> None:
     files = anyio.run(run)
     opened = reader.open(REPO_DIST)
     view = View(opened, persona)
-    want = {i.command for i in opened.skills(persona) if i.model or i.user}
+    want = {i.command for i in opened.skills(persona, env=reader.EVERYWHERE) if i.model or i.user}
     assert {f.command for f in (view.file_at(u) for u in files) if f is not None} == want
     for uri, data in files.items():
         found = view.file_at(uri)

@@ -46,7 +46,7 @@ def _expected(dist: Path, persona: str, uri: str) -> bytes:
     assert found is not None
     if found.path is not None:
         return opened.resource(persona, found.command, found.path)
-    info = next(i for i in opened.skills(persona) if i.command == found.command)
+    info = next(i for i in opened.skills(persona, env=reader.EVERYWHERE) if i.command == found.command)
     name = uri.split("/")[-2]
     return export.skill_md_of(
         opened, persona, info, export.frontmatter(opened, export.NEUTRAL, info, name=name)
@@ -72,7 +72,7 @@ def test_every_file_read_and_verified_is_what_the_reader_gives(
     assert capabilities.extensions == {"io.modelcontextprotocol/skills": {"directoryRead": True}}
     assert capabilities.resources is not None
     opened = reader.open(dist)
-    served = [i for i in opened.skills(persona) if i.model or i.user]
+    served = [i for i in opened.skills(persona, env=reader.EVERYWHERE) if i.model or i.user]
     assert len([u for u in files if u.endswith("/SKILL.md")]) >= len(served)
     for uri, data in files.items():
         assert data == _expected(dist, persona, uri), uri
@@ -88,7 +88,9 @@ def test_the_tools_fallback_over_stdio(dist: Path) -> None:
 
     names, instructions, loaded, hidden_is_error = anyio.run(run)
     assert names == ["list_skills", "load_skill"]
-    assert instructions is not None and instructions.endswith(reader.open(dist).catalog("guest"))
+    assert instructions is not None and instructions.endswith(
+        reader.open(dist).catalog("guest", env=reader.EVERYWHERE)
+    )
     assert loaded == reader.open(dist).load("guest", "alpha", "now").render()
     assert hidden_is_error
 

@@ -17,7 +17,7 @@ def _view(dist: Path, persona: str) -> View:
 
 def test_list_skills_and_the_instructions_carry_the_catalog(dist: Path) -> None:
     view = _view(dist, "guest")
-    catalog = reader.open(dist).catalog("guest")
+    catalog = reader.open(dist).catalog("guest", env=reader.EVERYWHERE)
     assert tools.list_skills(view) == catalog
     assert tools.instructions(view).endswith(catalog)
 
@@ -52,3 +52,25 @@ def test_a_stub_follows_its_resolution_s_model_flag(dist: Path) -> None:
 def test_bad_arguments_are_an_error(dist: Path, arguments: dict[str, object]) -> None:
     with pytest.raises(tools.ToolError, match="takes `name`"):
         tools.load_skill(_view(dist, "lead"), arguments)
+
+
+def test_model_load_is_the_reader_s_model_invoker_rule() -> None:
+    """model_load asks the reader for the model's load (by="model") and turns its NotInvocable into
+    the unknown skill the model is told of; it looks at no resolution itself."""
+
+    class _Dist:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def load(self, persona: str, command: str, args: str | None, *, by: str) -> reader.LoadedSkill:
+            self.asked.append(by)
+            raise reader.NotInvocable(persona, command, by, ["user"])
+
+        def resolution(self, persona: str, command: str) -> reader.Resolution:
+            raise AssertionError("model_load looks at no resolution: the reader holds the rule")
+
+    fake = _Dist()
+    with pytest.raises(reader.UnknownSkill) as caught:
+        tools.model_load(fake, "lead", "manual", None)  # type: ignore[arg-type]
+    assert fake.asked == ["model"]
+    assert (caught.value.persona, caught.value.command, caught.value.suggestions) == ("lead", "manual", ())

@@ -120,6 +120,20 @@ def template_edit(root: Path, rng: random.Random) -> None:
     local.write_text(local.read_text() + f"<!-- step {rng.randint(0, 99)} -->\n")
 
 
+def requires_edit(root: Path, rng: random.Random) -> None:
+    """A skill's run-time requirements added or taken away: the index's requirements object, which
+    an edit or delta build patches (a skill whose frontmatter has its own gets a body edit)."""
+    target = rng.choice(skills(root))
+    text = target.read_text()
+    if "requires_env: [STEP_" in text:
+        target.write_text(re.sub(r"^requires_env: \[STEP_\d+\]\n", "", text, count=1, flags=re.M))
+    elif "requires_env" in text:
+        target.write_text(text + f"\nStep {rng.random()}.\n")
+    else:
+        added = f"requires_env: [STEP_{rng.randint(0, 9)}]\ndescription: "
+        target.write_text(re.sub(r"^description: ", added, text, count=1, flags=re.M))
+
+
 def touch(root: Path, rng: random.Random) -> None:
     target = rng.choice(skills(root))
     st = target.stat()
@@ -214,6 +228,7 @@ WRITING_STEPS: dict[str, Callable[[Path, random.Random], None]] = {
         description_edit,
         resource_edit,
         flag_edit,
+        requires_edit,
         body_cleared,
         frontmatter_broken,
         label_edit,

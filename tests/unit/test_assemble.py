@@ -81,6 +81,7 @@ def test_the_index_names_the_build_its_config_and_each_persona() -> None:
         "personas": "personas",
         "template": "catalog.txt.j2",
         "catalog_chars": 500,
+        "priority": [],
     }
     assert list(index["personas"]) == ["pilot", "pilot-x", "crew"]
     crew = index["personas"]["crew"]

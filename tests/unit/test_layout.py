@@ -1,4 +1,4 @@
-"""The dist layout: names and paths of format 2."""
+"""The dist layout: names and paths of format 3."""
 
 from __future__ import annotations
 

@@ -53,13 +53,13 @@ def _mismatches(hint: Any, node: Node, root: Node, where: str) -> list[str]:
         return _mismatches(get_args(hint)[1], node["additionalProperties"], root, f"{where}.*")
     if origin is list:
         return _mismatches(get_args(hint)[0], node["items"], root, f"{where}[]")
-    if origin in (Union, types.UnionType):  # X | None: the schema's branch that is not null
+    if origin in (Union, types.UnionType):  # X | None, str | X: the schema's object branch
         branches = [
             b
             for b in node.get("oneOf", node.get("anyOf", [node]))
-            if _deref(b, root)[0].get("type") != "null"
+            if _deref(b, root)[0].get("type") not in ("null", "string")
         ]
-        kinds = [a for a in get_args(hint) if a is not type(None)]
+        kinds = [a for a in get_args(hint) if a is not type(None) and a is not str]
         assert len(branches) == len(kinds) == 1, where
         return _mismatches(kinds[0], branches[0], root, where)
     raise AssertionError(f"{where}: no rule for {hint!r}")

@@ -43,7 +43,7 @@ def test_a_table_of_two_digit_names_is_one_node() -> None:
     store, shards = Store(), _shards(2, COMMANDS)
     root = build_table(shards, store.put)
     assert list(store.nodes) == [root]
-    assert store.nodes[root] == {"format": 2, "prefix": "", "shards": shards}
+    assert store.nodes[root] == {"format": 3, "prefix": "", "shards": shards}
     assert all_shards(root, store.read, "t") == shards
     for command in COMMANDS:
         assert locate_shard(command, root, store.read, "t") == (
@@ -87,7 +87,7 @@ def test_a_table_that_never_ends_is_refused() -> None:
     def endless(digest: str, prefix: str) -> ShardTableDoc:
         width = node_width(prefix)
         name = shard_of(COMMANDS[0], width)
-        return {"format": 2, "prefix": prefix, "tables": {name: "again"}}
+        return {"format": 3, "prefix": prefix, "tables": {name: "again"}}
 
     with pytest.raises(FormatError, match="deeper than 8 levels"):
         locate_shard(COMMANDS[0], "root", endless, "t")

@@ -1,11 +1,12 @@
 //! Per-call cost of the reader in one process, for bench/reader_calls.py: catalog() called again
-//! (median), and load() with arguments over every command the persona sees (median of the second pass).
+//! (median), and load() with arguments over every command the persona's model may load (median of
+//! the second pass).
 //!
 //!     cargo run --release --example reader_calls -- DIST PERSONA CALLS
 
 use std::time::Instant;
 
-use skillc_reader::Dist;
+use skillc_reader::{Dist, Env};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let argv: Vec<String> = std::env::args().collect();
@@ -19,7 +20,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         times.push(t.elapsed().as_nanos() as f64 / 1e3);
     }
     times.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    let commands: Vec<String> = dist.skills(persona)?.into_iter().map(|s| s.command).collect();
+    let skills = dist.skills_in(persona, Env::Everywhere)?;
+    let commands: Vec<String> = skills.into_iter().filter(|s| s.model).map(|s| s.command).collect();
     let loads = || -> Result<f64, skillc_reader::ReaderError> {
         let mut times = Vec::with_capacity(commands.len());
         for c in &commands {

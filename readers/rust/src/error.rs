@@ -3,6 +3,8 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use crate::records::By;
+
 /// Every failure of the reader. The variants are the Python reader's exception classes; the
 /// `String`s are messages for people, never for matching.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +24,18 @@ pub enum ReaderError {
     UnknownSkill { persona: String, command: String, suggestions: Vec<String>, visible: Visible },
     /// The path is not a resource the persona may read.
     UnknownResource(String),
-    /// dist/ was rebuilt since it was opened and the opened build's objects were pruned.
+    /// dist/ was rebuilt during the call and the call's build's objects were pruned; the next
+    /// call answers from the new build (docs/format.md §6.4).
     DistRebuilt(String),
+    /// `by` may not invoke the skill for the persona; `invokers` are those who may (the model
+    /// before the user; none for a skill neither may invoke). Nothing of the skill was read.
+    NotInvocable { persona: String, command: String, by: By, invokers: Vec<By> },
+    /// A call needs the persona's plan (to leave an entry out of its catalog, or to give its
+    /// locations a root) and the build's catalog template does not split (SKC603).
+    CannotSplit(String),
+    /// Builds opened together (tiers) that cannot answer as one build compiled from their
+    /// sources would (docs/format.md §16.2).
+    CannotStack(String),
 }
 
 impl ReaderError {
@@ -37,6 +49,9 @@ impl ReaderError {
             ReaderError::UnknownSkill { .. } => "UnknownSkill",
             ReaderError::UnknownResource(_) => "UnknownResource",
             ReaderError::DistRebuilt(_) => "DistRebuilt",
+            ReaderError::NotInvocable { .. } => "NotInvocable",
+            ReaderError::CannotSplit(_) => "CannotSplit",
+            ReaderError::CannotStack(_) => "CannotStack",
         }
     }
 }
@@ -48,7 +63,17 @@ impl fmt::Display for ReaderError {
             | ReaderError::Format(m)
             | ReaderError::Integrity(m)
             | ReaderError::UnknownResource(m)
-            | ReaderError::DistRebuilt(m) => f.write_str(m),
+            | ReaderError::DistRebuilt(m)
+            | ReaderError::CannotSplit(m)
+            | ReaderError::CannotStack(m) => f.write_str(m),
+            ReaderError::NotInvocable { persona, command, by, invokers } => {
+                write!(f, "{:?} may not be invoked by the {} for persona {:?}: ", command, by, persona)?;
+                match invokers.as_slice() {
+                    [] => f.write_str("neither the model nor the user may invoke it"),
+                    [By::User] => f.write_str("only the user may invoke it (a slash command)"),
+                    [only, ..] => write!(f, "only the {} may invoke it", only),
+                }
+            }
             ReaderError::UnknownPersona { persona, known } => {
                 let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
                 write!(f, "unknown persona {:?}; known: {}", persona, known)

@@ -3,7 +3,7 @@
 //! Opening a FIFO must not block, a device or a symlink to `/dev/zero` must not be read to the
 //! end, and a file that grows while it is read must not exhaust memory.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
@@ -36,6 +36,12 @@ impl std::fmt::Display for ReadError {
 /// O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; the fstat of
 /// the open descriptor then refuses it, so nothing can swap the file between check and read.
 pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    read_regular_seen(path, cap).map(|(data, _)| data)
+}
+
+/// `read_regular`, with the `fstat` of the descriptor it read: what a handle remembers of an
+/// index to notice a newer one (docs/format.md §6.4), or what a walk compares with its `lstat`.
+pub fn read_regular_seen(path: &Path, cap: u64) -> Result<(Vec<u8>, Metadata), ReadError> {
     let file = open_nonblocking(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => ReadError::NotFound,
         _ => ReadError::Io(e),
@@ -53,7 +59,7 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     if data.len() as u64 > cap {
         return Err(ReadError::TooLarge);
     }
-    Ok(data)
+    Ok((data, meta))
 }
 
 #[cfg(unix)]

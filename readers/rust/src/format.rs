@@ -1,10 +1,10 @@
-//! Format 2 of dist/: its version, layout, object paths and escaping (format.py).
+//! Format 3 of dist/: its version, layout, object paths and escaping (format.py).
 
 use sha2::{Digest, Sha256};
 
 use crate::unicode::{fold, Fold};
 
-pub const VERSION: u64 = 2;
+pub const VERSION: u64 = 3;
 pub const INDEX: &str = "_index.json";
 pub const OBJECTS: &str = "objects";
 /// The fewest hex digits in a shard name (the width of the root node of the shard table).

@@ -1,14 +1,18 @@
 //! Reading dist/ documents: regular files only, bounded, and every JSON document validated
 //! before use (index.py). A document that fails is refused whole with `ReaderError::Format`.
 
+use std::collections::{BTreeMap, HashMap};
+use std::fs::Metadata;
 use std::path::Path;
 
+use crate::available::Needs;
 use crate::error::ReaderError;
-use crate::files::{read_regular, ReadError};
+use crate::files::{read_regular_seen, ReadError};
 use crate::format::{
     is_lower_hex, is_sha256, node_width, sha256_hex, shard_of, INDEX, MAX_INDEX_BYTES, VERSION,
 };
 use crate::json::{self, Json, Object};
+use crate::split::{Field, FramePiece, Frames, Piece, Place as SplitPlace, Plan, PlanEntry, Split};
 
 type Check = Result<(), String>;
 
@@ -19,19 +23,38 @@ pub fn parse_json(data: &[u8], place: &str) -> Result<Json, ReaderError> {
         .map_err(|e| ReaderError::Format(format!("{}: not a valid format {} file: {}", place, VERSION, e)))
 }
 
+/// An index as read: the document, checked; its bytes; the `fstat` of the file it was read from.
+pub struct IndexRead {
+    pub doc: Json,
+    pub data: Vec<u8>,
+    pub meta: Metadata,
+}
+
 /// The top-level index of the dist/ at `root`, read and checked.
 pub fn read_index(root: &Path) -> Result<Json, ReaderError> {
+    Ok(index_at(root, false)?.expect("a missing index is an error unless missing_ok").doc)
+}
+
+/// The index of the dist/ at `root`, read and checked (`Format` otherwise). A missing one
+/// (ENOENT) is None with `missing_ok` (an optional tier that is absent).
+pub fn index_at(root: &Path, missing_ok: bool) -> Result<Option<IndexRead>, ReaderError> {
     let place = root.join(INDEX);
     let shown = place.display();
-    let data = read_regular(&place, MAX_INDEX_BYTES).map_err(|e| match e {
-        ReadError::NotFound => {
-            ReaderError::Format(format!("{}: no {} (not a skillc dist directory)", root.display(), INDEX))
+    let (data, meta) = match read_regular_seen(&place, MAX_INDEX_BYTES) {
+        Ok(read) => read,
+        Err(ReadError::NotFound) if missing_ok => return Ok(None),
+        Err(ReadError::NotFound) => {
+            return Err(ReaderError::Format(format!(
+                "{}: no {} (not a skillc dist directory)",
+                root.display(),
+                INDEX
+            )))
         }
-        e => ReaderError::Format(format!("{}: cannot read index: {}", shown, e)),
-    })?;
+        Err(e) => return Err(ReaderError::Format(format!("{}: cannot read index: {}", shown, e))),
+    };
     let doc = parse_json(&data, &shown.to_string())?;
     check_index(&doc, &shown.to_string())?;
-    Ok(doc)
+    Ok(Some(IndexRead { doc, data, meta }))
 }
 
 pub fn integrity(data: Vec<u8>, digest: &str, place: &str) -> Result<Vec<u8>, ReaderError> {
@@ -162,26 +185,215 @@ pub fn check_index(doc: &Json, place: &str) -> Result<(), ReaderError> {
     checked(index_shape(doc), place)
 }
 
+const INDEX_KEYS: [&str; 10] = [
+    "format",
+    "generator",
+    "build_hash",
+    "config",
+    "personas",
+    "shards",
+    "split",
+    "requires",
+    "personas_hash",
+    "knowledge",
+];
+
 fn index_shape(doc: &Json) -> Check {
-    let d = dict(doc, "", &["format", "generator", "build_hash", "config", "personas", "shards"])?;
+    let d = dict(doc, "", &INDEX_KEYS)?;
     string(member(d, "generator"), "generator")?;
     sha(member(d, "build_hash"), "build_hash")?;
-    let c = dict(member(d, "config"), "config", &["sources", "personas", "template", "catalog_chars"])?;
+    let c = dict(
+        member(d, "config"),
+        "config",
+        &["sources", "personas", "template", "catalog_chars", "priority"],
+    )?;
     strings(member(c, "sources"), "config.sources")?;
     opt_string(member(c, "personas"), "config.personas")?;
     string(member(c, "template"), "config.template")?;
     count(member(c, "catalog_chars"), "config.catalog_chars")?;
+    strings(member(c, "priority"), "config.priority")?;
     let personas = member(d, "personas").as_object().ok_or("personas: not an object")?;
     for (pid, p) in personas.iter() {
         let path = format!("personas.{}", pid);
         persona_id(&Json::Str(pid.clone()), &path)?;
-        let e = dict(p, &path, &["prompt", "chars", "meta", "copy"])?;
+        let e = dict(p, &path, &["prompt", "chars", "meta", "copy", "plan"])?;
         sha(member(e, "prompt"), &format!("{}.prompt", path))?;
         sha(member(e, "meta"), &format!("{}.meta", path))?;
         count(member(e, "chars"), &format!("{}.chars", path))?;
         relpath(member(e, "copy"), &format!("{}.copy", path))?;
+        opt_sha(member(e, "plan"), &format!("{}.plan", path))?;
     }
-    sha(member(d, "shards"), "shards")
+    sha(member(d, "shards"), "shards")?;
+    for key in ["split", "requires", "personas_hash"] {
+        opt_sha(member(d, key), key)?;
+    }
+    if *member(d, "knowledge") != Json::Null {
+        let k = dict(member(d, "knowledge"), "knowledge", &["folder", "titles"])?;
+        string(member(k, "folder"), "knowledge.folder")?;
+        let titles = member(k, "titles").as_object().ok_or("knowledge.titles: not an object")?;
+        for (name, title) in titles.iter() {
+            string(title, &format!("knowledge.titles.{}", name))?;
+        }
+    }
+    Ok(())
+}
+
+fn opt_sha(v: &Json, path: &str) -> Check {
+    if *v != Json::Null {
+        sha(v, path)?;
+    }
+    Ok(())
+}
+
+fn format_is_ours(v: &Json, path: &str) -> Check {
+    if !v.equals_int(VERSION) {
+        return fail(path, &format!("not format {}", VERSION));
+    }
+    Ok(())
+}
+
+/// The catalog template's split (§4.5): entry patterns, and frames for exactly the index's
+/// personas.
+pub fn check_split(doc: &Json, personas: &Object, place: &str) -> Result<Split, ReaderError> {
+    split_shape(doc, personas).map_err(|e| ReaderError::Format(format!("{}: malformed: {}", place, e)))
+}
+
+fn split_shape(doc: &Json, personas: &Object) -> Result<Split, String> {
+    let d = dict(doc, "", &["format", "markup", "entry", "always", "frames"])?;
+    format_is_ours(member(d, "format"), "format")?;
+    boolean(member(d, "markup"), "markup")?;
+    let entry = pattern(member(d, "entry"), "entry")?;
+    let always = pattern(member(d, "always"), "always")?;
+    let frames = member(d, "frames").as_object();
+    let frames = match frames {
+        Some(f) if f.len() == personas.len() && f.keys().all(|k| personas.contains(k)) => f,
+        _ => return Err("frames: not an object keyed by the index's personas".to_string()),
+    };
+    let mut out = HashMap::new();
+    for (pid, f) in frames.iter() {
+        out.insert(pid.clone(), if *f == Json::Null { None } else { Some(persona_frames(f, pid)?) });
+    }
+    Ok(Split { markup: member(d, "markup") == &Json::Bool(true), entry, always, frames: out })
+}
+
+fn persona_frames(f: &Json, pid: &str) -> Result<Frames, String> {
+    let path = format!("frames.{}", pid);
+    let f = dict(f, &path, &["none", "one", "many"])?;
+    let pair = |key: &str| -> Result<&[Json], String> {
+        match member(f, key).as_array() {
+            Some(pair) if pair.len() == 2 => Ok(pair),
+            _ => Err(format!("{}.{}: not a pair", path, key)),
+        }
+    };
+    let texts = |key: &str| -> Result<(String, String), String> {
+        let pair = pair(key)?;
+        let part = |i: usize| string(&pair[i], &format!("{}.{}.{}", path, key, i)).map(str::to_string);
+        Ok((part(0)?, part(1)?))
+    };
+    let (none, one) = (texts("none")?, texts("one")?);
+    let many = pair("many")?;
+    let part = |i: usize| frame_pattern(&many[i], &format!("{}.many.{}", path, i));
+    Ok(Frames { none, one, many: (part(0)?, part(1)?) })
+}
+
+/// An entry pattern: fixed text (a string) and fields (`{"field", "lines"}`).
+fn pattern(v: &Json, path: &str) -> Result<Vec<Piece>, String> {
+    let items = v.as_array().ok_or_else(|| format!("{}: not a list", path))?;
+    let mut out = Vec::new();
+    for (i, piece) in items.iter().enumerate() {
+        if let Some(text) = piece.as_str() {
+            out.push(Piece::Text(text.to_string()));
+            continue;
+        }
+        let p = format!("{}.{}", path, i);
+        let e = dict(piece, &p, &["field", "lines"])?;
+        let field = member(e, "field").as_str().and_then(Field::named);
+        let field =
+            field.ok_or_else(|| format!("{}.field: not one of command, name, description, location", p))?;
+        boolean(member(e, "lines"), &format!("{}.lines", p))?;
+        out.push(Piece::Field { field, lines: member(e, "lines") == &Json::Bool(true) });
+    }
+    Ok(out)
+}
+
+/// A frame pattern: fixed text (a string) and the number left out (`{"field": "omitted"}`).
+fn frame_pattern(v: &Json, path: &str) -> Result<Vec<FramePiece>, String> {
+    let items = v.as_array().ok_or_else(|| format!("{}: not a list", path))?;
+    let mut out = Vec::new();
+    for (i, piece) in items.iter().enumerate() {
+        if let Some(text) = piece.as_str() {
+            out.push(FramePiece::Text(text.to_string()));
+            continue;
+        }
+        let p = format!("{}.{}", path, i);
+        let e = dict(piece, &p, &["field"])?;
+        if member(e, "field").as_str() != Some("omitted") {
+            return Err(format!("{}.field: not one of omitted", p));
+        }
+        out.push(FramePiece::Omitted);
+    }
+    Ok(out)
+}
+
+/// A persona's plan (§4.6); its places are held to the catalog's text where it is used
+/// (split::places_fit).
+pub fn check_plan(doc: &Json, pid: &str, place: &str) -> Result<Plan, ReaderError> {
+    plan_shape(doc, pid).map_err(|e| ReaderError::Format(format!("{}: malformed: {}", place, e)))
+}
+
+fn plan_shape(doc: &Json, pid: &str) -> Result<Plan, String> {
+    let d = dict(doc, "", &["format", "persona", "markup", "entries"])?;
+    if !member(d, "format").equals_int(VERSION) || member(d, "persona").as_str() != Some(pid) {
+        return Err(format!("persona: not the plan of persona {:?} in format {}", pid, VERSION));
+    }
+    boolean(member(d, "markup"), "markup")?;
+    let entries = member(d, "entries").as_array().ok_or("entries: not a list")?;
+    let mut out = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let p = format!("entries.{}", i);
+        let e = dict(entry, &p, &["command", "start", "end", "locations"])?;
+        let command = string(member(e, "command"), &format!("{}.command", p))?.to_string();
+        count(member(e, "start"), &format!("{}.start", p))?;
+        count(member(e, "end"), &format!("{}.end", p))?;
+        let at = member(e, "locations").as_array().ok_or_else(|| format!("{}.locations: not a list", p))?;
+        let mut locations = Vec::new();
+        for (j, loc) in at.iter().enumerate() {
+            let q = format!("{}.locations.{}", p, j);
+            let l = dict(loc, &q, &["at", "lines"])?;
+            count(member(l, "at"), &format!("{}.at", q))?;
+            boolean(member(l, "lines"), &format!("{}.lines", q))?;
+            locations.push(SplitPlace {
+                at: member(l, "at").as_count().unwrap_or(0),
+                lines: member(l, "lines") == &Json::Bool(true),
+            });
+        }
+        let start = member(e, "start").as_count().unwrap_or(0);
+        let end = member(e, "end").as_count().unwrap_or(0);
+        out.push(PlanEntry { command, start, end, locations });
+    }
+    Ok(Plan { markup: member(d, "markup") == &Json::Bool(true), entries: out })
+}
+
+/// The skills' requirements (§4.7), by command.
+pub fn check_requires(doc: &Json, place: &str) -> Result<BTreeMap<String, Needs>, ReaderError> {
+    requires_shape(doc).map_err(|e| ReaderError::Format(format!("{}: malformed: {}", place, e)))
+}
+
+fn requires_shape(doc: &Json) -> Result<BTreeMap<String, Needs>, String> {
+    let d = dict(doc, "", &["format", "requires"])?;
+    format_is_ours(member(d, "format"), "format")?;
+    let requires = member(d, "requires").as_object().ok_or("requires: not an object")?;
+    let mut out = BTreeMap::new();
+    for (command, needs) in requires.iter() {
+        let p = format!("requires.{}", command);
+        let e = dict(needs, &p, &["bins", "env"])?;
+        let list = |key: &str| -> Result<Vec<String>, String> {
+            let items = strings(member(e, key), &format!("{}.{}", p, key))?;
+            Ok(items.iter().filter_map(Json::as_str).map(str::to_string).collect())
+        };
+        out.insert(command.clone(), Needs { bins: list("bins")?, env: list("env")? });
+    }
+    Ok(out)
 }
 
 /// One node of the shard table: `shards` (shard name -> shard object) or `tables` (longer

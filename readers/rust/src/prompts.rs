@@ -4,8 +4,122 @@
 use crate::error::ReaderError;
 use crate::format::{escape_attr, escape_delimiter, escape_text};
 use crate::json::Json;
-use crate::records::LoadedSkill;
+use crate::records::By;
 use crate::unicode::split_whitespace;
+
+/// A child skill the persona's model may load, listed in a loaded skill's `<sub_skills>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SubSkill {
+    pub command: String,
+    pub name: String,
+    pub description: String,
+    pub label: String,
+}
+
+/// A knowledge doc a skill names (sven's `knowledge:`): its path (in the build's knowledge
+/// folder, when it has one) and its title, when the build found one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KnowledgeDoc {
+    pub path: String,
+    pub title: Option<String>,
+}
+
+/// A skill resolved for a persona, its arguments substituted (`Dist::load`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LoadedSkill {
+    pub persona: String,
+    pub command: String,
+    pub name: String,
+    pub description: String,
+    /// The body, substituted; it begins with Claude Code's `Base directory for this skill:`
+    /// line when the skill was loaded with a base folder.
+    pub body: String,
+    pub access: String,
+    pub overlay: Option<String>,
+    /// The first bundled files (at most 20), relative to the skill.
+    pub files: Vec<String>,
+    pub sub_skills: Vec<SubSkill>,
+    pub context: String,
+    pub agent: Option<String>,
+    pub model: Option<String>,
+    pub allowed_tools: Vec<String>,
+    pub knowledge: Vec<String>,
+    /// The skill's folder on this machine, when known (`${CLAUDE_SKILL_DIR}` is it).
+    pub base: Option<String>,
+    /// The `knowledge` entries as docs, with their titles.
+    pub knowledge_docs: Vec<KnowledgeDoc>,
+    /// What the skill is shown as: its frontmatter `name` as written, else `name` (docs/format.md §7).
+    pub label: String,
+}
+
+impl LoadedSkill {
+    /// sven's `<skill_content>` tool result (`render_skill`).
+    pub fn render(&self) -> String {
+        render_skill(self)
+    }
+
+    /// The `<skill_content>` block beginning with Claude Code's base directory line, for a skill
+    /// loaded without a base (a base from `load` stands). `LoadOptions::base` is better: it also
+    /// gives `${CLAUDE_SKILL_DIR}` its value.
+    pub fn render_with_base(&self, base: &str) -> String {
+        match self.base {
+            Some(_) => render_skill(self),
+            None => render_body(self, &based(base, &self.body)),
+        }
+    }
+}
+
+/// How `Dist::load_with` loads a skill: its arguments, values for Claude Code's variables, who
+/// invokes it, and its folder on this machine.
+///
+/// ```
+/// use skillc_reader::{By, LoadOptions};
+/// let slash_command = LoadOptions::new().by(By::User).args("analyse the auth module");
+/// let tool_call = LoadOptions::new().base("/home/me/.sven/skills/sven/plan");
+/// # let _ = (slash_command, tool_call);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The arguments: none, a line as typed, or words.
+    pub args: Option<Args>,
+    /// Values for `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}`.
+    pub params: Params,
+    /// Who invokes the skill (the model by default): `NotInvocable` when the build says that
+    /// invoker may not.
+    pub by: By,
+    /// The skill's folder on this machine (default: under its build's root, when the host named
+    /// one): the body then begins with Claude Code's `Base directory for this skill:` line, and
+    /// `${CLAUDE_SKILL_DIR}` is it.
+    pub base: Option<String>,
+}
+
+impl LoadOptions {
+    /// The model's load, without arguments.
+    pub fn new() -> LoadOptions {
+        LoadOptions::default()
+    }
+
+    pub fn args(self, args: impl Into<Args>) -> LoadOptions {
+        LoadOptions { args: Some(args.into()), ..self }
+    }
+
+    pub fn params(self, params: Params) -> LoadOptions {
+        LoadOptions { params, ..self }
+    }
+
+    pub fn by(self, by: By) -> LoadOptions {
+        LoadOptions { by, ..self }
+    }
+
+    pub fn base(self, base: impl Into<String>) -> LoadOptions {
+        LoadOptions { base: Some(base.into()), ..self }
+    }
+}
+
+/// The body with Claude Code's base directory line before it.
+pub(crate) fn based(base: &str, body: &str) -> String {
+    format!("Base directory for this skill: {}\n\n{}", base, body)
+}
 
 /// A skill's arguments: a line as typed (split shell-style into words), or the words themselves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,11 +152,16 @@ impl From<&[&str]> for Args {
     }
 }
 
-/// sven's `<skill_content>` tool result: body, bundled files, sub-skill hint, knowledge docs.
+/// sven's `<skill_content>` tool result: body, bundled files, sub-skill hint, knowledge docs
+/// (docs/format.md §10).
 pub fn render_skill(s: &LoadedSkill) -> String {
+    render_body(s, &s.body)
+}
+
+fn render_body(s: &LoadedSkill, body: &str) -> String {
     let mut parts = vec![
         format!("<skill_content command=\"{}\" name=\"{}\">", escape_attr(&s.command), escape_attr(&s.label)),
-        s.body.trim_end_matches('\n').to_string(),
+        body.trim_end_matches('\n').to_string(),
         String::new(),
     ];
     if !s.files.is_empty() {
@@ -63,9 +182,25 @@ pub fn render_skill(s: &LoadedSkill) -> String {
         }));
         parts.push("</sub_skills>".into());
     }
-    if !s.knowledge.is_empty() {
+    // a record made by hand may list knowledge without its docs
+    let by_hand: Vec<KnowledgeDoc>;
+    let docs = if s.knowledge_docs.is_empty() {
+        by_hand = s.knowledge.iter().map(|k| KnowledgeDoc { path: k.clone(), title: None }).collect();
+        &by_hand
+    } else {
+        &s.knowledge_docs
+    };
+    if !docs.is_empty() {
         parts.push("Relevant knowledge docs (use search_knowledge or read_file to load):".into());
-        parts.extend(s.knowledge.iter().map(|k| format!("  - {}", k)));
+        let width =
+            docs.iter().filter(|d| d.title.is_some()).map(|d| d.path.chars().count()).max().unwrap_or(0);
+        parts.extend(docs.iter().map(|d| match &d.title {
+            None => format!("  - {}", d.path),
+            Some(title) => {
+                let pad = " ".repeat(width.saturating_sub(d.path.chars().count()));
+                format!("  - {}{} ({})", d.path, pad, title)
+            }
+        }));
     }
     parts.push("</skill_content>".into());
     parts.join("\n") + "\n"

@@ -10,8 +10,9 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use skillc_reader::{
-    substitute, Args, Dist, LoadedSkill, Params, PersonaMeta, ReaderError, Resolution, ResourceMeta,
-    SkillInfo, SkillMeta, SubSkill,
+    substitute, Args, By, Dist, Env, KnowledgeDoc, LoadOptions, LoadedSkill, Params, PersonaContext,
+    PersonaMeta, ReaderError, Resolution, ResourceMeta, Shadowed, SkillInfo, SkillMeta, SubSkill, Tier,
+    Unavailable,
 };
 use support::{bytes, copy_tree, suite, tamper, TempDir};
 
@@ -56,13 +57,42 @@ fn run_suite(dir: &Path) {
 fn run_case(case: &Value, builds: &Path, failures: &mut Vec<String>) -> usize {
     let name = case["name"].as_str().unwrap();
     let tmp = TempDir::new("case");
-    let root = tmp.0.join("dist");
-    copy_tree(&builds.join(case["build"].as_str().unwrap()), &root);
-    for op in case["tamper"].as_array().unwrap() {
-        tamper(&root, op);
+    let stacked = case.get("tiers").is_some();
+    let tiers: Vec<Value> = match case.get("tiers") {
+        Some(tiers) => tiers.as_array().unwrap().clone(),
+        None => vec![json!({"build": case["build"]})],
+    };
+    let roots: Vec<PathBuf> = (0..tiers.len())
+        .map(|i| tmp.0.join(if stacked { format!("tier-{}", i) } else { "dist".to_string() }))
+        .collect();
+    for (tier, root) in tiers.iter().zip(&roots) {
+        if let Some(build) = tier["build"].as_str() {
+            copy_tree(&builds.join(build), root); // none: an optional tier missing here
+        }
+    }
+    let on_tier = |op: &Value| &roots[op.get("tier").and_then(Value::as_u64).unwrap_or(0) as usize];
+    for op in case["tamper"].as_array().into_iter().flatten() {
+        tamper(on_tier(op), op, builds);
     }
     let calls = case["calls"].as_array().unwrap();
-    let dist = match Dist::open(&root) {
+    let opened = if stacked {
+        let given: Vec<Tier> = tiers
+            .iter()
+            .zip(&roots)
+            .map(|(t, root)| Tier {
+                path: root.clone(),
+                optional: t["optional"] == true,
+                root: t.get("root").and_then(Value::as_str).map(str::to_string),
+            })
+            .collect();
+        Dist::open_stack(&given)
+    } else {
+        match case.get("root").and_then(Value::as_str) {
+            Some(root) => Dist::open_with_root(&roots[0], root),
+            None => Dist::open(&roots[0]),
+        }
+    };
+    let dist = match opened {
         Ok(dist) => dist,
         Err(e) => {
             let got = outcome(Err(e));
@@ -73,10 +103,10 @@ fn run_case(case: &Value, builds: &Path, failures: &mut Vec<String>) -> usize {
         }
     };
     for op in case.get("tamper_after_open").and_then(Value::as_array).into_iter().flatten() {
-        tamper(&root, op);
+        tamper(on_tier(op), op, builds);
     }
     for (i, call) in calls.iter().enumerate() {
-        let got = outcome(make(&dist, call, &tmp.0));
+        let got = outcome(make(&dist, call));
         if got != call["expect"] {
             failures
                 .push(format!("{} #{} {}\n  expected {}\n  got      {}", name, i, call, call["expect"], got));
@@ -95,6 +125,10 @@ fn outcome(result: Result<Value, ReaderError>) -> Value {
                 Err(e) => json!({ "error": e.class_name() }),
             };
             json!({ "error": "UnknownSkill", "suggestions": suggestions, "visible": visible })
+        }
+        Err(ReaderError::NotInvocable { invokers, .. }) => {
+            let invokers: Vec<&str> = invokers.iter().map(|b| b.as_str()).collect();
+            json!({ "error": "NotInvocable", "invokers": invokers })
         }
         Err(e) => json!({ "error": e.class_name() }),
     }
@@ -126,31 +160,56 @@ fn params(args: &Value) -> Result<Params, ReaderError> {
     Params::from_pairs(pairs.map(|(k, v)| (k, v.as_str().unwrap())))
 }
 
-fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
+/// A load's options: `by` and `base` absent are the reader's defaults.
+fn load_options(a: &Value) -> Result<LoadOptions, ReaderError> {
+    let by = match opt(a, "by") {
+        None | Some("model") => By::Model,
+        Some("user") => By::User,
+        Some(other) => panic!("by {:?}", other),
+    };
+    Ok(LoadOptions { args: arguments(a), params: params(a)?, by, base: opt(a, "base").map(str::to_string) })
+}
+
+/// A call that takes an environment: `env` (with `path`) as missing_requirements takes them;
+/// absent, everywhere (the build as it was made).
+fn with_env<T>(a: &Value, call: impl FnOnce(Env<'_>) -> T) -> T {
+    if a.get("env").is_none() {
+        return call(Env::Everywhere);
+    }
+    let (env, _folder) = environment(a);
+    call(Env::Map(&env))
+}
+
+fn make(dist: &Dist, call: &Value) -> Result<Value, ReaderError> {
     let a = call.get("args").cloned().unwrap_or(Value::Null);
     let a = &a;
     Ok(match call["call"].as_str().unwrap() {
-        "build_hash" => json!(dist.build_hash()),
-        "personas" => json!(dist.personas()),
-        "catalog" => json!(dist.catalog(s(a, "persona"))?),
-        "skills" => Value::Array(dist.skills(s(a, "persona"))?.iter().map(skill_info).collect()),
-        "commands" => json!(dist.commands(s(a, "persona"))?),
+        "build_hash" => json!(dist.build_hash()?),
+        "personas" => json!(dist.personas()?),
+        "catalog" => json!(with_env(a, |env| dist.catalog_in(s(a, "persona"), env))?),
+        "skills" => Value::Array(
+            with_env(a, |env| dist.skills_in(s(a, "persona"), env))?.iter().map(skill_info).collect(),
+        ),
+        "commands" => json!(with_env(a, |env| dist.commands_in(s(a, "persona"), env))?),
+        "unavailable" => Value::Array(
+            with_env(a, |env| dist.unavailable_in(s(a, "persona"), env))?.iter().map(unavailable).collect(),
+        ),
+        "shadowed" => Value::Array(dist.shadowed()?.iter().map(shadowed).collect()),
+        "persona_context" => persona_context(&dist.persona_context(s(a, "persona"))?),
+        "refresh" => json!(dist.refresh()),
         "all_commands" => json!(dist.all_commands()?),
-        "load" => {
-            loaded(&dist.load_with(s(a, "persona"), s(a, "command"), arguments(a).as_ref(), &params(a)?)?)
-        }
-        "render" => {
-            json!(dist
-                .load_with(s(a, "persona"), s(a, "command"), arguments(a).as_ref(), &params(a)?)?
-                .render())
-        }
+        "load" => loaded(&dist.load_with(s(a, "persona"), s(a, "command"), &load_options(a)?)?),
+        "render" => json!(dist.load_with(s(a, "persona"), s(a, "command"), &load_options(a)?)?.render()),
         "resources" => json!(dist.resources(s(a, "persona"), s(a, "command"), opt(a, "kind"))?),
         "resource" => bytes(dist.resource(s(a, "persona"), s(a, "command"), s(a, "path"))?),
         "read_object" => bytes(dist.read_object(s(a, "digest"))?),
         "skill_meta" => skill_meta(&dist.skill_meta(s(a, "command"))?),
         "persona_meta" => persona_meta(&dist.persona_meta(s(a, "persona"))?),
         "resolution" => resolution(&dist.resolution(s(a, "persona"), s(a, "command"))?),
-        "missing_requirements" => missing(dist, a, tmp)?,
+        "missing_requirements" => {
+            let (env, _folder) = environment(a);
+            json!(dist.missing_requirements(s(a, "persona"), s(a, "command"), &env)?)
+        }
         "substitute" => {
             let names = words(&a["names"]);
             json!(substitute(s(a, "body"), arguments(a).as_ref(), &names, opt(a, "skill_dir"), &params(a)?))
@@ -159,8 +218,9 @@ fn make(dist: &Dist, call: &Value, tmp: &Path) -> Result<Value, ReaderError> {
     })
 }
 
-/// missing_requirements with PATH a fresh folder holding the call's `path` entries.
-fn missing(dist: &Dist, a: &Value, tmp: &Path) -> Result<Value, ReaderError> {
+/// The call's `env` with `PATH` a fresh folder holding its `path` entries (kept while the folder
+/// it returns lives).
+fn environment(a: &Value) -> (HashMap<String, String>, TempDir) {
     use std::os::unix::fs::PermissionsExt;
     let folder = TempDir::new("path");
     for entry in a["path"].as_array().into_iter().flatten() {
@@ -174,7 +234,6 @@ fn missing(dist: &Dist, a: &Value, tmp: &Path) -> Result<Value, ReaderError> {
             }
         }
     }
-    let _ = tmp;
     let mut env: HashMap<String, String> = a["env"]
         .as_object()
         .into_iter()
@@ -182,7 +241,7 @@ fn missing(dist: &Dist, a: &Value, tmp: &Path) -> Result<Value, ReaderError> {
         .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
         .collect();
     env.insert("PATH".into(), folder.0.to_str().unwrap().to_string());
-    Ok(json!(dist.missing_requirements(s(a, "persona"), s(a, "command"), Some(&env))?))
+    (env, folder)
 }
 
 fn skill_info(i: &SkillInfo) -> Value {
@@ -195,12 +254,30 @@ fn sub_skill(c: &SubSkill) -> Value {
     json!({"command": c.command, "name": c.name, "description": c.description, "label": c.label})
 }
 
+fn knowledge_doc(d: &KnowledgeDoc) -> Value {
+    json!({"path": d.path, "title": d.title})
+}
+
 fn loaded(l: &LoadedSkill) -> Value {
     json!({"persona": l.persona, "command": l.command, "name": l.name, "description": l.description,
            "body": l.body, "access": l.access, "overlay": l.overlay, "files": l.files,
            "sub_skills": l.sub_skills.iter().map(sub_skill).collect::<Vec<_>>(), "context": l.context,
            "agent": l.agent, "model": l.model, "allowed_tools": l.allowed_tools, "knowledge": l.knowledge,
+           "base": l.base, "knowledge_docs": l.knowledge_docs.iter().map(knowledge_doc).collect::<Vec<_>>(),
            "label": l.label})
+}
+
+fn unavailable(u: &Unavailable) -> Value {
+    json!({"command": u.command, "missing": u.missing})
+}
+
+fn shadowed(s: &Shadowed) -> Value {
+    json!({"command": s.command, "tier": s.tier, "by": s.by})
+}
+
+fn persona_context(c: &PersonaContext) -> Value {
+    json!({"persona": c.persona, "fallback": c.fallback, "unrestricted_skills": c.unrestricted_skills,
+           "skill_overlay_path": c.skill_overlay_path, "overlay_fallback_path": c.overlay_fallback_path})
 }
 
 fn resource_meta(r: &ResourceMeta) -> Value {

@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::{json, Value};
-use skillc_reader::{Args, Dist};
+use skillc_reader::{Args, By, Dist, Env, Params};
 use support::{suite, TempDir};
 
 /// Every file below root: relative path -> (bytes with root's path replaced by `<DEST>`, mode).
@@ -44,12 +44,18 @@ fn materialize_writes_what_python_writes() {
     for build in ["main", "hostile"] {
         let root = suite().join("builds").join(build);
         let dist = Dist::open(&root).unwrap();
-        for persona in dist.personas() {
-            for skill in dist.skills(&persona).unwrap() {
+        for persona in dist.personas().unwrap() {
+            for skill in dist.skills_in(&persona, Env::Everywhere).unwrap() {
                 for args in [Value::Null, json!("a 'b c' <untrusted-data")] {
-                    let n = calls.len();
-                    calls.push(json!({"dist": root.to_str().unwrap(), "persona": persona, "command": skill.command,
-                                      "args": args, "py": tmp.0.join(format!("py{}", n)), "rs": tmp.0.join(format!("rs{}", n))}));
+                    // by one who may, when the model may not; and by the model always
+                    let mut invokers = vec!["model"];
+                    invokers.extend((!skill.model && skill.user).then_some("user"));
+                    for by in invokers {
+                        let n = calls.len();
+                        calls.push(json!({"dist": root.to_str().unwrap(), "persona": persona, "command": skill.command,
+                                          "args": args, "by": by, "py": tmp.0.join(format!("py{}", n)),
+                                          "rs": tmp.0.join(format!("rs{}", n))}));
+                    }
                 }
             }
         }
@@ -61,7 +67,7 @@ out = []
 for line in sys.stdin:
     c = json.loads(line)
     try:
-        reader.open(c["dist"]).materialize(c["persona"], c["command"], c["py"], args=c["args"])
+        reader.open(c["dist"]).materialize(c["persona"], c["command"], c["py"], args=c["args"], by=c["by"])
         out.append("ok")
     except reader.ReaderError as e:
         out.append(type(e).__name__)
@@ -73,11 +79,14 @@ json.dump(out, sys.stdout)
         let dist = Dist::open(c["dist"].as_str().unwrap()).unwrap();
         let args = c["args"].as_str().map(Args::from);
         let rs = Path::new(c["rs"].as_str().unwrap());
-        let ours = match dist.materialize(
+        let by = if c["by"] == "user" { By::User } else { By::Model };
+        let ours = match dist.materialize_with(
             c["persona"].as_str().unwrap(),
             c["command"].as_str().unwrap(),
             rs,
             args.as_ref(),
+            &Params::new(),
+            by,
         ) {
             Ok(_) => "ok".to_string(),
             Err(e) => e.class_name().to_string(),

@@ -12,8 +12,12 @@
 // The modules stay the source: this concatenates them in dependency order, drops their `./` imports
 // and `export` keywords, gives the entry a stub for each function it takes from the rest, and
 // refuses anything it does not understand (an aliased import, a name declared twice, a value that
-// is not a function crossing from the rest to the entry).
+// is not a function crossing from the rest to the entry). The two runtime files are shipped without
+// comments and indentation: their text is a string V8 holds in the young generation of every process that imports
+// the package, and a cold start that fills it past V8's threshold pays for a scavenge (the sources,
+// src/*.ts, and the type declarations keep every comment).
 import { readFileSync, writeFileSync } from "node:fs";
+import ts from "typescript";
 
 const SRC = new URL("../build/src/", import.meta.url);
 const ENTRY = new URL("../build/skillc-reader.js", import.meta.url);
@@ -27,9 +31,11 @@ const LAZY = new Set([
   "substitute.js",
   "render.js",
   "materialize.js",
-  "requirements.js",
   "frontmatter.js",
   "nearby.js",
+  "split.js",
+  "pack.js",
+  "stack.js",
 ]);
 
 const IMPORT = /^import \{([^}]*)\} from "([^"]+)";\n/gm;
@@ -227,6 +233,33 @@ export const { EXPORTS } = load();
 `;
 
 const [entryText, coreText, moreText] = bundle();
+/** The text without its comments and its indentation (a line's leading spaces are kept only inside
+ * a string or template that spans lines). TypeScript's printer leaves the code as it is. */
+function compact(text) {
+  const [head, ...rest] = text.split("\n");
+  const options = { removeComments: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None };
+  const code = ts.transpileModule(rest.join("\n"), {
+    compilerOptions: options,
+    reportDiagnostics: false,
+  }).outputText;
+  const file = ts.createSourceFile("bundle.js", code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const spans = []; // [start, end) of literals that hold a line feed
+  const visit = (node) => {
+    if (ts.isStringLiteral(node) || ts.isTemplateLiteralToken(node)) {
+      if (node.getText(file).includes("\n")) spans.push([node.getStart(file), node.getEnd()]);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let at = 0;
+  const lines = code.split("\n").map((line) => {
+    const start = at;
+    at += line.length + 1;
+    return spans.some(([a, b]) => a < start && start < b) ? line : line.replace(/^ +/, "");
+  });
+  return `${head}\n${lines.join("\n")}`;
+}
+
 writeFileSync(ENTRY, entryText);
-writeFileSync(CORE, coreText);
-writeFileSync(MORE, moreText);
+writeFileSync(CORE, compact(coreText));
+writeFileSync(MORE, compact(moreText));

@@ -15,29 +15,60 @@ const ENTRY = new URL("../build/skillc-reader.js", import.meta.url);
 
 const sha = (data) => createHash("sha256").update(data).digest("hex");
 
-/** A dist/ of one persona and no skills: enough for open() and catalog(). */
+/** A dist/ of one persona and one skill that needs a program no machine has: enough for open() and
+ * catalog(), which then reads the requirements and the plan, looks for the program and cuts the
+ * entry out (docs/format.md §17.2), as a cold catalog() does on a build with requirements. */
 function smallDist(root) {
-  const prompt = "<available_skills>\n</available_skills>\n";
+  const head = "<available_skills>\n";
+  const entry = "<skill>\n<command>a</command>\n<location>skills/a/SKILL.md</location>\n</skill>\n";
+  const prompt = `${head}${entry}</available_skills>\n`;
   const put = (data) => {
     const digest = sha(data);
     mkdirSync(join(root, "objects", digest.slice(0, 2)), { recursive: true });
     writeFileSync(join(root, "objects", digest.slice(0, 2), digest), data);
     return digest;
   };
+  const json = (value) => put(JSON.stringify(value, null, 2) + "\n");
+  const at = head.length + entry.indexOf("skills/");
+  const plan = {
+    format: 3,
+    persona: "pilot",
+    markup: true,
+    entries: [
+      {
+        command: "a",
+        start: head.length,
+        end: head.length + entry.length,
+        locations: [{ at, lines: false }],
+      },
+    ],
+  };
+  const needs = { bins: ["skillc-cache-no-such-program"], env: ["SKILLC_CACHE_NO_SUCH_VARIABLE"] };
   const index = {
-    format: 2,
+    format: 3,
     generator: "scripts/cache.mjs",
     build_hash: sha("build"),
-    config: { sources: ["skills"], personas: null, template: "catalog.xml.j2", catalog_chars: 30000 },
+    config: {
+      sources: ["skills"],
+      personas: null,
+      template: "catalog.xml.j2",
+      catalog_chars: 30000,
+      priority: [],
+    },
     personas: {
       pilot: {
         prompt: put(prompt),
         chars: prompt.length,
         meta: sha("meta"),
         copy: "personas/pilot/prompt.xml",
+        plan: json(plan),
       },
     },
     shards: sha("shards"),
+    split: null,
+    requires: json({ format: 3, requires: { a: needs } }),
+    personas_hash: null,
+    knowledge: null,
   };
   writeFileSync(join(root, "_index.json"), JSON.stringify(index, null, 2) + "\n");
 }
@@ -49,7 +80,10 @@ const api = script.runInThisContext()(builtins, ENTRY.href);
 const root = mkdtempSync(join(tmpdir(), "skillc-reader-cache-"));
 try {
   smallDist(root);
-  api.open(root).catalog("pilot");
+  const dist = api.open(root);
+  if (dist.catalog("pilot") !== "<available_skills>\n</available_skills>\n")
+    throw new Error("cache.mjs: the cut");
+  dist.catalog("pilot", { root: "/r" });
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

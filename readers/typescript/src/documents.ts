@@ -1,4 +1,4 @@
-/** The shapes of format 2's JSON documents once checked (checks.ts holds the checks). */
+/** The shapes of format 3's JSON documents once checked (checks.ts holds the checks). */
 
 import type { JsonObject, JsonValue } from "./jsonvalue.js";
 
@@ -6,9 +6,25 @@ export interface IndexDoc {
   format: number;
   generator: string;
   build_hash: string;
-  config: { sources: string[]; personas: string | null; template: string; catalog_chars: number };
+  config: {
+    sources: string[];
+    personas: string | null;
+    template: string;
+    catalog_chars: number;
+    priority: string[];
+  };
   personas: Record<string, PersonaEntry>;
   shards: string;
+  split: string | null;
+  requires: string | null;
+  personas_hash: string | null;
+  knowledge: KnowledgeIndex | null;
+}
+
+/** The build's knowledge folder and the titles found there (sven's `knowledge:` docs). */
+export interface KnowledgeIndex {
+  folder: string;
+  titles: Record<string, string>;
 }
 
 export interface PersonaEntry {
@@ -16,6 +32,7 @@ export interface PersonaEntry {
   chars: number;
   meta: string;
   copy: string;
+  plan: string | null;
 }
 
 /** A node of the shard table: `shards` (shard name -> shard object) or `tables` (prefix -> node). */
@@ -76,4 +93,49 @@ export interface PersonaMetaDoc {
   left_out: string[];
   shortened: string[];
   strategy: string;
+}
+
+/** A piece of an entry pattern: fixed text, or a field's value (`lines`: line feeds as spaces). */
+export type EntryPiece =
+  string | { field: "command" | "name" | "label" | "description" | "location"; lines: boolean };
+
+/** A piece of a frame pattern: fixed text, or the number of skills left out. */
+export type FramePiece = string | { field: "omitted" };
+
+/** A persona's frame: the catalog's text before and after its entries, by skills left out. */
+export interface Frames {
+  none: [string, string];
+  one: [string, string];
+  many: [FramePiece[], FramePiece[]];
+}
+
+/** The catalog template split into its frame and its entries (docs/format.md §4.5). */
+export interface SplitDoc {
+  format: number;
+  markup: boolean;
+  entry: EntryPiece[];
+  always: EntryPiece[];
+  frames: Record<string, Frames | null>;
+}
+
+/** Where one entry of a persona's catalog is, in code points, and where its relative locations start. */
+export interface PlanEntry {
+  command: string;
+  start: number;
+  end: number;
+  locations: { at: number; lines: boolean }[];
+}
+
+/** A persona's plan of its catalog (docs/format.md §4.6). */
+export interface PlanDoc {
+  format: number;
+  persona: string;
+  markup: boolean;
+  entries: PlanEntry[];
+}
+
+/** A skill's run-time requirements, as its frontmatter lists them (docs/format.md §4.7). */
+export interface Needs {
+  bins: string[];
+  env: string[];
 }

@@ -73,3 +73,36 @@ export class UnknownSkill extends ReaderError {
 }
 
 export class UnknownResource extends ReaderError {}
+
+/**
+ * A load (or materialize, or the render of a load) by an invoker the build does not allow for the
+ * pair: `by` is who asked (`"model"`, a tool call; `"user"`, a slash command), `invokers` who may
+ * (`"model"` before `"user"`; empty when neither). Nothing of the skill was read.
+ */
+export class NotInvocable extends ReaderError {
+  readonly persona: string;
+  readonly command: string;
+  readonly by: string;
+  readonly invokers: readonly string[];
+
+  constructor(persona: string, command: string, by: string, invokers: readonly string[]) {
+    let reason = "neither the model nor the user may invoke it";
+    if (invokers.length) reason = `only the ${invokers[0]} may invoke it`;
+    if (invokers.length === 1 && invokers[0] === "user") reason += " (a slash command)";
+    super(
+      `${JSON.stringify(command)} may not be invoked by the ${by} for persona ${JSON.stringify(persona)}: ${reason}`,
+    );
+    this.persona = persona;
+    this.command = command;
+    this.by = by;
+    this.invokers = Object.freeze([...invokers]);
+  }
+}
+
+/** A call needs a persona's plan (to leave an entry out of its catalog, or to give its locations a
+ * root) and the build has none: its catalog template does not split (SKC603). */
+export class CannotSplit extends ReaderError {}
+
+/** Several builds that cannot be answered as one build compiled from their sources (docs/format.md
+ * §16.2): other personas or persona files, a first tier that ranks by priority or does not split. */
+export class CannotStack extends ReaderError {}

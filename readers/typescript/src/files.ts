@@ -6,7 +6,7 @@
  * byte is read; a file that grows while it is read is cut at one byte past the cap and refused.
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from "node:fs";
 
 /** Why a file was refused; `code` is the errno name when the system refused it (ENOENT, ELOOP...). */
 export class FileRefused extends Error {
@@ -20,8 +20,14 @@ export class FileRefused extends Error {
 
 const CHUNK = 1 << 20;
 
-/** The bytes of a regular file of at most `cap` bytes; FileRefused otherwise. */
-export function readRegular(path: string, cap: number, follow = true): Uint8Array {
+/** The bytes of a regular file of at most `cap` bytes; FileRefused otherwise. `seen` receives the
+ * fstat of the descriptor read (in nanoseconds: the identity of a file, docs/format.md §6.4). */
+export function readRegular(
+  path: string,
+  cap: number,
+  follow = true,
+  seen: ((st: BigIntStats) => void) | null = null,
+): Uint8Array {
   const flags = constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW);
   let fd: number;
   try {
@@ -30,7 +36,7 @@ export function readRegular(path: string, cap: number, follow = true): Uint8Arra
     throw refused(err, path);
   }
   try {
-    return readOpen(fd, path, cap);
+    return readOpen(fd, path, cap, seen);
   } catch (err) {
     throw err instanceof FileRefused ? err : refused(err, path);
   } finally {
@@ -38,17 +44,24 @@ export function readRegular(path: string, cap: number, follow = true): Uint8Arra
   }
 }
 
-function readOpen(fd: number, path: string, cap: number): Uint8Array {
-  const st = fstatSync(fd);
+function readOpen(
+  fd: number,
+  path: string,
+  cap: number,
+  seen: ((st: BigIntStats) => void) | null,
+): Uint8Array {
+  const st = seen === null ? fstatSync(fd) : fstatSync(fd, { bigint: true });
   if (!st.isFile()) {
     throw new FileRefused("NOTREG", `${path}: is ${kind(st)}, not a regular file`);
   }
-  if (st.size > cap) {
-    throw new FileRefused("TOOLARGE", `${path}: is ${st.size} bytes; the cap is ${cap}`);
+  const size = Number(st.size);
+  if (size > cap) {
+    throw new FileRefused("TOOLARGE", `${path}: is ${size} bytes; the cap is ${cap}`);
   }
+  seen?.(st as BigIntStats);
   const chunks: Uint8Array[] = [];
   let left = cap + 1; // one byte more than allowed tells a file that grew past the cap
-  let want = Math.min(left, st.size + 1);
+  let want = Math.min(left, size + 1);
   let total = 0;
   while (left > 0) {
     const buf = Buffer.allocUnsafeSlow(want); // not the shared pool: a resource is handed out as is;

@@ -1,8 +1,8 @@
-/** Format 2 of dist/: its version, layout, object paths and size bounds (the Python reader's format.py). */
+/** Format 3 of dist/: its version, layout, object paths and size bounds (the Python reader's format.py). */
 
 import * as crypto from "node:crypto";
 
-export const VERSION = 2;
+export const VERSION = 3;
 export const INDEX = "_index.json";
 export const OBJECTS = "objects";
 export const SHARD_HEX = 2; // the fewest hex digits in a shard name: the root node of the shard table

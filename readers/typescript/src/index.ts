@@ -1,5 +1,5 @@
 /**
- * skillc-reader: serve a compiled skillc dist/ (format 2) to a Node application, synchronously and
+ * skillc-reader: serve a compiled skillc dist/ (format 3) to a Node application, synchronously and
  * with no dependency but Node's built-ins. The Python reader's API in camelCase, with the same answers:
  *
  *     import { open } from "skillc-reader";
@@ -8,11 +8,23 @@
  *     dist.load("paria-g", "threat-assessment", { args: "Jita" }).body;
  */
 
-export { Dist, open, type ArgsOptions, type KindOptions } from "./dist.js";
+export { EVERYWHERE, type EnvOptions, type Environment } from "./available.js";
+export { Dist, open, type OpenOptions, type Tier } from "./dist.js";
+export type {
+  ArgsOptions,
+  CatalogOptions,
+  Invoker,
+  KindOptions,
+  LoadOptions,
+  MaterializeOptions,
+} from "./engine.js";
 export {
+  CannotSplit,
+  CannotStack,
   DistRebuilt,
   FormatError,
   IntegrityError,
+  NotInvocable,
   ReaderError,
   UnknownPersona,
   UnknownResource,
@@ -22,14 +34,17 @@ export { escapeDelimiter } from "./delimiter.js";
 export { VERSION } from "./format.js";
 export type {
   FrontmatterValue,
+  KnowledgeDoc,
   LoadedSkill,
+  PersonaContext,
   PersonaMeta,
   ResourceMeta,
   Resolution,
+  Shadowed,
   SkillInfo,
   SkillMeta,
   SubSkill,
+  Unavailable,
 } from "./records.js";
-export { renderSkill } from "./render.js";
-export type { RequirementOptions } from "./requirements.js";
+export { renderSkill, type RenderOptions } from "./render.js";
 export { substitute, type Args, type Params, type SubstituteOptions } from "./substitute.js";

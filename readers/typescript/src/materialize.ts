@@ -1,4 +1,7 @@
-/** Writing a resolved skill folder (SKILL.md and its resources) into an empty destination. */
+/**
+ * Writing a resolved skill folder (SKILL.md and its resources) into a destination that is missing or
+ * empty; one that holds exactly that skill already (a second activation) is left as it is.
+ */
 
 import {
   chmodSync,
@@ -15,6 +18,7 @@ import { resolve } from "node:path";
 import type { ResourceEntry, SkillEntry } from "./documents.js";
 import { FormatError, ReaderError } from "./errors.js";
 import { LONE_SURROGATE } from "./format.js";
+import { FileRefused, readRegular } from "./files.js";
 import { joinPath } from "./paths.js";
 
 /** What materializeSkill asks of the Dist: the body for a root, a resource's checked bytes. */
@@ -35,17 +39,75 @@ export function materializeSkill(
   if (files.some(([rel]) => rel === "SKILL.md")) {
     throw new FormatError(`corrupt index: a resource of ${JSON.stringify(command)} is named SKILL.md`);
   }
+  const skillMd = skillMdBytes(skillMdHead(skill) + contents.body(root)); // before anything is written
   try {
-    if (!emptyOrMissing(root))
-      throw new ReaderError(`${root}: destination exists and is not an empty directory`);
+    if (!emptyOrMissing(root)) {
+      const wanted = new Map<string, Wanted>([["SKILL.md", { data: skillMd, executable: false }]]);
+      for (const [rel, res] of files)
+        wanted.set(rel, { data: () => contents.bytes(res), executable: res.executable });
+      if (holds(root, wanted)) return root; // this very skill is there already
+      throw new ReaderError(`${root}: destination exists and holds something else than this skill`);
+    }
     mkdirSync(root, { recursive: true });
-    writeNew(root, "SKILL.md", skillMdBytes(skillMdHead(skill) + contents.body(root)), false);
+    writeNew(root, "SKILL.md", skillMd, false);
     for (const [rel, res] of files) writeNew(root, rel, contents.bytes(res), res.executable);
   } catch (err) {
     if (err instanceof ReaderError) throw err;
     throw new ReaderError(`${root}: cannot write: ${(err as Error).message}`);
   }
   return root;
+}
+
+/** A file materialize would write: its bytes (or how to read them) and whether it is executable. */
+interface Wanted {
+  readonly data: Uint8Array | (() => Uint8Array);
+  readonly executable: boolean;
+}
+
+/**
+ * Whether the folder `root` holds exactly the files `wanted` and the folders their paths need: no
+ * other file, folder, link or special file, each file's bytes and owner execute bit as wanted
+ * (docs/format.md §7). Walked without following links.
+ */
+function holds(root: string, wanted: ReadonlyMap<string, Wanted>): boolean {
+  const st = lstatSync(root);
+  if (!st.isDirectory()) return false;
+  const folders = new Set<string>();
+  for (const rel of wanted.keys()) {
+    const parts = rel.split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
+  let found = 0;
+  const todo = [""];
+  while (todo.length) {
+    const dir = todo.pop() as string;
+    for (const name of readdirSync(dir ? joinPath(root, ...dir.split("/")) : root)) {
+      const rel = dir ? `${dir}/${name}` : name;
+      const entry = lstatSync(joinPath(root, ...rel.split("/")));
+      if (entry.isDirectory() && folders.has(rel)) todo.push(rel);
+      else if (entry.isFile() && wanted.has(rel)) found++;
+      else return false;
+    }
+  }
+  if (found !== wanted.size) return false;
+  for (const [rel, want] of wanted) {
+    const expected = typeof want.data === "function" ? want.data() : want.data;
+    let mode = 0;
+    let held: Uint8Array;
+    try {
+      held = readRegular(
+        joinPath(root, ...rel.split("/")),
+        expected.length,
+        false,
+        (s) => (mode = Number(s.mode)),
+      );
+    } catch (err) {
+      if (err instanceof FileRefused) return false;
+      throw err;
+    }
+    if (Buffer.compare(held, expected) !== 0 || ((mode & 0o100) !== 0) !== want.executable) return false;
+  }
+  return true;
 }
 
 function emptyOrMissing(root: string): boolean {

@@ -1,5 +1,6 @@
 /** Reading dist/'s files: the index, and hash-checked objects (bytes, text, JSON). */
 
+import type { BigIntStats } from "node:fs";
 import { checkIndex } from "./checks.js";
 import type { IndexDoc } from "./documents.js";
 import { DistRebuilt, FormatError, IntegrityError } from "./errors.js";
@@ -32,16 +33,39 @@ export function documentValue(data: Uint8Array, where: string): JsonValue {
 }
 
 export function readIndex(root: string): IndexDoc {
+  return (indexAt(root, false) as FoundIndex).doc;
+}
+
+/** An index read and checked: its document, its bytes, and the identity of the file read. */
+export interface FoundIndex {
+  readonly doc: IndexDoc;
+  readonly data: Uint8Array;
+  readonly identity: string;
+}
+
+/** The index in `root`, checked (FormatError otherwise), with its bytes and the identity of the file
+ * read; null for a missing one (ENOENT) when `missingOk` (an optional tier that is absent). */
+export function indexAt(root: string, missingOk: boolean): FoundIndex | null {
   const where = joinPath(root, INDEX);
   let data: Uint8Array;
+  let identity = "";
   try {
-    data = readRegular(where, MAX_INDEX_BYTES);
+    data = readRegular(where, MAX_INDEX_BYTES, true, (st) => (identity = identityOf(st)));
   } catch (err) {
     if (!(err instanceof FileRefused)) throw err;
-    if (err.code === "ENOENT") throw new FormatError(`${root}: no ${INDEX} (not a skillc dist directory)`);
+    if (err.code === "ENOENT") {
+      if (missingOk) return null;
+      throw new FormatError(`${root}: no ${INDEX} (not a skillc dist directory)`);
+    }
     throw new FormatError(`cannot read index: ${err.message}`);
   }
-  return checkIndex(documentValue(data, where), where);
+  return { doc: checkIndex(documentValue(data, where), where), data, identity };
+}
+
+/** What a handle compares to notice a new index without reading it (docs/format.md §6.4): device,
+ * inode, size, modification and change times (ns) of the file. */
+export function identityOf(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
 /** The path of an object below root. */
@@ -57,7 +81,7 @@ export function integrity(data: Uint8Array, digest: string, where: string): Uint
   return data;
 }
 
-/** The objects of the build a Dist opened: read by digest, bounded, hash-checked before use. */
+/** The objects of one build: read by digest, bounded, hash-checked before use. */
 export class Objects {
   readonly root: string;
   readonly buildHash: string;
@@ -93,7 +117,8 @@ export class Objects {
     return documentValue(this.bytes(digest, MAX_INDEX_BYTES), `object ${digest}`);
   }
 
-  /** A missing object: DistRebuilt when _index.json now names another build (its objects pruned). */
+  /** A missing object: DistRebuilt when _index.json now names another build (its objects pruned
+   * during the call); this re-read changes nothing the handle serves. */
   #raiseIfRebuilt(where: string): void {
     let now: string;
     try {
@@ -104,8 +129,8 @@ export class Objects {
     }
     if (now !== this.buildHash) {
       throw new DistRebuilt(
-        `${where}: ${this.root} was rebuilt since it was opened (build ${this.buildHash.slice(0, 12)} -> ` +
-          `${now.slice(0, 12)}) and the opened build's objects were pruned; reopen it with open()`,
+        `${where}: ${this.root} was rebuilt during the call (build ${this.buildHash.slice(0, 12)} -> ` +
+          `${now.slice(0, 12)}) and this call's build's objects were pruned; the next call answers from the new build`,
       );
     }
   }

@@ -60,3 +60,11 @@ export function pySplit(text: string): string[] {
 export function splitArgs(text: string): string[] {
   return shellSplit(text) ?? pySplit(text);
 }
+
+const PY_TRAILING_SPACE =
+  /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/;
+
+/** Python's str.rstrip(): the text without its trailing white space. */
+export function pyRstrip(text: string): string {
+  return text.replace(PY_TRAILING_SPACE, "");
+}

@@ -1,15 +1,18 @@
 // The API beyond what the conformance suite compares: frozen results, the error classes,
-// materialize, missingRequirements' options, and a Dist that outlives a rebuild.
+// materialize and its second activation, load's invoker and base, missingRequirements' options.
 import assert from "node:assert/strict";
 import {
+  chmodSync,
   cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +22,6 @@ import { fileURLToPath } from "node:url";
 import { reader } from "./reader.js";
 
 const MAIN = fileURLToPath(new URL("../../../../tests/conformance/builds/main", import.meta.url));
-const HOSTILE = fileURLToPath(new URL("../../../../tests/conformance/builds/hostile", import.meta.url));
 const skip = !existsSync(MAIN) && "not in the skillc repository";
 const tmp = mkdtempSync(join(tmpdir(), "skillc-reader-api-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -95,7 +97,7 @@ test(
 );
 
 test(
-  "materialize writes SKILL.md and every resource with its executable bit, into an empty folder only",
+  "materialize writes SKILL.md and every resource with its executable bit, into an empty folder",
   { skip },
   () => {
     const dist = reader.open(MAIN);
@@ -112,15 +114,101 @@ test(
       readFileSync(join(dest, "assets", "logo.bin")),
       Buffer.from(dist.resource("paria", "deploy", "assets/logo.bin")),
     );
-    assert.throws(() => dist.materialize("paria", "deploy", dest), reader.ReaderError); // not empty now
+    assert.throws(() => dist.materialize("paria", "deploy", dest), /something else/); // another SKILL.md
     assert.throws(
       () => dist.materialize("paria", "deploy", join(tmp, "lone"), { args: "\ud800" }),
       reader.ReaderError,
     );
+    assert.ok(!existsSync(join(tmp, "lone")));
     const stub = join(tmp, "stub");
-    dist.materialize("tiny", "mark", stub);
+    assert.throws(() => dist.materialize("tiny", "mark", stub), reader.NotInvocable); // not for the model
+    assert.ok(!existsSync(stub), "nothing written before the invoker is checked");
+    dist.materialize("tiny", "mark", stub, { by: "user" });
     assert.ok(lstatSync(join(stub, "SKILL.md")).isFile());
     assert.ok(!existsSync(join(stub, "scripts")), "a stub persona gets none of the exclusive skill's files");
+  },
+);
+
+test("a second materialize of the same skill is a no-op (V1's second activation)", { skip }, () => {
+  const dist = reader.open(MAIN);
+  const dest = join(tmp, "again");
+  dist.materialize("paria", "deploy", dest, { args: "42" });
+  const stamps = (): string[] =>
+    (readdirSync(dest, { recursive: true }) as string[])
+      .sort()
+      .map((p) => `${p} ${statSync(join(dest, p), { bigint: true }).mtimeNs}`);
+  const before = stamps();
+  assert.equal(dist.materialize("paria", "deploy", dest, { args: "42" }), dest);
+  assert.deepStrictEqual(stamps(), before);
+  assert.throws(() => dist.materialize("paria", "deploy", dest, { args: "43" }), /something else/);
+});
+
+for (const change of ["extra file", "extra folder", "edited", "mode", "link", "missing"]) {
+  test(`a destination holding anything else is refused: ${change}`, { skip }, () => {
+    const dist = reader.open(MAIN);
+    const dest = dist.materialize("paria", "deploy", join(tmp, `changed-${change.replace(" ", "-")}`));
+    const file = join(dest, "scripts", "check.py");
+    if (change === "extra file") writeFileSync(join(dest, "scripts", "more.sh"), "x");
+    else if (change === "extra folder") mkdirSync(join(dest, "empty"));
+    else if (change === "edited") writeFileSync(file, "print(2)\n");
+    else if (change === "mode") chmodSync(join(dest, "scripts", "run.sh"), 0o644);
+    else if (change === "link") {
+      rmSync(file);
+      symlinkSync(join(tmp, "elsewhere"), file);
+    } else rmSync(file);
+    assert.throws(() => dist.materialize("paria", "deploy", dest), /something else/);
+  });
+}
+
+test("load gives Claude Code's base directory line, from `base` or the handle's root", { skip }, () => {
+  const dist = reader.open(MAIN);
+  const loaded = dist.load("paria", "deploy", { args: "7", base: "/work/skills/deploy" });
+  assert.equal(loaded.base, "/work/skills/deploy");
+  assert.ok(loaded.body.startsWith("Base directory for this skill: /work/skills/deploy\n\n"));
+  assert.ok(
+    reader.renderSkill(loaded).startsWith('<skill_content command="deploy" name="deploy">\nBase directory'),
+  );
+  assert.equal(reader.renderSkill(loaded, { base: "/other" }), reader.renderSkill(loaded)); // load's stands
+  const path = dist.skillMeta("deploy").path; // skills/deploy/SKILL.md
+  const rooted = reader.open(MAIN, { root: "/srv/app/" });
+  assert.equal(rooted.load("paria", "deploy").base, `/srv/app/${path.slice(0, path.lastIndexOf("/"))}`);
+  assert.ok(
+    rooted.catalog("paria", { env: reader.EVERYWHERE }).includes(`<location>/srv/app/${path}</location>`),
+  );
+  assert.equal(
+    dist.catalog("paria", { env: reader.EVERYWHERE, root: "/srv/app" }),
+    rooted.catalog("paria", { env: reader.EVERYWHERE }),
+  ); // a root for one call
+  const plain = dist.load("paria", "deploy");
+  assert.equal(plain.base, null);
+  assert.ok(!plain.body.includes("Base directory"));
+  assert.ok(
+    reader
+      .renderSkill(plain, { base: "/b" })
+      .startsWith('<skill_content command="deploy" name="deploy">\nBase directory for this skill: /b\n\n'),
+  );
+});
+
+test(
+  "load's invoker: NotInvocable names who may invoke; a `by` of neither is a ReaderError",
+  { skip },
+  () => {
+    const dist = reader.open(MAIN);
+    const refused = (() => {
+      try {
+        dist.load("tiny", "mark");
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    assert.ok(refused instanceof reader.NotInvocable && refused instanceof reader.ReaderError);
+    assert.deepStrictEqual([refused.by, refused.invokers, refused.name], ["model", ["user"], "NotInvocable"]);
+    assert.equal(dist.load("tiny", "mark", { by: "user" }).access, "stub");
+    assert.throws(
+      () => dist.load("paria", "deploy", { by: "robot" as unknown as "model" }),
+      (e: unknown) => e instanceof reader.ReaderError && !(e instanceof reader.NotInvocable),
+    );
   },
 );
 
@@ -137,26 +225,6 @@ test("missingRequirements searches the PATH of the env it is given, or asks `whi
   assert.deepStrictEqual(found, []);
   assert.deepStrictEqual(dist.missingRequirements("tiny", "mark", { env: {} }), []); // the stub needs nothing
 });
-
-test(
-  "an open Dist keeps serving its build after a rebuild, and says DistRebuilt once it is pruned",
-  { skip },
-  () => {
-    const root = join(tmp, "dist");
-    cpSync(MAIN, root, { recursive: true });
-    const dist = reader.open(root);
-    const before = dist.catalog("paria");
-    cpSync(join(HOSTILE, "_index.json"), join(root, "_index.json")); // another build's index
-    cpSync(join(HOSTILE, "objects"), join(root, "objects"), { recursive: true });
-    assert.equal(dist.catalog("paria"), before);
-    assert.equal(reader.open(root).buildHash() !== dist.buildHash(), true);
-    rmSync(join(root, "objects"), { recursive: true });
-    mkdirSync(join(root, "objects"));
-    assert.throws(() => dist.load("paria", "deploy"), reader.DistRebuilt);
-    writeFileSync(join(root, "_index.json"), "{");
-    assert.throws(() => dist.load("paria", "threat"), reader.IntegrityError); // no readable index: not a rebuild
-  },
-);
 
 test("catalog() reads and checks the persona's catalog once, then serves the text it kept", { skip }, () => {
   const root = join(tmp, "catalog-once");

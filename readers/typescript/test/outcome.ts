@@ -3,12 +3,14 @@
 import { JsonFloat, orderedKeys, type JsonObject } from "../src/jsonvalue.js";
 import { reader } from "./reader.js";
 
-/** {"result": value} or {"error": class name, "suggestions"?, "visible"?}, records keyed in snake_case. */
+/** {"result": value} or {"error": class name, "suggestions"?, "visible"?, "invokers"?}, records keyed
+ * in snake_case. */
 export function outcome(call: () => unknown): unknown {
   try {
     return { result: toJson(call(), true) };
   } catch (err) {
     if (!(err instanceof reader.ReaderError)) return { error: `not a ReaderError: ${String(err)}` };
+    if (err instanceof reader.NotInvocable) return { error: err.name, invokers: [...err.invokers] };
     return err instanceof reader.UnknownSkill ? unknownSkill(err) : { error: err.name };
   }
 }

@@ -63,8 +63,54 @@ extern "C" {
     fn mkfifo(path: *const std::os::raw::c_char, mode: u32) -> std::os::raw::c_int;
 }
 
-/// Apply one tamper op to the dist/ at root.
-pub fn tamper(root: &Path, op: &Value) {
+/// The `rebuild` op: the copy at root becomes `build` as skillc writes a build over another (its
+/// objects added, with `prune` the others deleted, then its index renamed over the old one).
+pub fn rebuild(root: &Path, build: &Path, prune: bool) {
+    let mut theirs = Vec::new();
+    files_below(&build.join("objects"), "objects", &mut theirs);
+    for rel in &theirs {
+        let target = root.join(rel);
+        if fs::symlink_metadata(&target).is_err() {
+            fs::create_dir_all(target.parent().unwrap()).unwrap();
+            fs::copy(build.join(rel), &target).unwrap();
+        }
+    }
+    if prune {
+        let mut ours = Vec::new();
+        files_below(&root.join("objects"), "objects", &mut ours);
+        for rel in ours.iter().filter(|rel| !theirs.contains(rel)) {
+            fs::remove_file(root.join(rel)).unwrap();
+        }
+    }
+    fs::create_dir_all(root).unwrap(); // an optional tier that was not there
+    let aside = root.join(".skillc-tmp-rebuild");
+    fs::copy(build.join("_index.json"), &aside).unwrap();
+    fs::rename(&aside, root.join("_index.json")).unwrap(); // a new file renamed over the index: the commit
+}
+
+/// The regular files below `dir`, as paths relative to its parent (`objects/aa/...`).
+fn files_below(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(_) => return,
+    };
+    for entry in entries {
+        let entry = entry.unwrap();
+        let name = format!("{}/{}", rel, entry.file_name().to_str().unwrap());
+        if entry.file_type().unwrap().is_dir() {
+            files_below(&entry.path(), &name, out);
+        } else if entry.file_type().unwrap().is_file() {
+            out.push(name);
+        }
+    }
+}
+
+/// Apply one tamper op to the dist/ at root (`builds`: where a `rebuild` op's builds are).
+pub fn tamper(root: &Path, op: &Value, builds: &Path) {
+    if op["op"] == "rebuild" {
+        rebuild(root, &builds.join(op["build"].as_str().unwrap()), op["prune"] == true);
+        return;
+    }
     let path = root.join(op["path"].as_str().unwrap());
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).unwrap();
