@@ -362,16 +362,6 @@ class _Edit:
             self.docs[shard] = orjson.loads(self._object(digest_))
         return self.docs[shard]
 
-    def _split(self, last: IndexDoc) -> Any:
-        """The last build's split document (the template and personas are as they were)."""
-        digest_ = last["split"]
-        return None if digest_ is None else orjson.loads(self._object(digest_))
-
-    def _requires(self, last: IndexDoc) -> dict[str, Any]:
-        """The last build's requirements, by command."""
-        digest_ = last["requires"]
-        return {} if digest_ is None else dict(orjson.loads(self._object(digest_))["requires"])
-
     def _object(self, digest_: str) -> bytes:
         data = fs.read_regular(self.dist / fmt.object_path(digest_), 1 << 40, follow=False)
         if sha256_hex(data) != digest_:
@@ -404,14 +394,12 @@ class _Edit:
         outcomes = {c: resolve_skill(program, c).outcomes for c in checked}
         texts, catalog = self._catalogs(changed, checked, outcomes)
         out = assemble.Objects()
-        index = self._index()
-        last: IndexDoc = orjson.loads(index)
+        last: IndexDoc = orjson.loads(self._index())
         personas: dict[str, PersonaEntry] = dict(last["personas"])
         persona_files = assemble.index_objects(last)  # the last build's
-        split = self._split(last) if texts else None
+        split = orjson.loads(self._object(last["split"])) if texts and last["split"] else None
         for pid, (text, packing) in texts.items():
-            assert catalog is not None  # a catalog rendered again: its rows were read
-            planned = plan(split, pid, text, packing, _Rows(catalog.rows).__getitem__)
+            planned = plan(split, pid, text, packing, _Rows(catalog.rows if catalog else {}).__getitem__)
             personas[pid] = assemble.persona_entry(
                 carry.personas[pid], text, packing, carry.template[1], out, planned
             )
@@ -421,12 +409,8 @@ class _Edit:
         nodes = {rel.rsplit("/", 1)[1] for rel in out.objects - before}
         lines = self._lines(changed)
         build_hash = hash_lines(config, carry.template[0], [lines.encode()])
-        gone: dict[str, Skill | None] = dict.fromkeys(changed.removed)
-        requires = assemble.requirements_after(
-            self._requires(last), {**gone, **{c: one.skill for c, one in checked.items()}}
-        )
-        rest = {**last, "requires": assemble.requires_object(requires, out)}  # the rest as it was
-        document = assemble.index_document(config, build_hash, personas, root, rest)
+        now = {**dict.fromkeys(changed.removed), **{c: one.skill for c, one in checked.items()}}
+        document = assemble.index_after(config, build_hash, personas, root, last, now, self._object, out)
         new_index = assemble.encode(document)
         out.files[fmt.INDEX] = new_index
         art = Artifacts(out.files, frozenset(out.objects), build_hash, frozenset(out.documents))

@@ -63,8 +63,7 @@ D = TypeVar("D", bound=Discovered)
 
 
 def walk_tops(config: Config) -> Tops:
-    """What discover walks: every source (its label, where it is), the personas folder and the
-    knowledge folder."""
+    """What discover walks: every source (its label, where it is), the personas and knowledge folders."""
     tops = [(label, str(config.source_dir(i))) for i, label in enumerate(config.sources)]
     tops += [(folder, str(config.root / folder)) for folder in (config.personas, config.knowledge) if folder]
     return tuple(tops)

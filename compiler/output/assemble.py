@@ -140,18 +140,31 @@ def requirements(skills: Iterable[Skill]) -> dict[str, NeedsDoc]:
     return {s.command: found for s in skills if (found := needs(s)) is not None}
 
 
-def requirements_after(
-    last: Mapping[str, NeedsDoc], changed: Mapping[str, Skill | None]
-) -> dict[str, NeedsDoc]:
-    """The last build's requirements with the skills an edit or delta build changed (None: gone)."""
-    found = dict(last)
+def index_after(
+    config: Config,
+    digest: str,
+    personas: dict[str, PersonaEntry],
+    root: str,
+    last: IndexDoc,
+    changed: Mapping[str, Skill | None],
+    read: Callable[[str], bytes],
+    out: Objects,
+) -> IndexDoc:
+    """The index of an edit build of `last` (`read` gives an object of the last build by its
+    digest): the requirements with the `changed` skills' (None: gone) made again and stored in
+    `out`, the split, personas_hash and knowledge as they were (a change to the template,
+    a persona or a knowledge doc is a full build)."""
+    found: dict[str, NeedsDoc] = (
+        {} if last["requires"] is None else orjson.loads(read(last["requires"]))["requires"]
+    )
     for command, skill in changed.items():
         now = None if skill is None else needs(skill)
         if now is None:
             found.pop(command, None)
         else:
             found[command] = now
-    return found
+    rest = {**last, "requires": requires_object(found, out)}
+    return index_document(config, digest, personas, root, rest)
 
 
 def requires_object(found: Mapping[str, NeedsDoc], out: Objects) -> str | None:

@@ -149,8 +149,10 @@ def rules(skills: Sequence[tuple[str, bool]]) -> tuple[Rules, Rules]:
     free = sorted({n for n, model in skills if model})
     manual = sorted({n for n, model in skills if not model} - set(free))
     allows = [(exact(n), "allow") for n in free]
-    matched = Matcher(dict(allows))
-    again = [(exact(m), "deny") for m in manual if matched.decision(m) is not None]
+    keys, matched = dict(allows), Matcher(dict(allows))
+    # A deny whose key is a free name's allow key (`7 *` beside `7`'s `7 *`) would take that allow
+    # away: it is not written, and the manual name, which holds a wildcard, is left out (choose.py).
+    again = [(exact(m), "deny") for m in manual if matched.decision(m) is not None and exact(m) not in keys]
     alone = _alone(manual, [n for n, _ in skills])
     return tuple((exact(m), "deny") for m in alone), (("*", "deny"), *allows, *again)
 

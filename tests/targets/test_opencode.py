@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support.targets import fixture_skills, golden
 
@@ -93,6 +93,7 @@ def test_the_matcher_decides_as_the_last_matching_rule(rules: list[dict[str, str
 
 @settings(max_examples=200)
 @given(st.lists(st.tuples(_NAMES, st.booleans()), max_size=8, unique_by=lambda t: t[0]))
+@example([("7", True), ("7 *", False)])  # one key for both: the allow stays, `7 *` is left out
 def test_the_rules_an_export_writes_place_every_skill_they_can(skills: list[tuple[str, bool]]) -> None:
     denied, agent = opencode.rules(skills)
     rules = opencode.Matcher(dict(denied), dict(agent))
