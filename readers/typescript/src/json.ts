@@ -33,6 +33,13 @@ export function quickParse(text: string): JsonValue | undefined {
   return census(value, 1) === keyEnds(text) ? value : undefined;
 }
 
+// A `"` and a `:` past white space: a key's end when no backslash escapes the quote. When no
+// backslash does anywhere in the text, the regex engine finds them: the loop over every colon below
+// runs in V8's interpreter on a cold start, about five times slower on a requirements document of
+// 10,000 skills.
+const KEY_END = /"[ \t\n\r]*:/g;
+const ESCAPED_KEY_END = /\\"[ \t\n\r]*:/;
+
 /**
  * How many keys the text writes: each `:` that follows, past white space, a `"` no backslash escapes
  * (an odd run of backslashes before it). A string value that starts with a colon counts too: the
@@ -40,6 +47,12 @@ export function quickParse(text: string): JsonValue | undefined {
  * million keys).
  */
 function keyEnds(text: string): number {
+  if (!ESCAPED_KEY_END.test(text)) {
+    let ends = 0;
+    KEY_END.lastIndex = 0;
+    while (KEY_END.test(text)) ends++; // test() allocates no match: a scavenge costs more than the count
+    return ends;
+  }
   let written = 0;
   for (let colon = text.indexOf(":"); colon >= 0; colon = text.indexOf(":", colon + 1)) {
     let at = colon - 1;
@@ -66,7 +79,9 @@ function census(value: JsonValue, depth: number): number {
   let keys = 0;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const n = census(value[i] as JsonValue, depth + 1);
+      const item = value[i] as JsonValue;
+      if (typeof item !== "object" || item === null) continue; // no call for a scalar: most values are
+      const n = census(item, depth + 1);
       if (n < 0) return -1;
       keys += n;
     }
@@ -75,9 +90,12 @@ function census(value: JsonValue, depth: number): number {
   for (const key in value) {
     const first = key.charCodeAt(0);
     if (first >= 0x30 && first <= 0x39) return -1;
-    const n = census((value as JsonObject)[key] as JsonValue, depth + 1);
+    keys++;
+    const item = (value as JsonObject)[key] as JsonValue;
+    if (typeof item !== "object" || item === null) continue;
+    const n = census(item, depth + 1);
     if (n < 0) return -1;
-    keys += n + 1;
+    keys += n;
   }
   return keys;
 }

@@ -76,10 +76,13 @@ test("the quick path declines what JSON.parse reads differently", () => {
     "[12345678901234567]",
     '["\\ud83d\\ude00"]',
     '{"1": 1}',
+    '{\n  "a" :\n 1,\n  "a"\t: 2\n}', // duplicates found by the regex count (no backslash in the text)
+    '{"a\\"": 1, "b": 1, "b": 2}', // and by the loop over colons (an escaped quote before a colon)
   ]) {
     assert.equal(quickParse(text), undefined, text);
   }
   assert.deepStrictEqual(quickParse('{"a": [1, "x:", {"b\\"": null}]}'), { a: [1, "x:", { 'b"': null }] });
+  assert.deepStrictEqual(quickParse('{\n  "a" :\n {"b"\r\n: [true]}\n}'), { a: { b: [true] } });
 });
 
 /** A small deterministic generator of JSON texts, duplicates and numbers of every kind included. */
