@@ -19,12 +19,14 @@ from .records import (
     PersonaContext,
     PersonaMeta,
     Resolution,
-    ResourceMeta,
     Shadowed,
     SkillInfo,
     SkillMeta,
     Unavailable,
     label_of,
+    persona_meta_of,
+    skill_info_of,
+    skill_meta_of,
 )
 from .view import INVOKERS, View, _invoker, _text_arg, base_of
 
@@ -246,21 +248,7 @@ class Stack:
             _i, skill, r = found
             if r["access"] != "stub" and self._lacks(machine, command):
                 continue
-            fm = skill["frontmatter"]
-            out.append(
-                SkillInfo(
-                    command,
-                    skill["name"],
-                    skill["description"],
-                    r["access"],
-                    r["model"],
-                    r["user"],
-                    command in included,
-                    fm.get("argument-hint"),
-                    fm.get("context", "inline"),
-                    label_of(skill),
-                )
-            )
+            out.append(skill_info_of(command, skill, r, command in included))
         return out
 
     def commands(
@@ -365,20 +353,7 @@ class Stack:
         found = model.winning.get(command)
         if found is None:
             raise self._unknown("*", command)
-        s = found[1]
-        return SkillMeta(
-            command,
-            s["name"],
-            s["description"],
-            s["source"],
-            s["path"],
-            dict(s["frontmatter"]),
-            s["body"],
-            tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
-            model.parent(command),
-            tuple(model.children.get(command, ())),
-            label_of(s),
-        )
+        return skill_meta_of(command, found[1], model.parent(command), model.children.get(command, ()))
 
     def read_object(self, digest: str) -> bytes:
         """The object from the last tier that has it (objects are named by their bytes: any
@@ -401,20 +376,7 @@ class Stack:
     def persona_meta(self, persona: str) -> PersonaMeta:
         m = self.base._meta(persona)
         (included, left_out, descriptions), text = self._packed(persona)
-        return PersonaMeta(
-            persona,
-            m["name"],
-            m["faction"],
-            m["fallback"],
-            tuple(m["chain"]),
-            m["unrestricted"],
-            None if m["allowlist"] is None else tuple(m["allowlist"]),
-            m["budget"],
-            len(text),
-            tuple(included),
-            tuple(left_out),
-            tuple(sorted(descriptions)),
-        )
+        return persona_meta_of(persona, m, len(text), included, left_out, sorted(descriptions))
 
     def resolution(self, persona: str, command: str) -> Resolution:
         _i, _skill, r = self._resolved(persona, command)

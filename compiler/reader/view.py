@@ -43,11 +43,13 @@ from .records import (
     PersonaContext,
     PersonaMeta,
     Resolution,
-    ResourceMeta,
     SkillInfo,
     SkillMeta,
     Unavailable,
     label_of,
+    persona_meta_of,
+    skill_info_of,
+    skill_meta_of,
 )
 
 TYPE_CHECKING = False
@@ -390,21 +392,7 @@ class View:
         for command, skill in self._all_skills().items():
             r = self._visible(skill, persona)
             if r is not None:
-                fm = skill["frontmatter"]
-                out.append(
-                    SkillInfo(
-                        command,
-                        skill["name"],
-                        skill["description"],
-                        r["access"],
-                        r["model"],
-                        r["user"],
-                        command in included,
-                        fm.get("argument-hint"),
-                        fm.get("context", "inline"),
-                        label_of(skill),
-                    )
-                )
+                out.append(skill_info_of(command, skill, r, command in included))
         return out
 
     def commands(
@@ -560,19 +548,7 @@ class View:
         s = self._skill(command)
         if s is None:
             raise self._unknown("*", command)
-        return SkillMeta(
-            command,
-            s["name"],
-            s["description"],
-            s["source"],
-            s["path"],
-            dict(s["frontmatter"]),
-            s["body"],
-            tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
-            s["parent"],
-            tuple(s["children"]),
-            label_of(s),
-        )
+        return skill_meta_of(command, s, s["parent"], s["children"])
 
     def read_object(self, digest: str) -> bytes:
         """The bytes of one object of this build, hash-checked: for tools (diff, audit) that hold a
@@ -584,19 +560,8 @@ class View:
 
     def persona_meta(self, persona: str) -> PersonaMeta:
         m, entry = self._meta(persona), self._entry(persona)
-        return PersonaMeta(
-            persona,
-            m["name"],
-            m["faction"],
-            m["fallback"],
-            tuple(m["chain"]),
-            m["unrestricted"],
-            None if m["allowlist"] is None else tuple(m["allowlist"]),
-            m["budget"],
-            entry["chars"],
-            tuple(m["included"]),
-            tuple(m["left_out"]),
-            tuple(m.get("shortened", ())),
+        return persona_meta_of(
+            persona, m, entry["chars"], m["included"], m["left_out"], m.get("shortened", ())
         )
 
     def persona_context(self, persona: str) -> PersonaContext:
