@@ -11,7 +11,7 @@ that needs a skill (tiers are small: a bundled set, a user's folder, a project's
 
 from __future__ import annotations
 
-from ..format.errors import CannotStack, FormatError, IntegrityError, NotInvocable, UnknownSkill
+from ..format.errors import CannotStack, FormatError, IntegrityError, UnknownSkill
 from ..format.layout import sha256_hex
 from ..format.split import entry_text, frame_text, relative
 from .available import Machine
@@ -28,7 +28,7 @@ from .records import (
     skill_info_of,
     skill_meta_of,
 )
-from .view import INVOKERS, View, _invoker, _text_arg, base_of
+from .view import View, _invoker, _text_arg, base_of, may_invoke
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,6 +111,12 @@ class Stack:
         found = self._visible(persona, command)
         if found is None:
             raise self._unknown(persona, command)
+        return found
+
+    def _invocable(self, persona: str, command: str, by: str) -> tuple[int, SkillDoc, ResolutionDoc]:
+        """As View._invocable, over the union: (tier, entry, resolution) of a pair `by` may invoke."""
+        found = self._resolved(persona, command)
+        may_invoke(persona, command, by, found[2])
         return found
 
     def _unknown(self, persona: str, command: str) -> UnknownSkill:
@@ -288,9 +294,7 @@ class Stack:
 
         who = _invoker(by)
         _text_arg(base, "base", optional=True)
-        i, skill, r = self._resolved(persona, command)
-        if not r[who]:  # type: ignore[literal-required]
-            raise NotInvocable(persona, command, who, [w for w in INVOKERS if r[w]])  # type: ignore[literal-required]
+        i, skill, r = self._invocable(persona, command, who)
         _place, view, root = self.tiers[i]
         body = view._text(r["body"])
         folder = base if base is not None else base_of(skill["path"], root)
@@ -342,9 +346,7 @@ class Stack:
         by: str = "model",
     ) -> Path:
         who = _invoker(by)
-        i, _skill, r = self._resolved(persona, command)
-        if not r[who]:  # type: ignore[literal-required]
-            raise NotInvocable(persona, command, who, [w for w in INVOKERS if r[w]])  # type: ignore[literal-required]
+        i = self._invocable(persona, command, who)[0]
         return self.tiers[i][1].materialize(persona, command, dest, args, params=params, by=who)
 
     def skill_meta(self, command: str) -> SkillMeta:

@@ -82,6 +82,12 @@ def _text_arg(value: object, what: str, *, optional: bool = False) -> None:
 INVOKERS = ("model", "user")  # who may invoke a skill: the resolution's `model` and `user`
 
 
+def may_invoke(persona: str, command: str, by: str, r: ResolutionDoc) -> None:
+    """NotInvocable unless `by` may invoke the pair (`r`, its resolution), naming who may."""
+    if not r[by]:  # type: ignore[literal-required]
+        raise NotInvocable(persona, command, by, [who for who in INVOKERS if r[who]])  # type: ignore[literal-required]
+
+
 def _invoker(by: object) -> str:
     """The `by` of load(), render() and materialize(), checked before anything is read."""
     _text_arg(by, "by")
@@ -234,8 +240,7 @@ class View:
     def _invocable(self, persona: str, command: str, by: str) -> tuple[SkillDoc, ResolutionDoc]:
         """(entry, resolution) of a pair `by` may invoke; NotInvocable names who may otherwise."""
         skill, r = self._resolved(persona, command)
-        if not r[by]:  # type: ignore[literal-required]
-            raise NotInvocable(persona, command, by, [who for who in INVOKERS if r[who]])  # type: ignore[literal-required]
+        may_invoke(persona, command, by, r)
         return skill, r
 
     def _unknown(self, persona: str, command: str) -> UnknownSkill:
