@@ -1,5 +1,6 @@
 """The records the reader returns (but the tool results of prompts.py): frozen, compared by value;
-and what a skill is shown as (`label_of`), which the records and the tool results carry.
+what a skill is shown as (`label_of`), which the records and the tool results carry; and the
+records made from a build's documents, one way for a View and a Stack alike.
 
 Each is built with `record.dataclass`, not the standard library's (cold start: record.py says why).
 """
@@ -11,9 +12,10 @@ from .record import dataclass
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
+    from collections.abc import Sequence
     from typing import Any
 
-    from ..format.shapes import SkillDoc
+    from ..format.shapes import PersonaMetaDoc, ResolutionDoc, SkillDoc
 
 
 @dataclass(frozen=True)
@@ -126,3 +128,66 @@ def label_of(skill: SkillDoc) -> str:
     non-empty string (a display name such as `Sven Plan`), else the entry's `name`."""
     written = skill["frontmatter"].get("name")
     return written if isinstance(written, str) and written else skill["name"]
+
+
+def skill_info_of(command: str, skill: SkillDoc, r: ResolutionDoc, in_catalog: bool) -> SkillInfo:
+    """A skill as a persona sees it (`r`, its resolution), for skills() and catalog()."""
+    fm = skill["frontmatter"]
+    return SkillInfo(
+        command,
+        skill["name"],
+        skill["description"],
+        r["access"],
+        r["model"],
+        r["user"],
+        in_catalog,
+        fm.get("argument-hint"),
+        fm.get("context", "inline"),
+        label_of(skill),
+    )
+
+
+def skill_meta_of(command: str, s: SkillDoc, parent: str | None, children: Sequence[str]) -> SkillMeta:
+    """A skill's metadata; its parent and children are those of the build (or of a stack's union)."""
+    resources = tuple(
+        ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]
+    )
+    return SkillMeta(
+        command,
+        s["name"],
+        s["description"],
+        s["source"],
+        s["path"],
+        dict(s["frontmatter"]),
+        s["body"],
+        resources,
+        parent,
+        tuple(children),
+        label_of(s),
+    )
+
+
+def persona_meta_of(
+    persona: str,
+    m: PersonaMetaDoc,
+    catalog_chars: int,
+    included: Sequence[str],
+    left_out: Sequence[str],
+    shortened: Sequence[str],
+) -> PersonaMeta:
+    """A persona's metadata; its catalog (size, included, left out, shortened) is the build's or,
+    for a stack, the one packed again over every tier."""
+    return PersonaMeta(
+        persona,
+        m["name"],
+        m["faction"],
+        m["fallback"],
+        tuple(m["chain"]),
+        m["unrestricted"],
+        None if m["allowlist"] is None else tuple(m["allowlist"]),
+        m["budget"],
+        catalog_chars,
+        tuple(included),
+        tuple(left_out),
+        tuple(shortened),
+    )

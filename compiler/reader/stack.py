@@ -11,7 +11,7 @@ that needs a skill (tiers are small: a bundled set, a user's folder, a project's
 
 from __future__ import annotations
 
-from ..format.errors import CannotStack, FormatError, IntegrityError, NotInvocable, UnknownSkill
+from ..format.errors import CannotStack, FormatError, IntegrityError, UnknownSkill
 from ..format.layout import sha256_hex
 from ..format.split import entry_text, frame_text, relative
 from .available import Machine
@@ -19,14 +19,16 @@ from .records import (
     PersonaContext,
     PersonaMeta,
     Resolution,
-    ResourceMeta,
     Shadowed,
     SkillInfo,
     SkillMeta,
     Unavailable,
     label_of,
+    persona_meta_of,
+    skill_info_of,
+    skill_meta_of,
 )
-from .view import INVOKERS, View, _invoker, _text_arg, base_of
+from .view import View, _invoker, _text_arg, base_of, may_invoke
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,6 +111,12 @@ class Stack:
         found = self._visible(persona, command)
         if found is None:
             raise self._unknown(persona, command)
+        return found
+
+    def _invocable(self, persona: str, command: str, by: str) -> tuple[int, SkillDoc, ResolutionDoc]:
+        """As View._invocable, over the union: (tier, entry, resolution) of a pair `by` may invoke."""
+        found = self._resolved(persona, command)
+        may_invoke(persona, command, by, found[2])
         return found
 
     def _unknown(self, persona: str, command: str) -> UnknownSkill:
@@ -246,21 +254,7 @@ class Stack:
             _i, skill, r = found
             if r["access"] != "stub" and self._lacks(machine, command):
                 continue
-            fm = skill["frontmatter"]
-            out.append(
-                SkillInfo(
-                    command,
-                    skill["name"],
-                    skill["description"],
-                    r["access"],
-                    r["model"],
-                    r["user"],
-                    command in included,
-                    fm.get("argument-hint"),
-                    fm.get("context", "inline"),
-                    label_of(skill),
-                )
-            )
+            out.append(skill_info_of(command, skill, r, command in included))
         return out
 
     def commands(
@@ -300,9 +294,7 @@ class Stack:
 
         who = _invoker(by)
         _text_arg(base, "base", optional=True)
-        i, skill, r = self._resolved(persona, command)
-        if not r[who]:  # type: ignore[literal-required]
-            raise NotInvocable(persona, command, who, [w for w in INVOKERS if r[w]])  # type: ignore[literal-required]
+        i, skill, r = self._invocable(persona, command, who)
         _place, view, root = self.tiers[i]
         body = view._text(r["body"])
         folder = base if base is not None else base_of(skill["path"], root)
@@ -354,9 +346,7 @@ class Stack:
         by: str = "model",
     ) -> Path:
         who = _invoker(by)
-        i, _skill, r = self._resolved(persona, command)
-        if not r[who]:  # type: ignore[literal-required]
-            raise NotInvocable(persona, command, who, [w for w in INVOKERS if r[w]])  # type: ignore[literal-required]
+        i = self._invocable(persona, command, who)[0]
         return self.tiers[i][1].materialize(persona, command, dest, args, params=params, by=who)
 
     def skill_meta(self, command: str) -> SkillMeta:
@@ -365,20 +355,7 @@ class Stack:
         found = model.winning.get(command)
         if found is None:
             raise self._unknown("*", command)
-        s = found[1]
-        return SkillMeta(
-            command,
-            s["name"],
-            s["description"],
-            s["source"],
-            s["path"],
-            dict(s["frontmatter"]),
-            s["body"],
-            tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
-            model.parent(command),
-            tuple(model.children.get(command, ())),
-            label_of(s),
-        )
+        return skill_meta_of(command, found[1], model.parent(command), model.children.get(command, ()))
 
     def read_object(self, digest: str) -> bytes:
         """The object from the last tier that has it (objects are named by their bytes: any
@@ -401,20 +378,7 @@ class Stack:
     def persona_meta(self, persona: str) -> PersonaMeta:
         m = self.base._meta(persona)
         (included, left_out, descriptions), text = self._packed(persona)
-        return PersonaMeta(
-            persona,
-            m["name"],
-            m["faction"],
-            m["fallback"],
-            tuple(m["chain"]),
-            m["unrestricted"],
-            None if m["allowlist"] is None else tuple(m["allowlist"]),
-            m["budget"],
-            len(text),
-            tuple(included),
-            tuple(left_out),
-            tuple(sorted(descriptions)),
-        )
+        return persona_meta_of(persona, m, len(text), included, left_out, sorted(descriptions))
 
     def resolution(self, persona: str, command: str) -> Resolution:
         _i, _skill, r = self._resolved(persona, command)

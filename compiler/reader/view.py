@@ -43,11 +43,13 @@ from .records import (
     PersonaContext,
     PersonaMeta,
     Resolution,
-    ResourceMeta,
     SkillInfo,
     SkillMeta,
     Unavailable,
     label_of,
+    persona_meta_of,
+    skill_info_of,
+    skill_meta_of,
 )
 
 TYPE_CHECKING = False
@@ -78,6 +80,12 @@ def _text_arg(value: object, what: str, *, optional: bool = False) -> None:
 
 
 INVOKERS = ("model", "user")  # who may invoke a skill: the resolution's `model` and `user`
+
+
+def may_invoke(persona: str, command: str, by: str, r: ResolutionDoc) -> None:
+    """NotInvocable unless `by` may invoke the pair (`r`, its resolution), naming who may."""
+    if not r[by]:  # type: ignore[literal-required]
+        raise NotInvocable(persona, command, by, [who for who in INVOKERS if r[who]])  # type: ignore[literal-required]
 
 
 def _invoker(by: object) -> str:
@@ -232,8 +240,7 @@ class View:
     def _invocable(self, persona: str, command: str, by: str) -> tuple[SkillDoc, ResolutionDoc]:
         """(entry, resolution) of a pair `by` may invoke; NotInvocable names who may otherwise."""
         skill, r = self._resolved(persona, command)
-        if not r[by]:  # type: ignore[literal-required]
-            raise NotInvocable(persona, command, by, [who for who in INVOKERS if r[who]])  # type: ignore[literal-required]
+        may_invoke(persona, command, by, r)
         return skill, r
 
     def _unknown(self, persona: str, command: str) -> UnknownSkill:
@@ -390,21 +397,7 @@ class View:
         for command, skill in self._all_skills().items():
             r = self._visible(skill, persona)
             if r is not None:
-                fm = skill["frontmatter"]
-                out.append(
-                    SkillInfo(
-                        command,
-                        skill["name"],
-                        skill["description"],
-                        r["access"],
-                        r["model"],
-                        r["user"],
-                        command in included,
-                        fm.get("argument-hint"),
-                        fm.get("context", "inline"),
-                        label_of(skill),
-                    )
-                )
+                out.append(skill_info_of(command, skill, r, command in included))
         return out
 
     def commands(
@@ -560,19 +553,7 @@ class View:
         s = self._skill(command)
         if s is None:
             raise self._unknown("*", command)
-        return SkillMeta(
-            command,
-            s["name"],
-            s["description"],
-            s["source"],
-            s["path"],
-            dict(s["frontmatter"]),
-            s["body"],
-            tuple(ResourceMeta(r["path"], r["sha256"], r["size"], r["executable"]) for r in s["resources"]),
-            s["parent"],
-            tuple(s["children"]),
-            label_of(s),
-        )
+        return skill_meta_of(command, s, s["parent"], s["children"])
 
     def read_object(self, digest: str) -> bytes:
         """The bytes of one object of this build, hash-checked: for tools (diff, audit) that hold a
@@ -584,19 +565,8 @@ class View:
 
     def persona_meta(self, persona: str) -> PersonaMeta:
         m, entry = self._meta(persona), self._entry(persona)
-        return PersonaMeta(
-            persona,
-            m["name"],
-            m["faction"],
-            m["fallback"],
-            tuple(m["chain"]),
-            m["unrestricted"],
-            None if m["allowlist"] is None else tuple(m["allowlist"]),
-            m["budget"],
-            entry["chars"],
-            tuple(m["included"]),
-            tuple(m["left_out"]),
-            tuple(m.get("shortened", ())),
+        return persona_meta_of(
+            persona, m, entry["chars"], m["included"], m["left_out"], m.get("shortened", ())
         )
 
     def persona_context(self, persona: str) -> PersonaContext:

@@ -10,6 +10,7 @@ import pytest
 from support.cli import build, run
 from support.files import write_tree
 from support.project import skill_md
+from support.stacks import stack_and_one, tier_skills
 
 from skillc import reader
 
@@ -26,37 +27,19 @@ diagnostics:
 LABELLED = skill_md("Shown <Skill> & Co", description="A skill whose name is a label.")
 
 
-def _skills(folder: str, count: int, *, long: bool = False) -> dict[str, str]:
-    text = "Describes at length what this skill does, when, and how it goes about it" if long else "Short."
-    return {
-        f"{folder}/{folder}-{i}/SKILL.md": skill_md(
-            description=f"{text} {i}.", always=(i == 0 and folder == "user")
-        )
-        for i in range(count)
-    }
-
-
 @pytest.mark.parametrize("strategy", ["drop", "shorten", "names-only"])
 @pytest.mark.parametrize("budget", [300, 900, 5000])
 def test_a_stack_packs_as_one_build_of_its_sources(tmp_path: Path, strategy: str, budget: int) -> None:
     bundled = {
-        **_skills("skills", 5, long=True),
+        **tier_skills("skills", 5, long=True),
         "skills/user-1/SKILL.md": skill_md(description="Shadowed."),
         "skills/shown/SKILL.md": LABELLED,  # the stack renders its label, as the compiler does
     }
-    user = _skills("user", 6, long=strategy != "drop")
+    user = tier_skills("user", 6, long=strategy != "drop")
     config = BASE.format(budget=budget, strategy=strategy)
-    write_tree(tmp_path / "bundled", {"skillc.yaml": config, **bundled})
-    write_tree(tmp_path / "mine", user)
-    write_tree(
-        tmp_path / "one", {"skillc.yaml": config.replace("[skills]", "[skills, user]"), **bundled, **user}
-    )
-    assert build(tmp_path / "bundled" / "skillc.yaml").exit_code == 0
-    code, out = run("build", str(tmp_path / "mine" / "user"), "-o", str(tmp_path / "mine" / "dist"))
-    assert code == 0, out
-    assert build(tmp_path / "one" / "skillc.yaml").exit_code == 0
-    stack = reader.open([tmp_path / "bundled" / "dist", tmp_path / "mine" / "dist"])
-    one = reader.open(tmp_path / "one" / "dist")
+    tiers, one_dist = stack_and_one(tmp_path, config, bundled, user)
+    stack = reader.open(tiers)
+    one = reader.open(one_dist)
     everywhere = reader.EVERYWHERE
     assert stack.catalog("default", env=everywhere) == one.catalog("default", env=everywhere)
     if budget == 5000:
@@ -71,7 +54,8 @@ def test_a_stack_packs_as_one_build_of_its_sources(tmp_path: Path, strategy: str
 
 def test_an_optional_tier_joins_when_it_is_built(tmp_path: Path) -> None:
     write_tree(
-        tmp_path / "app", {"skillc.yaml": BASE.format(budget=5000, strategy="drop"), **_skills("skills", 2)}
+        tmp_path / "app",
+        {"skillc.yaml": BASE.format(budget=5000, strategy="drop"), **tier_skills("skills", 2)},
     )
     assert build(tmp_path / "app" / "skillc.yaml").exit_code == 0
     mine = tmp_path / "home" / "skills"

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 from support import tsreader
-from support.cli import build, run
-from support.files import write_tree
 from support.project import skill_md
+from support.stacks import stack_and_one, tier_skills
 
 from skillc import reader
 
@@ -39,16 +38,6 @@ process.stdout.write(JSON.stringify({ stack: view(stack), one: view(one), shadow
 """
 
 
-def _skills(folder: str, count: int, *, long: bool = False) -> dict[str, str]:
-    text = "Describes at length what this skill does, when, and how it goes about it" if long else "Short."
-    return {
-        f"{folder}/{folder}-{i}/SKILL.md": skill_md(
-            description=f"{text} {i}.", always=(i == 0 and folder == "user")
-        )
-        for i in range(count)
-    }
-
-
 def _python(d: reader.Dist) -> dict[str, Any]:
     """The Python reader's answers, named as the TypeScript reader names them."""
     every = reader.EVERYWHERE
@@ -66,20 +55,14 @@ def _python(d: reader.Dist) -> dict[str, Any]:
 @pytest.mark.parametrize("budget", [300, 900, 5000])
 def test_a_stack_packs_as_one_build_in_typescript(tmp_path: Path, strategy: str, budget: int) -> None:
     node = tsreader.node()
-    bundled = {**_skills("skills", 5, long=True), "skills/user-1/SKILL.md": skill_md(description="Shadowed.")}
-    user = _skills("user", 6, long=strategy != "drop")
+    bundled = {
+        **tier_skills("skills", 5, long=True),
+        "skills/user-1/SKILL.md": skill_md(description="Shadowed."),
+    }
+    user = tier_skills("user", 6, long=strategy != "drop")
     config = BASE.format(budget=budget, strategy=strategy)
-    write_tree(tmp_path / "bundled", {"skillc.yaml": config, **bundled})
-    write_tree(tmp_path / "mine", user)
-    write_tree(
-        tmp_path / "one", {"skillc.yaml": config.replace("[skills]", "[skills, user]"), **bundled, **user}
-    )
-    assert build(tmp_path / "bundled" / "skillc.yaml").exit_code == 0
-    code, out = run("build", str(tmp_path / "mine" / "user"), "-o", str(tmp_path / "mine" / "dist"))
-    assert code == 0, out
-    assert build(tmp_path / "one" / "skillc.yaml").exit_code == 0
-    tiers = [tmp_path / "bundled" / "dist", tmp_path / "mine" / "dist"]
-    got = tsreader.module(node, CALLS, *tiers, tmp_path / "one" / "dist")
+    tiers, one = stack_and_one(tmp_path, config, bundled, user)
+    got = tsreader.module(node, CALLS, *tiers, one)
     assert got["stack"] == got["one"]
     assert got["shadowed"] == [{"command": "user-1", "tier": 0, "by": 1}]
     meta = got["stack"]["meta"]

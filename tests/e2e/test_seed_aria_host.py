@@ -18,23 +18,10 @@ import pytest
 from support.cli import run
 from support.files import write_tree
 from support.project import skill_md
+from support.seeds import ARIA_TABLE, aria_manifests
 
 from skillc import reader
 
-# The seed's persona resolution table: id -> (name, faction, fallback, unrestricted)
-PERSONAS = {
-    "aria-mk4": ("ARIA Mk.IV", "gallente", None, False),
-    "aura-c": ("AURA-C", "caldari", None, False),
-    "vind": ("VIND", "minmatar", None, False),
-    "throne": ("THRONE", "amarr", None, False),
-    "paria": ("PARIA", "pirate", None, False),
-    "paria-a": ("PARIA-A", "angel_cartel", "paria", False),
-    "paria-s": ("PARIA-S", "serpentis", "paria", False),
-    "paria-g": ("PARIA-G", "guristas", "paria", False),
-    "paria-b": ("PARIA-B", "blood_raiders", "paria", False),
-    "paria-n": ("PARIA-N", "sanshas_nation", "paria", False),
-    "forge": ("FORGE", None, None, True),
-}
 OVERLAID = ("fitting", "mission-brief", "price", "route", "threat-assessment")  # the seed's table
 
 
@@ -58,13 +45,7 @@ def aria_tree(root: Path) -> None:
         files[f"personas/paria/skill-overlays/{name}.md"] = (
             f"# {name} - PARIA Overlay\n\n> Loaded when active persona is paria. Supplements base skill.\n"
         )
-    for pid, (name, faction, fallback, unrestricted) in PERSONAS.items():
-        lines = [f"name: {name}"]
-        lines += [f"faction: {faction}"] if faction else []
-        lines += [f"fallback: {fallback}"] if fallback else []
-        lines += ["unrestricted_skills: true"] if unrestricted else []
-        files[f"personas/{pid}/manifest.yaml"] = "\n".join(lines) + "\n"
-    write_tree(root, files)
+    write_tree(root, files | aria_manifests(ARIA_TABLE))
 
 
 class Served(NamedTuple):
@@ -159,4 +140,4 @@ def test_the_host_and_the_build_agree_on_every_pair(host: AriaHost) -> None:
             built = host.dist.resolution(persona, name)
             assert served.access == (built.access != "stub"), (persona, name)
             assert served.overlay == built.overlay, (persona, name)
-    assert sorted(host.dist.personas()) == sorted(PERSONAS)
+    assert sorted(host.dist.personas()) == sorted(ARIA_TABLE)

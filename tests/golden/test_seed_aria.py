@@ -11,23 +11,9 @@ from pathlib import Path
 import pytest
 from support.files import write_tree
 from support.project import skill_md
+from support.seeds import ARIA_TABLE, aria_manifests
 
 from skillc.pipeline import compile_project
-
-PERSONAS = {
-    # id: (name, faction, fallback, unrestricted) -- the seed's resolution table
-    "aria-mk4": ("ARIA Mk.IV", "gallente", None, False),
-    "aura-c": ("AURA-C", "caldari", None, False),
-    "vind": ("VIND", "minmatar", None, False),
-    "throne": ("THRONE", "amarr", None, False),
-    "paria": ("PARIA", "pirate", None, False),
-    "paria-a": ("PARIA-A", "angel_cartel", "paria", False),
-    "paria-s": ("PARIA-S", "serpentis", "paria", False),
-    "paria-g": ("PARIA-G", "guristas", "paria", False),
-    "paria-b": ("PARIA-B", "blood_raiders", "paria", False),
-    "paria-n": ("PARIA-N", "sanshas_nation", "paria", False),
-    "forge": ("FORGE", None, None, True),
-}
 
 
 def aria_tree(root: Path, *, variant_overlay: bool) -> Path:
@@ -44,16 +30,7 @@ def aria_tree(root: Path, *, variant_overlay: bool) -> Path:
     }
     if variant_overlay:
         files["personas/paria-g/skill-overlays/threat-assessment.md"] = "Guristas framing.\n"
-    for pid, (name, faction, fallback, unrestricted) in PERSONAS.items():
-        lines = [f"name: {name}"]
-        if faction:
-            lines.append(f"faction: {faction}")
-        if fallback:
-            lines.append(f"fallback: {fallback}")
-        if unrestricted:
-            lines.append("unrestricted_skills: true")
-        files[f"personas/{pid}/manifest.yaml"] = "\n".join(lines) + "\n"
-    write_tree(root, files)
+    write_tree(root, files | aria_manifests(ARIA_TABLE))
     return root / "skillc.yaml"
 
 

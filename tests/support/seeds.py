@@ -46,13 +46,33 @@ def _seed(name: str, root: Path, files: dict[str, str], home: dict[str, str] | N
 
 # --- 000 ARIA: .claude/skills, personas/{p}/skill-overlays, personas/{p}-exclusive ----------------
 
-ARIA_PERSONAS = {
-    # id: (name, faction, fallback, unrestricted): the seed's persona resolution table
+# id: (name, faction, fallback, unrestricted): the seed's persona resolution table
+ARIA_TABLE = {
     "aria-mk4": ("ARIA Mk.IV", "gallente", None, False),
+    "aura-c": ("AURA-C", "caldari", None, False),
+    "vind": ("VIND", "minmatar", None, False),
+    "throne": ("THRONE", "amarr", None, False),
     "paria": ("PARIA", "pirate", None, False),
+    "paria-a": ("PARIA-A", "angel_cartel", "paria", False),
+    "paria-s": ("PARIA-S", "serpentis", "paria", False),
     "paria-g": ("PARIA-G", "guristas", "paria", False),
+    "paria-b": ("PARIA-B", "blood_raiders", "paria", False),
+    "paria-n": ("PARIA-N", "sanshas_nation", "paria", False),
     "forge": ("FORGE", None, None, True),
 }
+ARIA_PERSONAS = {pid: ARIA_TABLE[pid] for pid in ("aria-mk4", "paria", "paria-g", "forge")}
+
+
+def aria_manifests(personas: dict[str, tuple[str, str | None, str | None, bool]]) -> dict[str, str]:
+    """`personas/<id>/manifest.yaml` of each persona, from rows of the seed's table."""
+    files = {}
+    for pid, (name, faction, fallback, unrestricted) in personas.items():
+        lines = [f"name: {name}"]
+        lines += [f"faction: {faction}"] if faction else []
+        lines += [f"fallback: {fallback}"] if fallback else []
+        lines += ["unrestricted_skills: true"] if unrestricted else []
+        files[f"personas/{pid}/manifest.yaml"] = "\n".join(lines) + "\n"
+    return files
 
 
 def aria(root: Path) -> Seed:
@@ -73,13 +93,7 @@ def aria(root: Path) -> Seed:
         "personas/paria/skill-overlays/threat-assessment.md": "Frame threats as opportunities.\n",
         "personas/paria-exclusive/mark-assessment.md": "# Mark assessment\nSize up the mark.\n",
     }
-    for pid, (name, faction, fallback, unrestricted) in ARIA_PERSONAS.items():
-        lines = [f"name: {name}"]
-        lines += [f"faction: {faction}"] if faction else []
-        lines += [f"fallback: {fallback}"] if fallback else []
-        lines += ["unrestricted_skills: true"] if unrestricted else []
-        files[f"personas/{pid}/manifest.yaml"] = "\n".join(lines) + "\n"
-    return _seed("aria", root, files)
+    return _seed("aria", root, files | aria_manifests(ARIA_PERSONAS))
 
 
 # persona -> command -> (access, what the loaded body holds, the overlay's path or None)

@@ -62,6 +62,11 @@ pub(crate) fn skill_info(command: &str, skill: &Skill, r: &Object, in_catalog: b
 }
 
 /// Whether a stub: it needs nothing, and is never left out for what an environment lacks.
+/// A child skill as load() lists it under its parent (`command` is the child's).
+pub(crate) fn sub_skill(command: String, skill: &Skill) -> SubSkill {
+    SubSkill { name: skill.str("name"), description: skill.str("description"), label: skill.label(), command }
+}
+
 pub(crate) fn is_stub(r: &Object) -> bool {
     member(r, "access").as_str() == Some("stub")
 }
@@ -197,12 +202,7 @@ impl View {
         for child in texts(Some(skill.get("children"))) {
             if let Some(c) = self.skill(&child)? {
                 if c.visible(persona).map_or(false, |r| flag(r, "model")) {
-                    out.push(SubSkill {
-                        name: c.str("name"),
-                        description: c.str("description"),
-                        label: c.label(),
-                        command: child,
-                    });
+                    out.push(sub_skill(child, &c));
                 }
             }
         }

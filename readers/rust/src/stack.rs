@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::available::Machine;
 use crate::build::Build;
-use crate::calls::{is_stub, loaded, persona_meta, resolution, skill_info, skill_meta, texts};
+use crate::calls::{is_stub, loaded, persona_meta, resolution, skill_info, skill_meta, sub_skill, texts};
 use crate::error::{ReaderError, Visible};
 use crate::format::{is_sha256, object_path, sha256_hex};
 use crate::index::member;
@@ -250,12 +250,7 @@ impl Stack {
         for child in merged.children(command) {
             if let Some((_, c, r)) = merged.visible(persona, &child) {
                 if member(r, "model").as_bool() == Some(true) {
-                    out.push(SubSkill {
-                        name: c.str("name"),
-                        description: c.str("description"),
-                        label: c.label(),
-                        command: child,
-                    });
+                    out.push(sub_skill(child, c));
                 }
             }
         }

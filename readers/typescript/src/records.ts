@@ -157,6 +157,11 @@ export function labelOf(skill: SkillEntry): string {
   return typeof written === "string" && written !== "" ? written : skill.name;
 }
 
+/** A child skill as load() lists it under its parent (`command` is the child's). */
+export function subSkillOf(command: string, skill: SkillEntry): SubSkill {
+  return frozen({ command, name: skill.name, description: skill.description, label: labelOf(skill) });
+}
+
 /** A SkillInfo of a visible pair. */
 export function skillInfo(
   command: string,

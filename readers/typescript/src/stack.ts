@@ -27,6 +27,7 @@ import {
   resolutionOf,
   skillInfo,
   skillMeta,
+  subSkillOf,
   type LoadedSkill,
   type PersonaContext,
   type PersonaMeta,
@@ -330,14 +331,7 @@ class Stack implements Engine {
     for (const child of this.#merged().children.get(command) ?? []) {
       const found = this.#visible(persona, child);
       if (found !== null && found[2].model) {
-        out.push(
-          frozen({
-            command: child,
-            name: found[1].name,
-            description: found[1].description,
-            label: labelOf(found[1]),
-          }),
-        );
+        out.push(subSkillOf(child, found[1]));
       }
     }
     return out;

@@ -38,11 +38,11 @@ import { codePoints, planned } from "./plan.js";
 import {
   count,
   frozen,
-  labelOf,
   personaMetaOf,
   resolutionOf,
   skillInfo,
   skillMeta,
+  subSkillOf,
   type LoadedSkill,
   type PersonaContext,
   type PersonaMeta,
@@ -360,7 +360,7 @@ export class View implements Engine {
       const c = this.#table.skill(child);
       const r = visibleTo(c, persona);
       if (c !== null && r !== null && r.model) {
-        out.push(frozen({ command: child, name: c.name, description: c.description, label: labelOf(c) }));
+        out.push(subSkillOf(child, c));
       }
     }
     return out;
