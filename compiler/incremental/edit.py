@@ -399,7 +399,8 @@ class _Edit:
         persona_files = assemble.index_objects(last)  # the last build's
         split = orjson.loads(self._object(last["split"])) if texts and last["split"] else None
         for pid, (text, packing) in texts.items():
-            planned = plan(split, pid, text, packing, _Rows(catalog.rows if catalog else {}).__getitem__)
+            assert catalog is not None  # catalogs made again come with their rows (`_catalogs`)
+            planned = plan(split, pid, text, packing, _Rows(catalog.rows).__getitem__)
             personas[pid] = assemble.persona_entry(
                 carry.personas[pid], text, packing, carry.template[1], out, planned
             )
